@@ -1,0 +1,85 @@
+// Sources: turn a command-line argument into an image (DESIGN.md "Source").
+//
+// Every input kind (docker-archive tarball, OCI layout directory or archive,
+// root file system directory, registry reference) becomes an ImageSource: the
+// image's metadata (config, platform, ordered layers) plus a way to open each
+// layer's entries as a stream. The layer scanner only ever talks to this
+// interface, so it cannot tell a registry from a tarball.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "imagelint/analyzer.h"
+#include "imagelint/result.h"
+#include "imagelint/stream.h"
+
+namespace imagelint {
+
+struct Platform {
+  std::string os = "linux";
+  std::string architecture = "amd64";
+  std::string variant;  // empty when none
+  // "os/arch[/variant]" in containerd's normalised spelling.
+  std::string ToString() const;
+  // Parses "linux/amd64", "linux/arm64/v8", "x86_64"... normalised like
+  // containerd (x86_64 -> amd64, aarch64 -> arm64, arm64/v8 -> arm64).
+  static Result<Platform> Parse(std::string_view text);
+  bool operator==(const Platform&) const = default;
+};
+
+// One layer of the selected image, base first.
+struct LayerRef {
+  std::string digest;      // digest of the blob as stored (compressed for gzip/zstd layers)
+  std::string diff_id;     // digest of the uncompressed tar (config rootfs.diff_ids[i])
+  std::string media_type;  // as declared; compression is still sniffed from magic bytes
+  int64_t size = -1;       // declared blob size, -1 when unknown
+  std::string created_by;  // history entry of this layer (empty_layer entries skipped)
+};
+
+struct ImageMetadata {
+  std::string ref;          // what the user gave, or the tag found in the archive
+  std::string digest;       // manifest digest when there is one (else the config digest)
+  std::string kind;         // "docker-archive", "oci-layout", "oci-archive", "rootfs", "registry"
+  Platform platform;
+  nlohmann::json config;    // the image config JSON (OCI/Docker), {} for a rootfs
+  std::vector<LayerRef> layers;
+};
+
+// Walks the entries of one layer. The scanner pulls entries one at a time and
+// reads each regular file's content through ReadContent before moving on.
+class EntryReader {
+ public:
+  virtual ~EntryReader() = default;
+  // Next entry, or nullopt at the end of the layer. Errors: malformed tar,
+  // truncated blob, digest mismatch (reported when the end is reached).
+  virtual Result<std::optional<EntryInfo>> Next() = 0;
+  // Content of the current regular file; 0 at its end.
+  virtual Result<size_t> ReadContent(std::span<uint8_t> buffer) = 0;
+  // Bytes consumed so far: blob bytes (compressed) and tar bytes (uncompressed).
+  virtual uint64_t BlobBytesRead() const = 0;
+  virtual uint64_t TarBytesRead() const = 0;
+};
+
+struct OpenOptions {
+  Platform platform;                                  // --platform, default linux/amd64
+  uint64_t max_uncompressed_layer_bytes = 64ull << 30;  // gzip-bomb limit per layer (overridable)
+  uint64_t max_metadata_bytes = 16ull << 20;          // manifests, configs, index.json
+};
+
+class ImageSource {
+ public:
+  virtual ~ImageSource() = default;
+  virtual const ImageMetadata& Metadata() const = 0;
+  // Opens layer `index` (0 = base). May be called from several threads for
+  // different layers at once. The reader verifies the blob digest and the
+  // diff ID as bytes pass and fails at the end of the layer on a mismatch.
+  virtual Result<std::unique_ptr<EntryReader>> OpenLayer(size_t index) = 0;
+};
+
+}  // namespace imagelint

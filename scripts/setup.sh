@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Quick start, step 1 of 2: install what is missing (Debian packages), fetch
+# the genuine NVIDIA libraries used by the example image and the tests, build
+# imagelint, and run it on the example image with the example fleet.
+#
+#   bash scripts/setup.sh          (as root, or with sudo available)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  build-essential cmake ninja-build pkg-config ccache git ca-certificates
+  libarchive-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev doctest-dev
+  libcurl4-openssl-dev libssl-dev libzstd-dev liblz4-dev libisal-dev
+  isal zstd skopeo umoci docker-registry apache2-utils python3 python3-jsonschema
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+  echo "setup: installing ${missing[*]}" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+# Genuine NVIDIA packages from Debian non-free/contrib (cached).
+bash scripts/fetch-nvidia-debs.sh >/dev/null
+
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build
+
+if [ -x scripts/make-example-image.sh ]; then
+  bash scripts/make-example-image.sh build/example-image.tar >&2
+  echo "== imagelint facts build/example-image.tar" >&2
+  build/src/cli/imagelint facts build/example-image.tar --format text
+  if [ -f examples/fleet.yaml ]; then
+    echo "== imagelint build/example-image.tar --fleet examples/fleet.yaml" >&2
+    build/src/cli/imagelint build/example-image.tar --fleet examples/fleet.yaml || true
+  fi
+fi

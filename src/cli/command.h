@@ -1,0 +1,44 @@
+// Subcommand table of the command line (ninja's "tools table" idea).
+//
+// Each src/cli/cmd_<name>.cpp registers one subcommand with a static
+// CommandRegistration: a name, a one-line summary, and a Setup function that
+// declares the subcommand's options on its CLI::App and returns the function
+// that runs it. main.cpp owns parsing, the default subcommand (`scan`) and
+// the mapping of errors to exit codes; commands return the exit code.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "imagelint/result.h"
+
+namespace imagelint::cli {
+
+// Exit codes of DESIGN.md.
+inline constexpr int kExitOk = 0;        // nothing at or above --fail-on
+inline constexpr int kExitFindings = 1;  // findings at or above --fail-on
+inline constexpr int kExitToolError = 2; // imagelint could not do its job
+
+using RunFunction = std::function<int()>;
+using SetupFunction = std::function<RunFunction(CLI::App& subcommand)>;
+
+struct CommandSpec {
+  std::string name;
+  std::string summary;
+  SetupFunction setup;
+  int order = 100;  // position in --help
+};
+
+std::vector<CommandSpec>& CommandTable();
+
+struct CommandRegistration {
+  explicit CommandRegistration(CommandSpec spec) { CommandTable().push_back(std::move(spec)); }
+};
+
+// Prints "imagelint: <error>" on stderr and returns kExitToolError.
+int ReportToolError(const Error& error);
+
+}  // namespace imagelint::cli

@@ -1,0 +1,89 @@
+// The imagelint command line: parse options, call the library, map errors to
+// exit codes. Nothing else lives here; see command.h for the subcommands.
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <iostream>
+#include <set>
+
+#include "cli/command.h"
+
+namespace imagelint::cli {
+
+std::vector<CommandSpec>& CommandTable() {
+  static std::vector<CommandSpec> table;
+  return table;
+}
+
+int ReportToolError(const Error& error) {
+  std::cerr << "imagelint: " << error.ToString() << "\n";
+  return kExitToolError;
+}
+
+namespace {
+
+// `imagelint IMAGE...` means `imagelint scan IMAGE...`: insert the default
+// subcommand when the first argument is neither a subcommand nor a global flag.
+std::vector<std::string> WithDefaultCommand(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) return args;
+  std::set<std::string> names;
+  for (const auto& spec : CommandTable()) names.insert(spec.name);
+  const std::string& first = args.front();
+  bool global_flag = first == "-h" || first == "--help" || first == "--version" || first == "-V";
+  if (!global_flag && !names.count(first) && names.count("scan")) args.insert(args.begin(), "scan");
+  return args;
+}
+
+int Main(int argc, char** argv) {
+  CLI::App app{
+      "imagelint: will this CUDA container image run on our GPU fleet?\n"
+      "Reads images statically (tarball, OCI layout, registry, rootfs or Dockerfile) and predicts,\n"
+      "per pool of hosts, the CUDA failure users would meet, with the fix.",
+      "imagelint"};
+  app.set_version_flag("-V,--version", std::string("imagelint ") + IMAGELINT_VERSION);
+  app.require_subcommand(0, 1);
+  app.footer(
+      "Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it,\n"
+      "            2 imagelint could not do its job (bad input, fleet or rule file, network).\n"
+      "Run `imagelint COMMAND --help` for the options of each command.");
+
+  auto& table = CommandTable();
+  std::stable_sort(table.begin(), table.end(),
+                   [](const CommandSpec& a, const CommandSpec& b) { return a.order < b.order; });
+  std::vector<std::pair<CLI::App*, RunFunction>> commands;
+  for (const auto& spec : table) {
+    CLI::App* sub = app.add_subcommand(spec.name, spec.summary);
+    commands.emplace_back(sub, spec.setup(*sub));
+  }
+
+  std::vector<std::string> args = WithDefaultCommand(argc, argv);
+  std::reverse(args.begin(), args.end());  // CLI11 takes the vector reversed
+  try {
+    app.parse(args);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);  // prints help/version or the parse error
+    return code == 0 ? kExitOk : kExitToolError;
+  }
+  for (auto& [sub, run] : commands) {
+    if (sub->parsed()) return run();
+  }
+  std::cout << app.help();
+  return kExitToolError;
+}
+
+}  // namespace
+}  // namespace imagelint::cli
+
+int main(int argc, char** argv) {
+  try {
+    return imagelint::cli::Main(argc, argv);
+  } catch (const std::exception& e) {
+    // A bug, not a verdict: never let it look like a pass.
+    std::fprintf(stderr, "imagelint: internal error: %s\n", e.what());
+    return imagelint::cli::kExitToolError;
+  } catch (...) {
+    std::fprintf(stderr, "imagelint: internal error\n");
+    return imagelint::cli::kExitToolError;
+  }
+}

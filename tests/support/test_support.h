@@ -1,0 +1,66 @@
+// Helpers shared by all test executables.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace imagelint::testing {
+
+// The checkout's root, and ../shared beside it ($IMAGELINT_SHARED_DIR wins).
+std::filesystem::path SourceDir();
+std::filesystem::path SharedDir();
+std::filesystem::path BinaryDir();
+// The built `imagelint` command-line binary.
+std::filesystem::path ImagelintBinary();
+
+// A fresh empty directory for one test, removed when the object dies.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// Whether tests that need external things (nvcc, network, skopeo, a registry)
+// must fail instead of skipping: true when CI=true or IMAGELINT_REQUIRE_EXTERNAL=1.
+bool ExternalRequired();
+
+// Call at the top of a test that needs `what`. When it is missing: in CI the
+// test FAILs with the reason; elsewhere it prints "SKIPPED: <reason>" and the
+// caller returns. Usage: if (!NeedExternal("nvcc", HaveProgram(nvcc), "...")) return;
+bool NeedExternal(const std::string& what, bool available, const std::string& why_needed);
+
+// Searches PATH (and absolute paths) for an executable.
+bool HaveProgram(const std::string& program);
+
+struct CommandResult {
+  int exit_code = -1;   // exit status, or 128+signal when killed
+  std::string out;
+  std::string err;
+};
+// Runs argv (no shell), with optional stdin, a timeout (seconds) and extra
+// environment entries "K=V". Captures stdout and stderr.
+CommandResult RunCommand(const std::vector<std::string>& argv, const std::string& stdin_text = "",
+                         int timeout_seconds = 300, const std::vector<std::string>& extra_env = {});
+// Runs the imagelint binary with the given arguments.
+CommandResult RunImagelint(const std::vector<std::string>& args, const std::string& stdin_text = "",
+                           const std::vector<std::string>& extra_env = {});
+
+std::string ReadFileText(const std::filesystem::path& path);
+void WriteFileText(const std::filesystem::path& path, const std::string& text);
+std::vector<uint8_t> ReadFileBytes(const std::filesystem::path& path);
+void WriteFileBytes(const std::filesystem::path& path, const std::vector<uint8_t>& bytes);
+
+// Golden files: compares `actual` with tests/<relative_path>. With
+// IMAGELINT_UPDATE_GOLDEN=1 the file is rewritten instead (and the check passes).
+void CheckGolden(const std::string& relative_path, const std::string& actual);
+
+}  // namespace imagelint::testing
