@@ -1,0 +1,42 @@
+// The fleet: pools of identical GPU hosts (DESIGN.md "Fleet profile").
+//
+// Written by hand as YAML, or imported from Kubernetes node labels,
+// `nvidia-smi -q -x` or `nvidia-container-cli info --csv`. A Pool holds what
+// the user (or the import) said; what follows from it (compute capability of
+// a product name, forward-compat eligibility, driver branch facts) is looked
+// up in the knowledge files by the rule engine, not stored here.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace imagelint {
+
+struct Pool {
+  std::string name;                               // unique within the fleet
+  std::string gpu;                                // product name as nvidia-smi prints it; may be empty
+  std::optional<std::string> compute_capability;  // "8.6"; from the file, or filled from knowledge
+  std::optional<std::string> brand;               // NVML brand, lowercase ("geforce", "tesla", "nvidia"...)
+  std::optional<bool> datacenter;                 // forward-compat eligible class of hardware
+  std::string driver;                             // kernel-mode driver version, "460.67"
+  std::optional<std::string> container_toolkit;   // libnvidia-container / NCT version, "1.4.0"
+  std::optional<std::string> runtime;             // docker-gpus | nvidia-runtime | cdi | k8s-device-plugin
+  std::string platform = "linux/amd64";
+  int count = 0;                                  // hosts (or GPUs) in the pool; 0 = unknown
+  // Provenance: where the pool was defined (fleet file line) or which nodes
+  // it was imported from; shown in reports and in imported fleet files.
+  std::string source;
+  int line = 0;
+  // Node labels that select exactly this pool's hosts (from an import);
+  // used for placement advice.
+  std::map<std::string, std::string> selector_labels;
+};
+
+struct Fleet {
+  std::string source;  // file the fleet came from
+  std::vector<Pool> pools;
+};
+
+}  // namespace imagelint
