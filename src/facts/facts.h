@@ -1,0 +1,38 @@
+// The public entry points of image reading, for the CLI and other modules:
+// open -> scan (parallel, streaming, analyzers) -> merge -> facts.
+//
+//   auto source = OpenLocalImage(path, open_options);          // source/open.h
+//   auto analyzers = DefaultAnalyzers();
+//   auto image = ScanImage(**source, AnalyzerPointers(analyzers), scan_options);  // scan/scanner.h
+//   nlohmann::json facts = BuildFacts(*image);                 // schema imagelint.facts/v1
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "imagelint/analyzer.h"
+#include "scan/scanner.h"
+#include "source/open.h"
+
+namespace imagelint {
+
+inline constexpr const char* kFactsSchema = "imagelint.facts/v1";
+
+// Every content analyzer imagelint runs by default (add yours here).
+std::vector<std::unique_ptr<FileAnalyzer>> DefaultAnalyzers();
+std::vector<FileAnalyzer*> AnalyzerPointers(const std::vector<std::unique_ptr<FileAnalyzer>>& analyzers);
+
+// {"schema": "imagelint.facts/v1", "image": {...}, ...}: every part of the
+// facts model (add your part's builder call here).
+nlohmann::json BuildFacts(const ScannedImage& image);
+// The `image` part: ref, digest, kind, os, architecture, variant, env{},
+// labels{}, layers[{digest, diff_id, media_type, size, created_by}].
+nlohmann::json BuildImageFacts(const ScannedImage& image);
+
+// Human-readable rendering of BuildFacts() output (`facts --format text`).
+std::string FactsToText(const nlohmann::json& facts);
+
+}  // namespace imagelint

@@ -1,0 +1,88 @@
+// The layer scanner: streams each layer's tar once, records every entry and
+// fans file contents out to the content analyzers; layers run in parallel.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "imagelint/analyzer.h"
+#include "imagelint/layer.h"
+#include "imagelint/result.h"
+#include "imagelint/source.h"
+#include "imagelint/stream.h"
+#include "imagelint/tree.h"
+
+namespace imagelint {
+
+struct ScanProgress {
+  size_t layers_done = 0;
+  size_t layers_total = 0;
+  uint64_t blob_bytes_done = 0;  // compressed bytes of finished layers
+};
+
+struct ScanOptions;
+
+// Scans one layer: the default is ScanLayer below; a layer cache wraps it
+// (look up by LayerRef digest + analyzer names/versions, else call through).
+using LayerScanFunction = std::function<Result<LayerResult>(
+    ImageSource& source, size_t index, const std::vector<FileAnalyzer*>& analyzers,
+    const ScanOptions& options)>;
+
+struct ScanOptions {
+  int jobs = 0;                         // layers scanned at once; 0 = min(cores, 4)
+  LayerScanFunction layer_scanner;      // empty = ScanLayer
+  // Called from scanner threads (serialised) after each layer.
+  std::function<void(const ScanProgress&)> progress;
+};
+
+// Streams layer `index` of `source` once, handing regular files to `analyzers`.
+// Errors: malformed/truncated tar, escaping paths, digest mismatch, limits.
+Result<LayerResult> ScanLayer(ImageSource& source, size_t index,
+                              const std::vector<FileAnalyzer*>& analyzers, const ScanOptions& options);
+
+// An image read completely: metadata, per-layer results (base first) and the
+// merged tree, which points into `layers` (so this object is move-only).
+struct ScannedImage {
+  ImageMetadata metadata;
+  std::vector<LayerResult> layers;
+  ImageTree tree;
+
+  ScannedImage() = default;
+  ScannedImage(ScannedImage&&) = default;
+  ScannedImage& operator=(ScannedImage&&) = default;
+  ScannedImage(const ScannedImage&) = delete;
+  ScannedImage& operator=(const ScannedImage&) = delete;
+};
+
+// Scans all layers (in parallel) and merges them. The first layer error wins
+// and is returned (naming the blob).
+Result<ScannedImage> ScanImage(ImageSource& source, const std::vector<FileAnalyzer*>& analyzers,
+                               const ScanOptions& options = {});
+
+// ---- building blocks for sources (registry, tarballs, OCI layouts) -------
+
+struct LayerReadOptions {
+  uint64_t max_uncompressed_bytes = 64ull << 30;  // gzip-bomb limit (OpenOptions)
+  bool verify = true;                             // check blob digest and diff ID at the end
+};
+
+// Wraps a layer blob stream: sniffs gzip / zstd / plain tar by magic bytes,
+// decompresses (ISA-L igzip, libzstd), reads the tar with libarchive and
+// verifies `layer.digest` (blob bytes) and `layer.diff_id` (tar bytes) when
+// they are set. `name` is used in messages ("blob sha256:...").
+Result<std::unique_ptr<EntryReader>> OpenLayerStream(std::unique_ptr<ByteStream> blob, const LayerRef& layer,
+                                                     const LayerReadOptions& options);
+
+// A stream that decompresses `input` when it starts with gzip or zstd magic
+// (else passes it through), failing once more than `limit` bytes come out.
+Result<std::unique_ptr<ByteStream>> OpenDecompressed(std::unique_ptr<ByteStream> input, uint64_t limit);
+
+// Cleans a tar entry name: "./a/./b//c/" -> "a/b/c", "a/../b" -> "b".
+// Absolute names ("/etc/x") and names escaping the root ("../x") are errors.
+Result<std::string> CleanEntryPath(std::string_view raw);
+
+}  // namespace imagelint
