@@ -1,0 +1,266 @@
+// The rule language and rule sets (docs/rule-language.md, rules/*.yaml).
+//
+// A rule is a YAML entry: id, name, title, severity, scope, a condition
+// written in a small expression language over the image's facts, the pool and
+// knowledge functions, a message template, the CUDA error it predicts, a fix
+// and a docs page. The language evaluates over JSON values plus one extra
+// state, "unknown" (a fact that is missing), with three-valued logic, so a
+// rule can say "cannot tell" instead of passing silently.
+//
+// Logic that needs real code (requirement strings, which libcuda wins, fatbin
+// vs GPU) is not written in rules: it is bound into a FunctionRegistry and
+// called from conditions like any other function.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "imagelint/result.h"
+
+namespace imagelint::rules {
+
+// ---------------------------------------------------------------- values
+
+// A value of the language: a JSON value, or unknown (a missing fact).
+// JSON null is a value ("known to be absent"); unknown is not.
+struct Value {
+  bool unknown = false;
+  nlohmann::json json;
+
+  static Value Unknown() { return Value{true, nullptr}; }
+  static Value Of(nlohmann::json j) { return Value{false, std::move(j)}; }
+  bool IsTrue() const { return !unknown && json.is_boolean() && json.get<bool>(); }
+  bool IsFalse() const { return !unknown && json.is_boolean() && !json.get<bool>(); }
+};
+
+// Renders a value the way message templates show it: strings bare, lists
+// joined with ", ", unknown as "unknown".
+std::string RenderValue(const Value& value);
+
+// Compares two version strings ("11.8.89", "460.67", "12"): components are
+// numbers separated by dots, missing trailing components count as 0. nullopt
+// when either side is not a version.
+std::optional<int> CompareVersionStrings(std::string_view a, std::string_view b);
+
+// ------------------------------------------------------------- functions
+
+// Arguments arrive evaluated. Unless accepts_unknown is set, a call with an
+// unknown argument is not made and yields unknown.
+using FunctionImpl = std::function<Result<Value>(const std::vector<Value>& args)>;
+
+struct FunctionSpec {
+  std::string name;
+  int min_args = 0;
+  int max_args = 0;  // -1 = any number
+  bool accepts_unknown = false;
+  std::string summary;  // one line, for docs and `imagelint rules --functions`
+  FunctionImpl impl;
+};
+
+class FunctionRegistry {
+ public:
+  // Later registrations of the same name replace earlier ones.
+  void Register(FunctionSpec spec);
+  const FunctionSpec* Find(std::string_view name) const;
+  std::vector<std::string> Names() const;
+  // Adds every function of `other` (replacing same-named ones).
+  void Merge(const FunctionRegistry& other);
+
+ private:
+  std::map<std::string, FunctionSpec, std::less<>> functions_;
+};
+
+// The language's own functions (len, lower, starts_with, version_compare...).
+FunctionRegistry BuiltinFunctions();
+
+// ----------------------------------------------------------- expressions
+
+// Where an expression's text sits in its rule file, so that errors in it are
+// reported as file:line:column.
+struct SourceLocation {
+  std::string file;
+  int line = 0;    // 1-based, of the expression's first character
+  int column = 0;  // 1-based
+  // For YAML block scalars: lines after the first start at this column.
+  int continuation_column = 1;
+};
+
+struct Node;  // the syntax tree, private to src/rules/
+
+// Variables visible to an expression (facts, pool, let bindings...).
+using Environment = std::map<std::string, Value, std::less<>>;
+
+struct EvalLimits {
+  int64_t max_steps = 5'000'000;  // nodes visited in one evaluation
+};
+
+// What an evaluation learnt besides its value: the facts it found missing.
+struct EvalTrace {
+  std::vector<std::string> missing;  // "pool.brand", "cuda.drivers[0].note"...
+  int64_t steps = 0;
+};
+
+class Expression {
+ public:
+  Expression() = default;
+  // Parses `text`; errors carry file:line:column of the offending token.
+  static Result<Expression> Parse(std::string_view text, const SourceLocation& where = {});
+
+  Result<Value> Evaluate(const Environment& env, const FunctionRegistry& functions,
+                         EvalTrace* trace = nullptr, const EvalLimits& limits = {}) const;
+
+  // Every function name called (for checking a rule set against a registry),
+  // with the location of the call.
+  struct Call {
+    std::string name;
+    int line = 0;
+    int column = 0;
+  };
+  std::vector<Call> Calls() const;
+  // Free variables the expression reads (for checking rule sets).
+  std::vector<Call> Variables() const;
+
+  const std::string& text() const { return text_; }
+  const SourceLocation& where() const { return where_; }
+  bool empty() const { return root_ == nullptr; }
+
+ private:
+  std::shared_ptr<const Node> root_;
+  std::string text_;
+  SourceLocation where_;
+};
+
+// "text {{ expr }} text": message, fix and evidence templates.
+class Template {
+ public:
+  static Result<Template> Parse(std::string_view text, const SourceLocation& where = {});
+  Result<std::string> Render(const Environment& env, const FunctionRegistry& functions,
+                             EvalTrace* trace = nullptr) const;
+  const std::string& text() const { return text_; }
+  std::vector<Expression::Call> Calls() const;
+
+ private:
+  struct Piece {
+    std::string literal;
+    std::optional<Expression> expression;
+  };
+  std::vector<Piece> pieces_;
+  std::string text_;
+};
+
+// ----------------------------------------------------------------- rules
+
+enum class Severity { kNote = 0, kWarning = 1, kError = 2 };
+std::string_view SeverityName(Severity severity);  // "note" | "warning" | "error"
+std::optional<Severity> ParseSeverity(std::string_view text);
+
+enum class Scope { kImage, kPool };
+std::string_view ScopeName(Scope scope);  // "image" | "pool"
+
+// The order in which a user meets failures.
+enum class Stage { kContainerStart = 0, kCuInit = 1, kKernelLoad = 2, kRuntime = 3 };
+std::string_view StageName(Stage stage);  // "container-start" | "cuInit" | "kernel-load" | "runtime"
+std::optional<Stage> ParseStage(std::string_view text);
+
+// What to do when a condition evaluates to unknown (a fact it needs is missing).
+enum class OnUnknown { kIgnore, kNote, kWarning };
+
+// One predicted failure of a rule. A rule may list several; the first whose
+// `when` holds (or that has none) applies to a finding.
+struct Prediction {
+  std::optional<Expression> when;
+  int code = 0;                   // CUDA error code; 0 for requirement-unsatisfied
+  std::string name;               // "cudaErrorCompatNotSupportedOnDevice" | "requirement-unsatisfied"
+  Stage stage = Stage::kCuInit;
+  std::optional<Template> message;  // the runtime's own text, when it prints one
+  std::optional<Severity> severity;  // a finding with this prediction has this severity
+};
+
+struct Rule {
+  std::string id;       // "IL003"
+  std::string name;     // "forward-compat-unsupported-gpu"
+  std::string title;    // one line
+  std::string summary;  // a few sentences, for rule tables
+  Severity severity = Severity::kError;  // default; overrides change it
+  Scope scope = Scope::kPool;
+  std::string docs;  // "docs/rules/IL003.md"
+  std::vector<std::pair<std::string, Expression>> lets;  // evaluated in order
+  // `foreach: b in binaries`: the condition runs once per element, one
+  // finding per element that fires.
+  std::optional<std::pair<std::string, Expression>> foreach;
+  Expression condition;
+  Template message;
+  std::optional<Template> fix;
+  std::vector<Prediction> predicts;
+  // A list of evidence items: strings (paths) or objects with path/layer
+  // (facts entries); the analysis resolves layers to created_by.
+  std::optional<Expression> evidence;
+  OnUnknown on_unknown = OnUnknown::kWarning;
+  bool enabled = true;
+  std::string file;  // rule file it came from
+  int line = 0;
+};
+
+// What `imagelint rules` and SARIF rule tables show.
+struct RuleInfo {
+  std::string id, name, title, summary, docs, file;
+  Severity severity = Severity::kError;  // effective (after overrides)
+  Scope scope = Scope::kPool;
+  bool enabled = true;
+  std::vector<int> error_codes;          // CUDA codes it can predict (0 = requirement)
+  std::vector<std::string> error_names;
+};
+
+// A change requested by configuration (.imagelint.yaml) or the command line.
+// `rule` is an id ("IL003") or a name ("forward-compat-unsupported-gpu").
+struct RuleOverride {
+  std::string rule;
+  std::optional<Severity> severity;
+  bool disabled = false;
+};
+
+class RuleSet {
+ public:
+  const std::vector<Rule>& rules() const { return rules_; }
+  const Rule* Find(std::string_view id_or_name) const;
+
+  // Adds rules; a duplicate id or name is an error naming both files.
+  Status Add(std::vector<Rule> rules);
+  // Unknown rule names are errors (a typo must not silently keep a rule on).
+  Status ApplyOverrides(const std::vector<RuleOverride>& overrides);
+  // Every function a rule calls must exist; errors name file:line:column.
+  Status CheckFunctions(const FunctionRegistry& functions) const;
+
+  std::vector<RuleInfo> List() const;
+
+ private:
+  std::vector<Rule> rules_;
+};
+
+// Limits on rule files (hostile input): size, rule count, expression size.
+struct RuleFileLimits {
+  size_t max_file_bytes = 1 << 20;
+  size_t max_rules = 1000;
+  size_t max_expression_bytes = 16 * 1024;
+};
+
+// Parses one rule file's text ("rules:" list). `file` names it in errors.
+Result<std::vector<Rule>> ParseRuleFile(std::string_view text, const std::string& file,
+                                        const RuleFileLimits& limits = {});
+Result<std::vector<Rule>> LoadRuleFile(const std::string& path, const RuleFileLimits& limits = {});
+
+// Directory of the built-in rule files: $IMAGELINT_RULES_DIR, else the
+// checkout's rules/ (compiled in).
+std::string BuiltinRulesDir();
+// Built-in rules (every rules/*.yaml, sorted) plus `extra_files` in order.
+Result<RuleSet> LoadRuleSet(const std::vector<std::string>& extra_files = {});
+
+}  // namespace imagelint::rules

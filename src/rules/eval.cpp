@@ -1,0 +1,447 @@
+// Evaluator of the rule language: JSON values plus "unknown", three-valued
+// (Kleene) logic, bounded work per evaluation.
+#include <algorithm>
+#include <cctype>
+
+#include "imagelint/rules.h"
+#include "rules/ast.h"
+
+namespace imagelint::rules {
+namespace {
+
+std::string TypeName(const nlohmann::json& j) {
+  switch (j.type()) {
+    case nlohmann::json::value_t::null: return "null";
+    case nlohmann::json::value_t::boolean: return "boolean";
+    case nlohmann::json::value_t::string: return "string";
+    case nlohmann::json::value_t::array: return "list";
+    case nlohmann::json::value_t::object: return "object";
+    default: return "number";
+  }
+}
+
+class Evaluator {
+ public:
+  Evaluator(const Environment& env, const FunctionRegistry& functions, const SourceLocation& where,
+            EvalTrace* trace, const EvalLimits& limits)
+      : env_(env), functions_(functions), where_(where), trace_(trace), limits_(limits) {}
+
+  Result<Value> Eval(const Node& node) {
+    if (++steps_ > limits_.max_steps) return Fail(node, "evaluation exceeded its step limit");
+    if (trace_) trace_->steps = steps_;
+    switch (node.kind) {
+      case NodeKind::kLiteral: return Value::Of(node.value);
+      case NodeKind::kList: {
+        nlohmann::json list = nlohmann::json::array();
+        for (const auto& child : node.children) {
+          auto value = Eval(*child);
+          if (!value.ok()) return value;
+          if (value->unknown) return Value::Unknown();
+          list.push_back(std::move(value->json));
+        }
+        return Value::Of(std::move(list));
+      }
+      case NodeKind::kVariable: return LookUp(node);
+      case NodeKind::kField: return Field(node);
+      case NodeKind::kIndex: return Index(node);
+      case NodeKind::kCall: return Call(node);
+      case NodeKind::kNot: {
+        auto operand = EvalBool(*node.children[0], "not");
+        if (!operand.ok()) return operand;
+        if (operand->unknown) return operand;
+        return Value::Of(!operand->json.get<bool>());
+      }
+      case NodeKind::kNegate: {
+        auto operand = Eval(*node.children[0]);
+        if (!operand.ok() || operand->unknown) return operand;
+        if (!operand->json.is_number()) return Fail(node, "'-' needs a number, got " + TypeName(operand->json));
+        if (operand->json.is_number_float()) return Value::Of(-operand->json.get<double>());
+        return Value::Of(-operand->json.get<int64_t>());
+      }
+      case NodeKind::kAnd:
+      case NodeKind::kOr: return Logic(node);
+      case NodeKind::kCompare: return Compare(node);
+      case NodeKind::kIn: return In(node);
+      case NodeKind::kAdd:
+      case NodeKind::kSubtract: return Arithmetic(node);
+      case NodeKind::kIsUnknown: {
+        auto operand = Eval(*node.children[0]);
+        if (!operand.ok()) return operand;
+        return Value::Of(operand->unknown != node.negated);
+      }
+      case NodeKind::kIsNull: {
+        auto operand = Eval(*node.children[0]);
+        if (!operand.ok()) return operand;
+        if (operand->unknown) return Value::Unknown();
+        return Value::Of(operand->json.is_null() != node.negated);
+      }
+      case NodeKind::kQuantifier: return Quantifier(node);
+      case NodeKind::kConditional: {
+        auto condition = EvalBool(*node.children[0], "if");
+        if (!condition.ok()) return condition;
+        if (condition->unknown) return Value::Unknown();
+        return Eval(*node.children[condition->json.get<bool>() ? 1 : 2]);
+      }
+    }
+    return Fail(node, "internal: unknown node");
+  }
+
+ private:
+  Error Fail(const Node& node, const std::string& message) const {
+    return MakeErrorAtLine(where_.file, node.line, node.column, message);
+  }
+
+  void Missing(const std::string& path) {
+    if (!trace_ || path.empty()) return;
+    if (trace_->missing.size() < 32 &&
+        std::find(trace_->missing.begin(), trace_->missing.end(), path) == trace_->missing.end()) {
+      trace_->missing.push_back(path);
+    }
+  }
+
+  Result<Value> EvalBool(const Node& node, const char* context) {
+    auto value = Eval(node);
+    if (!value.ok() || value->unknown) return value;
+    if (!value->json.is_boolean())
+      return Fail(node, std::string("'") + context + "' needs a boolean, got " + TypeName(value->json));
+    return value;
+  }
+
+  Result<Value> LookUp(const Node& node) {
+    if (node.negated) return Value::Unknown();  // the `unknown` literal
+    for (auto it = bound_.rbegin(); it != bound_.rend(); ++it) {
+      if (it->first == node.name) return *it->second;
+    }
+    auto found = env_.find(node.name);
+    if (found == env_.end()) return Fail(node, "unknown variable '" + node.name + "'");
+    if (found->second.unknown) Missing(node.name);
+    return found->second;
+  }
+
+  Result<Value> Field(const Node& node) {
+    auto base = Eval(*node.children[0]);
+    if (!base.ok() || base->unknown) return base;
+    return Member(node, base->json, node.name);
+  }
+
+  Result<Value> Member(const Node& node, const nlohmann::json& base, const std::string& key) {
+    if (base.is_null()) {
+      Missing(node.text);
+      return Value::Unknown();
+    }
+    if (!base.is_object()) return Fail(node, "cannot read field '" + key + "' of a " + TypeName(base));
+    auto it = base.find(key);
+    if (it == base.end()) {
+      Missing(node.text);
+      return Value::Unknown();
+    }
+    return Value::Of(*it);
+  }
+
+  Result<Value> Index(const Node& node) {
+    auto base = Eval(*node.children[0]);
+    if (!base.ok() || base->unknown) return base;
+    auto key = Eval(*node.children[1]);
+    if (!key.ok() || key->unknown) return key;
+    if (key->json.is_string()) return Member(node, base->json, key->json.get<std::string>());
+    if (!key->json.is_number_integer()) return Fail(node, "an index must be a number or a string");
+    if (base->json.is_null()) {
+      Missing(node.text);
+      return Value::Unknown();
+    }
+    if (!base->json.is_array() && !base->json.is_string())
+      return Fail(node, "cannot index a " + TypeName(base->json) + " with a number");
+    int64_t size = base->json.is_array() ? static_cast<int64_t>(base->json.size())
+                                         : static_cast<int64_t>(base->json.get_ref<const std::string&>().size());
+    int64_t index = key->json.get<int64_t>();
+    if (index < 0) index += size;
+    if (index < 0 || index >= size) {
+      Missing(node.text);
+      return Value::Unknown();
+    }
+    if (base->json.is_string()) return Value::Of(std::string(1, base->json.get_ref<const std::string&>()[index]));
+    return Value::Of(base->json[static_cast<size_t>(index)]);
+  }
+
+  Result<Value> Logic(const Node& node) {
+    bool is_and = node.kind == NodeKind::kAnd;
+    const char* name = is_and ? "and" : "or";
+    auto left = EvalBool(*node.children[0], name);
+    if (!left.ok()) return left;
+    // Short circuit: false and _ = false; true or _ = true, even over unknown.
+    if (!left->unknown && left->json.get<bool>() != is_and) return left;
+    auto right = EvalBool(*node.children[1], name);
+    if (!right.ok()) return right;
+    if (!right->unknown && right->json.get<bool>() != is_and) return right;
+    if (left->unknown || right->unknown) return Value::Unknown();
+    return Value::Of(is_and);
+  }
+
+  static bool Equal(const nlohmann::json& a, const nlohmann::json& b) {
+    if (a.is_number() && b.is_number()) return a.get<double>() == b.get<double>();
+    return a == b;
+  }
+
+  Result<Value> Compare(const Node& node) {
+    auto left = Eval(*node.children[0]);
+    if (!left.ok()) return left;
+    auto right = Eval(*node.children[1]);
+    if (!right.ok()) return right;
+    if (left->unknown || right->unknown) return Value::Unknown();
+    const auto& a = left->json;
+    const auto& b = right->json;
+    const std::string& op = node.name;
+    if (op == "==") return Value::Of(Equal(a, b));
+    if (op == "!=") return Value::Of(!Equal(a, b));
+    if (a.is_null() || b.is_null()) return Value::Unknown();  // ordering against "absent": cannot tell
+    int order = 0;
+    if (a.is_number() && b.is_number()) {
+      double x = a.get<double>(), y = b.get<double>();
+      order = x < y ? -1 : (x > y ? 1 : 0);
+    } else if (a.is_string() && b.is_string()) {
+      auto cmp = CompareVersionStrings(a.get_ref<const std::string&>(), b.get_ref<const std::string&>());
+      order = *cmp;
+    } else if (a.is_string() && b.is_number()) {
+      auto cmp = CompareVersionStrings(a.get_ref<const std::string&>(), RenderValue(Value::Of(b)));
+      order = *cmp;
+    } else if (a.is_number() && b.is_string()) {
+      auto cmp = CompareVersionStrings(RenderValue(Value::Of(a)), b.get_ref<const std::string&>());
+      order = *cmp;
+    } else {
+      return Fail(node, "cannot order a " + TypeName(a) + " and a " + TypeName(b));
+    }
+    bool result = op == "<" ? order < 0 : op == "<=" ? order <= 0 : op == ">" ? order > 0 : order >= 0;
+    return Value::Of(result);
+  }
+
+  Result<Value> In(const Node& node) {
+    auto needle = Eval(*node.children[0]);
+    if (!needle.ok()) return needle;
+    auto haystack = Eval(*node.children[1]);
+    if (!haystack.ok()) return haystack;
+    if (needle->unknown || haystack->unknown) return Value::Unknown();
+    bool found = false;
+    const auto& h = haystack->json;
+    if (h.is_array()) {
+      found = std::any_of(h.begin(), h.end(), [&](const nlohmann::json& e) { return Equal(e, needle->json); });
+    } else if (h.is_string()) {
+      if (!needle->json.is_string()) return Fail(node, "'in' a string needs a string on the left");
+      found = h.get_ref<const std::string&>().find(needle->json.get_ref<const std::string&>()) != std::string::npos;
+    } else if (h.is_object()) {
+      if (!needle->json.is_string()) return Fail(node, "'in' an object needs a key string on the left");
+      found = h.contains(needle->json.get<std::string>());
+    } else if (h.is_null()) {
+      found = false;
+    } else {
+      return Fail(node, "'in' needs a list, string or object on the right, got " + TypeName(h));
+    }
+    return Value::Of(found != node.negated);
+  }
+
+  Result<Value> Arithmetic(const Node& node) {
+    auto left = Eval(*node.children[0]);
+    if (!left.ok()) return left;
+    auto right = Eval(*node.children[1]);
+    if (!right.ok()) return right;
+    if (left->unknown || right->unknown) return Value::Unknown();
+    const auto& a = left->json;
+    const auto& b = right->json;
+    bool add = node.kind == NodeKind::kAdd;
+    if (a.is_number() && b.is_number()) {
+      if (a.is_number_float() || b.is_number_float())
+        return Value::Of(add ? a.get<double>() + b.get<double>() : a.get<double>() - b.get<double>());
+      int64_t x = a.get<int64_t>(), y = b.get<int64_t>(), r = 0;
+      bool overflow = add ? __builtin_add_overflow(x, y, &r) : __builtin_sub_overflow(x, y, &r);
+      if (overflow) return Fail(node, "integer overflow");
+      return Value::Of(r);
+    }
+    if (add && a.is_string() && b.is_string()) {
+      if (a.get_ref<const std::string&>().size() + b.get_ref<const std::string&>().size() > (1u << 20))
+        return Fail(node, "string too long");
+      return Value::Of(a.get<std::string>() + b.get<std::string>());
+    }
+    if (add && a.is_array() && b.is_array()) {
+      if (a.size() + b.size() > 100000) return Fail(node, "list too long");
+      nlohmann::json joined = a;
+      for (const auto& e : b) joined.push_back(e);
+      return Value::Of(std::move(joined));
+    }
+    return Fail(node, std::string("cannot ") + (add ? "add" : "subtract") + " a " + TypeName(a) + " and a " +
+                          TypeName(b));
+  }
+
+  Result<Value> Quantifier(const Node& node) {
+    auto list = Eval(*node.children[0]);
+    if (!list.ok() || list->unknown) return list;
+    const std::string& kind = node.name;
+    nlohmann::json items = list->json.is_null() ? nlohmann::json::array() : list->json;
+    if (items.is_object()) {
+      // Over an object: iterate its values.
+      nlohmann::json values = nlohmann::json::array();
+      for (auto& [k, v] : items.items()) values.push_back(v);
+      items = std::move(values);
+    }
+    if (!items.is_array()) return Fail(node, "'" + kind + "' needs a list, got " + TypeName(items));
+    bool any_true = false, any_false = false, any_unknown = false;
+    int64_t count = 0;
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& item : items) {
+      Value element = Value::Of(item);
+      bound_.emplace_back(node.var, &element);
+      auto result = Eval(*node.children[1]);
+      bound_.pop_back();
+      if (!result.ok()) return result;
+      if (kind == "map") {
+        out.push_back(result->unknown ? nlohmann::json(nullptr) : result->json);
+        continue;
+      }
+      if (!result->unknown && !result->json.is_boolean())
+        return Fail(*node.children[1], "the predicate of '" + kind + "' must be a boolean, got " +
+                                           TypeName(result->json));
+      if (result->unknown) {
+        any_unknown = true;
+      } else if (result->json.get<bool>()) {
+        any_true = true;
+        ++count;
+        if (kind == "filter") out.push_back(item);
+        if (kind == "first") return Value::Of(item);
+        if (kind == "any" || kind == "none") break;
+      } else {
+        any_false = true;
+        if (kind == "all") break;
+      }
+    }
+    if (kind == "map" || kind == "filter") return Value::Of(std::move(out));
+    if (kind == "count") return Value::Of(count);
+    if (kind == "first") return any_unknown ? Value::Unknown() : Value::Of(nullptr);
+    if (kind == "any" || kind == "none") {
+      if (any_true) return Value::Of(kind == "any");
+      if (any_unknown) return Value::Unknown();
+      return Value::Of(kind == "none");
+    }
+    // all
+    if (any_false) return Value::Of(false);
+    if (any_unknown) return Value::Unknown();
+    return Value::Of(true);
+  }
+
+  Result<Value> Call(const Node& node) {
+    const FunctionSpec* spec = functions_.Find(node.name);
+    if (!spec) return Fail(node, "unknown function '" + node.name + "'");
+    int count = static_cast<int>(node.children.size());
+    if (count < spec->min_args || (spec->max_args >= 0 && count > spec->max_args)) {
+      std::string expected = spec->min_args == spec->max_args ? std::to_string(spec->min_args)
+                             : spec->max_args < 0 ? "at least " + std::to_string(spec->min_args)
+                                                  : std::to_string(spec->min_args) + " to " + std::to_string(spec->max_args);
+      return Fail(node, "'" + node.name + "' takes " + expected + " argument(s), got " + std::to_string(count));
+    }
+    std::vector<Value> args;
+    args.reserve(node.children.size());
+    bool unknown = false;
+    for (const auto& child : node.children) {
+      auto value = Eval(*child);
+      if (!value.ok()) return value;
+      unknown = unknown || value->unknown;
+      args.push_back(std::move(*value));
+    }
+    if (unknown && !spec->accepts_unknown) return Value::Unknown();
+    auto result = spec->impl(args);
+    if (!result.ok()) {
+      Error error = result.error();
+      if (error.line == 0) {
+        error.message = node.name + "(): " + error.message;
+        if (!error.subject.empty()) error.message = error.subject + ": " + error.message;
+        error.subject = where_.file;
+        error.line = node.line;
+        error.column = node.column;
+      }
+      return error;
+    }
+    return result;
+  }
+
+  const Environment& env_;
+  const FunctionRegistry& functions_;
+  SourceLocation where_;
+  EvalTrace* trace_;
+  EvalLimits limits_;
+  int64_t steps_ = 0;
+  std::vector<std::pair<std::string, const Value*>> bound_;
+};
+
+}  // namespace
+
+Result<Value> Expression::Evaluate(const Environment& env, const FunctionRegistry& functions, EvalTrace* trace,
+                                   const EvalLimits& limits) const {
+  if (!root_) return MakeError(where_.file, "empty expression");
+  Evaluator evaluator(env, functions, where_, trace, limits);
+  return evaluator.Eval(*root_);
+}
+
+std::string RenderValue(const Value& value) {
+  if (value.unknown) return "unknown";
+  const auto& j = value.json;
+  if (j.is_string()) return j.get<std::string>();
+  if (j.is_null()) return "none";
+  if (j.is_boolean()) return j.get<bool>() ? "true" : "false";
+  if (j.is_number_float()) {
+    std::string text = j.dump();
+    return text;
+  }
+  if (j.is_array()) {
+    std::string out;
+    for (const auto& element : j) {
+      if (!out.empty()) out += ", ";
+      out += RenderValue(Value::Of(element));
+    }
+    return out;
+  }
+  return j.dump();
+}
+
+std::optional<int> CompareVersionStrings(std::string_view a, std::string_view b) {
+  // Natural version order: split on '.', compare each component by its
+  // leading number, then by the rest as text. "v12.2" == "12.2".
+  auto strip = [](std::string_view s) {
+    if (!s.empty() && (s[0] == 'v' || s[0] == 'V') && s.size() > 1 && std::isdigit(static_cast<unsigned char>(s[1])))
+      s.remove_prefix(1);
+    return s;
+  };
+  a = strip(a);
+  b = strip(b);
+  auto next = [](std::string_view& s) {
+    size_t dot = s.find('.');
+    std::string_view part = s.substr(0, dot);
+    s = dot == std::string_view::npos ? std::string_view() : s.substr(dot + 1);
+    return part;
+  };
+  while (!a.empty() || !b.empty()) {
+    std::string_view pa = next(a), pb = next(b);
+    auto split = [](std::string_view part, std::string_view& digits, std::string_view& rest) {
+      size_t i = 0;
+      while (i < part.size() && std::isdigit(static_cast<unsigned char>(part[i]))) ++i;
+      digits = part.substr(0, i);
+      rest = part.substr(i);
+    };
+    std::string_view da, ra, db, rb;
+    split(pa, da, ra);
+    split(pb, db, rb);
+    // Compare digit runs numerically without overflow: strip leading zeros, then length, then text.
+    auto trim = [](std::string_view d) {
+      while (d.size() > 1 && d[0] == '0') d.remove_prefix(1);
+      return d;
+    };
+    std::string_view ta = trim(da.empty() ? "0" : da), tb = trim(db.empty() ? "0" : db);
+    if (ta.size() != tb.size()) return ta.size() < tb.size() ? -1 : 1;
+    if (int c = ta.compare(tb); c != 0) return c < 0 ? -1 : 1;
+    if (int c = ra.compare(rb); c != 0) {
+      // "12.2" (no suffix) sorts after "12.2-rc": a release beats its pre-release.
+      if (ra.empty()) return 1;
+      if (rb.empty()) return -1;
+      return c < 0 ? -1 : 1;
+    }
+  }
+  return 0;
+}
+
+}  // namespace imagelint::rules

@@ -1,0 +1,296 @@
+// The rule language's own functions; knowledge functions are registered by
+// src/analysis/ (see docs/rule-language.md for the full list).
+#include <algorithm>
+#include <cctype>
+
+#include "imagelint/rules.h"
+
+namespace imagelint::rules {
+
+void FunctionRegistry::Register(FunctionSpec spec) {
+  std::string name = spec.name;
+  functions_[name] = std::move(spec);
+}
+
+const FunctionSpec* FunctionRegistry::Find(std::string_view name) const {
+  auto it = functions_.find(name);
+  return it == functions_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> FunctionRegistry::Names() const {
+  std::vector<std::string> names;
+  for (const auto& [name, spec] : functions_) names.push_back(name);
+  return names;
+}
+
+void FunctionRegistry::Merge(const FunctionRegistry& other) {
+  for (const auto& [name, spec] : other.functions_) functions_[name] = spec;
+}
+
+namespace {
+
+Error ArgError(const std::string& message) { return MakeError("", message); }
+
+Result<std::string> StringArg(const std::vector<Value>& args, size_t index) {
+  if (!args[index].json.is_string())
+    return ArgError("argument " + std::to_string(index + 1) + " must be a string");
+  return args[index].json.get<std::string>();
+}
+
+Result<nlohmann::json> ListArg(const std::vector<Value>& args, size_t index) {
+  const auto& j = args[index].json;
+  if (j.is_null()) return nlohmann::json::array();
+  if (!j.is_array()) return ArgError("argument " + std::to_string(index + 1) + " must be a list");
+  return j;
+}
+
+// Shell-style glob: '*' (not across '/' unless the pattern says "**"), '?'.
+bool GlobMatch(std::string_view pattern, std::string_view text, int budget = 100000) {
+  size_t p = 0, t = 0, star_p = std::string_view::npos, star_t = 0;
+  bool star_any = false;
+  while (t < text.size()) {
+    if (--budget < 0) return false;
+    if (p < pattern.size() && pattern[p] == '*') {
+      star_any = p + 1 < pattern.size() && pattern[p + 1] == '*';
+      p += star_any ? 2 : 1;
+      star_p = p;
+      star_t = t;
+      continue;
+    }
+    if (p < pattern.size() && (pattern[p] == '?' ? text[t] != '/' : pattern[p] == text[t])) {
+      ++p;
+      ++t;
+      continue;
+    }
+    if (star_p != std::string_view::npos && (star_any || text[star_t] != '/')) {
+      p = star_p;
+      t = ++star_t;
+      continue;
+    }
+    return false;
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
+void Add(FunctionRegistry& registry, std::string name, int min_args, int max_args, std::string summary,
+         FunctionImpl impl, bool accepts_unknown = false) {
+  registry.Register(FunctionSpec{std::move(name), min_args, max_args, accepts_unknown, std::move(summary),
+                                 std::move(impl)});
+}
+
+}  // namespace
+
+FunctionRegistry BuiltinFunctions() {
+  FunctionRegistry r;
+  Add(r, "len", 1, 1, "length of a list, string or object", [](const std::vector<Value>& a) -> Result<Value> {
+    const auto& j = a[0].json;
+    if (j.is_null()) return Value::Of(0);
+    if (j.is_string()) return Value::Of(static_cast<int64_t>(j.get_ref<const std::string&>().size()));
+    if (j.is_array() || j.is_object()) return Value::Of(static_cast<int64_t>(j.size()));
+    return ArgError("needs a list, string or object");
+  });
+  Add(r, "lower", 1, 1, "lower-case string", [](const std::vector<Value>& a) -> Result<Value> {
+    auto s = StringArg(a, 0);
+    if (!s.ok()) return s.error();
+    std::string out = *s;
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return Value::Of(out);
+  });
+  Add(r, "upper", 1, 1, "upper-case string", [](const std::vector<Value>& a) -> Result<Value> {
+    auto s = StringArg(a, 0);
+    if (!s.ok()) return s.error();
+    std::string out = *s;
+    for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return Value::Of(out);
+  });
+  Add(r, "starts_with", 2, 2, "starts_with(s, prefix)", [](const std::vector<Value>& a) -> Result<Value> {
+    auto s = StringArg(a, 0), p = StringArg(a, 1);
+    if (!s.ok()) return s.error();
+    if (!p.ok()) return p.error();
+    return Value::Of(s->rfind(*p, 0) == 0);
+  });
+  Add(r, "ends_with", 2, 2, "ends_with(s, suffix)", [](const std::vector<Value>& a) -> Result<Value> {
+    auto s = StringArg(a, 0), p = StringArg(a, 1);
+    if (!s.ok()) return s.error();
+    if (!p.ok()) return p.error();
+    return Value::Of(s->size() >= p->size() && s->compare(s->size() - p->size(), p->size(), *p) == 0);
+  });
+  Add(r, "glob", 2, 2, "glob(path, pattern): '*' within a path component, '**' across, '?'",
+      [](const std::vector<Value>& a) -> Result<Value> {
+        auto s = StringArg(a, 0), p = StringArg(a, 1);
+        if (!s.ok()) return s.error();
+        if (!p.ok()) return p.error();
+        return Value::Of(GlobMatch(*p, *s));
+      });
+  Add(r, "split", 2, 2, "split(s, separator) -> list of strings", [](const std::vector<Value>& a) -> Result<Value> {
+    auto s = StringArg(a, 0), sep = StringArg(a, 1);
+    if (!s.ok()) return s.error();
+    if (!sep.ok()) return sep.error();
+    if (sep->empty()) return ArgError("empty separator");
+    nlohmann::json out = nlohmann::json::array();
+    size_t pos = 0;
+    while (true) {
+      if (out.size() > 100000) return ArgError("too many pieces");
+      size_t next = s->find(*sep, pos);
+      out.push_back(s->substr(pos, next == std::string::npos ? std::string::npos : next - pos));
+      if (next == std::string::npos) break;
+      pos = next + sep->size();
+    }
+    return Value::Of(std::move(out));
+  });
+  Add(r, "join", 2, 2, "join(list, separator)", [](const std::vector<Value>& a) -> Result<Value> {
+    auto list = ListArg(a, 0);
+    auto sep = StringArg(a, 1);
+    if (!list.ok()) return list.error();
+    if (!sep.ok()) return sep.error();
+    std::string out;
+    bool first = true;
+    for (const auto& e : *list) {
+      if (!first) out += *sep;
+      first = false;
+      out += RenderValue(Value::Of(e));
+    }
+    return Value::Of(out);
+  });
+  Add(r, "version_compare", 2, 2, "-1, 0 or 1: natural version order (\"12.10\" > \"12.9\")",
+      [](const std::vector<Value>& a) -> Result<Value> {
+        auto x = StringArg(a, 0), y = StringArg(a, 1);
+        if (!x.ok()) return x.error();
+        if (!y.ok()) return y.error();
+        return Value::Of(*CompareVersionStrings(*x, *y));
+      });
+  Add(r, "version_major", 1, 1, "first numeric component of a version string (\"460.67\" -> 460)",
+      [](const std::vector<Value>& a) -> Result<Value> {
+        auto s = StringArg(a, 0);
+        if (!s.ok()) return s.error();
+        std::string_view v = *s;
+        if (!v.empty() && (v[0] == 'v' || v[0] == 'V')) v.remove_prefix(1);
+        int64_t n = 0;
+        size_t i = 0;
+        for (; i < v.size() && std::isdigit(static_cast<unsigned char>(v[i])) && i < 18; ++i) n = n * 10 + (v[i] - '0');
+        if (i == 0) return Value::Of(nullptr);
+        return Value::Of(n);
+      });
+  Add(r, "major_minor", 1, 1, "\"11.3.109\" -> \"11.3\"", [](const std::vector<Value>& a) -> Result<Value> {
+    auto s = StringArg(a, 0);
+    if (!s.ok()) return s.error();
+    size_t first = s->find('.');
+    if (first == std::string::npos) return Value::Of(*s + ".0");
+    size_t second = s->find('.', first + 1);
+    return Value::Of(s->substr(0, second));
+  });
+  Add(r, "number", 1, 1, "parse a number from a string (null if not a number)",
+      [](const std::vector<Value>& a) -> Result<Value> {
+        const auto& j = a[0].json;
+        if (j.is_number()) return Value::Of(j);
+        if (!j.is_string()) return Value::Of(nullptr);
+        const std::string& s = j.get_ref<const std::string&>();
+        try {
+          size_t used = 0;
+          double d = std::stod(s, &used);
+          if (used != s.size()) return Value::Of(nullptr);
+          if (s.find_first_of(".eE") == std::string::npos) return Value::Of(static_cast<int64_t>(d));
+          return Value::Of(d);
+        } catch (...) {
+          return Value::Of(nullptr);
+        }
+      });
+  Add(r, "string", 1, 1, "render any value as text", [](const std::vector<Value>& a) -> Result<Value> {
+    return Value::Of(RenderValue(a[0]));
+  }, true);
+  Add(r, "known", 1, 1, "true unless the argument is unknown (a missing fact)",
+      [](const std::vector<Value>& a) -> Result<Value> { return Value::Of(!a[0].unknown); }, true);
+  Add(r, "default", 2, 2, "default(x, y): x, or y when x is unknown or null",
+      [](const std::vector<Value>& a) -> Result<Value> {
+        if (a[0].unknown || a[0].json.is_null()) return a[1];
+        return a[0];
+      }, true);
+  Add(r, "keys", 1, 1, "keys of an object, sorted", [](const std::vector<Value>& a) -> Result<Value> {
+    const auto& j = a[0].json;
+    if (j.is_null()) return Value::Of(nlohmann::json::array());
+    if (!j.is_object()) return ArgError("needs an object");
+    nlohmann::json out = nlohmann::json::array();
+    for (auto it = j.begin(); it != j.end(); ++it) out.push_back(it.key());
+    return Value::Of(std::move(out));
+  });
+  Add(r, "unique", 1, 1, "list without repeated elements (first kept)", [](const std::vector<Value>& a) -> Result<Value> {
+    auto list = ListArg(a, 0);
+    if (!list.ok()) return list.error();
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& e : *list) {
+      if (out.size() > 10000) return ArgError("list too long");
+      if (std::find(out.begin(), out.end(), e) == out.end()) out.push_back(e);
+    }
+    return Value::Of(std::move(out));
+  });
+  Add(r, "flatten", 1, 1, "one level of nested lists flattened", [](const std::vector<Value>& a) -> Result<Value> {
+    auto list = ListArg(a, 0);
+    if (!list.ok()) return list.error();
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& e : *list) {
+      if (e.is_array()) {
+        for (const auto& x : e) out.push_back(x);
+      } else {
+        out.push_back(e);
+      }
+    }
+    return Value::Of(std::move(out));
+  });
+  Add(r, "basename", 1, 1, "last path component", [](const std::vector<Value>& a) -> Result<Value> {
+    auto s = StringArg(a, 0);
+    if (!s.ok()) return s.error();
+    size_t slash = s->find_last_of('/');
+    return Value::Of(slash == std::string::npos ? *s : s->substr(slash + 1));
+  });
+  Add(r, "dirname", 1, 1, "path without its last component", [](const std::vector<Value>& a) -> Result<Value> {
+    auto s = StringArg(a, 0);
+    if (!s.ok()) return s.error();
+    size_t slash = s->find_last_of('/');
+    if (slash == std::string::npos) return Value::Of(".");
+    if (slash == 0) return Value::Of("/");
+    return Value::Of(s->substr(0, slash));
+  });
+  auto extreme = [](bool want_max) {
+    return [want_max](const std::vector<Value>& a) -> Result<Value> {
+      auto list = ListArg(a, 0);
+      if (!list.ok()) return list.error();
+      std::optional<nlohmann::json> best;
+      for (const auto& e : *list) {
+        if (e.is_null()) continue;
+        if (!best) {
+          best = e;
+          continue;
+        }
+        int order = 0;
+        if (e.is_number() && best->is_number()) {
+          order = e.get<double>() < best->get<double>() ? -1 : (e.get<double>() > best->get<double>() ? 1 : 0);
+        } else if (e.is_string() && best->is_string()) {
+          order = *CompareVersionStrings(e.get<std::string>(), best->get<std::string>());
+        } else {
+          return ArgError("elements must all be numbers or all be strings");
+        }
+        if (want_max ? order > 0 : order < 0) best = e;
+      }
+      return Value::Of(best ? *best : nlohmann::json(nullptr));
+    };
+  };
+  Add(r, "max", 1, 1, "largest element (numbers, or strings in version order); null if empty", extreme(true));
+  Add(r, "min", 1, 1, "smallest element (numbers, or strings in version order); null if empty", extreme(false));
+  Add(r, "sort", 1, 1, "list sorted (numbers, or strings in version order)", [](const std::vector<Value>& a) -> Result<Value> {
+    auto list = ListArg(a, 0);
+    if (!list.ok()) return list.error();
+    std::vector<nlohmann::json> items(list->begin(), list->end());
+    bool strings = std::all_of(items.begin(), items.end(), [](const auto& e) { return e.is_string(); });
+    bool numbers = std::all_of(items.begin(), items.end(), [](const auto& e) { return e.is_number(); });
+    if (!strings && !numbers) return ArgError("elements must all be numbers or all be strings");
+    std::stable_sort(items.begin(), items.end(), [&](const auto& x, const auto& y) {
+      if (numbers) return x.template get<double>() < y.template get<double>();
+      return *CompareVersionStrings(x.template get<std::string>(), y.template get<std::string>()) < 0;
+    });
+    return Value::Of(nlohmann::json(items));
+  });
+  return r;
+}
+
+}  // namespace imagelint::rules

@@ -1,0 +1,480 @@
+// Rule files (rules/*.yaml, --rules FILE): loading with file:line:column
+// errors, overrides from configuration, and the rule table.
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+#include "imagelint/rules.h"
+
+namespace imagelint::rules {
+
+std::string_view SeverityName(Severity severity) {
+  switch (severity) {
+    case Severity::kNote: return "note";
+    case Severity::kWarning: return "warning";
+    case Severity::kError: return "error";
+  }
+  return "error";
+}
+
+std::optional<Severity> ParseSeverity(std::string_view text) {
+  if (text == "note") return Severity::kNote;
+  if (text == "warning") return Severity::kWarning;
+  if (text == "error") return Severity::kError;
+  return std::nullopt;
+}
+
+std::string_view ScopeName(Scope scope) { return scope == Scope::kImage ? "image" : "pool"; }
+
+std::string_view StageName(Stage stage) {
+  switch (stage) {
+    case Stage::kContainerStart: return "container-start";
+    case Stage::kCuInit: return "cuInit";
+    case Stage::kKernelLoad: return "kernel-load";
+    case Stage::kRuntime: return "runtime";
+  }
+  return "runtime";
+}
+
+std::optional<Stage> ParseStage(std::string_view text) {
+  if (text == "container-start") return Stage::kContainerStart;
+  if (text == "cuInit") return Stage::kCuInit;
+  if (text == "kernel-load") return Stage::kKernelLoad;
+  if (text == "runtime") return Stage::kRuntime;
+  return std::nullopt;
+}
+
+namespace {
+
+class RuleFileReader {
+ public:
+  RuleFileReader(std::string_view text, std::string file, const RuleFileLimits& limits)
+      : text_(text), file_(std::move(file)), limits_(limits) {
+    size_t start = 0;
+    while (start <= text_.size()) {
+      size_t end = text_.find('\n', start);
+      if (end == std::string_view::npos) end = text_.size();
+      lines_.push_back(text_.substr(start, end - start));
+      if (end == text_.size()) break;
+      start = end + 1;
+    }
+  }
+
+  Result<std::vector<Rule>> Read() {
+    if (text_.size() > limits_.max_file_bytes)
+      return MakeError(file_, "rule file larger than " + std::to_string(limits_.max_file_bytes) + " bytes");
+    YAML::Node root;
+    try {
+      root = YAML::Load(std::string(text_));
+    } catch (const YAML::Exception& e) {
+      return MakeErrorAtLine(file_, e.mark.line + 1, e.mark.column + 1, e.msg);
+    }
+    std::vector<Rule> rules;
+    try {
+      if (!root.IsMap() || !root["rules"]) return MakeError(file_, "a rule file is a map with a 'rules:' list");
+      for (auto it = root.begin(); it != root.end(); ++it) {
+        std::string key = it->first.as<std::string>();
+        if (key != "rules" && key != "version")
+          return At(it->first, "unknown top-level key '" + key + "' (expected 'rules')");
+      }
+      YAML::Node list = root["rules"];
+      if (!list.IsSequence()) return At(list, "'rules' must be a list");
+      if (list.size() > limits_.max_rules)
+        return At(list, "more than " + std::to_string(limits_.max_rules) + " rules in one file");
+      for (const auto& entry : list) {
+        auto rule = ReadRule(entry);
+        if (!rule.ok()) return rule.error();
+        rules.push_back(std::move(*rule));
+      }
+    } catch (const YAML::Exception& e) {
+      return MakeErrorAtLine(file_, e.mark.line + 1, e.mark.column + 1, e.msg);
+    }
+    return rules;
+  }
+
+ private:
+  Error At(const YAML::Node& node, const std::string& message) const {
+    YAML::Mark mark = node.Mark();
+    if (mark.line < 0) return MakeError(file_, message);
+    return MakeErrorAtLine(file_, mark.line + 1, mark.column + 1, message);
+  }
+
+  // Where the scalar's text starts in the file, by looking at its style.
+  SourceLocation Locate(const YAML::Node& node) const {
+    SourceLocation where;
+    where.file = file_;
+    YAML::Mark mark = node.Mark();
+    if (mark.line < 0 || static_cast<size_t>(mark.line) >= lines_.size()) return where;
+    std::string_view line = lines_[mark.line];
+    char first = static_cast<size_t>(mark.column) < line.size() ? line[mark.column] : ' ';
+    if (first == '|' || first == '>') {
+      // Block scalar: content starts on the next non-blank line at its indentation.
+      size_t next = mark.line + 1;
+      while (next < lines_.size() && lines_[next].find_first_not_of(" \t\r") == std::string_view::npos) ++next;
+      int indent = 0;
+      if (next < lines_.size()) indent = static_cast<int>(lines_[next].find_first_not_of(' '));
+      where.line = static_cast<int>(next) + 1;
+      where.column = indent + 1;
+      where.continuation_column = indent + 1;
+    } else {
+      where.line = mark.line + 1;
+      where.column = mark.column + 1 + ((first == '"' || first == '\'') ? 1 : 0);
+      // Folded plain/quoted scalars lose their line structure; continuation
+      // lines are reported at the scalar's indentation.
+      where.continuation_column = mark.column + 1;
+    }
+    return where;
+  }
+
+  Result<std::string> Scalar(const YAML::Node& node, const std::string& field) const {
+    if (!node.IsScalar()) return At(node, "'" + field + "' must be a string");
+    return node.as<std::string>();
+  }
+
+  Result<Expression> ParseExpression(const YAML::Node& node, const std::string& field) const {
+    auto text = Scalar(node, field);
+    if (!text.ok()) return text.error();
+    if (text->size() > limits_.max_expression_bytes) return At(node, "'" + field + "' is too long");
+    if (text->find_first_not_of(" \t\r\n") == std::string::npos) return At(node, "'" + field + "' is empty");
+    return Expression::Parse(*text, Locate(node));
+  }
+
+  Result<Template> ParseTemplate(const YAML::Node& node, const std::string& field) const {
+    auto text = Scalar(node, field);
+    if (!text.ok()) return text.error();
+    if (text->size() > limits_.max_expression_bytes) return At(node, "'" + field + "' is too long");
+    std::string trimmed = *text;
+    while (!trimmed.empty() && (trimmed.back() == '\n' || trimmed.back() == ' ')) trimmed.pop_back();
+    return Template::Parse(trimmed, Locate(node));
+  }
+
+  Result<Prediction> ReadPrediction(const YAML::Node& node) const {
+    if (!node.IsMap()) return At(node, "a prediction is a map with code, name and stage");
+    static const std::set<std::string> kKeys = {"when", "code", "name", "stage", "message", "severity"};
+    Prediction prediction;
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      std::string key = it->first.as<std::string>();
+      if (!kKeys.count(key)) return At(it->first, "unknown key '" + key + "' in a prediction");
+    }
+    if (!node["name"] || !node["stage"]) return At(node, "a prediction needs 'name' and 'stage'");
+    auto name = Scalar(node["name"], "name");
+    if (!name.ok()) return name.error();
+    prediction.name = *name;
+    if (node["code"]) {
+      try {
+        prediction.code = node["code"].as<int>();
+      } catch (const YAML::Exception&) {
+        return At(node["code"], "'code' must be a CUDA error number");
+      }
+    } else if (prediction.name != "requirement-unsatisfied") {
+      return At(node, "a prediction needs a CUDA error 'code'");
+    }
+    auto stage_text = Scalar(node["stage"], "stage");
+    if (!stage_text.ok()) return stage_text.error();
+    auto stage = ParseStage(*stage_text);
+    if (!stage) return At(node["stage"], "stage must be container-start, cuInit, kernel-load or runtime");
+    prediction.stage = *stage;
+    if (node["when"]) {
+      auto when = ParseExpression(node["when"], "when");
+      if (!when.ok()) return when.error();
+      prediction.when = std::move(*when);
+    }
+    if (node["message"]) {
+      auto message = ParseTemplate(node["message"], "message");
+      if (!message.ok()) return message.error();
+      prediction.message = std::move(*message);
+    }
+    if (node["severity"]) {
+      auto text = Scalar(node["severity"], "severity");
+      if (!text.ok()) return text.error();
+      auto severity = ParseSeverity(*text);
+      if (!severity) return At(node["severity"], "severity must be error, warning or note");
+      prediction.severity = severity;
+    }
+    return prediction;
+  }
+
+  Result<Rule> ReadRule(const YAML::Node& node) const {
+    if (!node.IsMap()) return At(node, "a rule is a map");
+    static const std::set<std::string> kKeys = {"id", "name", "title", "summary", "severity", "scope", "docs",
+                                                "let", "foreach", "condition", "message", "fix", "predicts",
+                                                "evidence", "on_unknown", "enabled"};
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      std::string key = it->first.as<std::string>();
+      if (!kKeys.count(key)) return At(it->first, "unknown key '" + key + "' in a rule");
+    }
+    for (const char* required : {"id", "name", "title", "severity", "scope", "condition", "message"}) {
+      if (!node[required]) return At(node, std::string("a rule needs '") + required + "'");
+    }
+    Rule rule;
+    rule.file = file_;
+    rule.line = node.Mark().line + 1;
+    auto id = Scalar(node["id"], "id");
+    if (!id.ok()) return id.error();
+    static const std::regex kId("[A-Za-z][A-Za-z0-9_-]{0,63}");
+    static const std::regex kName("[a-z0-9]+(-[a-z0-9]+){0,15}");
+    if (!std::regex_match(*id, kId)) return At(node["id"], "rule id '" + *id + "' must look like IL001");
+    rule.id = *id;
+    auto name = Scalar(node["name"], "name");
+    if (!name.ok()) return name.error();
+    if (name->size() > 100 || !std::regex_match(*name, kName))
+      return At(node["name"], "rule name '" + *name + "' must be kebab-case");
+    rule.name = *name;
+    auto title = Scalar(node["title"], "title");
+    if (!title.ok()) return title.error();
+    rule.title = *title;
+    if (node["summary"]) {
+      auto summary = Scalar(node["summary"], "summary");
+      if (!summary.ok()) return summary.error();
+      rule.summary = *summary;
+      while (!rule.summary.empty() && rule.summary.back() == '\n') rule.summary.pop_back();
+    }
+    auto severity_text = Scalar(node["severity"], "severity");
+    if (!severity_text.ok()) return severity_text.error();
+    auto severity = ParseSeverity(*severity_text);
+    if (!severity) return At(node["severity"], "severity must be error, warning or note");
+    rule.severity = *severity;
+    auto scope = Scalar(node["scope"], "scope");
+    if (!scope.ok()) return scope.error();
+    if (*scope == "image") {
+      rule.scope = Scope::kImage;
+    } else if (*scope == "pool") {
+      rule.scope = Scope::kPool;
+    } else {
+      return At(node["scope"], "scope must be image or pool");
+    }
+    rule.docs = "docs/rules/" + rule.id + ".md";
+    if (node["docs"]) {
+      auto docs = Scalar(node["docs"], "docs");
+      if (!docs.ok()) return docs.error();
+      rule.docs = *docs;
+    }
+    if (node["let"]) {
+      const YAML::Node& lets = node["let"];
+      if (!lets.IsMap()) return At(lets, "'let' is a map of name: expression");
+      if (lets.size() > 64) return At(lets, "too many 'let' bindings");
+      static const std::regex kVar("[A-Za-z_][A-Za-z0-9_]*");
+      for (auto it = lets.begin(); it != lets.end(); ++it) {
+        std::string var = it->first.as<std::string>();
+        if (!std::regex_match(var, kVar)) return At(it->first, "'" + var + "' is not a variable name");
+        auto expression = ParseExpression(it->second, "let " + var);
+        if (!expression.ok()) return expression.error();
+        rule.lets.emplace_back(var, std::move(*expression));
+      }
+    }
+    if (node["foreach"]) {
+      auto text = Scalar(node["foreach"], "foreach");
+      if (!text.ok()) return text.error();
+      static const std::regex kForeach(R"(^\s*([A-Za-z_][A-Za-z0-9_]*)\s+in\s+)");
+      std::smatch match;
+      if (!std::regex_search(*text, match, kForeach))
+        return At(node["foreach"], "'foreach' is written 'name in list-expression'");
+      SourceLocation where = Locate(node["foreach"]);
+      where.column += static_cast<int>(match.length(0));
+      auto list = Expression::Parse(std::string_view(*text).substr(match.length(0)), where);
+      if (!list.ok()) return list.error();
+      rule.foreach = std::make_pair(match[1].str(), std::move(*list));
+    }
+    auto condition = ParseExpression(node["condition"], "condition");
+    if (!condition.ok()) return condition.error();
+    rule.condition = std::move(*condition);
+    auto message = ParseTemplate(node["message"], "message");
+    if (!message.ok()) return message.error();
+    rule.message = std::move(*message);
+    if (node["fix"]) {
+      auto fix = ParseTemplate(node["fix"], "fix");
+      if (!fix.ok()) return fix.error();
+      rule.fix = std::move(*fix);
+    }
+    if (node["predicts"]) {
+      const YAML::Node& predicts = node["predicts"];
+      if (predicts.IsSequence()) {
+        if (predicts.size() > 32) return At(predicts, "too many predictions");
+        for (const auto& entry : predicts) {
+          auto prediction = ReadPrediction(entry);
+          if (!prediction.ok()) return prediction.error();
+          rule.predicts.push_back(std::move(*prediction));
+        }
+      } else {
+        auto prediction = ReadPrediction(predicts);
+        if (!prediction.ok()) return prediction.error();
+        rule.predicts.push_back(std::move(*prediction));
+      }
+    }
+    if (node["evidence"]) {
+      auto evidence = ParseExpression(node["evidence"], "evidence");
+      if (!evidence.ok()) return evidence.error();
+      rule.evidence = std::move(*evidence);
+    }
+    if (node["on_unknown"]) {
+      auto text = Scalar(node["on_unknown"], "on_unknown");
+      if (!text.ok()) return text.error();
+      if (*text == "ignore") {
+        rule.on_unknown = OnUnknown::kIgnore;
+      } else if (*text == "note") {
+        rule.on_unknown = OnUnknown::kNote;
+      } else if (*text == "warning") {
+        rule.on_unknown = OnUnknown::kWarning;
+      } else {
+        return At(node["on_unknown"], "on_unknown must be ignore, note or warning");
+      }
+    }
+    if (node["enabled"]) {
+      try {
+        rule.enabled = node["enabled"].as<bool>();
+      } catch (const YAML::Exception&) {
+        return At(node["enabled"], "'enabled' must be true or false");
+      }
+    }
+    return rule;
+  }
+
+  std::string_view text_;
+  std::string file_;
+  RuleFileLimits limits_;
+  std::vector<std::string_view> lines_;
+};
+
+}  // namespace
+
+Result<std::vector<Rule>> ParseRuleFile(std::string_view text, const std::string& file,
+                                        const RuleFileLimits& limits) {
+  RuleFileReader reader(text, file, limits);
+  return reader.Read();
+}
+
+Result<std::vector<Rule>> LoadRuleFile(const std::string& path, const RuleFileLimits& limits) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return MakeError(path, "no such rule file");
+  auto size = std::filesystem::file_size(path, ec);
+  if (ec) return MakeError(path, "cannot read: " + ec.message());
+  if (size > limits.max_file_bytes)
+    return MakeError(path, "rule file larger than " + std::to_string(limits.max_file_bytes) + " bytes");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return MakeError(path, "cannot open rule file");
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return ParseRuleFile(buffer.str(), path, limits);
+}
+
+std::string BuiltinRulesDir() {
+  if (const char* env = std::getenv("IMAGELINT_RULES_DIR"); env && *env) return env;
+  return std::string(IMAGELINT_DATA_DIR) + "/rules";
+}
+
+Result<RuleSet> LoadRuleSet(const std::vector<std::string>& extra_files) {
+  RuleSet set;
+  std::vector<std::string> files;
+  std::error_code ec;
+  std::string dir = BuiltinRulesDir();
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.is_regular_file() && entry.path().extension() == ".yaml") files.push_back(entry.path().string());
+  }
+  if (ec) return MakeError(dir, "cannot list the built-in rules: " + ec.message());
+  std::sort(files.begin(), files.end());
+  if (files.empty()) return MakeError(dir, "no built-in rule files (*.yaml)");
+  files.insert(files.end(), extra_files.begin(), extra_files.end());
+  for (const auto& file : files) {
+    auto rules = LoadRuleFile(file);
+    if (!rules.ok()) return rules.error();
+    IMAGELINT_TRY(set.Add(std::move(*rules)));
+  }
+  return set;
+}
+
+const Rule* RuleSet::Find(std::string_view id_or_name) const {
+  for (const auto& rule : rules_) {
+    if (rule.id == id_or_name || rule.name == id_or_name) return &rule;
+  }
+  return nullptr;
+}
+
+Status RuleSet::Add(std::vector<Rule> rules) {
+  for (auto& rule : rules) {
+    for (const auto& existing : rules_) {
+      if (existing.id == rule.id || existing.name == rule.name) {
+        return MakeErrorAtLine(rule.file, rule.line, 0,
+                               "rule " + rule.id + " (" + rule.name + ") is already defined at " + existing.file +
+                                   ":" + std::to_string(existing.line));
+      }
+    }
+    rules_.push_back(std::move(rule));
+  }
+  return OkStatus();
+}
+
+Status RuleSet::ApplyOverrides(const std::vector<RuleOverride>& overrides) {
+  for (const auto& change : overrides) {
+    Rule* target = nullptr;
+    for (auto& rule : rules_) {
+      if (rule.id == change.rule || rule.name == change.rule) target = &rule;
+    }
+    if (!target) {
+      std::string known;
+      for (const auto& rule : rules_) known += (known.empty() ? "" : ", ") + rule.id;
+      return MakeError("rule override", "no rule named '" + change.rule + "' (known: " + known + ")");
+    }
+    if (change.disabled) target->enabled = false;
+    if (change.severity) {
+      target->severity = *change.severity;
+      // A severity chosen by the user is absolute: predictions keep their
+      // CUDA error but no longer raise the severity on their own.
+      for (auto& prediction : target->predicts) prediction.severity.reset();
+    }
+  }
+  return OkStatus();
+}
+
+Status RuleSet::CheckFunctions(const FunctionRegistry& functions) const {
+  for (const auto& rule : rules_) {
+    std::vector<Expression::Call> calls;
+    auto add = [&](const std::vector<Expression::Call>& more) { calls.insert(calls.end(), more.begin(), more.end()); };
+    for (const auto& [name, expression] : rule.lets) add(expression.Calls());
+    if (rule.foreach) add(rule.foreach->second.Calls());
+    add(rule.condition.Calls());
+    add(rule.message.Calls());
+    if (rule.fix) add(rule.fix->Calls());
+    if (rule.evidence) add(rule.evidence->Calls());
+    for (const auto& prediction : rule.predicts) {
+      if (prediction.when) add(prediction.when->Calls());
+      if (prediction.message) add(prediction.message->Calls());
+    }
+    for (const auto& call : calls) {
+      if (!functions.Find(call.name)) {
+        return MakeErrorAtLine(rule.file, call.line, call.column,
+                               "rule " + rule.id + ": unknown function '" + call.name + "'");
+      }
+    }
+  }
+  return OkStatus();
+}
+
+std::vector<RuleInfo> RuleSet::List() const {
+  std::vector<RuleInfo> infos;
+  for (const auto& rule : rules_) {
+    RuleInfo info;
+    info.id = rule.id;
+    info.name = rule.name;
+    info.title = rule.title;
+    info.summary = rule.summary.empty() ? rule.title : rule.summary;
+    info.docs = rule.docs;
+    info.file = rule.file;
+    info.severity = rule.severity;
+    info.scope = rule.scope;
+    info.enabled = rule.enabled;
+    for (const auto& prediction : rule.predicts) {
+      info.error_codes.push_back(prediction.code);
+      info.error_names.push_back(prediction.name);
+    }
+    infos.push_back(std::move(info));
+  }
+  return infos;
+}
+
+}  // namespace imagelint::rules
