@@ -1,0 +1,420 @@
+// Rules × images × pools -> findings and verdicts (imagelint.report/v1).
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "imagelint/analysis.h"
+
+namespace imagelint::analysis {
+
+using nlohmann::json;
+using rules::Environment;
+using rules::EvalTrace;
+using rules::Rule;
+using rules::Severity;
+using rules::Value;
+
+json PoolToJson(const Pool& pool) {
+  json j = json::object();
+  j["name"] = pool.name;
+  if (!pool.gpu.empty()) j["gpu"] = pool.gpu;
+  if (pool.compute_capability) j["compute_capability"] = *pool.compute_capability;
+  if (pool.brand) j["brand"] = *pool.brand;
+  if (pool.datacenter) j["datacenter"] = *pool.datacenter;
+  if (!pool.driver.empty()) j["driver"] = pool.driver;
+  if (pool.container_toolkit) j["container_toolkit"] = *pool.container_toolkit;
+  if (pool.runtime) j["runtime"] = *pool.runtime;
+  j["platform"] = pool.platform;
+  if (pool.count > 0) j["count"] = pool.count;
+  if (!pool.source.empty()) j["source"] = pool.source;
+  if (pool.line > 0) j["line"] = pool.line;
+  return j;
+}
+
+std::vector<std::string> RuleVariables() {
+  return {"facts", "image", "env", "cuda", "binaries", "frameworks", "pool"};
+}
+
+namespace {
+
+Value Part(const json& facts, const char* key) {
+  if (facts.is_object() && facts.contains(key)) return Value::Of(facts[key]);
+  return Value::Unknown();
+}
+
+Environment BaseEnvironment(const json& facts) {
+  Environment env;
+  env["facts"] = Value::Of(facts);
+  env["image"] = Part(facts, "image");
+  Value image_env = Value::Unknown();
+  if (facts.contains("image") && facts["image"].is_object() && facts["image"].contains("env"))
+    image_env = Value::Of(facts["image"]["env"]);
+  env["env"] = image_env;
+  env["cuda"] = Part(facts, "cuda");
+  env["binaries"] = Part(facts, "binaries");
+  env["frameworks"] = Part(facts, "frameworks");
+  env["pool"] = Value::Unknown();
+  return env;
+}
+
+// One evidence item from a rule's evidence list (a path string or a facts
+// entry), with the layer resolved to its digest and created_by.
+json ResolveEvidence(const json& item, const json& facts) {
+  json out = json::object();
+  if (item.is_string()) {
+    out["path"] = item;
+  } else if (item.is_object()) {
+    for (const char* key : {"path", "file", "dir"}) {
+      if (item.contains(key) && item[key].is_string()) {
+        out["path"] = item[key];
+        break;
+      }
+    }
+    if (item.contains("dockerfile_line")) out["dockerfile_line"] = item["dockerfile_line"];
+    if (item.contains("detail")) out["detail"] = item["detail"];
+    const json* layers = nullptr;
+    if (facts.contains("image") && facts["image"].is_object() && facts["image"].contains("layers") &&
+        facts["image"]["layers"].is_array())
+      layers = &facts["image"]["layers"];
+    if (item.contains("layer")) {
+      const json& layer = item["layer"];
+      if (layer.is_number_integer()) {
+        int64_t index = layer.get<int64_t>();
+        out["layer"] = index;
+        if (layers && index >= 0 && static_cast<size_t>(index) < layers->size()) {
+          const json& entry = (*layers)[static_cast<size_t>(index)];
+          if (entry.contains("digest")) out["layer_digest"] = entry["digest"];
+          if (entry.contains("created_by")) out["created_by"] = entry["created_by"];
+          if (!out.contains("dockerfile_line") && entry.contains("dockerfile_line"))
+            out["dockerfile_line"] = entry["dockerfile_line"];
+        }
+      } else if (layer.is_string()) {
+        out["layer_digest"] = layer;
+        if (layers) {
+          for (size_t i = 0; i < layers->size(); ++i) {
+            const json& entry = (*layers)[i];
+            if (entry.value("digest", "") == layer.get<std::string>() ||
+                entry.value("diff_id", "") == layer.get<std::string>()) {
+              out["layer"] = i;
+              if (entry.contains("created_by")) out["created_by"] = entry["created_by"];
+              break;
+            }
+          }
+        }
+      }
+    }
+    if (!out.contains("layer_digest") && item.contains("layer_digest")) out["layer_digest"] = item["layer_digest"];
+  } else {
+    out["detail"] = rules::RenderValue(Value::Of(item));
+  }
+  return out;
+}
+
+struct Outcome {
+  json finding;  // without "pools"
+  std::string pool;  // empty for image scope
+};
+
+class RuleRunner {
+ public:
+  RuleRunner(const rules::FunctionRegistry& functions, const AnalyzeOptions& options)
+      : functions_(functions), options_(options) {}
+
+  // Evaluates one rule in `env` (pool already bound); appends findings.
+  Status Run(const Rule& rule, Environment env, const json& facts, std::vector<json>& out) {
+    EvalTrace trace;
+    for (const auto& [name, expression] : rule.lets) {
+      auto value = expression.Evaluate(env, functions_, &trace, options_.limits);
+      if (!value.ok()) return Tag(rule, value.error());
+      env[name] = std::move(*value);
+    }
+    if (!rule.foreach) return RunOnce(rule, env, facts, nullptr, trace, out);
+    auto list = rule.foreach->second.Evaluate(env, functions_, &trace, options_.limits);
+    if (!list.ok()) return Tag(rule, list.error());
+    if (list->unknown) return Unknown(rule, env, facts, trace, out);
+    if (list->json.is_null()) return OkStatus();
+    if (!list->json.is_array())
+      return MakeErrorAtLine(rule.file, rule.foreach->second.where().line, rule.foreach->second.where().column,
+                             "rule " + rule.id + ": 'foreach' needs a list");
+    for (const auto& element : list->json) {
+      Environment scoped = env;
+      scoped[rule.foreach->first] = Value::Of(element);
+      EvalTrace element_trace = trace;
+      IMAGELINT_TRY(RunOnce(rule, scoped, facts, &element, element_trace, out));
+    }
+    return OkStatus();
+  }
+
+ private:
+  static Error Tag(const Rule& rule, Error error) {
+    error.message = "rule " + rule.id + ": " + error.message;
+    if (error.subject.empty()) error.subject = rule.file;
+    return error;
+  }
+
+  Status RunOnce(const Rule& rule, const Environment& env, const json& facts, const json* element, EvalTrace trace,
+                 std::vector<json>& out) {
+    auto fired = rule.condition.Evaluate(env, functions_, &trace, options_.limits);
+    if (!fired.ok()) return Tag(rule, fired.error());
+    if (fired->unknown) return Unknown(rule, env, facts, trace, out, element);
+    if (!fired->json.is_boolean())
+      return MakeErrorAtLine(rule.file, rule.condition.where().line, rule.condition.where().column,
+                             "rule " + rule.id + ": the condition must be a boolean");
+    if (!fired->json.get<bool>()) return OkStatus();
+
+    json finding = Base(rule);
+    auto message = rule.message.Render(env, functions_, &trace);
+    if (!message.ok()) return Tag(rule, message.error());
+    finding["message"] = *message;
+    if (rule.fix) {
+      auto fix = rule.fix->Render(env, functions_, &trace);
+      if (!fix.ok()) return Tag(rule, fix.error());
+      finding["fix"] = *fix;
+    }
+    Severity severity = rule.severity;
+    finding["predicted_error"] = nullptr;
+    for (const auto& prediction : rule.predicts) {
+      if (prediction.when) {
+        auto when = prediction.when->Evaluate(env, functions_, &trace, options_.limits);
+        if (!when.ok()) return Tag(rule, when.error());
+        if (!when->IsTrue()) continue;
+      }
+      json predicted = {{"code", prediction.code},
+                        {"name", prediction.name},
+                        {"stage", std::string(rules::StageName(prediction.stage))}};
+      if (prediction.message) {
+        auto text = prediction.message->Render(env, functions_, &trace);
+        if (!text.ok()) return Tag(rule, text.error());
+        predicted["message"] = *text;
+      }
+      if (prediction.severity) severity = *prediction.severity;
+      finding["predicted_error"] = predicted;
+      break;
+    }
+    finding["severity"] = std::string(rules::SeverityName(severity));
+    json evidence = json::array();
+    if (rule.evidence) {
+      auto items = rule.evidence->Evaluate(env, functions_, &trace, options_.limits);
+      if (!items.ok()) return Tag(rule, items.error());
+      if (!items->unknown && !items->json.is_null()) {
+        if (items->json.is_array()) {
+          for (const auto& item : items->json) {
+            if (evidence.size() >= 50) break;
+            if (!item.is_null()) evidence.push_back(ResolveEvidence(item, facts));
+          }
+        } else {
+          evidence.push_back(ResolveEvidence(items->json, facts));
+        }
+      }
+    } else if (element && element->is_object() && element->contains("path")) {
+      evidence.push_back(ResolveEvidence(*element, facts));
+    }
+    finding["evidence"] = evidence;
+    finding["unknown"] = false;
+    out.push_back(std::move(finding));
+    return OkStatus();
+  }
+
+  Status Unknown(const Rule& rule, const Environment& env, const json& facts, const EvalTrace& trace,
+                 std::vector<json>& out, const json* element = nullptr) {
+    if (rule.on_unknown == rules::OnUnknown::kIgnore) return OkStatus();
+    Severity severity = rule.on_unknown == rules::OnUnknown::kNote ? Severity::kNote : Severity::kWarning;
+    severity = std::min(severity, rule.severity);
+    json finding = Base(rule);
+    std::string missing;
+    for (const auto& path : trace.missing) missing += (missing.empty() ? "" : ", ") + path;
+    finding["message"] = "cannot tell whether this applies (" + rule.title + "): missing " +
+                         (missing.empty() ? std::string("facts") : missing);
+    finding["severity"] = std::string(rules::SeverityName(severity));
+    finding["predicted_error"] = nullptr;
+    finding["unknown"] = true;
+    finding["missing_facts"] = trace.missing;
+    json evidence = json::array();
+    if (element && element->is_object() && element->contains("path")) evidence.push_back(ResolveEvidence(*element, facts));
+    finding["evidence"] = evidence;
+    out.push_back(std::move(finding));
+    return OkStatus();
+  }
+
+  static json Base(const Rule& rule) {
+    return json{{"rule", rule.id}, {"name", rule.name}, {"title", rule.title}, {"docs", rule.docs}};
+  }
+
+  const rules::FunctionRegistry& functions_;
+  AnalyzeOptions options_;
+};
+
+int SeverityRank(const std::string& name) {
+  auto severity = rules::ParseSeverity(name);
+  return severity ? static_cast<int>(*severity) : -1;
+}
+
+int StageRank(const json& predicted) {
+  auto stage = rules::ParseStage(predicted.value("stage", "runtime"));
+  return stage ? static_cast<int>(*stage) : 99;
+}
+
+std::string ImageRef(const json& facts, size_t index) {
+  if (facts.contains("image") && facts["image"].is_object()) {
+    const json& image = facts["image"];
+    if (image.contains("ref") && image["ref"].is_string() && !image["ref"].get<std::string>().empty())
+      return image["ref"];
+  }
+  return "image-" + std::to_string(index + 1);
+}
+
+}  // namespace
+
+Result<json> Analyze(const std::vector<json>& all_facts, const Fleet& fleet, const rules::RuleSet& rules,
+                     const rules::FunctionRegistry& functions, const AnalyzeOptions& options) {
+  json report = json::object();
+  report["schema"] = kReportSchema;
+  report["tool"] = {{"name", "imagelint"}, {"version", IMAGELINT_VERSION}};
+  json pools = json::array();
+  std::vector<json> pool_values;
+  for (const auto& pool : fleet.pools) {
+    pool_values.push_back(PoolToJson(pool));
+    pools.push_back(pool_values.back());
+  }
+  report["fleet"] = {{"source", fleet.source}, {"pools", pools}};
+  json rule_table = json::array();
+  for (const auto& info : rules.List()) {
+    rule_table.push_back({{"id", info.id},
+                          {"name", info.name},
+                          {"title", info.title},
+                          {"summary", info.summary},
+                          {"severity", std::string(rules::SeverityName(info.severity))},
+                          {"scope", std::string(rules::ScopeName(info.scope))},
+                          {"enabled", info.enabled},
+                          {"docs", info.docs}});
+  }
+  report["rules"] = rule_table;
+
+  RuleRunner runner(functions, options);
+  json images = json::array();
+  for (size_t index = 0; index < all_facts.size(); ++index) {
+    const json& facts = all_facts[index];
+    Environment base = BaseEnvironment(facts);
+    // Findings in rule order; identical findings on several pools are merged.
+    std::vector<json> merged;
+    std::vector<std::vector<std::string>> merged_pools;
+    auto add = [&](std::vector<json>& found, const std::vector<std::string>& on_pools) {
+      for (auto& finding : found) {
+        bool done = false;
+        for (size_t i = 0; i < merged.size(); ++i) {
+          if (merged[i] == finding) {
+            for (const auto& pool : on_pools) {
+              if (std::find(merged_pools[i].begin(), merged_pools[i].end(), pool) == merged_pools[i].end())
+                merged_pools[i].push_back(pool);
+            }
+            done = true;
+            break;
+          }
+        }
+        if (!done) {
+          merged.push_back(std::move(finding));
+          merged_pools.push_back(on_pools);
+        }
+      }
+    };
+    std::vector<std::string> all_pool_names;
+    for (const auto& pool : fleet.pools) all_pool_names.push_back(pool.name);
+    for (const auto& rule : rules.rules()) {
+      if (!rule.enabled) continue;
+      if (rule.scope == rules::Scope::kImage) {
+        std::vector<json> found;
+        IMAGELINT_TRY(runner.Run(rule, base, facts, found));
+        for (auto& finding : found) finding["scope"] = "image";
+        add(found, all_pool_names);
+        continue;
+      }
+      for (size_t p = 0; p < fleet.pools.size(); ++p) {
+        Environment env = base;
+        env["pool"] = Value::Of(pool_values[p]);
+        std::vector<json> found;
+        auto status = runner.Run(rule, env, facts, found);
+        if (!status.ok()) {
+          Error error = status.error();
+          error.message += " (pool " + fleet.pools[p].name + ")";
+          return error;
+        }
+        for (auto& finding : found) finding["scope"] = "pool";
+        add(found, {fleet.pools[p].name});
+      }
+    }
+    json findings = json::array();
+    for (size_t i = 0; i < merged.size(); ++i) {
+      json finding = merged[i];
+      finding["pools"] = merged_pools[i];
+      findings.push_back(std::move(finding));
+    }
+
+    json verdicts = json::array();
+    std::string worst = "pass";
+    for (const auto& pool : fleet.pools) {
+      json verdict = {{"pool", pool.name}};
+      int worst_rank = -1;
+      const json* deciding = nullptr;
+      json rule_ids = json::array();
+      json undetermined = json::array();
+      for (const auto& finding : findings) {
+        const auto& on = finding["pools"];
+        if (std::find(on.begin(), on.end(), pool.name) == on.end()) continue;
+        int rank = SeverityRank(finding["severity"]);
+        if (finding.value("unknown", false)) {
+          undetermined.push_back(finding["rule"]);
+        } else if (std::find(rule_ids.begin(), rule_ids.end(), finding["rule"]) == rule_ids.end()) {
+          rule_ids.push_back(finding["rule"]);
+        }
+        worst_rank = std::max(worst_rank, rank);
+        if (rank == static_cast<int>(Severity::kError) && finding["predicted_error"].is_object()) {
+          if (!deciding || StageRank(finding["predicted_error"]) < StageRank((*deciding)["predicted_error"]))
+            deciding = &finding;
+        }
+      }
+      std::string status = worst_rank >= static_cast<int>(Severity::kError)     ? "fail"
+                           : worst_rank >= static_cast<int>(Severity::kWarning) ? "warn"
+                                                                                : "pass";
+      verdict["status"] = status;
+      if (deciding) {
+        json predicted = (*deciding)["predicted_error"];
+        predicted["rule"] = (*deciding)["rule"];
+        verdict["predicted_error"] = predicted;
+      } else {
+        verdict["predicted_error"] = nullptr;
+      }
+      verdict["rules"] = rule_ids;
+      verdict["undetermined"] = undetermined;
+      if (status == "fail") worst = "fail";
+      else if (status == "warn" && worst == "pass") worst = "warn";
+      verdicts.push_back(std::move(verdict));
+    }
+
+    json image = json::object();
+    image["ref"] = ImageRef(facts, index);
+    image["digest"] = facts.contains("image") && facts["image"].is_object() ? facts["image"].value("digest", "") : "";
+    if (facts.contains("image") && facts["image"].is_object()) {
+      const json& meta = facts["image"];
+      if (meta.contains("os") && meta.contains("architecture"))
+        image["platform"] = meta.value("os", "") + "/" + meta.value("architecture", "");
+    }
+    image["status"] = worst;
+    image["findings"] = findings;
+    image["verdicts"] = verdicts;
+    images.push_back(std::move(image));
+  }
+  report["images"] = images;
+  return report;
+}
+
+bool HasFindingsAtOrAbove(const json& report, std::optional<Severity> threshold) {
+  if (!threshold) return false;
+  for (const auto& image : report.value("images", json::array())) {
+    for (const auto& finding : image.value("findings", json::array())) {
+      if (SeverityRank(finding.value("severity", "")) >= static_cast<int>(*threshold)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace imagelint::analysis

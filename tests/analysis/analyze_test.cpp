@@ -1,0 +1,262 @@
+// Verdicts from findings: merge across pools, first failure a user meets,
+// unknown facts as "cannot tell", evidence with layers, exit threshold, text.
+#include <doctest/doctest.h>
+
+#include "imagelint/analysis.h"
+
+using namespace imagelint;
+using namespace imagelint::rules;
+using nlohmann::json;
+
+namespace {
+
+Fleet TwoPools() {
+  Fleet fleet;
+  fleet.source = "fleet.yaml";
+  Pool geforce;
+  geforce.name = "rtx3090-460";
+  geforce.gpu = "NVIDIA GeForce RTX 3090";
+  geforce.brand = "geforce";
+  geforce.compute_capability = "8.6";
+  geforce.driver = "460.67";
+  geforce.container_toolkit = "1.4.0";
+  Pool a100;
+  a100.name = "a100-535";
+  a100.compute_capability = "8.0";
+  a100.driver = "535.104.05";
+  fleet.pools = {geforce, a100};
+  return fleet;
+}
+
+json Facts() {
+  return json::parse(R"({
+    "schema": "imagelint.facts/v1",
+    "image": {"ref": "app:1", "digest": "sha256:0123456789abcdef0123", "os": "linux", "architecture": "amd64",
+              "env": {"CUDA_VERSION": "11.3.1"},
+              "layers": [{"digest": "sha256:l0", "created_by": "/bin/sh -c #(nop) ADD file:abc in /"},
+                         {"digest": "sha256:l1", "created_by": "/bin/sh -c apt-get install -y cuda-compat-11-3"}]},
+    "cuda": {"drivers": [{"path": "/usr/local/cuda-11.3/compat/libcuda.so.465.19.01", "layer": 1,
+                          "kind": "compat", "version": "465.19.01"}]},
+    "binaries": [{"path": "/app/k.so", "layer": 0, "sass": ["sm_70"]},
+                 {"path": "/app/j.so", "layer": 1, "sass": ["sm_80", "sm_86"]}]
+  })");
+}
+
+RuleSet Rules(const std::string& yaml) {
+  auto parsed = ParseRuleFile(yaml, "test-rules.yaml");
+  REQUIRE_MESSAGE(parsed.ok(), parsed.error().ToString());
+  RuleSet set;
+  REQUIRE(set.Add(std::move(*parsed)).ok());
+  return set;
+}
+
+json Run(const RuleSet& set, const Fleet& fleet = TwoPools(), std::vector<json> facts = {Facts()}) {
+  auto report = analysis::Analyze(facts, fleet, set, BuiltinFunctions());
+  REQUIRE_MESSAGE(report.ok(), report.error().ToString());
+  return *report;
+}
+
+const char* kRules = R"(rules:
+  - id: T001
+    name: compat-newer
+    title: compat libcuda newer than the host
+    severity: error
+    scope: pool
+    let:
+      compat: |
+        first(d in cuda.drivers: d.kind == 'compat')
+    condition: compat is not null and compat.version > pool.driver and pool.brand == 'geforce'
+    message: "compat {{ compat.version }} over {{ pool.driver }}"
+    predicts:
+      code: 804
+      name: cudaErrorCompatNotSupportedOnDevice
+      stage: cuInit
+    fix: delete {{ dirname(compat.path) }}
+    evidence: "[compat]"
+  - id: T002
+    name: no-kernel
+    title: no kernel image
+    severity: error
+    scope: pool
+    foreach: b in binaries
+    condition: ("sm_" + replace_dot(pool.compute_capability)) not in b.sass
+    message: "{{ b.path }} has no SASS for {{ pool.compute_capability }}"
+    predicts:
+      code: 209
+      name: cudaErrorNoKernelImageForDevice
+      stage: kernel-load
+  - id: T003
+    name: image-note
+    title: an image-level note
+    severity: note
+    scope: image
+    condition: env.CUDA_VERSION is known
+    message: CUDA_VERSION is {{ env.CUDA_VERSION }}
+)";
+
+FunctionRegistry WithReplaceDot() {
+  FunctionRegistry functions = BuiltinFunctions();
+  functions.Register(FunctionSpec{"replace_dot", 1, 1, false, "", [](const std::vector<Value>& args) -> Result<Value> {
+                                    std::string s = args[0].json.get<std::string>();
+                                    s.erase(std::remove(s.begin(), s.end(), '.'), s.end());
+                                    return Value::Of(s);
+                                  }});
+  return functions;
+}
+
+}  // namespace
+
+TEST_CASE("verdicts: first failure a user meets, merged findings, evidence") {
+  RuleSet set = Rules(kRules);
+  auto report = analysis::Analyze({Facts()}, TwoPools(), set, WithReplaceDot());
+  REQUIRE_MESSAGE(report.ok(), report.error().ToString());
+  CHECK((*report)["schema"] == "imagelint.report/v1");
+  const json& image = (*report)["images"][0];
+  CHECK(image["ref"] == "app:1");
+  CHECK(image["status"] == "fail");
+  const json& findings = image["findings"];
+  REQUIRE(findings.size() == 4);
+  // T001 only on the GeForce pool, with the layer resolved to created_by.
+  CHECK(findings[0]["rule"] == "T001");
+  CHECK(findings[0]["pools"] == json::array({"rtx3090-460"}));
+  CHECK(findings[0]["message"] == "compat 465.19.01 over 460.67");
+  CHECK(findings[0]["fix"] == "delete /usr/local/cuda-11.3/compat");
+  CHECK(findings[0]["evidence"][0]["path"] == "/usr/local/cuda-11.3/compat/libcuda.so.465.19.01");
+  CHECK(findings[0]["evidence"][0]["layer"] == 1);
+  CHECK(findings[0]["evidence"][0]["layer_digest"] == "sha256:l1");
+  CHECK(findings[0]["evidence"][0]["created_by"] == "/bin/sh -c apt-get install -y cuda-compat-11-3");
+  // T002 per binary: k.so lacks both 8.6 and 8.0 -> one finding on both pools.
+  CHECK(findings[1]["rule"] == "T002");
+  CHECK(findings[1]["message"] == "/app/k.so has no SASS for 8.6");
+  CHECK(findings[1]["evidence"][0]["path"] == "/app/k.so");
+  CHECK(findings[2]["message"] == "/app/k.so has no SASS for 8.0");
+  CHECK(findings[2]["pools"] == json::array({"a100-535"}));
+  CHECK(findings[3]["rule"] == "T003");
+  CHECK(findings[3]["scope"] == "image");
+  CHECK(findings[3]["pools"] == json::array({"rtx3090-460", "a100-535"}));
+
+  const json& verdicts = image["verdicts"];
+  REQUIRE(verdicts.size() == 2);
+  CHECK(verdicts[0]["pool"] == "rtx3090-460");
+  CHECK(verdicts[0]["status"] == "fail");
+  // cuInit (804) comes before kernel load (209).
+  CHECK(verdicts[0]["predicted_error"]["code"] == 804);
+  CHECK(verdicts[0]["predicted_error"]["name"] == "cudaErrorCompatNotSupportedOnDevice");
+  CHECK(verdicts[0]["predicted_error"]["rule"] == "T001");
+  CHECK(verdicts[0]["rules"] == json::array({"T001", "T002", "T003"}));
+  CHECK(verdicts[1]["predicted_error"]["code"] == 209);
+
+  CHECK(analysis::HasFindingsAtOrAbove(*report, Severity::kError));
+  CHECK(!analysis::HasFindingsAtOrAbove(*report, std::nullopt));
+
+  std::string text = analysis::RenderText(*report);
+  CHECK(text.find("IMAGE app:1 (sha256:0123456789ab)") != std::string::npos);
+  CHECK(text.find("  rtx3090-460  fail     804 cudaErrorCompatNotSupportedOnDevice (cuInit)") != std::string::npos);
+  CHECK(text.find("  a100-535     fail     209 cudaErrorNoKernelImageForDevice (kernel-load)") != std::string::npos);
+  CHECK(text.find("  evidence: /usr/local/cuda-11.3/compat/libcuda.so.465.19.01 (layer 1:") != std::string::npos);
+  CHECK(text.find("RUN apt-get install -y cuda-compat-11-3)") != std::string::npos);
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    CHECK_MESSAGE(end - start <= 80, text.substr(start, end - start));
+    start = end + 1;
+  }
+}
+
+TEST_CASE("missing facts give a 'cannot tell' finding, never a silent pass") {
+  RuleSet set = Rules(kRules);
+  Fleet fleet = TwoPools();
+  fleet.pools[0].brand.reset();  // brand unknown: the 804 rule cannot decide
+  auto report = analysis::Analyze({Facts()}, fleet, set, WithReplaceDot());
+  REQUIRE(report.ok());
+  const json& first = (*report)["images"][0]["findings"][0];
+  CHECK(first["rule"] == "T001");
+  CHECK(first["unknown"] == true);
+  CHECK(first["severity"] == "warning");
+  CHECK(first["missing_facts"] == json::array({"pool.brand"}));
+  CHECK(first["message"] == "cannot tell whether this applies (compat libcuda newer than the host): missing pool.brand");
+  const json& verdict = (*report)["images"][0]["verdicts"][0];
+  CHECK(verdict["undetermined"] == json::array({"T001"}));
+  CHECK(verdict["predicted_error"]["code"] == 209);  // the next failure still shows
+}
+
+TEST_CASE("overrides: disabled rules and changed severities") {
+  RuleSet set = Rules(kRules);
+  REQUIRE(set.ApplyOverrides({{"no-kernel", std::nullopt, true}, {"T001", Severity::kWarning, false}}).ok());
+  auto report = analysis::Analyze({Facts()}, TwoPools(), set, WithReplaceDot());
+  REQUIRE(report.ok());
+  const json& image = (*report)["images"][0];
+  REQUIRE(image["findings"].size() == 2);
+  CHECK(image["findings"][0]["severity"] == "warning");
+  CHECK(image["verdicts"][0]["status"] == "warn");
+  CHECK(image["verdicts"][0]["predicted_error"].is_null());  // a warning does not decide the verdict
+  CHECK(image["verdicts"][1]["status"] == "pass");
+  CHECK(!analysis::HasFindingsAtOrAbove(*report, Severity::kError));
+  CHECK(analysis::HasFindingsAtOrAbove(*report, Severity::kWarning));
+  auto bad = set.ApplyOverrides({{"IL999", Severity::kNote, false}});
+  REQUIRE(!bad.ok());
+  CHECK(bad.error().message.find("no rule named 'IL999'") != std::string::npos);
+}
+
+TEST_CASE("predictions with conditions and severities") {
+  RuleSet set = Rules(R"(rules:
+  - id: T010
+    name: baked
+    title: driver baked in
+    severity: warning
+    scope: pool
+    condition: len(cuda.drivers) > 0
+    message: baked
+    predicts:
+      - when: pool.driver < '465'
+        code: 803
+        name: cudaErrorSystemDriverMismatch
+        stage: cuInit
+        severity: error
+        message: driver {{ pool.driver }}
+)");
+  json report = Run(set);
+  const json& verdicts = report["images"][0]["verdicts"];
+  CHECK(verdicts[0]["status"] == "fail");
+  CHECK(verdicts[0]["predicted_error"]["code"] == 803);
+  CHECK(verdicts[0]["predicted_error"]["message"] == "driver 460.67");
+  CHECK(verdicts[1]["status"] == "warn");
+  CHECK(verdicts[1]["predicted_error"].is_null());
+}
+
+TEST_CASE("rule errors are tool errors with the rule's position") {
+  RuleSet set = Rules(R"(rules:
+  - id: T020
+    name: broken
+    title: broken
+    severity: error
+    scope: pool
+    condition: pool.driver and true
+    message: x
+)");
+  auto report = analysis::Analyze({Facts()}, TwoPools(), set, BuiltinFunctions());
+  REQUIRE(!report.ok());
+  CHECK(report.error().ToString() ==
+        "test-rules.yaml:7:21: rule T020: 'and' needs a boolean, got string (pool rtx3090-460)");
+}
+
+TEST_CASE("no fleet: image rules only, no verdicts") {
+  RuleSet set = Rules(kRules);
+  auto report = analysis::Analyze({Facts()}, Fleet{}, set, WithReplaceDot());
+  REQUIRE(report.ok());
+  const json& image = (*report)["images"][0];
+  CHECK(image["verdicts"].empty());
+  REQUIRE(image["findings"].size() == 1);
+  CHECK(image["findings"][0]["rule"] == "T003");
+  CHECK(analysis::RenderText(*report).find("pass --fleet FILE") != std::string::npos);
+}
+
+TEST_CASE("pools as the language sees them") {
+  json pool = analysis::PoolToJson(TwoPools().pools[1]);
+  CHECK(pool["name"] == "a100-535");
+  CHECK(pool["driver"] == "535.104.05");
+  CHECK(!pool.contains("brand"));  // unset -> absent -> unknown in rules
+  CHECK(!pool.contains("container_toolkit"));
+  CHECK(pool["platform"] == "linux/amd64");
+}
