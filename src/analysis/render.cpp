@@ -89,7 +89,8 @@ std::string RenderText(const json& report) {
     std::string header = "IMAGE " + image.value("ref", std::string());
     std::string digest = image.value("digest", std::string());
     if (!digest.empty()) header += " (" + digest.substr(0, std::min<size_t>(digest.size(), 19)) + ")";
-    out << Fit(header, kWidth) << "\n";
+    if (header.size() > kWidth) header = header.substr(0, kWidth - 1) + "~";
+    out << header << "\n";
     const json& verdicts = image["verdicts"];
     if (!verdicts.empty()) {
       size_t pool_width = 4;

@@ -154,7 +154,7 @@ TEST_CASE("verdicts: first failure a user meets, merged findings, evidence") {
   CHECK(text.find("  rtx3090-460  fail     804 cudaErrorCompatNotSupportedOnDevice (cuInit)") != std::string::npos);
   CHECK(text.find("  a100-535     fail     209 cudaErrorNoKernelImageForDevice (kernel-load)") != std::string::npos);
   CHECK(text.find("  evidence: /usr/local/cuda-11.3/compat/libcuda.so.465.19.01 (layer 1:") != std::string::npos);
-  CHECK(text.find("RUN apt-get") != std::string::npos);
+  CHECK(text.find("(layer 1: RUN\n    apt-get install") != std::string::npos);
   CHECK(text.find("cuda-compat-11-3)") != std::string::npos);
   size_t start = 0;
   while (start < text.size()) {
