@@ -1,0 +1,270 @@
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <regex>
+#include <string>
+
+#include "cuda/cuda.h"
+#include "cuda/elf.h"
+
+namespace imagelint::cuda {
+namespace {
+
+using nlohmann::json;
+
+bool StartsWith(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
+bool EndsWith(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+std::string Lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+std::string_view BaseName(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+std::string_view DirName(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? std::string_view() : path.substr(0, slash);
+}
+
+// Python distributions and conda packages whose metadata says something about CUDA.
+bool RelevantPackage(std::string name) {
+  name = Lower(name);
+  std::replace(name.begin(), name.end(), '_', '-');
+  static const char* kPrefixes[] = {"nvidia-", "torch", "pytorch", "jax", "tensorflow", "tf-", "tf-nightly",
+                                    "cupy", "onnxruntime", "tensorrt", "triton", "pycuda", "cuda", "libcu",
+                                    "libnv", "libnpp", "nccl", "cudnn", "paddlepaddle", "mxnet", "numba",
+                                    "cudatoolkit", "libcublas", "libcufft", "libcurand", "libcusolver",
+                                    "libcusparse", "vllm", "xformers", "flash-attn", "bitsandbytes"};
+  for (const char* prefix : kPrefixes)
+    if (StartsWith(name, prefix)) return true;
+  return false;
+}
+
+bool RelevantDpkg(const std::string& name) {
+  static const std::regex kPattern("(cuda|nvidia|cudnn|nccl|cublas|cufft|curand|cusparse|cusolver|nvinfer|"
+                                   "tensorrt|libnv|libnpp|cudart|torch)",
+                                   std::regex::icase | std::regex::optimize);
+  return std::regex_search(name, kPattern);
+}
+
+uint64_t CapForKind(const std::string& kind) {
+  if (kind == "dpkg_status") return 64u << 20;
+  if (kind == "conda_meta") return 8u << 20;
+  if (kind == "pip_metadata") return 4u << 20;
+  return 256 * 1024;
+}
+
+json ParseDpkgStatus(std::string_view text) {
+  json packages = json::array();
+  std::string name, version, status, arch, source;
+  auto flush = [&] {
+    if (!name.empty() && RelevantDpkg(name) && packages.size() < 5000) {
+      json row = {{"name", name}, {"version", version}};
+      if (!status.empty()) row["status"] = status;
+      if (!arch.empty()) row["architecture"] = arch;
+      packages.push_back(row);
+    }
+    name.clear(), version.clear(), status.clear(), arch.clear(), source.clear();
+  };
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) {
+      flush();
+    } else if (line[0] != ' ' && line[0] != '\t') {
+      size_t colon = line.find(':');
+      if (colon != std::string_view::npos) {
+        std::string_view key = line.substr(0, colon);
+        std::string_view value = line.substr(colon + 1);
+        while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+        if (key == "Package") name = value;
+        else if (key == "Version") version = value;
+        else if (key == "Status") status = value;
+        else if (key == "Architecture") arch = value;
+      }
+    }
+    start = end + 1;
+  }
+  flush();
+  return packages;
+}
+
+json ParsePipMetadata(std::string_view text) {
+  json out = json::object();
+  json requires_dist = json::array();
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) break;  // end of the header block
+    size_t colon = line.find(':');
+    if (colon != std::string_view::npos && line[0] != ' ') {
+      std::string_view key = line.substr(0, colon);
+      std::string value(line.substr(colon + 1));
+      value.erase(0, value.find_first_not_of(' '));
+      if (key == "Name") out["name"] = value;
+      else if (key == "Version") out["version"] = value;
+      else if (key == "Requires-Dist" && RelevantPackage(value) && requires_dist.size() < 200)
+        requires_dist.push_back(value);
+    }
+    start = end + 1;
+  }
+  if (!requires_dist.empty()) out["requires_dist"] = requires_dist;
+  return out;
+}
+
+class TextSink : public FileSink {
+ public:
+  TextSink(std::string kind, uint64_t cap) : kind_(std::move(kind)), cap_(cap) {}
+  bool Consume(std::span<const uint8_t> chunk) override {
+    size_t take = static_cast<size_t>(std::min<uint64_t>(cap_ - text_.size(), chunk.size()));
+    text_.append(reinterpret_cast<const char*>(chunk.data()), take);
+    if (take < chunk.size()) truncated_ = true;
+    return !truncated_;
+  }
+  json Finish(bool complete) override {
+    json out = {{"kind", kind_}};
+    if (truncated_) {
+      out["problems"] = json::array({{{"offset", cap_}, {"message", "file larger than the " +
+                                                                       std::to_string(cap_) +
+                                                                       "-byte limit for " + kind_ + "; not read"}}});
+      return out;
+    }
+    if (!complete) out["problems"] = json::array({{{"offset", text_.size()}, {"message", "file was cut short"}}});
+    if (kind_ == "dpkg_status") {
+      out["packages"] = ParseDpkgStatus(text_);
+    } else if (kind_ == "pip_metadata") {
+      json parsed = ParsePipMetadata(text_);
+      out.update(parsed);
+    } else if (kind_ == "conda_meta" || kind_ == "cuda_version_json") {
+      json parsed = json::parse(text_, nullptr, false);
+      if (parsed.is_discarded() || !parsed.is_object()) {
+        out["problems"] = json::array({{{"offset", 0}, {"message", "invalid JSON"}}});
+        return out;
+      }
+      if (kind_ == "conda_meta") {
+        std::string name = parsed.value("name", "");
+        if (!RelevantPackage(name)) return json();  // not about CUDA: nothing to keep
+        for (const char* key : {"name", "version", "build", "subdir", "channel"})
+          if (parsed.contains(key) && parsed[key].is_string()) out[key] = parsed[key];
+        if (parsed.contains("depends") && parsed["depends"].is_array()) {
+          json depends = json::array();
+          for (const auto& dep : parsed["depends"])
+            if (dep.is_string() && RelevantPackage(dep.get<std::string>()) && depends.size() < 200)
+              depends.push_back(dep);
+          out["depends"] = depends;
+        }
+      } else {
+        json versions = json::object();
+        for (auto it = parsed.begin(); it != parsed.end(); ++it)
+          if (it->is_object() && it->contains("version") && (*it)["version"].is_string())
+            versions[it.key()] = (*it)["version"];
+        out["versions"] = versions;
+      }
+    } else {
+      out["text"] = text_;
+    }
+    return out;
+  }
+
+ private:
+  std::string kind_;
+  uint64_t cap_;
+  std::string text_;
+  bool truncated_ = false;
+};
+
+class TextAnalyzer : public FileAnalyzer {
+ public:
+  std::string_view Name() const override { return kTextAnalyzerName; }
+  int Version() const override { return 1; }
+  std::unique_ptr<FileSink> Open(const EntryInfo& entry, std::span<const uint8_t> head) override {
+    if (entry.type != EntryType::kRegular) return nullptr;
+    std::string kind = TextKindForPath(entry.path);
+    if (kind.empty()) return nullptr;
+    uint64_t cap = CapForKind(kind);
+    return std::make_unique<TextSink>(kind, cap);
+  }
+};
+
+class ElfSink : public FileSink {
+ public:
+  ElfSink(std::string path, uint64_t size) : scanner_(std::move(path), size) {}
+  bool Consume(std::span<const uint8_t> chunk) override {
+    scanner_.Consume(chunk);
+    return true;
+  }
+  json Finish(bool complete) override { return scanner_.Finish(complete); }
+
+ private:
+  ElfScanner scanner_;
+};
+
+class ElfAnalyzer : public FileAnalyzer {
+ public:
+  std::string_view Name() const override { return kElfAnalyzerName; }
+  int Version() const override { return 1; }
+  std::unique_ptr<FileSink> Open(const EntryInfo& entry, std::span<const uint8_t> head) override {
+    if (entry.type != EntryType::kRegular && entry.type != EntryType::kHardlink) return nullptr;
+    if (head.size() < 4) return nullptr;
+    static const uint8_t kElf[4] = {0x7F, 'E', 'L', 'F'};
+    static const uint8_t kFatbin[4] = {0x50, 0xED, 0x55, 0xBA};
+    if (std::memcmp(head.data(), kElf, 4) != 0 && std::memcmp(head.data(), kFatbin, 4) != 0) return nullptr;
+    return std::make_unique<ElfSink>(entry.path, entry.size);
+  }
+};
+
+}  // namespace
+
+std::string TextKindForPath(std::string_view path) {
+  std::string_view base = BaseName(path);
+  std::string_view dir = DirName(path);
+  if (StartsWith(path, "usr/local/cuda") && path.find('/', 10) == path.rfind('/')) {
+    if (base == "version.json") return "cuda_version_json";
+    if (base == "version.txt") return "cuda_version_txt";
+  }
+  if (path == "var/lib/dpkg/status" || (dir == "var/lib/dpkg/status.d" && base.find('.') == std::string_view::npos))
+    return "dpkg_status";
+  if (base == "METADATA" && EndsWith(dir, ".dist-info")) {
+    std::string_view dist = BaseName(dir);
+    std::string name(dist.substr(0, dist.find('-')));
+    return RelevantPackage(name) ? "pip_metadata" : "";
+  }
+  if (base == "PKG-INFO" && EndsWith(dir, ".egg-info")) {
+    std::string_view dist = BaseName(dir);
+    std::string name(dist.substr(0, dist.find('-')));
+    return RelevantPackage(name) ? "pip_metadata" : "";
+  }
+  if (EndsWith(dir, "conda-meta") && EndsWith(base, ".json")) {
+    return RelevantPackage(std::string(base)) ? "conda_meta" : "";
+  }
+  if (path == "etc/ld.so.conf" || (dir == "etc/ld.so.conf.d")) return "ld_so_conf";
+  if (EndsWith(path, "/torch/version.py")) return "torch_version";
+  if (EndsWith(path, "/tensorflow/python/platform/build_info.py")) return "tensorflow_build_info";
+  if (EndsWith(path, "/onnxruntime/capi/version_info.py")) return "onnxruntime_version_info";
+  if (EndsWith(path, "/onnxruntime/capi/build_and_package_info.py")) return "onnxruntime_build_info";
+  if (EndsWith(path, "/cupy/_version.py")) return "cupy_version";
+  if (EndsWith(path, "/jaxlib/version.py")) return "jaxlib_version";
+  if (EndsWith(path, "/tensorrt/__init__.py")) return "tensorrt_init";
+  return "";
+}
+
+std::unique_ptr<FileAnalyzer> MakeElfAnalyzer() { return std::make_unique<ElfAnalyzer>(); }
+std::unique_ptr<FileAnalyzer> MakeTextAnalyzer() { return std::make_unique<TextAnalyzer>(); }
+std::vector<std::unique_ptr<FileAnalyzer>> MakeCudaAnalyzers() {
+  std::vector<std::unique_ptr<FileAnalyzer>> out;
+  out.push_back(MakeElfAnalyzer());
+  out.push_back(MakeTextAnalyzer());
+  return out;
+}
+
+}  // namespace imagelint::cuda

@@ -1,0 +1,74 @@
+// CUDA facts from image files (issue 3; docs/cuda-facts.md).
+//
+// Two streaming analyzers run inside the layer scanner:
+//   * "cuda.elf"  — every ELF file (host binaries, cubins) and standalone
+//                   fatbin: SONAME, NEEDED, RPATH/RUNPATH, notes (incl.
+//                   `.note.cuda.fwd_compatibility`), fatbin containers and
+//                   their entries, static-cudart markers, problems.
+//   * "cuda.text" — small text files that carry versions: CUDA version.json /
+//                   version.txt, dpkg status, pip METADATA, conda-meta JSON,
+//                   framework version files, ld.so.conf{,.d/*}; strict caps.
+// AddCudaFacts then reads the merged tree and fills the `cuda`, `binaries`
+// and `frameworks` parts of `imagelint.facts/v1`.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "imagelint/analyzer.h"
+
+namespace imagelint {
+class ImageTree;
+struct ImageMetadata;
+}  // namespace imagelint
+
+namespace imagelint::cuda {
+
+inline constexpr std::string_view kElfAnalyzerName = "cuda.elf";
+inline constexpr std::string_view kTextAnalyzerName = "cuda.text";
+
+std::unique_ptr<FileAnalyzer> MakeElfAnalyzer();
+std::unique_ptr<FileAnalyzer> MakeTextAnalyzer();
+// Both analyzers, for DefaultAnalyzers().
+std::vector<std::unique_ptr<FileAnalyzer>> MakeCudaAnalyzers();
+
+// Which text files the text analyzer captures ("" = none), by image path.
+std::string TextKindForPath(std::string_view path);
+
+// One visible file of the merged image, as the facts builder needs it.
+struct CudaFile {
+  std::string path;             // "usr/lib/x86_64-linux-gnu/libcudart.so.12" (no leading '/')
+  EntryType type = EntryType::kRegular;
+  std::string link_target;      // symlinks: target as stored
+  uint64_t size = 0;
+  size_t layer = 0;             // index into the image's layers
+  const nlohmann::json* elf = nullptr;   // "cuda.elf" result, when any
+  const nlohmann::json* text = nullptr;  // "cuda.text" result, when any
+};
+
+struct CudaFactsInput {
+  std::vector<CudaFile> files;     // every visible path, any order
+  nlohmann::json config;           // image config JSON (env in config.Env)
+  std::vector<std::string> layer_digests;
+  // Follows symlinks inside the image; nullopt when dangling/looping. May be empty
+  // (then only the files' own link targets are used, one hop).
+  std::function<std::optional<std::string>(std::string_view)> resolve;
+};
+
+// Fills facts["cuda"], facts["binaries"], facts["frameworks"].
+void AddCudaFacts(const CudaFactsInput& input, nlohmann::json& facts);
+// Convenience over the merged tree (links imagelint_merge).
+void AddCudaFacts(const ImageTree& tree, const ImageMetadata& metadata, nlohmann::json& facts);
+
+// Human-readable blocks for `imagelint facts --format text`: one block per
+// runtime, driver, binary and framework, each with evidence path and layer.
+std::string FormatCudaFactsText(const nlohmann::json& facts);
+
+}  // namespace imagelint::cuda

@@ -1,0 +1,152 @@
+// Text rendering of the CUDA parts of the facts: one block per runtime,
+// driver, binary and framework, each naming its evidence path and layer.
+#include <sstream>
+
+#include "cuda/cuda.h"
+
+namespace imagelint::cuda {
+namespace {
+
+using nlohmann::json;
+
+std::string Str(const json& value) {
+  if (value.is_null()) return "unknown";
+  if (value.is_string()) return value.get<std::string>();
+  return value.dump();
+}
+
+std::string Join(const json& list, const std::string& separator = " ") {
+  std::string out;
+  if (!list.is_array()) return out;
+  for (const auto& item : list) {
+    if (!out.empty()) out += separator;
+    out += Str(item);
+  }
+  return out;
+}
+
+std::string Where(const json& row) {
+  std::string out = Str(row.value("path", json())) + "  (layer " + Str(row.value("layer", json()));
+  if (row.contains("layer_digest")) {
+    std::string digest = row["layer_digest"].get<std::string>();
+    out += " " + digest.substr(0, std::min<size_t>(digest.size(), 19));
+  }
+  return out + ")";
+}
+
+void Problems(std::ostringstream& out, const json& row, const std::string& indent) {
+  if (!row.contains("problems")) return;
+  for (const auto& problem : row["problems"])
+    out << indent << "problem at offset " << Str(problem.value("offset", json())) << ": "
+        << Str(problem.value("message", json())) << "\n";
+}
+
+}  // namespace
+
+std::string FormatCudaFactsText(const json& facts) {
+  std::ostringstream out;
+  const json cuda = facts.value("cuda", json::object());
+
+  out << "CUDA runtimes (libcudart)\n";
+  const json runtimes = cuda.value("runtimes", json::array());
+  if (runtimes.empty()) out << "  none\n";
+  for (const auto& row : runtimes) {
+    out << "  libcudart " << Str(row.value("version", json())) << "  [" << Str(row.value("origin", json()))
+        << ", version from " << Str(row.value("source", json())) << "]\n";
+    out << "    file:     " << Where(row) << "\n";
+    if (row.contains("evidence_path")) out << "    evidence: " << Str(row["evidence_path"]) << "\n";
+    if (!row.value("soname", std::string()).empty()) out << "    soname:   " << Str(row["soname"]) << "\n";
+    if (!row.value("aliases", json::array()).empty()) out << "    aliases:  " << Join(row["aliases"]) << "\n";
+    if (row.value("conflict", false)) {
+      out << "    CONFLICT: evidence disagrees:";
+      for (const auto& e : row["evidence"]) out << " " << Str(e["source"]) << "=" << Str(e["version"]);
+      out << "\n";
+    }
+  }
+  for (const auto& row : cuda.value("static_runtimes", json::array())) {
+    out << "  static cudart (heuristic) in " << Where(row);
+    if (!row.value("toolkits", json::array()).empty()) out << ", device code from CUDA " << Join(row["toolkits"], ", ");
+    out << "\n";
+  }
+
+  out << "\nCUDA driver libraries (libcuda)\n";
+  const json drivers = cuda.value("drivers", json::array());
+  if (drivers.empty()) out << "  none (the NVIDIA container runtime mounts the host's)\n";
+  for (const auto& row : drivers) {
+    out << "  libcuda " << Str(row.value("version", json())) << "  [" << Str(row.value("kind", json())) << "]\n";
+    out << "    file:     " << Where(row) << "\n";
+    if (row.contains("evidence_path")) out << "    evidence: " << Str(row["evidence_path"]) << "\n";
+    if (!row.value("aliases", json::array()).empty()) out << "    aliases:  " << Join(row["aliases"]) << "\n";
+    const json note = row.value("note", json::object());
+    if (!note.empty()) {
+      out << "    fwd-compat note: CUDA " << Str(note.value("CUDA Version", json())) << ", host driver branches "
+          << Join(note.value("Driver", json::array()), ",") << "\n";
+    }
+    Problems(out, row, "    ");
+  }
+
+  out << "\nCUDA requirements (image config)\n";
+  const json requirements = cuda.value("requirements", json::object());
+  bool any = false;
+  for (auto it = requirements.begin(); it != requirements.end(); ++it) {
+    if (it.key() == "disabled" || it.key() == "legacy" || it.key() == "legacy_cuda_version") continue;
+    out << "  " << it.key() << "=" << Str(it.value()) << "\n";
+    any = true;
+  }
+  if (!any) out << "  none\n";
+  out << "  requirement checks disabled: " << (requirements.value("disabled", false) ? "yes" : "no");
+  if (requirements.value("legacy", false))
+    out << "; legacy image: runtime adds cuda>=" << Str(requirements.value("legacy_cuda_version", json()));
+  out << "\n";
+
+  out << "\nLoader\n";
+  const json loader = cuda.value("loader", json::object());
+  out << "  LD_LIBRARY_PATH: " << Join(loader.value("ld_library_path", json::array()), ":") << "\n";
+  for (const auto& row : loader.value("ld_so_conf", json::array()))
+    out << "  ld.so.conf dir " << Str(row["dir"]) << "  (from " << Str(row["file"]) << ", layer "
+        << Str(row["layer"]) << ")\n";
+  for (const auto& row : loader.value("libcuda_candidates", json::array()))
+    out << "  libcuda.so.1 via " << Str(row["via"]) << ": " << Str(row["path"]) << " -> "
+        << Str(row.value("resolves_to", json())) << " [" << Str(row.value("kind", json())) << "]\n";
+
+  out << "\nBinaries with CUDA content\n";
+  const json binaries = facts.value("binaries", json::array());
+  if (binaries.empty()) out << "  none\n";
+  for (const auto& row : binaries) {
+    out << "  " << Where(row) << "\n";
+    if (!row.value("soname", std::string()).empty()) out << "    soname: " << Str(row["soname"]) << "\n";
+    if (!row.value("needed", json::array()).empty()) out << "    needs:  " << Join(row["needed"]) << "\n";
+    if (!row.value("sass", json::array()).empty()) out << "    SASS:   " << Join(row["sass"]) << "\n";
+    if (!row.value("ptx", json::array()).empty()) {
+      out << "    PTX:   ";
+      for (const auto& ptx : row["ptx"]) out << " " << Str(ptx["arch"]) << " (ISA " << Str(ptx["isa"]) << ")";
+      out << "\n";
+    }
+    if (row.contains("fatbin")) {
+      const json& fatbin = row["fatbin"];
+      out << "    fatbin: " << Str(fatbin["containers"]) << " containers, " << Str(fatbin["entries"]) << " entries";
+      const json compression = fatbin.value("compression", json::object());
+      if (!compression.empty()) {
+        out << "; compression";
+        for (auto it = compression.begin(); it != compression.end(); ++it) out << " " << it.key() << "=" << Str(*it);
+      }
+      if (!fatbin.value("toolkits", json::array()).empty()) out << "; built by CUDA " << Join(fatbin["toolkits"], ", ");
+      out << "\n";
+    }
+    if (row.value("static_cudart", false)) out << "    static cudart: likely (heuristic)\n";
+    Problems(out, row, "    ");
+  }
+
+  out << "\nFrameworks\n";
+  const json frameworks = facts.value("frameworks", json::array());
+  if (frameworks.empty()) out << "  none\n";
+  for (const auto& row : frameworks) {
+    out << "  " << Str(row.value("name", json())) << " " << Str(row.value("version", json())) << "  (CUDA "
+        << Str(row.value("cuda", json())) << ")\n";
+    out << "    evidence: " << Where(row) << "\n";
+    if (!row.value("sass", json::array()).empty()) out << "    SASS:     " << Join(row["sass"]) << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace imagelint::cuda
