@@ -68,8 +68,12 @@ class EntryReader {
 
 struct OpenOptions {
   Platform platform;                                  // --platform, default linux/amd64
+  // True when the user named a platform: then a single-platform index of
+  // another platform is an error too (otherwise its only image is taken).
+  bool platform_explicit = false;
   uint64_t max_uncompressed_layer_bytes = 64ull << 30;  // gzip-bomb limit per layer (overridable)
   uint64_t max_metadata_bytes = 16ull << 20;          // manifests, configs, index.json
+  bool verify_digests = true;                         // blob digests and diff IDs
 };
 
 class ImageSource {

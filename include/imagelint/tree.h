@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,8 +49,18 @@ class ImageTree {
   const std::vector<std::string>& Problems() const { return problems_; }
 
  private:
+  Result<std::string> Walk(std::string_view path, bool follow_last, int& hops) const;
+  void Apply(const std::vector<LayerResult>& layers, size_t index);
+  void RemoveSubtree(const std::string& path, bool keep_self);
+  std::string EnsureParents(const std::string& parent, size_t layer);
+
   std::map<std::string, TreeNode, std::less<>> nodes_;
   std::vector<std::string> problems_;
+  // Directories created implicitly (a file whose parent no layer declares);
+  // shared so that copies of the tree keep valid pointers.
+  std::vector<std::shared_ptr<LayerEntry>> implicit_;
+  // AUFS hard-link targets under .wh..wh.plnk/ (invisible, but linkable).
+  std::map<std::string, const LayerEntry*, std::less<>> plnk_;
 };
 
 }  // namespace imagelint

@@ -21,6 +21,22 @@ namespace imagelint {
 
 inline constexpr const char* kFactsSchema = "imagelint.facts/v1";
 
+struct ReadImageOptions {
+  OpenOptions open;
+  ScanOptions scan;
+};
+
+// OpenLocalImage + ScanImage with DefaultAnalyzers(): the whole read of a
+// local image (tarball, OCI layout/archive, rootfs directory).
+Result<ScannedImage> ReadImage(const std::string& path, const ReadImageOptions& options);
+
+// A progress printer for ScanOptions::progress that draws "layers 3/7, 512 MiB"
+// on stderr when stderr is a terminal; empty (no progress) otherwise.
+std::function<void(const ScanProgress&)> TerminalProgress();
+
+// "64G", "512M", "1048576" -> bytes (for --max-layer-bytes).
+Result<uint64_t> ParseByteSize(const std::string& text);
+
 // Every content analyzer imagelint runs by default (add yours here).
 std::vector<std::unique_ptr<FileAnalyzer>> DefaultAnalyzers();
 std::vector<FileAnalyzer*> AnalyzerPointers(const std::vector<std::unique_ptr<FileAnalyzer>>& analyzers);
@@ -34,5 +50,10 @@ nlohmann::json BuildImageFacts(const ScannedImage& image);
 
 // Human-readable rendering of BuildFacts() output (`facts --format text`).
 std::string FactsToText(const nlohmann::json& facts);
+
+// `imagelint ls`: one line per visible path of the merged tree matching
+// `glob` (fnmatch, `*` also crosses '/'; empty = everything):
+// "<type> <mode> <size> L<layer> /<path>[ -> <target>]".
+std::string ListTree(const ScannedImage& image, const std::string& glob);
 
 }  // namespace imagelint

@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "imagelint/result.h"
 #include "imagelint/source.h"
@@ -19,8 +20,10 @@ Result<std::unique_ptr<ImageSource>> OpenLocalImage(const std::string& path, con
 // (`index` is the parsed JSON): skips attestation manifests, matches
 // os/architecture/variant after normalisation. Returns the chosen descriptor.
 // `subject` names the index in errors. Shared with the registry source.
+// With `explicit_platform` false, an index holding a single image selects it
+// whatever its platform.
 Result<nlohmann::json> SelectPlatform(const nlohmann::json& index, const Platform& wanted,
-                                      const std::string& subject);
+                                      bool explicit_platform, const std::string& subject);
 
 // Builds the LayerRef list from a parsed manifest's layers[] and the config
 // (diff_ids, history with empty_layer skipped). Shared with the registry source.

@@ -1,0 +1,202 @@
+#include "facts/facts.h"
+
+#include <fnmatch.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <sstream>
+
+#include "facts/content_analyzer.h"
+#include "imagelint/bytes.h"
+
+namespace imagelint {
+
+std::vector<std::unique_ptr<FileAnalyzer>> DefaultAnalyzers() {
+  std::vector<std::unique_ptr<FileAnalyzer>> analyzers;
+  analyzers.push_back(MakeContentAnalyzer());
+  return analyzers;
+}
+
+std::vector<FileAnalyzer*> AnalyzerPointers(const std::vector<std::unique_ptr<FileAnalyzer>>& analyzers) {
+  std::vector<FileAnalyzer*> pointers;
+  for (const auto& analyzer : analyzers) pointers.push_back(analyzer.get());
+  return pointers;
+}
+
+Result<ScannedImage> ReadImage(const std::string& path, const ReadImageOptions& options) {
+  auto source = OpenLocalImage(path, options.open);
+  if (!source.ok()) return source.error();
+  auto analyzers = DefaultAnalyzers();
+  return ScanImage(**source, AnalyzerPointers(analyzers), options.scan);
+}
+
+std::function<void(const ScanProgress&)> TerminalProgress() {
+  if (!::isatty(STDERR_FILENO)) return {};
+  return [](const ScanProgress& progress) {
+    std::fprintf(stderr, "\rimagelint: layers %zu/%zu, %.1f MiB%s", progress.layers_done, progress.layers_total,
+                 static_cast<double>(progress.blob_bytes_done) / (1 << 20),
+                 progress.layers_done == progress.layers_total ? "\n" : "");
+    std::fflush(stderr);
+  };
+}
+
+Result<uint64_t> ParseByteSize(const std::string& text) {
+  if (text.empty()) return MakeError(text, "not a size");
+  uint64_t value = 0;
+  size_t i = 0;
+  for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
+    auto next = CheckedAdd(value * 10, static_cast<uint64_t>(text[i] - '0'));
+    if (value > (UINT64_MAX / 10) || !next) return MakeError(text, "size too large");
+    value = *next;
+  }
+  if (i == 0) return MakeError(text, "not a size (expected digits with an optional K, M, G or T suffix)");
+  std::string suffix = text.substr(i);
+  int shift = 0;
+  if (suffix.empty()) shift = 0;
+  else if (suffix == "K" || suffix == "k" || suffix == "KiB") shift = 10;
+  else if (suffix == "M" || suffix == "MiB") shift = 20;
+  else if (suffix == "G" || suffix == "GiB") shift = 30;
+  else if (suffix == "T" || suffix == "TiB") shift = 40;
+  else return MakeError(text, "unknown size suffix \"" + suffix + "\" (use K, M, G or T)");
+  auto scaled = CheckedMul(value, uint64_t{1} << shift);
+  if (!scaled) return MakeError(text, "size too large");
+  return *scaled;
+}
+
+nlohmann::json BuildFacts(const ScannedImage& image) {
+  nlohmann::json facts = {{"schema", kFactsSchema}};
+  facts["image"] = BuildImageFacts(image);
+  return facts;
+}
+
+nlohmann::json BuildImageFacts(const ScannedImage& image) {
+  const ImageMetadata& metadata = image.metadata;
+  nlohmann::json env = nlohmann::json::object();
+  nlohmann::json labels = nlohmann::json::object();
+  const nlohmann::json& config = metadata.config;
+  if (config.is_object() && config.contains("config") && config["config"].is_object()) {
+    const auto& inner = config["config"];
+    if (inner.contains("Env") && inner["Env"].is_array()) {
+      for (const auto& item : inner["Env"]) {
+        if (!item.is_string()) continue;
+        std::string text = item.get<std::string>();
+        size_t equals = text.find('=');
+        if (equals == std::string::npos) {
+          env[text] = "";
+        } else {
+          env[text.substr(0, equals)] = text.substr(equals + 1);
+        }
+      }
+    }
+    if (inner.contains("Labels") && inner["Labels"].is_object()) {
+      for (const auto& [key, value] : inner["Labels"].items()) {
+        if (value.is_string()) labels[key] = value;
+      }
+    }
+  }
+  nlohmann::json layers = nlohmann::json::array();
+  for (size_t i = 0; i < metadata.layers.size(); ++i) {
+    const LayerRef& ref = metadata.layers[i];
+    nlohmann::json layer = {{"digest", ref.digest}, {"diff_id", ref.diff_id}, {"created_by", ref.created_by}};
+    if (!ref.media_type.empty()) layer["media_type"] = ref.media_type;
+    if (ref.size >= 0) layer["size"] = ref.size;
+    if (i < image.layers.size()) {
+      layer["entries"] = image.layers[i].entries.size();
+      layer["uncompressed_size"] = image.layers[i].tar_bytes;
+    }
+    layers.push_back(std::move(layer));
+  }
+  nlohmann::json problems = nlohmann::json::array();
+  for (const auto& problem : image.tree.Problems()) problems.push_back(problem);
+  return {{"ref", metadata.ref},
+          {"digest", metadata.digest},
+          {"kind", metadata.kind},
+          {"os", metadata.platform.os},
+          {"architecture", metadata.platform.architecture},
+          {"variant", metadata.platform.variant},
+          {"env", env},
+          {"labels", labels},
+          {"layers", layers},
+          {"problems", problems}};
+}
+
+namespace {
+
+std::string HumanBytes(uint64_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (value >= 1024 && unit < 4) {
+    value /= 1024;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", value, units[unit]);
+  return text;
+}
+
+std::string Str(const nlohmann::json& value) { return value.is_string() ? value.get<std::string>() : value.dump(); }
+
+}  // namespace
+
+std::string FactsToText(const nlohmann::json& facts) {
+  std::ostringstream out;
+  if (facts.contains("image")) {
+    const auto& image = facts["image"];
+    out << "image:     " << Str(image.value("ref", nlohmann::json(""))) << "\n";
+    out << "digest:    " << Str(image.value("digest", nlohmann::json(""))) << "\n";
+    out << "kind:      " << Str(image.value("kind", nlohmann::json(""))) << "\n";
+    std::string platform = Str(image.value("os", nlohmann::json(""))) + "/" +
+                           Str(image.value("architecture", nlohmann::json("")));
+    if (!image.value("variant", std::string()).empty()) platform += "/" + image.value("variant", std::string());
+    out << "platform:  " << platform << "\n";
+    out << "env:\n";
+    const nlohmann::json env = image.value("env", nlohmann::json::object());
+    const nlohmann::json labels = image.value("labels", nlohmann::json::object());
+    const nlohmann::json layers = image.value("layers", nlohmann::json::array());
+    const nlohmann::json problems = image.value("problems", nlohmann::json::array());
+    for (const auto& [key, value] : env.items()) {
+      out << "  " << key << "=" << Str(value) << "\n";
+    }
+    out << "labels:\n";
+    for (const auto& [key, value] : labels.items()) {
+      out << "  " << key << "=" << Str(value) << "\n";
+    }
+    out << "layers:\n";
+    size_t index = 0;
+    for (const auto& layer : layers) {
+      out << "  " << index++ << "  " << Str(layer.value("digest", nlohmann::json("")));
+      if (layer.contains("size")) out << "  " << HumanBytes(layer["size"].get<uint64_t>());
+      out << "  " << Str(layer.value("created_by", nlohmann::json(""))) << "\n";
+    }
+    for (const auto& problem : problems) {
+      out << "problem:   " << Str(problem) << "\n";
+    }
+  }
+  for (const auto& [key, value] : facts.items()) {
+    if (key == "image" || key == "schema") continue;
+    out << key << ": " << value.dump(2) << "\n";
+  }
+  return out.str();
+}
+
+std::string ListTree(const ScannedImage& image, const std::string& glob) {
+  std::string pattern = glob;
+  while (!pattern.empty() && pattern.front() == '/') pattern.erase(pattern.begin());
+  std::ostringstream out;
+  image.tree.ForEach([&](const std::string& path, const TreeNode& node) {
+    if (!pattern.empty() && fnmatch(pattern.c_str(), path.c_str(), 0) != 0) return;
+    const EntryInfo& info = node.entry->info;
+    uint64_t size = node.content ? node.content->info.size : 0;
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", info.mode & 07777);
+    out << EntryTypeName(info.type) << " " << mode << " " << size << " L" << node.layer << " /" << path;
+    if (!info.link_target.empty()) {
+      out << (info.type == EntryType::kHardlink ? " => /" : " -> ") << info.link_target;
+    }
+    out << "\n";
+  });
+  return out.str();
+}
+
+}  // namespace imagelint

@@ -1,0 +1,260 @@
+// Applying layers (formats.md §3.6): per layer, first the whiteouts and
+// opaque markers delete from what the lower layers built (they never hide
+// entries of their own layer, wherever they sit in the tar), then the layer's
+// entries are added: directory over directory updates attributes, anything
+// else replaces (a replaced directory takes its subtree with it). Parent
+// directories are resolved through symlinks inside the tree, as an extracting
+// runtime would; nothing here touches the host.
+#include "imagelint/tree.h"
+
+#include <deque>
+
+namespace imagelint {
+namespace {
+
+constexpr int kMaxHops = 40;
+constexpr std::string_view kWhiteoutPrefix = ".wh.";
+constexpr std::string_view kMetaPrefix = ".wh..wh.";
+constexpr std::string_view kOpaque = ".wh..wh..opq";
+constexpr std::string_view kPlnkDir = ".wh..wh.plnk";
+
+std::string_view Trim(std::string_view path) {
+  while (!path.empty() && path.front() == '/') path.remove_prefix(1);
+  while (!path.empty() && path.back() == '/') path.remove_suffix(1);
+  return path;
+}
+
+std::string DirOf(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? std::string() : std::string(path.substr(0, slash));
+}
+std::string BaseOf(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
+std::string Join(const std::string& dir, std::string_view name) {
+  return dir.empty() ? std::string(name) : dir + "/" + std::string(name);
+}
+
+std::deque<std::string> Split(std::string_view path) {
+  std::deque<std::string> parts;
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t slash = path.find('/', start);
+    if (slash == std::string_view::npos) slash = path.size();
+    if (slash > start) parts.emplace_back(path.substr(start, slash - start));
+    start = slash + 1;
+  }
+  return parts;
+}
+
+bool IsDir(const TreeNode& node) { return node.entry && node.entry->info.type == EntryType::kDirectory; }
+
+}  // namespace
+
+ImageTree ImageTree::Build(const std::vector<LayerResult>& layers) {
+  ImageTree tree;
+  for (size_t i = 0; i < layers.size(); ++i) tree.Apply(layers, i);
+  return tree;
+}
+
+void ImageTree::RemoveSubtree(const std::string& path, bool keep_self) {
+  if (!keep_self) nodes_.erase(path);
+  std::string prefix = path.empty() ? std::string() : path + "/";
+  auto it = nodes_.lower_bound(prefix);
+  while (it != nodes_.end() && it->first.compare(0, prefix.size(), prefix) == 0) {
+    if (it->first == path) {
+      ++it;
+      continue;
+    }
+    it = nodes_.erase(it);
+  }
+}
+
+// Resolves `parent` for writing into it, creating missing directories.
+// Returns the canonical directory path, or "\x01" when it cannot hold children.
+std::string ImageTree::EnsureParents(const std::string& parent, size_t layer) {
+  if (parent.empty()) return parent;
+  int hops = 0;
+  auto resolved = Walk(parent, true, hops);
+  if (resolved.ok()) {
+    auto it = nodes_.find(*resolved);
+    if (resolved->empty() || (it != nodes_.end() && IsDir(it->second))) return *resolved;
+  }
+  // Create the missing directories one component at a time (resolving the
+  // existing prefix through symlinks).
+  std::string current;
+  for (const auto& part : Split(parent)) {
+    std::string candidate = Join(current, part);
+    hops = 0;
+    auto walked = Walk(candidate, true, hops);
+    if (walked.ok()) {
+      auto it = nodes_.find(*walked);
+      if (it != nodes_.end() && !IsDir(it->second)) return "\x01";
+      current = *walked;
+      continue;
+    }
+    // Missing: create it (a dangling symlink in the way also blocks).
+    auto it = nodes_.find(candidate);
+    if (it != nodes_.end()) return "\x01";
+    auto entry = std::make_shared<LayerEntry>();
+    entry->info.path = candidate;
+    entry->info.type = EntryType::kDirectory;
+    entry->info.mode = 0755;
+    implicit_.push_back(entry);
+    nodes_[candidate] = TreeNode{entry.get(), nullptr, layer};
+    current = candidate;
+  }
+  return current;
+}
+
+void ImageTree::Apply(const std::vector<LayerResult>& layers, size_t index) {
+  const LayerResult& layer = layers[index];
+  const std::string where = " (layer " + std::to_string(index) + ")";
+  // 1. Deletions of lower-layer content.
+  for (const auto& entry : layer.entries) {
+    std::string base = BaseOf(entry.info.path);
+    if (base.compare(0, kWhiteoutPrefix.size(), kWhiteoutPrefix) != 0) continue;
+    int hops = 0;
+    auto dir = Walk(DirOf(entry.info.path), true, hops);
+    if (base == kOpaque) {
+      if (dir.ok()) RemoveSubtree(*dir, true);
+      continue;
+    }
+    if (base.compare(0, kMetaPrefix.size(), kMetaPrefix) == 0) continue;  // AUFS metadata
+    std::string name = base.substr(kWhiteoutPrefix.size());
+    if (name.empty() || name == "." || name == "..") {
+      problems_.push_back(entry.info.path + ": invalid whiteout" + where);
+      continue;
+    }
+    if (!dir.ok()) {
+      problems_.push_back(entry.info.path + ": whiteout in a directory that does not exist" + where);
+      continue;
+    }
+    std::string target = Join(*dir, name);
+    if (!nodes_.count(target)) {
+      problems_.push_back(entry.info.path + ": whiteout of nothing" + where);
+      continue;
+    }
+    RemoveSubtree(target, false);
+  }
+  // 2. Additions.
+  for (const auto& entry : layer.entries) {
+    const std::string& path = entry.info.path;
+    std::string base = BaseOf(path);
+    if (path.compare(0, kPlnkDir.size(), kPlnkDir) == 0) {
+      if (entry.info.type == EntryType::kRegular) plnk_[path] = &entry;
+      continue;
+    }
+    if (base.compare(0, kWhiteoutPrefix.size(), kWhiteoutPrefix) == 0) continue;
+    std::string parent = EnsureParents(DirOf(path), index);
+    if (parent == "\x01") {
+      problems_.push_back(path + ": a parent is not a directory" + where);
+      continue;
+    }
+    std::string key = Join(parent, base);
+    TreeNode node{&entry, nullptr, index};
+    if (entry.info.type == EntryType::kRegular) node.content = &entry;
+    if (entry.info.type == EntryType::kHardlink) {
+      const LayerEntry* content = nullptr;
+      if (auto plnk = plnk_.find(entry.info.link_target); plnk != plnk_.end()) {
+        content = plnk->second;
+      } else if (const TreeNode* target = Lookup(entry.info.link_target)) {
+        content = target->content;
+      }
+      if (!content) problems_.push_back(path + ": hard link to missing file " + entry.info.link_target + where);
+      node.content = content;
+    }
+    auto existing = nodes_.find(key);
+    if (existing != nodes_.end()) {
+      if (IsDir(existing->second) && entry.info.type == EntryType::kDirectory) {
+        existing->second = node;
+        continue;
+      }
+      RemoveSubtree(key, false);
+    }
+    nodes_[key] = node;
+  }
+}
+
+Result<std::string> ImageTree::Walk(std::string_view path, bool follow_last, int& hops) const {
+  std::deque<std::string> pending = Split(path);
+  std::string current;
+  while (!pending.empty()) {
+    std::string part = std::move(pending.front());
+    pending.pop_front();
+    if (part == ".") continue;
+    if (part == "..") {
+      current = DirOf(current);  // clamped at the root
+      continue;
+    }
+    std::string candidate = Join(current, part);
+    auto it = nodes_.find(candidate);
+    if (it == nodes_.end()) {
+      return MakeError("/" + std::string(Trim(path)), "/" + candidate + " does not exist in the image");
+    }
+    const LayerEntry* entry = it->second.entry;
+    if (entry->info.type == EntryType::kSymlink && (!pending.empty() || follow_last)) {
+      if (++hops > kMaxHops) {
+        return MakeError("/" + std::string(Trim(path)),
+                         "too many levels of symbolic links (a loop through /" + candidate + ")");
+      }
+      const std::string& target = entry->info.link_target;
+      if (!target.empty() && target.front() == '/') {
+        current.clear();
+      }
+      auto parts = Split(target);
+      pending.insert(pending.begin(), parts.begin(), parts.end());
+      continue;
+    }
+    if (!pending.empty() && entry->info.type != EntryType::kDirectory) {
+      return MakeError("/" + std::string(Trim(path)), "/" + candidate + " is not a directory");
+    }
+    current = std::move(candidate);
+  }
+  return current;
+}
+
+const TreeNode* ImageTree::Lookup(std::string_view path) const {
+  path = Trim(path);
+  if (path.empty()) return nullptr;
+  int hops = 0;
+  auto parent = Walk(DirOf(path), true, hops);
+  if (!parent.ok()) return nullptr;
+  auto it = nodes_.find(Join(*parent, BaseOf(path)));
+  return it == nodes_.end() ? nullptr : &it->second;
+}
+
+Result<std::string> ImageTree::Resolve(std::string_view path) const {
+  int hops = 0;
+  auto resolved = Walk(Trim(path), true, hops);
+  if (!resolved.ok()) return resolved.error();
+  return "/" + *resolved;
+}
+
+const TreeNode* ImageTree::LookupResolved(std::string_view path) const {
+  auto resolved = Resolve(path);
+  if (!resolved.ok()) return nullptr;
+  return Lookup(*resolved);
+}
+
+void ImageTree::ForEach(const std::function<void(const std::string& path, const TreeNode&)>& visit) const {
+  for (const auto& [path, node] : nodes_) visit(path, node);
+}
+
+std::vector<std::string> ImageTree::List(std::string_view directory) const {
+  std::vector<std::string> names;
+  int hops = 0;
+  auto dir = Walk(Trim(directory), true, hops);
+  if (!dir.ok()) return names;
+  std::string prefix = dir->empty() ? std::string() : *dir + "/";
+  for (auto it = nodes_.lower_bound(prefix); it != nodes_.end(); ++it) {
+    if (it->first.compare(0, prefix.size(), prefix) != 0) break;
+    if (it->first.size() == prefix.size()) continue;
+    std::string_view rest = std::string_view(it->first).substr(prefix.size());
+    if (rest.find('/') == std::string_view::npos) names.emplace_back(rest);
+  }
+  return names;
+}
+
+}  // namespace imagelint

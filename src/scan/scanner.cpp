@@ -1,0 +1,167 @@
+#include "scan/scanner.h"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+namespace imagelint {
+namespace {
+
+constexpr size_t kContentChunk = 256 * 1024;
+
+struct ActiveSink {
+  std::string name;
+  std::unique_ptr<FileSink> sink;
+  bool wants_more = true;
+};
+
+bool AllSinksStopped(const std::vector<ActiveSink>& sinks) {
+  return std::none_of(sinks.begin(), sinks.end(), [](const ActiveSink& s) { return s.wants_more; });
+}
+
+// Reads one regular file's content once and fans it out to interested sinks.
+Status AnalyzeFile(EntryReader& reader, LayerEntry& entry, const std::vector<FileAnalyzer*>& analyzers,
+                   std::vector<uint8_t>& buffer) {
+  size_t head_want = static_cast<size_t>(std::min<uint64_t>(entry.info.size, kHeadBytes));
+  size_t filled = 0;
+  bool eof = false;
+  while (filled < head_want) {
+    auto n = reader.ReadContent(std::span<uint8_t>(buffer).subspan(filled));
+    if (!n.ok()) return n.error();
+    if (*n == 0) {
+      eof = true;
+      break;
+    }
+    filled += *n;
+  }
+  std::span<const uint8_t> head(buffer.data(), std::min(filled, head_want));
+  std::vector<ActiveSink> sinks;
+  for (FileAnalyzer* analyzer : analyzers) {
+    auto sink = analyzer->Open(entry.info, head);
+    if (sink) sinks.push_back({std::string(analyzer->Name()), std::move(sink), true});
+  }
+  if (sinks.empty()) return OkStatus();  // the reader skips the rest
+
+  uint64_t total = 0;
+  auto feed = [&](std::span<const uint8_t> chunk) {
+    bool any = false;
+    for (auto& active : sinks) {
+      if (active.wants_more) active.wants_more = active.sink->Consume(chunk);
+      any = any || active.wants_more;
+    }
+    return any;
+  };
+  bool more = filled == 0 || feed(std::span<const uint8_t>(buffer.data(), filled));
+  total += filled;
+  Status status = OkStatus();
+  while (more && !eof) {
+    auto n = reader.ReadContent(buffer);
+    if (!n.ok()) {
+      status = n.error();
+      break;
+    }
+    if (*n == 0) break;
+    total += *n;
+    more = feed(std::span<const uint8_t>(buffer.data(), *n));
+  }
+  bool complete = status.ok() && (total == entry.info.size || AllSinksStopped(sinks));
+  for (auto& active : sinks) {
+    nlohmann::json facts = active.sink->Finish(complete);
+    if (!facts.is_null()) entry.analysis[active.name] = std::move(facts);
+  }
+  return status;
+}
+
+}  // namespace
+
+Result<LayerResult> ScanLayer(ImageSource& source, size_t index, const std::vector<FileAnalyzer*>& analyzers,
+                              const ScanOptions& options) {
+  const ImageMetadata& metadata = source.Metadata();
+  if (index >= metadata.layers.size()) return MakeError(metadata.ref, "no layer " + std::to_string(index));
+  auto reader = source.OpenLayer(index);
+  if (!reader.ok()) return reader.error();
+  LayerResult result;
+  result.digest = metadata.layers[index].digest;
+  result.diff_id = metadata.layers[index].diff_id;
+  std::vector<uint8_t> buffer(kContentChunk);
+  for (;;) {
+    auto next = (*reader)->Next();
+    if (!next.ok()) return next.error();
+    if (!next->has_value()) break;
+    LayerEntry entry;
+    entry.info = std::move(**next);
+    if (entry.info.type == EntryType::kRegular && entry.info.size > 0 && !analyzers.empty()) {
+      IMAGELINT_TRY(AnalyzeFile(**reader, entry, analyzers, buffer));
+    }
+    result.entries.push_back(std::move(entry));
+  }
+  result.blob_bytes = (*reader)->BlobBytesRead();
+  result.tar_bytes = (*reader)->TarBytesRead();
+  return result;
+}
+
+Result<ScannedImage> ScanImage(ImageSource& source, const std::vector<FileAnalyzer*>& analyzers,
+                               const ScanOptions& options) {
+  const ImageMetadata& metadata = source.Metadata();
+  const size_t count = metadata.layers.size();
+  std::vector<std::optional<Result<LayerResult>>> results(count);
+
+  // Biggest layers first so that one huge layer does not start last.
+  std::vector<size_t> order(count);
+  for (size_t i = 0; i < count; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return metadata.layers[a].size > metadata.layers[b].size;
+  });
+
+  int jobs = options.jobs;
+  if (jobs <= 0) jobs = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 4u));
+  jobs = static_cast<int>(std::min<size_t>(static_cast<size_t>(jobs), std::max<size_t>(count, 1)));
+
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::mutex progress_mutex;
+  ScanProgress progress;
+  progress.layers_total = count;
+  auto worker = [&]() {
+    for (;;) {
+      size_t slot = next.fetch_add(1);
+      if (slot >= count || failed.load()) return;
+      size_t index = order[slot];
+      Result<LayerResult> result = options.layer_scanner
+                                       ? options.layer_scanner(source, index, analyzers, options)
+                                       : ScanLayer(source, index, analyzers, options);
+      if (!result.ok()) failed.store(true);
+      uint64_t bytes = result.ok() ? result->blob_bytes : 0;
+      results[index].emplace(std::move(result));
+      if (options.progress) {
+        std::lock_guard<std::mutex> lock(progress_mutex);
+        progress.layers_done++;
+        progress.blob_bytes_done += bytes;
+        options.progress(progress);
+      }
+    }
+  };
+  if (jobs <= 1) {
+    worker();
+  } else {
+    std::vector<std::thread> threads;
+    for (int i = 0; i < jobs; ++i) threads.emplace_back(worker);
+    for (auto& thread : threads) thread.join();
+  }
+
+  ScannedImage image;
+  image.metadata = metadata;
+  for (size_t i = 0; i < count; ++i) {
+    if (results[i] && !results[i]->ok()) return results[i]->error();
+  }
+  for (size_t i = 0; i < count; ++i) {
+    if (!results[i]) return MakeError(metadata.ref, "layer " + std::to_string(i) + " was not scanned");
+    image.layers.push_back(std::move(results[i]->value()));
+  }
+  image.tree = ImageTree::Build(image.layers);
+  return image;
+}
+
+}  // namespace imagelint

@@ -1,0 +1,37 @@
+// Stream plumbing private to the scanner and the sources.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "imagelint/stream.h"
+
+namespace imagelint {
+
+enum class Codec { kNone, kGzip, kZstd };
+
+Codec SniffCodec(std::span<const uint8_t> head);
+std::string_view CodecName(Codec codec);
+// Decompresses (or passes through) `input`, failing past `limit` output bytes.
+std::unique_ptr<ByteStream> Decompressor(std::unique_ptr<ByteStream> input, Codec codec, uint64_t limit);
+
+// Reads the first bytes of a stream ahead, then replays them.
+class PeekStream final : public ByteStream {
+ public:
+  static Result<std::unique_ptr<PeekStream>> Open(std::unique_ptr<ByteStream> input, size_t want);
+  std::span<const uint8_t> Head() const { return head_; }
+  Result<size_t> Read(std::span<uint8_t> buffer) override;
+  std::string Name() const override { return input_->Name(); }
+
+ private:
+  explicit PeekStream(std::unique_ptr<ByteStream> input) : input_(std::move(input)) {}
+  std::unique_ptr<ByteStream> input_;
+  std::vector<uint8_t> head_;
+  size_t position_ = 0;
+};
+
+}  // namespace imagelint

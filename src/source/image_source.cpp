@@ -1,0 +1,233 @@
+// docker-archive (legacy, skopeo, Docker >= 25), OCI layout and OCI archive,
+// all read through a FileStore; input kind detected by content.
+#include <sys/stat.h>
+
+#include "imagelint/digest.h"
+#include "scan/scanner.h"
+#include "source/open.h"
+#include "source/rootfs.h"
+#include "source/store.h"
+
+namespace imagelint {
+namespace {
+
+constexpr int kMaxIndexDepth = 4;
+
+const char* kOciIndex = "application/vnd.oci.image.index.v1+json";
+const char* kDockerList = "application/vnd.docker.distribution.manifest.list.v2+json";
+
+Result<nlohmann::json> ParseJson(const std::vector<uint8_t>& bytes, const std::string& subject) {
+  auto json = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
+  if (json.is_discarded()) return MakeError(subject, "not valid JSON");
+  return json;
+}
+
+Result<nlohmann::json> ReadJson(const FileStore& store, const std::string& path, uint64_t limit) {
+  auto bytes = store.ReadSmall(path, limit);
+  if (!bytes.ok()) return bytes.error();
+  return ParseJson(*bytes, store.Describe(path));
+}
+
+std::string BlobPath(const std::string& digest) {
+  size_t colon = digest.find(':');
+  return "blobs/" + digest.substr(0, colon) + "/" + digest.substr(colon + 1);
+}
+
+// Reads a blob named by digest and checks that its bytes hash to it.
+Result<nlohmann::json> ReadBlobJson(const FileStore& store, const std::string& digest, uint64_t limit,
+                                    const std::string& what) {
+  auto valid = ValidateDigest(digest);
+  if (!valid.ok()) return MakeError(store.Location(), what + " descriptor: " + valid.error().ToString());
+  std::string path = BlobPath(digest);
+  if (!store.Exists(path)) {
+    return MakeError(store.Describe(path), what + " " + digest + " is referenced but missing");
+  }
+  auto bytes = store.ReadSmall(path, limit);
+  if (!bytes.ok()) return bytes.error();
+  if (*valid == "sha256" && Sha256Digest(*bytes) != digest) {
+    return MakeError(store.Describe(path), what + " digest mismatch: content hashes to " + Sha256Digest(*bytes));
+  }
+  return ParseJson(*bytes, store.Describe(path));
+}
+
+std::string Annotation(const nlohmann::json& descriptor, const char* key) {
+  if (descriptor.is_object() && descriptor.contains("annotations") && descriptor["annotations"].is_object()) {
+    const auto& annotations = descriptor["annotations"];
+    if (annotations.contains(key) && annotations[key].is_string()) return annotations[key].get<std::string>();
+  }
+  return "";
+}
+
+Platform PlatformOf(const nlohmann::json& config) {
+  Platform platform;
+  if (config.is_object()) {
+    platform.os = config.value("os", std::string());
+    platform.architecture = config.value("architecture", std::string());
+    platform.variant = config.value("variant", std::string());
+  }
+  return platform;
+}
+
+class StoreImageSource final : public ImageSource {
+ public:
+  StoreImageSource(std::unique_ptr<FileStore> store, ImageMetadata metadata, std::vector<std::string> layer_paths,
+                   bool blob_digest_known, const OpenOptions& options)
+      : store_(std::move(store)), metadata_(std::move(metadata)), layer_paths_(std::move(layer_paths)),
+        blob_digest_known_(blob_digest_known), options_(options) {}
+
+  const ImageMetadata& Metadata() const override { return metadata_; }
+
+  Result<std::unique_ptr<EntryReader>> OpenLayer(size_t index) override {
+    if (index >= layer_paths_.size()) return MakeError(store_->Location(), "no layer " + std::to_string(index));
+    const std::string& path = layer_paths_[index];
+    if (!store_->Exists(path)) {
+      return MakeError(store_->Describe(path), "layer " + std::to_string(index) + " blob is missing from the image");
+    }
+    auto stream = store_->Open(path);
+    if (!stream.ok()) return stream.error();
+    LayerRef ref = metadata_.layers[index];
+    if (!blob_digest_known_) ref.digest.clear();  // legacy layer.tar: only the diff ID is known
+    LayerReadOptions read_options;
+    read_options.max_uncompressed_bytes = options_.max_uncompressed_layer_bytes;
+    read_options.verify = options_.verify_digests;
+    return OpenLayerStream(std::move(*stream), ref, read_options);
+  }
+
+ private:
+  std::unique_ptr<FileStore> store_;
+  ImageMetadata metadata_;
+  std::vector<std::string> layer_paths_;
+  bool blob_digest_known_;
+  OpenOptions options_;
+};
+
+Result<std::unique_ptr<ImageSource>> OpenOci(std::unique_ptr<FileStore> store, const std::string& kind,
+                                             const std::string& path, const OpenOptions& options) {
+  const uint64_t limit = options.max_metadata_bytes;
+  auto layout = ReadJson(*store, "oci-layout", limit);
+  if (!layout.ok()) return layout.error();
+  if (!layout->is_object() || !layout->contains("imageLayoutVersion")) {
+    return MakeError(store->Describe("oci-layout"), "not an OCI layout header (no imageLayoutVersion)");
+  }
+  auto index = ReadJson(*store, "index.json", limit);
+  if (!index.ok()) return index.error();
+  // Walk nested indexes down to one image manifest.
+  nlohmann::json current = *index;
+  std::string subject = store->Describe("index.json");
+  nlohmann::json descriptor;
+  std::string ref;
+  for (int depth = 0;; ++depth) {
+    if (depth > kMaxIndexDepth) return MakeError(subject, "image indexes nested too deeply");
+    auto chosen = SelectPlatform(current, options.platform, options.platform_explicit, subject);
+    if (!chosen.ok()) return chosen.error();
+    descriptor = *chosen;
+    if (ref.empty()) ref = Annotation(descriptor, "io.containerd.image.name");
+    if (ref.empty()) ref = Annotation(descriptor, "org.opencontainers.image.ref.name");
+    if (!descriptor["digest"].is_string()) return MakeError(subject, "descriptor digest is not a string");
+    std::string media_type = descriptor.value("mediaType", std::string());
+    auto blob = ReadBlobJson(*store, descriptor["digest"].get<std::string>(), limit, "manifest");
+    if (!blob.ok()) return blob.error();
+    std::string inner_type = blob->is_object() ? blob->value("mediaType", std::string()) : std::string();
+    bool is_index = media_type == kOciIndex || media_type == kDockerList || inner_type == kOciIndex ||
+                    inner_type == kDockerList || (blob->is_object() && blob->contains("manifests"));
+    if (is_index) {
+      current = std::move(*blob);
+      subject = store->Describe(BlobPath(descriptor["digest"].get<std::string>()));
+      continue;
+    }
+    current = std::move(*blob);
+    break;
+  }
+  const nlohmann::json& manifest = current;
+  std::string manifest_subject = store->Describe(BlobPath(descriptor["digest"].get<std::string>()));
+  if (!manifest.is_object() || !manifest.contains("config") || !manifest["config"].is_object() ||
+      !manifest["config"].contains("digest") || !manifest["config"]["digest"].is_string()) {
+    return MakeError(manifest_subject, "image manifest without a config descriptor");
+  }
+  auto config = ReadBlobJson(*store, manifest["config"]["digest"].get<std::string>(), limit, "config");
+  if (!config.ok()) return config.error();
+  if (!manifest.contains("layers")) return MakeError(manifest_subject, "image manifest without layers");
+  auto layers = LayersFromManifest(manifest["layers"], *config, manifest_subject);
+  if (!layers.ok()) return layers.error();
+
+  ImageMetadata metadata;
+  metadata.ref = ref.empty() ? path : ref;
+  metadata.digest = descriptor["digest"].get<std::string>();
+  metadata.kind = kind;
+  metadata.platform = PlatformOf(*config);
+  metadata.config = std::move(*config);
+  metadata.layers = std::move(*layers);
+  std::vector<std::string> paths;
+  for (const auto& layer : metadata.layers) paths.push_back(BlobPath(layer.digest));
+  return std::unique_ptr<ImageSource>(
+      std::make_unique<StoreImageSource>(std::move(store), std::move(metadata), std::move(paths), true, options));
+}
+
+Result<std::unique_ptr<ImageSource>> OpenDockerLegacy(std::unique_ptr<FileStore> store, const std::string& path,
+                                                      const OpenOptions& options) {
+  const uint64_t limit = options.max_metadata_bytes;
+  std::string subject = store->Describe("manifest.json");
+  auto manifest = ReadJson(*store, "manifest.json", limit);
+  if (!manifest.ok()) return manifest.error();
+  if (!manifest->is_array() || manifest->empty() || !(*manifest)[0].is_object()) {
+    return MakeError(subject, "expected a non-empty array of images");
+  }
+  const nlohmann::json& item = (*manifest)[0];
+  if (!item.contains("Config") || !item["Config"].is_string()) return MakeError(subject, "image without Config");
+  if (!item.contains("Layers") || !item["Layers"].is_array()) return MakeError(subject, "image without Layers");
+  std::string config_path = item["Config"].get<std::string>();
+  if (!store->Exists(config_path)) {
+    return MakeError(store->Describe(config_path), "config named by manifest.json is missing from the archive");
+  }
+  auto config_bytes = store->ReadSmall(config_path, limit);
+  if (!config_bytes.ok()) return config_bytes.error();
+  auto config = ParseJson(*config_bytes, store->Describe(config_path));
+  if (!config.ok()) return config.error();
+  auto layers = LayersFromManifest(item["Layers"], *config, subject);
+  if (!layers.ok()) return layers.error();
+  std::vector<std::string> paths;
+  for (size_t i = 0; i < item["Layers"].size(); ++i) {
+    if (!item["Layers"][i].is_string()) return MakeError(subject, "layer path is not a string");
+    paths.push_back(item["Layers"][i].get<std::string>());
+    (*layers)[i].digest = (*layers)[i].diff_id;  // a legacy layer.tar is the uncompressed tar
+  }
+  ImageMetadata metadata;
+  metadata.ref = path;
+  if (item.contains("RepoTags") && item["RepoTags"].is_array() && !item["RepoTags"].empty() &&
+      item["RepoTags"][0].is_string()) {
+    metadata.ref = item["RepoTags"][0].get<std::string>();
+  }
+  metadata.digest = Sha256Digest(*config_bytes);
+  metadata.kind = "docker-archive";
+  metadata.platform = PlatformOf(*config);
+  metadata.config = std::move(*config);
+  metadata.layers = std::move(*layers);
+  return std::unique_ptr<ImageSource>(
+      std::make_unique<StoreImageSource>(std::move(store), std::move(metadata), std::move(paths), false, options));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ImageSource>> OpenLocalImage(const std::string& path, const OpenOptions& options) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return MakeError(path, "no such file or directory");
+  if (S_ISDIR(st.st_mode)) {
+    struct stat layout;
+    if (::stat((path + "/oci-layout").c_str(), &layout) == 0) {
+      return OpenOci(OpenDirectoryStore(path), "oci-layout", path, options);
+    }
+    return OpenRootfs(path, options);
+  }
+  if (!S_ISREG(st.st_mode)) return MakeError(path, "not a regular file or directory");
+  auto store = OpenArchiveStore(path, options.max_metadata_bytes);
+  if (!store.ok()) return store.error();
+  bool has_layout = (*store)->Exists("oci-layout") && (*store)->Exists("index.json");
+  bool has_manifest = (*store)->Exists("manifest.json");
+  if (has_layout) {
+    return OpenOci(std::move(*store), has_manifest ? "docker-archive" : "oci-archive", path, options);
+  }
+  if (has_manifest) return OpenDockerLegacy(std::move(*store), path, options);
+  return MakeError(path, "not an image archive: no manifest.json (docker save) and no oci-layout/index.json (OCI)");
+}
+
+}  // namespace imagelint

@@ -1,0 +1,184 @@
+// Platforms (containerd's normalisation), index selection, manifest -> layers.
+#include <set>
+
+#include "imagelint/digest.h"
+#include "source/open.h"
+
+namespace imagelint {
+namespace {
+
+Platform Normalize(Platform p) {
+  auto lower = [](std::string s) {
+    for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  p.os = lower(p.os);
+  p.architecture = lower(p.architecture);
+  p.variant = lower(p.variant);
+  if (p.os == "macos") p.os = "darwin";
+  if (p.architecture == "x86_64" || p.architecture == "x86-64" || p.architecture == "amd64") {
+    p.architecture = "amd64";
+    if (p.variant == "v1") p.variant.clear();
+  } else if (p.architecture == "aarch64" || p.architecture == "arm64") {
+    p.architecture = "arm64";
+    if (p.variant == "8" || p.variant == "v8") p.variant.clear();
+  } else if (p.architecture == "armhf") {
+    p.architecture = "arm";
+    p.variant = "v7";
+  } else if (p.architecture == "armel") {
+    p.architecture = "arm";
+    p.variant = "v6";
+  } else if (p.architecture == "arm") {
+    if (p.variant.empty()) p.variant = "v7";
+    if (p.variant.size() == 1 && std::isdigit(static_cast<unsigned char>(p.variant[0]))) p.variant = "v" + p.variant;
+  } else if (p.architecture == "i386") {
+    p.architecture = "386";
+  }
+  return p;
+}
+
+bool Matches(const Platform& wanted, const Platform& have) {
+  Platform w = Normalize(wanted);
+  Platform h = Normalize(have);
+  if (w.os != h.os || w.architecture != h.architecture) return false;
+  return w.variant.empty() || w.variant == h.variant;
+}
+
+Platform FromJson(const nlohmann::json& json) {
+  Platform p;
+  p.os = json.value("os", std::string());
+  p.architecture = json.value("architecture", std::string());
+  p.variant = json.value("variant", std::string());
+  return Normalize(p);
+}
+
+bool IsAttestation(const nlohmann::json& descriptor) {
+  if (descriptor.contains("annotations") && descriptor["annotations"].is_object() &&
+      descriptor["annotations"].contains("vnd.docker.reference.type")) {
+    return true;
+  }
+  if (descriptor.contains("platform") && descriptor["platform"].is_object()) {
+    Platform p = FromJson(descriptor["platform"]);
+    if (p.os == "unknown" && p.architecture == "unknown") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string Platform::ToString() const {
+  Platform p = Normalize(*this);
+  std::string text = p.os + "/" + p.architecture;
+  if (!p.variant.empty()) text += "/" + p.variant;
+  return text;
+}
+
+Result<Platform> Platform::Parse(std::string_view text) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t slash = text.find('/', start);
+    if (slash == std::string_view::npos) slash = text.size();
+    parts.emplace_back(text.substr(start, slash - start));
+    start = slash + 1;
+  }
+  for (const auto& part : parts) {
+    if (part.empty()) return MakeError(std::string(text), "not a platform (expected os/arch[/variant])");
+  }
+  Platform p;
+  if (parts.size() == 1) {
+    p.os = "linux";
+    p.architecture = parts[0];
+  } else if (parts.size() <= 3) {
+    p.os = parts[0];
+    p.architecture = parts[1];
+    if (parts.size() == 3) p.variant = parts[2];
+  } else {
+    return MakeError(std::string(text), "not a platform (expected os/arch[/variant])");
+  }
+  return Normalize(p);
+}
+
+Result<nlohmann::json> SelectPlatform(const nlohmann::json& index, const Platform& wanted, bool explicit_platform,
+                                      const std::string& subject) {
+  if (!index.is_object() || !index.contains("manifests") || !index["manifests"].is_array()) {
+    return MakeError(subject, "image index without a manifests list");
+  }
+  std::vector<const nlohmann::json*> candidates;
+  for (const auto& descriptor : index["manifests"]) {
+    if (!descriptor.is_object() || !descriptor.contains("digest")) {
+      return MakeError(subject, "manifest descriptor without a digest");
+    }
+    if (!IsAttestation(descriptor)) candidates.push_back(&descriptor);
+  }
+  if (candidates.empty()) return MakeError(subject, "the index lists no image manifests");
+  for (const auto* descriptor : candidates) {
+    if (!descriptor->contains("platform")) {
+      if (candidates.size() == 1) return *descriptor;
+      continue;
+    }
+    if (Matches(wanted, FromJson((*descriptor)["platform"]))) return *descriptor;
+  }
+  if (!explicit_platform && candidates.size() == 1) return *candidates.front();
+  std::set<std::string> present;
+  for (const auto* descriptor : candidates) {
+    present.insert(descriptor->contains("platform") ? FromJson((*descriptor)["platform"]).ToString()
+                                                    : std::string("(unspecified)"));
+  }
+  std::string list;
+  for (const auto& p : present) list += (list.empty() ? "" : ", ") + p;
+  return MakeError(subject, "no image for platform " + wanted.ToString() + "; platforms present: " + list +
+                                " (choose one with --platform)");
+}
+
+Result<std::vector<LayerRef>> LayersFromManifest(const nlohmann::json& manifest_layers, const nlohmann::json& config,
+                                                 const std::string& subject) {
+  if (!manifest_layers.is_array()) return MakeError(subject, "manifest has no layers list");
+  const nlohmann::json* diff_ids = nullptr;
+  if (config.contains("rootfs") && config["rootfs"].is_object() && config["rootfs"].contains("diff_ids") &&
+      config["rootfs"]["diff_ids"].is_array()) {
+    diff_ids = &config["rootfs"]["diff_ids"];
+  }
+  if (!diff_ids) return MakeError(subject, "image config has no rootfs.diff_ids");
+  if (diff_ids->size() != manifest_layers.size()) {
+    return MakeError(subject, "manifest lists " + std::to_string(manifest_layers.size()) +
+                                  " layers but the config has " + std::to_string(diff_ids->size()) + " diff_ids");
+  }
+  std::vector<std::string> history;
+  if (config.contains("history") && config["history"].is_array()) {
+    for (const auto& item : config["history"]) {
+      if (!item.is_object()) continue;
+      if (item.value("empty_layer", false)) continue;
+      history.push_back(item.contains("created_by") && item["created_by"].is_string()
+                            ? item["created_by"].get<std::string>()
+                            : std::string());
+    }
+  }
+  std::vector<LayerRef> layers;
+  for (size_t i = 0; i < manifest_layers.size(); ++i) {
+    const auto& descriptor = manifest_layers[i];
+    LayerRef layer;
+    if (descriptor.is_string()) {  // docker-archive manifest.json: a path; filled by the caller
+      layer.media_type = "application/vnd.docker.image.rootfs.diff.tar";
+    } else if (descriptor.is_object() && descriptor.contains("digest") && descriptor["digest"].is_string()) {
+      layer.digest = descriptor["digest"].get<std::string>();
+      auto valid = ValidateDigest(layer.digest);
+      if (!valid.ok()) return WithSubject(valid.error(), subject);
+      layer.media_type = descriptor.value("mediaType", std::string());
+      if (descriptor.contains("size") && descriptor["size"].is_number_integer()) {
+        layer.size = descriptor["size"].get<int64_t>();
+      }
+    } else {
+      return MakeError(subject, "layer descriptor " + std::to_string(i) + " has no digest");
+    }
+    if (!(*diff_ids)[i].is_string()) return MakeError(subject, "diff_id " + std::to_string(i) + " is not a string");
+    layer.diff_id = (*diff_ids)[i].get<std::string>();
+    auto valid = ValidateDigest(layer.diff_id);
+    if (!valid.ok()) return WithSubject(valid.error(), subject);
+    if (i < history.size()) layer.created_by = history[i];
+    layers.push_back(std::move(layer));
+  }
+  return layers;
+}
+
+}  // namespace imagelint
