@@ -45,15 +45,18 @@ struct Value {
 // joined with ", ", unknown as "unknown".
 std::string RenderValue(const Value& value);
 
-// Compares two version strings ("11.8.89", "460.67", "12"): components are
-// numbers separated by dots, missing trailing components count as 0. nullopt
-// when either side is not a version.
+// Natural version order of two strings ("11.8.89", "460.67", "12", "v12.2",
+// "12.2-rc1"): dot-separated components compared by their leading number,
+// then by the rest as text; missing trailing components count as 0; a
+// component without a suffix sorts after one with ("12.2" > "12.2-rc1").
+// Always has a value (every string has a place in this order).
 std::optional<int> CompareVersionStrings(std::string_view a, std::string_view b);
 
 // ------------------------------------------------------------- functions
 
 // Arguments arrive evaluated. Unless accepts_unknown is set, a call with an
-// unknown argument is not made and yields unknown.
+// unknown argument is not made and yields unknown; unless accepts_null is
+// set, the same holds for a JSON null argument (an absent fact).
 using FunctionImpl = std::function<Result<Value>(const std::vector<Value>& args)>;
 
 struct FunctionSpec {
@@ -63,6 +66,7 @@ struct FunctionSpec {
   bool accepts_unknown = false;
   std::string summary;  // one line, for docs and `imagelint rules --functions`
   FunctionImpl impl;
+  bool accepts_null = false;
 };
 
 class FunctionRegistry {
@@ -166,8 +170,11 @@ enum class Scope { kImage, kPool };
 std::string_view ScopeName(Scope scope);  // "image" | "pool"
 
 // The order in which a user meets failures.
-enum class Stage { kContainerStart = 0, kCuInit = 1, kKernelLoad = 2, kRuntime = 3 };
-std::string_view StageName(Stage stage);  // "container-start" | "cuInit" | "kernel-load" | "runtime"
+// process-start: the dynamic loader, before any CUDA call; runtime: later
+// API calls (e.g. error 36 under minor-version compatibility).
+enum class Stage { kContainerStart = 0, kProcessStart = 1, kCuInit = 2, kKernelLoad = 3, kRuntime = 4 };
+// "container-start" | "process-start" | "cuInit" | "kernel-load" | "runtime"
+std::string_view StageName(Stage stage);
 std::optional<Stage> ParseStage(std::string_view text);
 
 // What to do when a condition evaluates to unknown (a fact it needs is missing).
@@ -177,7 +184,7 @@ enum class OnUnknown { kIgnore, kNote, kWarning };
 // `when` holds (or that has none) applies to a finding.
 struct Prediction {
   std::optional<Expression> when;
-  int code = 0;                   // CUDA error code; 0 for requirement-unsatisfied
+  int code = 0;                   // CUDA error code; 0 when the failure is not a CUDA error
   std::string name;               // "cudaErrorCompatNotSupportedOnDevice" | "requirement-unsatisfied"
   Stage stage = Stage::kCuInit;
   std::optional<Template> message;  // the runtime's own text, when it prints one

@@ -121,17 +121,14 @@ class RuleRunner {
       : functions_(functions), options_(options) {}
 
   // Evaluates one rule in `env` (pool already bound); appends findings.
-  Status Run(const Rule& rule, Environment env, const json& facts, std::vector<json>& out) {
+  // `foreach` is evaluated first (it cannot see `let` names); the `let`
+  // bindings, condition and templates then run once per element.
+  Status Run(const Rule& rule, const Environment& env, const json& facts, std::vector<json>& out) {
+    if (!rule.foreach) return RunOnce(rule, env, facts, nullptr, out);
     EvalTrace trace;
-    for (const auto& [name, expression] : rule.lets) {
-      auto value = expression.Evaluate(env, functions_, &trace, options_.limits);
-      if (!value.ok()) return Tag(rule, value.error());
-      env[name] = std::move(*value);
-    }
-    if (!rule.foreach) return RunOnce(rule, env, facts, nullptr, trace, out);
     auto list = rule.foreach->second.Evaluate(env, functions_, &trace, options_.limits);
     if (!list.ok()) return Tag(rule, list.error());
-    if (list->unknown) return Unknown(rule, env, facts, trace, out);
+    if (list->unknown) return Unknown(rule, facts, trace, out);
     if (list->json.is_null()) return OkStatus();
     if (!list->json.is_array())
       return MakeErrorAtLine(rule.file, rule.foreach->second.where().line, rule.foreach->second.where().column,
@@ -139,8 +136,7 @@ class RuleRunner {
     for (const auto& element : list->json) {
       Environment scoped = env;
       scoped[rule.foreach->first] = Value::Of(element);
-      EvalTrace element_trace = trace;
-      IMAGELINT_TRY(RunOnce(rule, scoped, facts, &element, element_trace, out));
+      IMAGELINT_TRY(RunOnce(rule, scoped, facts, &element, out));
     }
     return OkStatus();
   }
@@ -152,11 +148,16 @@ class RuleRunner {
     return error;
   }
 
-  Status RunOnce(const Rule& rule, const Environment& env, const json& facts, const json* element, EvalTrace trace,
-                 std::vector<json>& out) {
+  Status RunOnce(const Rule& rule, Environment env, const json& facts, const json* element, std::vector<json>& out) {
+    EvalTrace trace;
+    for (const auto& [name, expression] : rule.lets) {
+      auto value = expression.Evaluate(env, functions_, &trace, options_.limits);
+      if (!value.ok()) return Tag(rule, value.error());
+      env[name] = std::move(*value);
+    }
     auto fired = rule.condition.Evaluate(env, functions_, &trace, options_.limits);
     if (!fired.ok()) return Tag(rule, fired.error());
-    if (fired->unknown) return Unknown(rule, env, facts, trace, out, element);
+    if (fired->unknown) return Unknown(rule, facts, trace, out, element);
     if (!fired->json.is_boolean())
       return MakeErrorAtLine(rule.file, rule.condition.where().line, rule.condition.where().column,
                              "rule " + rule.id + ": the condition must be a boolean");
@@ -215,7 +216,7 @@ class RuleRunner {
     return OkStatus();
   }
 
-  Status Unknown(const Rule& rule, const Environment& env, const json& facts, const EvalTrace& trace,
+  Status Unknown(const Rule& rule, const json& facts, const EvalTrace& trace,
                  std::vector<json>& out, const json* element = nullptr) {
     if (rule.on_unknown == rules::OnUnknown::kIgnore) return OkStatus();
     Severity severity = rule.on_unknown == rules::OnUnknown::kNote ? Severity::kNote : Severity::kWarning;

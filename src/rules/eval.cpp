@@ -135,6 +135,9 @@ class Evaluator {
       Missing(node.text);
       return Value::Unknown();
     }
+    // A null fact is "known absent", but if the rule ends up undecided it is
+    // one of the facts worth naming.
+    if (it->is_null()) Missing(node.text);
     return Value::Of(*it);
   }
 
@@ -341,7 +344,7 @@ class Evaluator {
     for (const auto& child : node.children) {
       auto value = Eval(*child);
       if (!value.ok()) return value;
-      unknown = unknown || value->unknown;
+      unknown = unknown || value->unknown || (!spec->accepts_null && value->json.is_null());
       args.push_back(std::move(*value));
     }
     if (unknown && !spec->accepts_unknown) return Value::Unknown();

@@ -2,6 +2,7 @@
 // src/analysis/ (see docs/rule-language.md for the full list).
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 #include "imagelint/rules.h"
 
@@ -73,10 +74,16 @@ bool GlobMatch(std::string_view pattern, std::string_view text, int budget = 100
   return p == pattern.size();
 }
 
+// Functions that take lists or any value also accept null (an absent list
+// is an empty one); string functions do not (null in, unknown out).
 void Add(FunctionRegistry& registry, std::string name, int min_args, int max_args, std::string summary,
          FunctionImpl impl, bool accepts_unknown = false) {
-  registry.Register(FunctionSpec{std::move(name), min_args, max_args, accepts_unknown, std::move(summary),
-                                 std::move(impl)});
+  static const std::set<std::string> kAcceptNull = {"len", "join", "keys", "unique", "flatten", "max", "min",
+                                                    "sort", "string", "known", "default", "number", "object"};
+  bool accepts_null = accepts_unknown || kAcceptNull.count(name) > 0;
+  FunctionSpec spec{std::move(name), min_args, max_args, accepts_unknown, std::move(summary), std::move(impl)};
+  spec.accepts_null = accepts_null;
+  registry.Register(std::move(spec));
 }
 
 }  // namespace
@@ -138,6 +145,42 @@ FunctionRegistry BuiltinFunctions() {
       pos = next + sep->size();
     }
     return Value::Of(std::move(out));
+  });
+  Add(r, "replace", 3, 3, "replace(s, old, new): every occurrence", [](const std::vector<Value>& a) -> Result<Value> {
+    auto s = StringArg(a, 0), from = StringArg(a, 1), to = StringArg(a, 2);
+    if (!s.ok()) return s.error();
+    if (!from.ok()) return from.error();
+    if (!to.ok()) return to.error();
+    if (from->empty()) return ArgError("empty search string");
+    std::string out;
+    size_t pos = 0;
+    while (true) {
+      size_t next = s->find(*from, pos);
+      if (next == std::string::npos) break;
+      out += s->substr(pos, next - pos) + *to;
+      if (out.size() > (1u << 20)) return ArgError("result too long");
+      pos = next + from->size();
+    }
+    out += s->substr(pos);
+    return Value::Of(out);
+  });
+  Add(r, "object", 0, 32, "object(key1, value1, key2, value2...): build an object (evidence items)",
+      [](const std::vector<Value>& a) -> Result<Value> {
+        if (a.size() % 2 != 0) return ArgError("needs key, value pairs");
+        nlohmann::json out = nlohmann::json::object();
+        for (size_t i = 0; i < a.size(); i += 2) {
+          if (!a[i].json.is_string()) return ArgError("keys must be strings");
+          out[a[i].json.get<std::string>()] = a[i + 1].json;
+        }
+        return Value::Of(std::move(out));
+      });
+  Add(r, "trim", 1, 1, "whitespace removed at both ends", [](const std::vector<Value>& a) -> Result<Value> {
+    auto s = StringArg(a, 0);
+    if (!s.ok()) return s.error();
+    size_t start = s->find_first_not_of(" \t\r\n");
+    if (start == std::string::npos) return Value::Of("");
+    size_t end = s->find_last_not_of(" \t\r\n");
+    return Value::Of(s->substr(start, end - start + 1));
   });
   Add(r, "join", 2, 2, "join(list, separator)", [](const std::vector<Value>& a) -> Result<Value> {
     auto list = ListArg(a, 0);

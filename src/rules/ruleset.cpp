@@ -35,6 +35,7 @@ std::string_view ScopeName(Scope scope) { return scope == Scope::kImage ? "image
 std::string_view StageName(Stage stage) {
   switch (stage) {
     case Stage::kContainerStart: return "container-start";
+    case Stage::kProcessStart: return "process-start";
     case Stage::kCuInit: return "cuInit";
     case Stage::kKernelLoad: return "kernel-load";
     case Stage::kRuntime: return "runtime";
@@ -44,6 +45,7 @@ std::string_view StageName(Stage stage) {
 
 std::optional<Stage> ParseStage(std::string_view text) {
   if (text == "container-start") return Stage::kContainerStart;
+  if (text == "process-start") return Stage::kProcessStart;
   if (text == "cuInit") return Stage::kCuInit;
   if (text == "kernel-load") return Stage::kKernelLoad;
   if (text == "runtime") return Stage::kRuntime;
@@ -172,13 +174,12 @@ class RuleFileReader {
       } catch (const YAML::Exception&) {
         return At(node["code"], "'code' must be a CUDA error number");
       }
-    } else if (prediction.name != "requirement-unsatisfied") {
-      return At(node, "a prediction needs a CUDA error 'code'");
     }
     auto stage_text = Scalar(node["stage"], "stage");
     if (!stage_text.ok()) return stage_text.error();
     auto stage = ParseStage(*stage_text);
-    if (!stage) return At(node["stage"], "stage must be container-start, cuInit, kernel-load or runtime");
+    if (!stage)
+      return At(node["stage"], "stage must be container-start, process-start, cuInit, kernel-load or runtime");
     prediction.stage = *stage;
     if (node["when"]) {
       auto when = ParseExpression(node["when"], "when");
