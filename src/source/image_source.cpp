@@ -80,11 +80,11 @@ class StoreImageSource final : public ImageSource {
   Result<std::unique_ptr<EntryReader>> OpenLayer(size_t index) override {
     if (index >= layer_paths_.size()) return MakeError(store_->Location(), "no layer " + std::to_string(index));
     const std::string& path = layer_paths_[index];
-    if (!store_->Exists(path)) {
+    auto stream = store_->Open(path);
+    if (!stream.ok()) {
+      if (stream.error().message != kNotInStore) return stream.error();
       return MakeError(store_->Describe(path), "layer " + std::to_string(index) + " blob is missing from the image");
     }
-    auto stream = store_->Open(path);
-    if (!stream.ok()) return stream.error();
     LayerRef ref = metadata_.layers[index];
     if (!blob_digest_known_) ref.digest.clear();  // legacy layer.tar: only the diff ID is known
     LayerReadOptions read_options;

@@ -318,7 +318,7 @@ class ArchiveStore final : public FileStore {
     std::string path = *clean;
     for (int hop = 0; hop <= kMaxLinkHops; ++hop) {
       auto it = members_.find(path);
-      if (it == members_.end()) return MakeError(Describe(raw), "not found in the archive");
+      if (it == members_.end()) return MakeError(Describe(raw), kNotInStore);
       const ArchiveMember& member = it->second;
       if (member.type == '0' || member.type == '7') return &member;
       if (member.type == '1') {
@@ -397,7 +397,7 @@ class DirectoryStore final : public FileStore {
     auto full = Full(path);
     if (!full.ok()) return full.error();
     struct stat st;
-    if (::stat(full->c_str(), &st) != 0) return MakeError(Describe(path), "not found in the layout");
+    if (::stat(full->c_str(), &st) != 0) return MakeError(Describe(path), kNotInStore);
     if (!S_ISREG(st.st_mode)) return MakeError(Describe(path), "not a regular file");
     auto stream = OpenHostFile(*full);
     if (!stream.ok()) return stream.error();

@@ -14,6 +14,9 @@
 
 namespace imagelint {
 
+// Message of the Error for a path the store does not hold.
+inline constexpr const char* kNotInStore = "not found in the image container";
+
 class FileStore {
  public:
   virtual ~FileStore() = default;

@@ -1,0 +1,231 @@
+// Every input kind of the same image reads the same; platforms; real images.
+#include <doctest/doctest.h>
+
+#include "facts/facts.h"
+#include "support/image_builder.h"
+#include "support/test_support.h"
+
+using namespace imagelint;
+using namespace imagelint::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+TestImage SampleImage(testing::Compression compression) {
+  TestImage image;
+  image.env = {"PATH=/usr/local/cuda/bin:/usr/bin", "NVIDIA_REQUIRE_CUDA=cuda>=12.4"};
+  image.labels = {{"maintainer", "test"}};
+  image.Layer(compression)
+      .Dir("usr")
+      .Dir("usr/lib")
+      .File("usr/lib/libcudart.so.12.4.127", std::string(70000, 'c'))
+      .Symlink("usr/lib/libcudart.so.12", "libcudart.so.12.4.127")
+      .Dir("etc")
+      .File("etc/old.conf", "old")
+      .File("etc/keep.conf", "keep")
+      .Symlink("lib", "usr/lib");
+  TestLayer& top = image.Layer(compression);
+  top.created_by = "RUN apt-get install thing";
+  top.Whiteout("etc/old.conf")
+      .Hardlink("usr/lib/libcudart.so.hard", "usr/lib/libcudart.so.12.4.127")
+      .File("lib/through-symlink", "x")
+      .Opaque("usr/share")
+      .File("usr/share/doc", "doc");
+  return image;
+}
+
+Result<ScannedImage> Read(const fs::path& path, const std::string& platform = "") {
+  ReadImageOptions options;
+  if (!platform.empty()) {
+    options.open.platform = *Platform::Parse(platform);
+    options.open.platform_explicit = true;
+  }
+  return ReadImage(path.string(), options);
+}
+
+nlohmann::json ComparableFacts(const ScannedImage& image) {
+  nlohmann::json facts = BuildFacts(image);
+  facts["image"].erase("digest");
+  facts["image"].erase("kind");
+  facts["image"].erase("ref");
+  for (auto& layer : facts["image"]["layers"]) {
+    layer.erase("digest");
+    layer.erase("media_type");
+    layer.erase("size");
+  }
+  return facts;
+}
+
+const char* kExpectedListing =
+    "dir 0755 0 L0 /etc\n"
+    "file 0644 4 L0 /etc/keep.conf\n"
+    "symlink 0777 0 L0 /lib -> usr/lib\n"
+    "dir 0755 0 L0 /usr\n"
+    "dir 0755 0 L0 /usr/lib\n"
+    "symlink 0777 0 L0 /usr/lib/libcudart.so.12 -> libcudart.so.12.4.127\n"
+    "file 0644 70000 L0 /usr/lib/libcudart.so.12.4.127\n"
+    "hardlink 0644 70000 L1 /usr/lib/libcudart.so.hard => /usr/lib/libcudart.so.12.4.127\n"
+    "file 0644 1 L1 /usr/lib/through-symlink\n"
+    "dir 0755 0 L1 /usr/share\n"
+    "file 0644 3 L1 /usr/share/doc\n";
+
+}  // namespace
+
+TEST_CASE("every input kind and layer compression gives the same tree and facts") {
+  TempDir dir;
+  struct Kind {
+    ImageKind kind;
+    const char* name;
+    bool gzip_outer;
+    const char* expected_kind;
+  };
+  std::vector<Kind> kinds = {
+      {ImageKind::kDockerArchive, "legacy.tar", false, "docker-archive"},
+      {ImageKind::kDockerArchive, "legacy.tar.gz", true, "docker-archive"},
+      {ImageKind::kDockerArchiveSkopeo, "skopeo.tar", false, "docker-archive"},
+      {ImageKind::kDockerArchiveOci, "docker25.tar", false, "docker-archive"},
+      {ImageKind::kOciLayout, "layout", false, "oci-layout"},
+      {ImageKind::kOciArchive, "oci.tar", false, "oci-archive"},
+      {ImageKind::kOciArchive, "oci.tar.gz", true, "oci-archive"},
+  };
+  std::optional<nlohmann::json> reference;
+  for (auto compression : {testing::Compression::kNone, testing::Compression::kGzip, testing::Compression::kZstd}) {
+    TestImage image = SampleImage(compression);
+    for (const auto& kind : kinds) {
+      CAPTURE(kind.name);
+      CAPTURE(static_cast<int>(compression));
+      fs::path path = dir / (std::to_string(static_cast<int>(compression)) + kind.name);
+      WriteImage(image, kind.kind, path, {.gzip_outer = kind.gzip_outer});
+      auto scanned = Read(path);
+      REQUIRE_MESSAGE(scanned.ok(), scanned.error().ToString());
+      CHECK(ListTree(*scanned, "") == kExpectedListing);
+      CHECK(scanned->metadata.kind == kind.expected_kind);
+      CHECK(scanned->metadata.ref == "example.com/test/image:latest");
+      nlohmann::json facts = ComparableFacts(*scanned);
+      if (!reference) reference = facts;
+      CHECK(facts == *reference);
+    }
+  }
+  REQUIRE(reference);
+  const auto& image = (*reference)["image"];
+  CHECK(image["env"]["NVIDIA_REQUIRE_CUDA"] == "cuda>=12.4");
+  CHECK(image["labels"]["maintainer"] == "test");
+  CHECK(image["os"] == "linux");
+  CHECK(image["architecture"] == "amd64");
+  REQUIRE(image["layers"].size() == 2);
+  CHECK(image["layers"][1]["created_by"] == "RUN apt-get install thing");
+  CHECK((*reference)["schema"] == "imagelint.facts/v1");
+}
+
+TEST_CASE("layer digests: OCI uses the blob digest, legacy docker-archive the diff ID; both verified") {
+  TempDir dir;
+  TestImage image = SampleImage(testing::Compression::kGzip);
+  WriteImage(image, ImageKind::kOciArchive, dir / "oci.tar");
+  auto oci = Read(dir / "oci.tar");
+  REQUIRE(oci.ok());
+  std::vector<uint8_t> blob = Compress(BuildLayerTar(image.layers[0]), testing::Compression::kGzip);
+  CHECK(oci->layers[0].digest == TestDigest(blob));
+  CHECK(oci->layers[0].diff_id == TestDigest(BuildLayerTar(image.layers[0])));
+  CHECK(oci->layers[0].blob_bytes == blob.size());
+  CHECK(oci->layers[0].tar_bytes == BuildLayerTar(image.layers[0]).size());
+}
+
+TEST_CASE("multi-platform index: --platform picks, default linux/amd64, absent platform lists what exists") {
+  TempDir dir;
+  TestImage amd = SampleImage(testing::Compression::kGzip);
+  TestImage arm = amd;
+  arm.architecture = "arm64";
+  arm.layers[0].File("arm-only", "1");
+  TestImage armv7 = amd;
+  armv7.architecture = "arm";
+  armv7.variant = "v7";
+  for (bool nested : {false, true}) {
+    CAPTURE(nested);
+    fs::path path = dir / (nested ? "nested.tar" : "flat.tar");
+    WriteMultiPlatform({arm, amd, armv7}, ImageKind::kOciArchive, path, {.nested_index = nested});
+    auto def = Read(path);
+    REQUIRE(def.ok());
+    CHECK(def->metadata.platform.architecture == "amd64");
+    auto arm64 = Read(path, "linux/aarch64");
+    REQUIRE(arm64.ok());
+    CHECK(arm64->metadata.platform.architecture == "arm64");
+    CHECK(arm64->tree.Lookup("arm-only"));
+    auto v7 = Read(path, "linux/arm/v7");
+    REQUIRE(v7.ok());
+    CHECK(v7->metadata.platform.variant == "v7");
+    auto missing = Read(path, "linux/s390x");
+    REQUIRE_FALSE(missing.ok());
+    CHECK(missing.error().message ==
+          "no image for platform linux/s390x; platforms present: linux/amd64, linux/arm/v7, linux/arm64 "
+          "(choose one with --platform)");
+  }
+  // A multi-platform index without the default platform is an error too.
+  WriteMultiPlatform({arm, armv7}, ImageKind::kOciLayout, dir / "noamd");
+  auto none = Read(dir / "noamd");
+  REQUIRE_FALSE(none.ok());
+  CHECK(none.error().message.find("platforms present: linux/arm/v7, linux/arm64") != std::string::npos);
+}
+
+TEST_CASE("platform strings are normalised like containerd") {
+  CHECK(Platform::Parse("linux/x86_64")->ToString() == "linux/amd64");
+  CHECK(Platform::Parse("aarch64")->ToString() == "linux/arm64");
+  CHECK(Platform::Parse("linux/arm64/v8")->ToString() == "linux/arm64");
+  CHECK(Platform::Parse("linux/armhf")->ToString() == "linux/arm/v7");
+  CHECK(Platform::Parse("linux/arm")->ToString() == "linux/arm/v7");
+  CHECK_FALSE(Platform::Parse("linux//amd64").ok());
+  CHECK_FALSE(Platform::Parse("a/b/c/d").ok());
+}
+
+TEST_CASE("root file system directory: symlinks recorded, never followed; hard links detected") {
+  TempDir dir;
+  fs::path root = dir / "rootfs";
+  fs::create_directories(root / "usr" / "lib");
+  WriteFileText(root / "usr/lib/libx.so.1", "elf?");
+  fs::create_symlink("/etc/shadow", root / "usr/lib/evil");  // must stay a link in the tree
+  fs::create_symlink("libx.so.1", root / "usr/lib/libx.so");
+  fs::create_hard_link(root / "usr/lib/libx.so.1", root / "usr/lib/libx.hard");
+  auto scanned = Read(root);
+  REQUIRE_MESSAGE(scanned.ok(), scanned.error().ToString());
+  CHECK(scanned->metadata.kind == "rootfs");
+  CHECK(ListTree(*scanned, "") ==
+        "dir 0755 0 L0 /usr\n"
+        "dir 0755 0 L0 /usr/lib\n"
+        "symlink 0777 0 L0 /usr/lib/evil -> /etc/shadow\n"
+        "file 0644 4 L0 /usr/lib/libx.hard\n"
+        "symlink 0777 0 L0 /usr/lib/libx.so -> libx.so.1\n"
+        "hardlink 0644 4 L0 /usr/lib/libx.so.1 => /usr/lib/libx.hard\n");
+}
+
+TEST_CASE("real-tool images from testdata: docker save (legacy) and BuildKit OCI archives") {
+  fs::path images = SharedDir() / "testdata" / "images";
+  if (!NeedExternal("testdata images", fs::exists(images / "test-docker-image.tar"), "real-tool fixtures")) return;
+  auto docker = Read(images / "test-docker-image.tar");
+  REQUIRE_MESSAGE(docker.ok(), docker.error().ToString());
+  CHECK(docker->metadata.kind == "docker-archive");
+  CHECK(docker->metadata.ref == "dive-test:latest");
+  CHECK(docker->metadata.platform.architecture == "amd64");
+  CHECK(docker->layers.size() == 14);
+  const ImageTree& tree = docker->tree;
+  for (const char* path : {"somefile.txt", "root/saved.txt", "root/.saved.txt", "root/.data/saved.again2.txt",
+                           "tmp/saved.again1.txt", "bin/busybox"}) {
+    CAPTURE(path);
+    CHECK(tree.Lookup(path));
+  }
+  CHECK_FALSE(tree.Lookup("root/example"));
+  CHECK(tree.List("root/example").empty());
+  CHECK(tree.Lookup("root/saved.txt")->entry->info.mode == 0755);  // chmod +x in the last layer
+  CHECK(tree.Lookup("root/saved.txt")->layer == 13);
+  CHECK(docker->layers[9].entries.size() > 0);  // the rm -rf layer carries the whiteout
+
+  for (const char* name : {"test-oci-gzip-image.tar", "test-oci-zstd-image.tar", "test-oci-uncompressed-image.tar"}) {
+    CAPTURE(name);
+    auto oci = Read(images / name);
+    REQUIRE_MESSAGE(oci.ok(), oci.error().ToString());
+    CHECK(oci->metadata.kind == "oci-archive");
+    CHECK(oci->metadata.platform.architecture == "arm64");  // the only image: taken without --platform
+    CHECK(ListTree(*oci, "") == "file 0644 11189 L0 /README.md\n");
+    auto wrong = Read(images / name, "linux/amd64");  // named explicitly: an error listing arm64
+    REQUIRE_FALSE(wrong.ok());
+    CHECK(wrong.error().message.find("platforms present: linux/arm64") != std::string::npos);
+  }
+}
