@@ -56,6 +56,7 @@ class GzipStream final : public ByteStream {
           state_.avail_in = 0;
           continue;
         }
+        if (state_.next_in[0] != 0x1f) return Garbage();
         uint8_t* next = state_.next_in;
         uint32_t avail = state_.avail_in;
         isal_inflate_reset(&state_);
