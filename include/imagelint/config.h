@@ -1,0 +1,100 @@
+// Configuration (.imagelint.yaml, docs/config-schema.json) and suppressions.
+//
+//   auto found = config::FindConfigFile(flag_config);        // --config, ./.imagelint.yaml, XDG
+//   auto file = found ? config::LoadConfig(*found) : Config{};
+//   config::Config merged = config::Merge(*file, from_flags);  // flags win
+//   ...analysis...
+//   auto suppressions = config::IgnoresToSuppressions(merged.ignores);
+//   + Dockerfile pragmas (`# imagelint ignore=IL003 reason`) filled by src/dockerfile/
+//   report = config::ApplySuppressions(report, suppressions, config::Today());
+//
+// Suppressions never make a finding vanish: it moves to the image's
+// `suppressed[]` list with the suppression that matched (`suppressed_by`),
+// the summary counts it, and expired or unused ignores are listed in
+// `report.ignores`.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "imagelint/result.h"
+#include "imagelint/rules.h"
+
+namespace imagelint::config {
+
+// One suppression: from the config file's ignore list, a --ignore flag, or a
+// Dockerfile comment `# imagelint ignore=IL003,IL010 reason text`.
+struct Suppression {
+  std::string rule;     // rule id ("IL003") or name; "*" is not allowed
+  std::string reason;   // required: why this is acceptable
+  std::string origin;   // "config" | "flag" | "inline"
+  std::string file;     // config file or Dockerfile that holds it ("" for flags)
+  int line = 0;         // its line in `file` (the comment's line for inline ones)
+  // Optional narrowing (empty = any). Globs use '*' (any run of characters).
+  std::string image;    // image ref glob
+  std::string pool;     // pool name glob
+  std::string path;     // glob over evidence paths inside the image
+  // Inline suppressions apply to the instruction that follows the comment:
+  // only findings whose evidence names this Dockerfile line. 0 = any line.
+  int dockerfile_line = 0;
+  std::string expires;  // "YYYY-MM-DD"; after that day the suppression no longer applies
+};
+
+// What .imagelint.yaml can say; every field is also a command-line flag.
+struct Config {
+  std::string file;  // the file it came from ("" = none / flags)
+  std::optional<std::string> fleet;                 // fleet: FILE       --fleet
+  std::vector<std::string> rule_files;              // rules: [FILE]     --rules
+  std::vector<rules::RuleOverride> overrides;       // severity: {ID: level}, disable: [ID]
+  std::vector<Suppression> ignores;                 // ignore: [{rule, reason, expires...}]
+  std::optional<std::string> fail_on;               // fail-on: error|warning|note|none
+  std::optional<std::string> min_severity;          // min-severity: error|warning|note
+  std::vector<std::string> formats;                 // format: [text, sarif=out.sarif]
+  std::optional<std::string> output;                // output: FILE
+  std::optional<std::string> platform;              // platform: linux/amd64
+  std::optional<std::string> dockerfile;            // dockerfile: FILE
+  std::optional<std::string> docs_url;              // docs-url: base URL of the docs pages
+  std::optional<bool> inline_ignores;               // inline-ignores: false ignores Dockerfile pragmas
+};
+
+// Parses a config file's text. Relative paths (fleet, rules, dockerfile,
+// output and format files) are resolved against the file's directory. Errors
+// name file:line:column; unknown keys are errors (a typo must not be ignored).
+Result<Config> ParseConfig(std::string_view text, const std::string& file);
+Result<Config> LoadConfig(const std::string& path);
+
+// The config file to use: `explicit_path` when given (it must exist), else
+// ./.imagelint.yaml, else $XDG_CONFIG_HOME/imagelint/config.yaml (or
+// ~/.config/imagelint/config.yaml; `.imagelint.yaml` in that directory is
+// accepted too). nullopt = none found.
+Result<std::optional<std::string>> FindConfigFile(const std::string& explicit_path = "",
+                                                  const std::string& working_directory = ".");
+
+// `overlay` (command-line flags) over `base` (the file): scalars in overlay
+// win; lists (rule files, overrides, ignores) are appended after the file's;
+// formats given on the command line replace the file's.
+Config Merge(const Config& base, const Config& overlay);
+
+// Flag parsers ("IL003=warning", "IL003=reason text" / "IL003:2026-01-31=reason").
+Result<rules::RuleOverride> ParseSeverityFlag(std::string_view spec);
+Result<Suppression> ParseIgnoreFlag(std::string_view spec);
+
+// "YYYY-MM-DD" of the current UTC day ($IMAGELINT_TODAY overrides, for tests).
+std::string Today();
+// Whether `text` is a valid calendar date "YYYY-MM-DD".
+bool IsDate(std::string_view text);
+// '*' glob over a whole string.
+bool GlobMatch(std::string_view pattern, std::string_view text);
+
+// Moves matching findings of `report` into images[].suppressed[] (each with
+// `suppressed_by`), recomputes verdicts and image status from what remains,
+// and records `ignores.expired` (expired entries, which are not applied) and
+// `ignores.unused` (entries that matched nothing). `today` is "YYYY-MM-DD".
+nlohmann::json ApplySuppressions(const nlohmann::json& report, const std::vector<Suppression>& suppressions,
+                                 const std::string& today);
+
+}  // namespace imagelint::config

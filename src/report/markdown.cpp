@@ -1,0 +1,156 @@
+// Markdown for pull-request comments: the verdict matrix and the top
+// findings, most severe first, each linked to its rule's docs page.
+#include <algorithm>
+#include <map>
+
+#include "imagelint/report.h"
+#include "util.h"
+
+namespace imagelint::report {
+
+using nlohmann::json;
+using namespace internal;
+
+namespace {
+
+// Text inside a table cell or list item: no line breaks, no raw HTML, no
+// column separators.
+std::string Md(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n' || c == '\r') out += ' ';
+    else if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else out += c;
+  }
+  return out;
+}
+
+std::string Code(const std::string& text) {
+  std::string clean = Md(text);
+  for (char& c : clean) {
+    if (c == '`') c = '\'';
+  }
+  return "`" + clean + "`";
+}
+
+std::string Icon(const std::string& status) {
+  if (status == "fail" || status == "error") return "❌";
+  if (status == "warn" || status == "warning") return "⚠️";
+  if (status == "pass") return "✅";
+  return "ℹ️";
+}
+
+int64_t Count(const json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_number_integer()) return 0;
+  return j[key].get<int64_t>();
+}
+
+std::string Plural(int64_t n, const std::string& word) {
+  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
+}  // namespace
+
+std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rules, const RenderOptions& options) {
+  std::map<std::string, const RuleMeta*> by_id;
+  for (const auto& rule : rules) by_id[rule.id] = &rule;
+  const json& images = Arr(report, "images");
+  const json& summary = report.contains("summary") ? report["summary"] : json::object();
+  const json& verdict_counts = summary.contains("verdicts") ? summary["verdicts"] : json::object();
+  int64_t cells = Count(verdict_counts, "pass") + Count(verdict_counts, "warn") + Count(verdict_counts, "fail");
+
+  std::string out = "### imagelint: ";
+  if (cells > 0) {
+    out += std::to_string(Count(verdict_counts, "fail")) + " of " + std::to_string(cells) +
+           " image × pool combinations fail";
+    if (Count(verdict_counts, "warn") > 0) out += ", " + std::to_string(Count(verdict_counts, "warn")) + " warn";
+  } else {
+    int64_t errors = 0;
+    for (const auto& image : images) errors += Str(image, "status") == "fail" ? 1 : 0;
+    out += std::to_string(errors) + " of " + std::to_string(images.size()) + " images fail";
+  }
+  out += "\n\n";
+
+  // Matrix: pools down, images across.
+  std::vector<std::string> pools;
+  for (const auto& image : images) {
+    for (const auto& verdict : Arr(image, "verdicts")) {
+      std::string pool = Str(verdict, "pool");
+      if (std::find(pools.begin(), pools.end(), pool) == pools.end()) pools.push_back(pool);
+    }
+  }
+  if (!images.empty()) {
+    out += "| Pool |";
+    for (const auto& image : images) out += " " + Code(Str(image, "ref", "image")) + " |";
+    out += "\n|---|";
+    for (size_t i = 0; i < images.size(); ++i) out += "---|";
+    out += "\n";
+    if (pools.empty()) {
+      out += "| *(image checks)* |";
+      for (const auto& image : images) {
+        std::string status = Str(image, "status", "pass");
+        out += " " + Icon(status) + " " + status + " |";
+      }
+      out += "\n";
+    }
+    for (const auto& pool : pools) {
+      out += "| " + Md(pool) + " |";
+      for (const auto& image : images) {
+        std::string cell = "–";
+        for (const auto& verdict : Arr(image, "verdicts")) {
+          if (Str(verdict, "pool") != pool) continue;
+          std::string status = Str(verdict, "status");
+          cell = Icon(status) + " " + (status == "fail" ? "**fail**" : status);
+          const json& predicted = verdict.contains("predicted_error") ? verdict["predicted_error"] : json();
+          if (predicted.is_object()) cell += ": " + Code(PredictedText(predicted));
+        }
+        out += " " + cell + " |";
+      }
+      out += "\n";
+    }
+  }
+
+  std::vector<std::pair<const json*, const json*>> all;  // image, finding
+  for (int rank = 2; rank >= 0; --rank) {
+    for (const auto& image : images) {
+      for (const auto& finding : Arr(image, "findings")) {
+        if (Rank(finding) == rank) all.emplace_back(&image, &finding);
+      }
+    }
+  }
+  const json& counts = summary.contains("findings") ? summary["findings"] : json::object();
+  out += "\n**Findings**: " + Plural(Count(counts, "error"), "error") + ", " +
+         Plural(Count(counts, "warning"), "warning") + ", " + Plural(Count(counts, "note"), "note");
+  if (Count(summary, "suppressed") > 0) out += "; " + std::to_string(Count(summary, "suppressed")) + " suppressed";
+  if (Count(summary, "expired_ignores") > 0) out += "; " + Plural(Count(summary, "expired_ignores"), "expired ignore");
+  out += "\n\n";
+  size_t shown = 0;
+  for (const auto& [image, finding] : all) {
+    if (shown == options.markdown_top_findings) break;
+    ++shown;
+    std::string id = Str(*finding, "rule", "?");
+    auto rule = by_id.find(id);
+    std::string docs = rule != by_id.end() ? rule->second->docs : Str(*finding, "docs");
+    std::string name = Str(*finding, "name");
+    if (name.empty() && rule != by_id.end()) name = rule->second->name;
+    out += "- " + Icon(Str(*finding, "severity")) + " **[" + Md(id) + "](" + HelpUri(options.docs_base_uri, id, docs) +
+           ")" + (name.empty() ? "" : " " + Md(name)) + "** (" + Code(Str(*image, "ref", "image"));
+    std::string pools_text = PoolList(*finding);
+    if (Str(*finding, "scope") != "image" && !pools_text.empty()) out += "; pools: " + Md(pools_text);
+    out += "): " + Md(Str(*finding, "message"));
+    // Markdown hard line breaks ("  \n") keep these lines inside the list item.
+    const json& predicted = finding->contains("predicted_error") ? (*finding)["predicted_error"] : json();
+    if (predicted.is_object()) out += "  \n  Predicted error: " + Code(PredictedText(predicted));
+    std::string fix = Str(*finding, "fix");
+    if (!fix.empty()) out += "  \n  **Fix:** " + Md(fix);
+    out += "\n";
+  }
+  if (all.size() > shown)
+    out += "\n… and " + std::to_string(all.size() - shown) + " more findings (see the full report).\n";
+  if (all.empty()) out += "No findings.\n";
+  return out;
+}
+
+}  // namespace imagelint::report

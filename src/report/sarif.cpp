@@ -1,0 +1,293 @@
+// SARIF 2.1.0 for GitHub code scanning (formats.md §5). One run, a full rule
+// table, stable fingerprints; a finding points at its Dockerfile line when
+// one is known (the only place GitHub can annotate), otherwise at the file
+// inside the image, relative to a uriBaseId that names the image, with the
+// image (tarball path or reference) as the run's analysis target.
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "imagelint/report.h"
+#include "util.h"
+
+namespace imagelint::report {
+
+using nlohmann::json;
+using namespace internal;
+
+namespace {
+
+constexpr size_t kMaxDescription = 1000;  // GitHub: <= 1024 characters
+constexpr size_t kMaxRelated = 10;
+
+std::string Truncate(std::string text, size_t limit) {
+  if (text.size() <= limit) return text;
+  text.resize(limit - 3);
+  return text + "...";
+}
+
+// Percent-encodes everything outside RFC 3986 unreserved characters and '/'.
+// ':' is encoded too, so that "cuda:12.4" never reads as a URI scheme.
+std::string EncodePath(const std::string& path) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : path) {
+    bool keep = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+                c == '_' || c == '~' || c == '/';
+    if (keep) {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
+// A host path (tarball, Dockerfile) as a URI: relative stays relative (GitHub
+// resolves it against the checkout), absolute becomes file://.
+std::string HostUri(std::string path) {
+  while (path.rfind("./", 0) == 0) path = path.substr(2);
+  if (!path.empty() && path[0] == '/') return "file://" + EncodePath(path);
+  return EncodePath(path);
+}
+
+// A path inside an image, relative to the image root.
+std::string ImagePathUri(std::string path) {
+  while (!path.empty() && path[0] == '/') path = path.substr(1);
+  while (path.rfind("./", 0) == 0) path = path.substr(2);
+  return EncodePath(path);
+}
+
+std::string BaseIdFor(const std::string& ref) {
+  std::string id = "IMAGE:";
+  for (char c : ref) {
+    bool keep = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+                c == '_' || c == '/' || c == ':' || c == '@';
+    id += keep ? c : '_';
+  }
+  return id;
+}
+
+std::string ReadDocs(const std::string& docs_dir, const RuleMeta& rule) {
+  std::string dir = docs_dir.empty() ? DocsDir() : docs_dir;
+  std::ifstream file(dir + "/rules/" + rule.id + ".md", std::ios::binary);
+  if (!file) return "";
+  std::ostringstream text;
+  text << file.rdbuf();
+  std::string markdown = text.str();
+  if (markdown.size() > 64 * 1024) markdown = markdown.substr(0, 64 * 1024);
+  return markdown;
+}
+
+json RuleDescriptor(const RuleMeta& rule, const RenderOptions& options) {
+  std::string uri = HelpUri(options.docs_base_uri, rule.id, rule.docs);
+  std::string title = rule.title.empty() ? rule.id : rule.title;
+  std::string summary = rule.summary.empty() ? title : rule.summary;
+  json descriptor = json::object();
+  descriptor["id"] = rule.id;
+  if (!rule.name.empty()) descriptor["name"] = rule.name;
+  descriptor["shortDescription"] = {{"text", Truncate(title, kMaxDescription)}};
+  descriptor["fullDescription"] = {{"text", Truncate(summary, kMaxDescription)}};
+  std::string markdown = ReadDocs(options.docs_dir, rule);
+  if (markdown.empty()) markdown = "**" + rule.id + " " + title + "**\n\n" + summary + "\n\n[Documentation](" + uri + ")\n";
+  descriptor["help"] = {{"text", summary + "\n\nSee " + uri}, {"markdown", markdown}};
+  descriptor["helpUri"] = uri;
+  descriptor["defaultConfiguration"] = {{"level", std::string(SeverityLabel(rule.severity))},
+                                        {"enabled", rule.enabled}};
+  std::string problem = rule.severity == Severity::kError     ? "error"
+                        : rule.severity == Severity::kWarning ? "warning"
+                                                              : "recommendation";
+  descriptor["properties"] = {{"tags", {"cuda", "gpu-compatibility"}},
+                              {"precision", "high"},
+                              {"problem.severity", problem}};
+  return descriptor;
+}
+
+std::string ResultText(const json& image, const json& finding) {
+  std::string text = Str(finding, "message");
+  if (!text.empty() && text.back() != '.') text += ".";
+  std::string pools = PoolList(finding);
+  text += " Image: " + Str(image, "ref", "?");
+  if (Str(finding, "scope") != "image" && !pools.empty()) text += "; pools: " + pools;
+  text += ".";
+  const json& predicted = finding.contains("predicted_error") ? finding["predicted_error"] : json();
+  if (predicted.is_object()) text += " Predicted error: " + PredictedText(predicted) + ".";
+  std::string fix = Str(finding, "fix");
+  if (!fix.empty()) text += " Fix: " + fix;
+  return text;
+}
+
+json ImageLocation(const json& item, const std::string& base_id, const json& image) {
+  json location = json::object();
+  location["physicalLocation"] = {
+      {"artifactLocation", {{"uri", ImagePathUri(Str(item, "path"))}, {"uriBaseId", base_id}}},
+      {"region", {{"startLine", 1}}}};
+  std::string text = "/" + Str(item, "path") + " in image " + Str(image, "ref", "?");
+  if (item.contains("layer") && item["layer"].is_number_integer()) {
+    text += ", layer " + std::to_string(item["layer"].get<int64_t>());
+    std::string created_by = CleanCreatedBy(Str(item, "created_by"));
+    if (!created_by.empty()) text += " (" + Truncate(created_by, 200) + ")";
+  }
+  location["message"] = {{"text", text}};
+  return location;
+}
+
+json ToResult(const json& image, const json& finding, const std::map<std::string, size_t>& rule_index,
+              const std::string& base_id, size_t artifact_index, const RenderOptions& options) {
+  json result = json::object();
+  std::string rule = Str(finding, "rule", "unknown");
+  result["ruleId"] = rule;
+  auto it = rule_index.find(rule);
+  if (it != rule_index.end()) result["ruleIndex"] = it->second;
+  std::string severity = Str(finding, "severity", "warning");
+  result["level"] = severity == "error" || severity == "warning" || severity == "note" ? severity : "warning";
+  result["kind"] = "fail";
+  result["message"] = {{"text", ResultText(image, finding)}};
+
+  std::vector<json> image_locations;
+  for (const auto& item : Arr(finding, "evidence")) {
+    if (!Str(item, "path").empty()) image_locations.push_back(ImageLocation(item, base_id, image));
+  }
+  json artifact = {{"uri", HostUri(Str(image, "ref", "image"))}, {"index", artifact_index}};
+  json locations = json::array();
+  json related = json::array();
+  int line = DockerfileLine(finding);
+  std::string dockerfile = DockerfileFor(image, options);
+  if (line > 0 && !dockerfile.empty()) {
+    locations.push_back({{"physicalLocation",
+                          {{"artifactLocation", {{"uri", HostUri(dockerfile)}}},
+                           {"region", {{"startLine", line}}}}}});
+    for (const auto& location : image_locations) {
+      if (related.size() == kMaxRelated) break;
+      related.push_back(location);
+    }
+  } else if (!image_locations.empty()) {
+    locations.push_back(image_locations.front());
+    for (size_t i = 1; i < image_locations.size() && related.size() < kMaxRelated; ++i) related.push_back(image_locations[i]);
+  } else {
+    // Nothing more precise than the image itself.
+    locations.push_back({{"physicalLocation", {{"artifactLocation", artifact}, {"region", {{"startLine", 1}}}}},
+                         {"message", {{"text", "image " + Str(image, "ref", "?")}}}});
+  }
+  for (size_t i = 0; i < related.size(); ++i) related[i]["id"] = i + 1;
+  result["locations"] = locations;
+  if (!related.empty()) result["relatedLocations"] = related;
+  result["analysisTarget"] = artifact;
+
+  std::string fingerprint = FindingFingerprint(image, finding);
+  result["partialFingerprints"] = {{"primaryLocationLineHash", fingerprint.substr(0, 16) + ":1"},
+                                   {"imagelintFinding/v1", fingerprint}};
+  json properties = json::object();
+  properties["image"] = Str(image, "ref");
+  if (!Str(image, "digest").empty()) properties["digest"] = Str(image, "digest");
+  properties["pools"] = Arr(finding, "pools");
+  if (finding.contains("predicted_error") && finding["predicted_error"].is_object())
+    properties["predicted_error"] = finding["predicted_error"];
+  if (finding.contains("unknown") && finding["unknown"].is_boolean()) properties["undetermined"] = finding["unknown"];
+  if (finding.contains("suppressed_by") && finding["suppressed_by"].is_object()) {
+    const json& by = finding["suppressed_by"];
+    std::string origin = Str(by, "origin");
+    json suppression = {{"kind", origin == "inline" ? "inSource" : "external"},
+                        {"status", "accepted"},
+                        {"justification", Str(by, "reason")}};
+    result["suppressions"] = json::array({suppression});
+    properties["suppressed_by"] = by;
+  }
+  result["properties"] = properties;
+  return result;
+}
+
+}  // namespace
+
+std::string RenderSarif(const json& report, const std::vector<RuleMeta>& rule_list, const RenderOptions& options) {
+  // Rule table: every rule given, then any rule a finding names that was not.
+  std::vector<RuleMeta> rules_out;
+  std::map<std::string, size_t> rule_index;
+  auto add_rule = [&](const RuleMeta& meta) {
+    if (meta.id.empty() || rule_index.count(meta.id)) return;
+    rule_index[meta.id] = rules_out.size();
+    rules_out.push_back(meta);
+  };
+  for (const auto& meta : rule_list) add_rule(meta);
+  const json& images = Arr(report, "images");
+  for (const auto& image : images) {
+    for (const char* list : {"findings", "suppressed"}) {
+      for (const auto& finding : Arr(image, list)) {
+        if (rule_index.count(Str(finding, "rule"))) continue;
+        RuleMeta meta;
+        meta.id = Str(finding, "rule", "unknown");
+        meta.name = Str(finding, "name");
+        meta.title = Str(finding, "title");
+        meta.docs = Str(finding, "docs");
+        meta.severity = ParseSeverityName(Str(finding, "severity")).value_or(Severity::kWarning);
+        add_rule(meta);
+      }
+    }
+  }
+  json rules = json::array();
+  for (const auto& meta : rules_out) rules.push_back(RuleDescriptor(meta, options));
+
+  json driver = {{"name", "imagelint"},
+                 {"fullName", "imagelint: CUDA container image compatibility checker"},
+                 {"version", IMAGELINT_VERSION},
+                 {"semanticVersion", IMAGELINT_VERSION},
+                 {"informationUri", options.docs_base_uri + "README.md"},
+                 {"rules", rules}};
+
+  json artifacts = json::array();
+  json base_ids = json::object();
+  json results = json::array();
+  json image_properties = json::array();
+  std::set<std::string> used_base_ids;
+  for (const auto& image : images) {
+    std::string ref = Str(image, "ref", "image");
+    std::string base_id = BaseIdFor(ref);
+    for (int n = 2; used_base_ids.count(base_id); ++n) base_id = BaseIdFor(ref) + "#" + std::to_string(n);
+    used_base_ids.insert(base_id);
+    std::string description = "root file system of image " + ref;
+    if (!Str(image, "digest").empty()) description += " (" + Str(image, "digest") + ")";
+    base_ids[base_id] = {{"description", {{"text", description}}}};
+    json artifact = {{"location", {{"uri", HostUri(ref)}}},
+                     {"roles", {"analysisTarget"}},
+                     {"description", {{"text", "container image " + ref}}}};
+    std::string digest = Str(image, "digest");
+    if (digest.rfind("sha256:", 0) == 0) artifact["hashes"] = {{"sha-256", digest.substr(7)}};
+    size_t artifact_index = artifacts.size();
+    artifacts.push_back(artifact);
+    for (const char* list : {"findings", "suppressed"}) {
+      for (const auto& finding : Arr(image, list))
+        results.push_back(ToResult(image, finding, rule_index, base_id, artifact_index, options));
+    }
+    json verdicts = json::array();
+    for (const auto& verdict : Arr(image, "verdicts")) {
+      verdicts.push_back({{"pool", Str(verdict, "pool")}, {"status", Str(verdict, "status")},
+                          {"predicted_error", verdict.contains("predicted_error") ? verdict["predicted_error"] : json()}});
+    }
+    image_properties.push_back({{"ref", ref}, {"digest", Str(image, "digest")}, {"status", Str(image, "status")},
+                                {"verdicts", verdicts}});
+  }
+
+  std::string automation = "imagelint/";
+  if (images.size() == 1) automation += Str(images[0], "ref", "image") + "/";
+  json run = json::object();
+  run["tool"] = {{"driver", driver}};
+  run["automationDetails"] = {{"id", automation}};
+  run["invocations"] = json::array({{{"executionSuccessful", true}}});
+  if (!base_ids.empty()) run["originalUriBaseIds"] = base_ids;
+  run["artifacts"] = artifacts;
+  run["results"] = results;
+  run["columnKind"] = "utf16CodeUnits";
+  json run_properties = {{"images", image_properties}};
+  if (report.contains("summary")) run_properties["summary"] = report["summary"];
+  run["properties"] = run_properties;
+
+  json log = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+              {"version", "2.1.0"},
+              {"runs", json::array({run})}};
+  return log.dump(2) + "\n";
+}
+
+}  // namespace imagelint::report

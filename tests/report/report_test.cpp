@@ -1,0 +1,391 @@
+// Reporters: golden output per format, SARIF against the official schema and
+// GitHub's reading of it, the gate, --format parsing, file output, colour.
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <set>
+#include <sstream>
+
+#include <doctest/doctest.h>
+
+#include "imagelint/config.h"
+#include "imagelint/report.h"
+#include "report/sample_report.h"
+#include "support/test_support.h"
+
+namespace imagelint::report {
+namespace {
+
+using nlohmann::json;
+using testing::SampleReport;
+
+// Docs pages for SARIF help.markdown come from a directory the test controls.
+struct DocsFixture {
+  testing::TempDir dir;
+  DocsFixture() {
+    std::filesystem::create_directories(dir / "rules");
+    testing::WriteFileText(dir / "rules" / "IL003.md",
+                           "# IL003 forward-compat-unsupported-gpu\n\nThe forward-compatibility package only works "
+                           "on data-center GPUs.\n");
+  }
+  RenderOptions Options() const {
+    RenderOptions options;
+    options.docs_dir = dir.path().string();
+    options.dockerfile = "Dockerfile";
+    return options;
+  }
+};
+
+json Shown(Severity min = Severity::kNote) {
+  // One suppressed finding and one expired ignore, so every format shows them.
+  config::Suppression inline_ignore;
+  inline_ignore.rule = "IL010";
+  inline_ignore.reason = "JIT on first launch is accepted for the A100 pool";
+  inline_ignore.origin = "inline";
+  inline_ignore.file = "Dockerfile";
+  inline_ignore.line = 9;
+  inline_ignore.pool = "a100-*";
+  config::Suppression expired;
+  expired.rule = "IL020";
+  expired.reason = "label fixed upstream";
+  expired.origin = "config";
+  expired.file = ".imagelint.yaml";
+  expired.line = 4;
+  expired.expires = "2026-01-31";
+  json report = config::ApplySuppressions(SampleReport(), {inline_ignore, expired}, "2026-11-22");
+  return Finalize(report, {.min_severity = min});
+}
+
+TEST_CASE("golden: every format from one report") {
+  DocsFixture docs;
+  json report = Shown();
+  auto rules = RulesFromReport(report);
+  REQUIRE(rules.size() == 3);
+  testing::CheckGolden("report/golden/sample.txt", RenderText(report, docs.Options()));
+  testing::CheckGolden("report/golden/sample.json", RenderJson(report));
+  testing::CheckGolden("report/golden/sample.sarif", RenderSarif(report, rules, docs.Options()));
+  testing::CheckGolden("report/golden/sample.junit.xml", RenderJunit(report));
+  testing::CheckGolden("report/golden/sample.github.txt", RenderGithub(report, docs.Options()));
+  testing::CheckGolden("report/golden/sample.md", RenderMarkdown(report, rules, docs.Options()));
+  RenderOptions colored = docs.Options();
+  colored.color = true;
+  testing::CheckGolden("report/golden/sample.color.txt", RenderText(report, colored));
+}
+
+TEST_CASE("golden: a single image without a fleet") {
+  json report = SampleReport();
+  report["fleet"]["pools"] = json::array();
+  json image = report["images"][1];
+  image["verdicts"] = json::array();
+  for (auto& finding : image["findings"]) finding["pools"] = json::array();
+  report["images"] = json::array({image});
+  report = Finalize(report);
+  RenderOptions options;
+  options.docs_dir = "/nonexistent";
+  testing::CheckGolden("report/golden/no-fleet.txt", RenderText(report, options));
+  testing::CheckGolden("report/golden/no-fleet.junit.xml", RenderJunit(report));
+  testing::CheckGolden("report/golden/no-fleet.md", RenderMarkdown(report, RulesFromReport(report), options));
+}
+
+TEST_CASE("text: fits 80 columns, colour only when asked") {
+  json report = Shown();
+  std::string plain = RenderText(report);
+  std::istringstream lines(plain);
+  std::string line;
+  int count = 0;
+  while (std::getline(lines, line)) {
+    ++count;
+    // UTF-8 em dashes count as one column each.
+    size_t columns = 0;
+    for (unsigned char c : line) columns += (c & 0xC0) != 0x80;
+    CHECK_MESSAGE(columns <= 80, line);
+  }
+  CHECK(count > 20);
+  CHECK(plain.find("\x1b[") == std::string::npos);
+  RenderOptions colored;
+  colored.color = true;
+  std::string with_color = RenderText(report, colored);
+  CHECK(with_color.find("\x1b[1;31mFAIL") != std::string::npos);
+  // Matrix, groups, suppression and summary are all there.
+  CHECK(plain.find("  rtx3090-460 FAIL   pass") != std::string::npos);
+  CHECK(plain.find("ERRORS (1)") != std::string::npos);
+  CHECK(plain.find("SUPPRESSED (1)") != std::string::npos);
+  CHECK(plain.find("EXPIRED IGNORES (1)") != std::string::npos);
+  CHECK(plain.find("1 suppressed") != std::string::npos);
+}
+
+TEST_CASE("ColorWanted: a terminal, unless NO_COLOR or TERM=dumb") {
+  int master = posix_openpt(O_RDWR | O_NOCTTY);
+  REQUIRE(master >= 0);
+  REQUIRE(grantpt(master) == 0);
+  REQUIRE(unlockpt(master) == 0);
+  int terminal = open(ptsname(master), O_RDWR | O_NOCTTY);
+  REQUIRE(terminal >= 0);
+  unsetenv("NO_COLOR");
+  setenv("TERM", "xterm", 1);
+  CHECK(ColorWanted(terminal));
+  setenv("NO_COLOR", "1", 1);
+  CHECK_FALSE(ColorWanted(terminal));
+  setenv("NO_COLOR", "", 1);  // empty means unset (no-color.org)
+  CHECK(ColorWanted(terminal));
+  setenv("TERM", "dumb", 1);
+  CHECK_FALSE(ColorWanted(terminal));
+  unsetenv("NO_COLOR");
+  setenv("TERM", "xterm", 1);
+  int pipe_fds[2];
+  REQUIRE(pipe(pipe_fds) == 0);
+  CHECK_FALSE(ColorWanted(pipe_fds[1]));
+  close(pipe_fds[0]);
+  close(pipe_fds[1]);
+  close(terminal);
+  close(master);
+}
+
+TEST_CASE("gate: --fail-on is separate from --min-severity") {
+  json full = Finalize(SampleReport());
+  CHECK(ExitCodeFor(full, Severity::kError) == 1);
+  CHECK(ExitCodeFor(full, Severity::kNote) == 1);
+  CHECK(ExitCodeFor(full, std::nullopt) == 0);
+
+  // Only errors shown; the warning and notes are hidden but still gate.
+  json errors_only = Finalize(SampleReport(), {.min_severity = Severity::kError});
+  CHECK(errors_only["summary"]["hidden"]["warning"] == 1);
+  CHECK(errors_only["summary"]["hidden"]["note"] == 2);
+  CHECK(errors_only["summary"]["findings"]["error"] == 1);
+  CHECK(errors_only["images"][0]["findings"].size() == 1);
+  CHECK(errors_only["images"][1]["findings"].empty());
+  json no_errors = SampleReport();
+  no_errors["images"][0]["findings"].erase(0);
+  json hidden = Finalize(no_errors, {.min_severity = Severity::kError});
+  CHECK(ExitCodeFor(hidden, Severity::kError) == 0);
+  CHECK(ExitCodeFor(hidden, Severity::kWarning) == 1);
+  CHECK(ExitCodeFor(hidden, Severity::kNote) == 1);
+  // Finalize twice keeps what was hidden the first time.
+  CHECK(ExitCodeFor(Finalize(hidden), Severity::kWarning) == 1);
+
+  // Suppressed findings do not gate.
+  config::Suppression s;
+  s.rule = "IL003";
+  s.reason = "accepted";
+  json suppressed = Finalize(config::ApplySuppressions(SampleReport(), {s}, "2026-01-01"));
+  CHECK(ExitCodeFor(suppressed, Severity::kError) == 0);
+  CHECK(ExitCodeFor(suppressed, Severity::kWarning) == 1);
+}
+
+TEST_CASE("--format parsing") {
+  auto sarif = ParseFormatRequest("sarif=out/x.sarif");
+  REQUIRE(sarif.ok());
+  CHECK(sarif->format == Format::kSarif);
+  CHECK(sarif->path == "out/x.sarif");
+  auto text = ParseFormatRequest("text");
+  REQUIRE(text.ok());
+  CHECK(text->path.empty());
+  CHECK_FALSE(ParseFormatRequest("xml").ok());
+  CHECK_FALSE(ParseFormatRequest("sarif=").ok());
+  CHECK(ParseFormatRequest("xml").error().message.find("unknown format 'xml'") != std::string::npos);
+  for (const auto& name : FormatNames()) CHECK(ParseFormat(name).ok());
+  CHECK(ParseThreshold("none").ok());
+  CHECK_FALSE(ParseThreshold("none")->has_value());
+  CHECK(**ParseThreshold("warning") == Severity::kWarning);
+  CHECK_FALSE(ParseThreshold("fatal").ok());
+}
+
+TEST_CASE("WriteReports: files and stdout, errors name the file") {
+  testing::TempDir dir;
+  json report = Shown();
+  auto rules = RulesFromReport(report);
+  std::ostringstream out;
+  RenderOptions options;
+  options.color = true;  // never into files
+  std::vector<FormatRequest> requests = {{Format::kSarif, (dir / "out.sarif").string()},
+                                         {Format::kText, (dir / "out.txt").string()},
+                                         {Format::kJson, ""}};
+  auto status = WriteReports(report, rules, requests, options, out);
+  REQUIRE(status.ok());
+  CHECK(json::parse(out.str()) == report);
+  CHECK(json::parse(testing::ReadFileText(dir / "out.sarif"))["version"] == "2.1.0");
+  CHECK(testing::ReadFileText(dir / "out.txt").find("\x1b[") == std::string::npos);
+
+  std::vector<FormatRequest> two_stdout = {{Format::kText, ""}, {Format::kJson, "-"}};
+  auto clash = WriteReports(report, rules, two_stdout, options, out);
+  REQUIRE_FALSE(clash.ok());
+  CHECK(clash.error().message.find("only one format") != std::string::npos);
+
+  std::vector<FormatRequest> bad = {{Format::kJson, (dir / "missing" / "x.json").string()}};
+  auto unwritable = WriteReports(report, rules, bad, options, out);
+  REQUIRE_FALSE(unwritable.ok());
+  CHECK(unwritable.error().subject == (dir / "missing" / "x.json").string());
+}
+
+// --- SARIF -----------------------------------------------------------------
+
+bool HavePythonJsonschema() {
+  return testing::RunCommand({"python3", "-c", "import jsonschema"}, "", 60).exit_code == 0;
+}
+
+TEST_CASE("sarif: validates against the official SARIF 2.1.0 schema") {
+  if (!testing::NeedExternal("python3-jsonschema", HavePythonJsonschema(),
+                             "validates SARIF output against the OASIS schema"))
+    return;
+  std::filesystem::path schema = testing::SharedDir() / "schemas" / "sarif-schema-2.1.0.json";
+  if (const char* env = std::getenv("IMAGELINT_SARIF_SCHEMA")) schema = env;
+  REQUIRE_MESSAGE(std::filesystem::exists(schema), schema.string());
+  DocsFixture docs;
+  testing::TempDir dir;
+  json report = Shown();
+  testing::WriteFileText(dir / "out.sarif", RenderSarif(report, RulesFromReport(report), docs.Options()));
+  json empty = Finalize(json{{"schema", "imagelint.report/v1"}, {"images", json::array()}});
+  testing::WriteFileText(dir / "empty.sarif", RenderSarif(empty, {}, docs.Options()));
+  const char* script =
+      "import json, sys, jsonschema\n"
+      "schema = json.load(open(sys.argv[1]))\n"
+      "v = jsonschema.Draft4Validator(schema)\n"
+      "bad = 0\n"
+      "for path in sys.argv[2:]:\n"
+      "    for e in v.iter_errors(json.load(open(path))):\n"
+      "        bad += 1\n"
+      "        print(path, list(e.absolute_path), e.message)\n"
+      "print('errors', bad)\n"
+      "sys.exit(1 if bad else 0)\n";
+  auto result = testing::RunCommand(
+      {"python3", "-c", script, schema.string(), (dir / "out.sarif").string(), (dir / "empty.sarif").string()}, "",
+      120);
+  CHECK_MESSAGE(result.exit_code == 0, (result.out + result.err));
+  CHECK(result.out.find("errors 0") != std::string::npos);
+}
+
+TEST_CASE("sarif: what GitHub code scanning reads (formats.md §5.2, §5.3)") {
+  DocsFixture docs;
+  json report = Shown();
+  json log = json::parse(RenderSarif(report, RulesFromReport(report), docs.Options()));
+  REQUIRE(log["runs"].size() == 1);
+  const json& run = log["runs"][0];
+  const json& driver = run["tool"]["driver"];
+  CHECK(driver["name"] == "imagelint");
+  CHECK(driver.contains("semanticVersion"));
+  const json& rules = driver["rules"];
+  REQUIRE(rules.size() == 3);
+  for (const auto& rule : rules) {
+    CHECK(rule["shortDescription"]["text"].get<std::string>().size() <= 1024);
+    CHECK_FALSE(rule["fullDescription"]["text"].get<std::string>().empty());
+    CHECK_FALSE(rule["help"]["text"].get<std::string>().empty());
+    CHECK_FALSE(rule["help"]["markdown"].get<std::string>().empty());
+    CHECK(rule["helpUri"].get<std::string>().rfind("https://", 0) == 0);
+    std::string level = rule["defaultConfiguration"]["level"];
+    CHECK((level == "error" || level == "warning" || level == "note"));
+  }
+  CHECK(rules[0]["help"]["markdown"].get<std::string>().find("data-center GPUs") != std::string::npos);
+  CHECK(rules[0]["helpUri"] == std::string(kDefaultDocsBaseUri) + "docs/rules/IL003.md");
+  CHECK(rules[1]["name"] == "no-sass-for-gpu");
+
+  const json& results = run["results"];
+  // 4 shown findings + 1 suppressed (kept, with suppressions[]).
+  REQUIRE(results.size() == 5);
+  std::set<std::string> fingerprints;
+  for (const auto& result : results) {
+    int index = result["ruleIndex"];
+    CHECK(rules[index]["id"] == result["ruleId"]);
+    const json& first = result["locations"][0]["physicalLocation"];
+    CHECK_FALSE(first["artifactLocation"]["uri"].get<std::string>().empty());
+    CHECK(first["region"]["startLine"].get<int>() >= 1);
+    fingerprints.insert(result["partialFingerprints"]["primaryLocationLineHash"].get<std::string>());
+    CHECK(result["analysisTarget"]["uri"].is_string());
+  }
+  CHECK(fingerprints.size() == results.size());
+
+  // IL003 has a Dockerfile line: the first location is the Dockerfile, the
+  // image file follows as a related location under the image's base id.
+  const json& il003 = results[0];
+  CHECK(il003["ruleId"] == "IL003");
+  CHECK(il003["level"] == "error");
+  CHECK(il003["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "Dockerfile");
+  CHECK(il003["locations"][0]["physicalLocation"]["region"]["startLine"] == 7);
+  const json& related = il003["relatedLocations"][0]["physicalLocation"]["artifactLocation"];
+  CHECK(related["uri"] == "usr/local/cuda-12.4/compat/libcuda.so.550.54.15");
+  std::string base_id = related["uriBaseId"];
+  CHECK(run["originalUriBaseIds"].contains(base_id));
+  CHECK(base_id.find("build/app.tar") != std::string::npos);
+  CHECK(run["artifacts"][0]["location"]["uri"] == "build/app.tar");
+  CHECK(run["artifacts"][0]["roles"][0] == "analysisTarget");
+
+  // Without a Dockerfile line: the file inside the image is the location.
+  const json& il010 = results[1];
+  CHECK(il010["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "opt/app/lib/libkernels.so");
+  CHECK(il010["locations"][0]["physicalLocation"]["artifactLocation"]["uriBaseId"] == base_id);
+  // The registry image: reference as artifact, ':' escaped so it is no scheme.
+  CHECK(run["artifacts"][1]["location"]["uri"] == "nvcr.io/nvidia/pytorch%3A24.01-py3");
+
+  // Suppressed: present, with a justification.
+  const json* found = nullptr;
+  for (const auto& result : results) {
+    if (result.contains("suppressions")) found = &result;
+  }
+  REQUIRE(found != nullptr);
+  const json& suppressed = *found;
+  CHECK(suppressed["ruleId"] == "IL010");
+  CHECK(suppressed["suppressions"][0]["kind"] == "inSource");
+  CHECK(suppressed["suppressions"][0]["justification"] == "JIT on first launch is accepted for the A100 pool");
+}
+
+TEST_CASE("sarif: fingerprints are stable across runs and wording") {
+  json a = Shown();
+  json b = Shown();
+  // A rebuilt image: new digests, new layer numbers, reworded message.
+  b["images"][0]["digest"] = "sha256:cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc";
+  b["images"][0]["findings"][0]["message"] = "reworded";
+  b["images"][0]["findings"][0]["evidence"][0]["layer"] = 5;
+  b["images"][0]["findings"][0]["evidence"][0]["dockerfile_line"] = 12;
+  CHECK(FindingFingerprint(a["images"][0], a["images"][0]["findings"][0]) ==
+        FindingFingerprint(b["images"][0], b["images"][0]["findings"][0]));
+  CHECK(FindingFingerprint(a["images"][0], a["images"][0]["findings"][0]) !=
+        FindingFingerprint(a["images"][1], a["images"][0]["findings"][0]));
+  CHECK(FindingFingerprint(a["images"][0], a["images"][0]["findings"][0]).size() == 64);
+}
+
+// --- JUnit, GitHub, Markdown -------------------------------------------------
+
+TEST_CASE("junit: a suite per image, a case per pool, failure = fail verdict") {
+  std::string xml = RenderJunit(Shown());
+  CHECK(xml.find("<testsuites name=\"imagelint\" tests=\"6\" failures=\"1\"") != std::string::npos);
+  CHECK(xml.find("<testsuite name=\"build/app.tar\" tests=\"3\" failures=\"1\"") != std::string::npos);
+  CHECK(xml.find("<testsuite name=\"nvcr.io/nvidia/pytorch:24.01-py3\" tests=\"3\" failures=\"0\"") !=
+        std::string::npos);
+  CHECK(xml.find("name=\"rtx3090-460\">\n      <failure message=\"804 cudaErrorCompatNotSupportedOnDevice (IL003)\"") !=
+        std::string::npos);
+  CHECK(xml.find("&lt;tags&gt;") != std::string::npos);
+  CHECK(xml.find("<tags>") == std::string::npos);
+}
+
+TEST_CASE("github: annotations with file and line, escaped") {
+  RenderOptions options;
+  options.dockerfile = "./docker/Dockerfile";
+  std::string out = RenderGithub(Shown(), options);
+  CHECK(out.find("::error file=docker/Dockerfile,line=7,title=IL003 forward-compat-unsupported-gpu (build/app.tar)::") !=
+        std::string::npos);
+  CHECK(out.find("::warning title=IL010 no-sass-for-gpu (build/app.tar)::") != std::string::npos);
+  CHECK(out.find("::notice title=IL020") != std::string::npos);
+  // Titles with ':' and ',' are escaped as properties; newlines in data are %0A.
+  CHECK(out.find("(nvcr.io/nvidia/pytorch%3A24.01-py3)") != std::string::npos);
+  CHECK(out.find("%0AFix: Remove cuda-compat-12-4") != std::string::npos);
+  CHECK(out.find("%0APools: rtx3090-460") != std::string::npos);
+  std::istringstream lines(out);
+  std::string line;
+  while (std::getline(lines, line)) CHECK(line.rfind("::", 0) == 0);
+  CHECK(out.find("::warning file=.imagelint.yaml,line=4,title=imagelint expired ignore::") != std::string::npos);
+}
+
+TEST_CASE("markdown: matrix and top findings") {
+  json report = Shown();
+  RenderOptions options;
+  options.markdown_top_findings = 2;
+  std::string md = RenderMarkdown(report, RulesFromReport(report), options);
+  CHECK(md.find("| rtx3090-460 | ❌ **fail**: `804 cudaErrorCompatNotSupportedOnDevice` | ✅ pass |") !=
+        std::string::npos);
+  CHECK(md.find("[IL003](" + std::string(kDefaultDocsBaseUri) + "docs/rules/IL003.md)") != std::string::npos);
+  CHECK(md.find("… and 2 more findings") != std::string::npos);
+  CHECK(md.find("1 suppressed") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace imagelint::report
