@@ -1,5 +1,7 @@
 #include "cuda/fatbin.h"
 
+#include <cctype>
+#include <cstdio>
 #include <algorithm>
 #include <cstring>
 #include <string_view>
@@ -545,12 +547,27 @@ void FatbinScanner::InspectPayload(FatbinEntry& entry, std::span<const uint8_t> 
       return;
     }
     if (auto version = view.U32(20)) entry.toolkit = ToolkitFromCubinVersion(*version);
+    if (auto flags = view.U32(48)) entry.cubin_flags = *flags;
+    if (auto abi = view.U8(8)) entry.cubin_abi = *abi;
+    // cuobjdump names a cubin "sm_XYa" when its e_flags carry the accelerator
+    // bit even if the fatbin flag is clear (cuBLAS 12.4 has such entries); the
+    // bit is a positive-only hint (formats.md §1.10), so it never removes a/f.
+    if (entry.variant.empty() && ((entry.cubin_abi == 7 && (entry.cubin_flags & 0x800)) ||
+                                  (entry.cubin_abi == 8 && (entry.cubin_flags & 0x8))))
+      entry.variant = "a";
     std::string_view text = view.AsString();
     constexpr std::string_view kBanner = "Cuda compilation tools, release ";
     size_t at = text.find(kBanner);
     if (at != std::string_view::npos) {
       size_t end = text.find('\0', at);
-      if (end != std::string_view::npos && end - at < 200) entry.tkinfo = std::string(text.substr(at, end - at));
+      if (end != std::string_view::npos && end - at < 200) {
+        entry.tkinfo = std::string(text.substr(at, end - at));
+        // "release 13.0, V13.0.88": more precise than e_version, which CUDA 13 sets to 1.
+        unsigned major = 0, minor = 0;
+        if (std::sscanf(entry.tkinfo.c_str() + kBanner.size(), "%u.%u", &major, &minor) == 2 && major < 100 &&
+            minor < 100)
+          entry.toolkit = std::to_string(major) + "." + std::to_string(minor);
+      }
     }
   } else if (category == "ptx") {
     std::string_view text = view.AsString();
@@ -588,18 +605,32 @@ nlohmann::json FatbinScanner::Summary(const std::map<uint64_t, std::pair<uint64_
   json out = json::object();
   out["containers"] = containers_.size();
   out["entries"] = entries_.size();
-  json by_section = json::object();
-  for (const Container& container : containers_) {
-    std::string name = "(unknown)";
-    auto it = sections.upper_bound(container.offset);
+  auto section_of = [&](uint64_t offset) -> std::string {
+    if (sections.empty()) return "(no section headers)";
+    auto it = sections.upper_bound(offset);
     if (it != sections.begin()) {
       --it;
-      if (container.offset < it->first + it->second.first) name = it->second.second;
+      if (offset < it->first + it->second.first) return it->second.second;
     }
-    if (sections.empty()) name = "(no section headers)";
+    return "(outside sections)";
+  };
+  json by_section = json::object();
+  for (const Container& container : containers_) {
+    std::string name = section_of(container.offset);
     by_section[name] = by_section.value(name, 0) + 1;
   }
   out["sections"] = by_section;
+  // Architectures per section: cuobjdump lists only what the runtime registers
+  // (.nv_fatbin / __nv_relfatbin); libraries such as cuFFT keep thousands more
+  // containers in .data/.rodata and load them themselves.
+  json section_archs = json::object();
+  for (const FatbinEntry& entry : entries_) {
+    json& row = section_archs[section_of(entry.offset)];
+    if (!row.is_object()) row = json::object();
+    std::string name = EntryArchName(entry);
+    row[name] = row.value(name, 0) + 1;
+  }
+  out["section_archs"] = section_archs;
   // (category, arch, variant rank, variant, isa) -> count
   std::map<std::tuple<std::string, uint32_t, int, std::string, std::string>, uint64_t> groups;
   std::map<std::string, uint64_t> compression;

@@ -55,6 +55,8 @@ struct FatbinEntry {
   std::string toolkit;           // "12.4" from a cubin's e_version, when readable
   std::string tkinfo;            // "Cuda compilation tools, release 12.4, V12.4.131" when found
   bool embedded = false;         // a cubin found outside any fatbin container
+  uint32_t cubin_flags = 0;      // e_flags of the cubin, when its header was read
+  uint8_t cubin_abi = 0;         // EI_ABIVERSION of the cubin (0 = not read)
 };
 
 // Category of an entry kind: "sass", "ptx", "ltoir" or "other".

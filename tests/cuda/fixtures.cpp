@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <span>
 
 #include <lz4.h>
@@ -294,6 +296,64 @@ nlohmann::json ScanBytes(const Bytes& bytes, size_t chunk, ElfLimits limits, boo
   for (size_t at = 0; at < bytes.size(); at += chunk)
     scanner.Consume(std::span<const uint8_t>(bytes.data() + at, std::min(chunk, bytes.size() - at)));
   return scanner.Finish(complete);
+}
+
+}  // namespace imagelint::cuda::testing
+
+namespace imagelint::cuda::testing {
+
+void AddMemoryFile(HostTree& tree, const std::string& path, const std::vector<uint8_t>& bytes, size_t layer) {
+  CudaFile file;
+  file.path = path;
+  file.size = bytes.size();
+  file.layer = layer;
+  EntryInfo info;
+  info.path = path;
+  info.size = bytes.size();
+  std::span<const uint8_t> head(bytes.data(), std::min<size_t>(bytes.size(), kHeadBytes));
+  for (auto& analyzer : MakeCudaAnalyzers()) {
+    auto sink = analyzer->Open(info, head);
+    if (!sink) continue;
+    for (size_t at = 0; at < bytes.size(); at += 1 << 20) {
+      if (!sink->Consume(std::span<const uint8_t>(bytes.data() + at, std::min<size_t>(1 << 20, bytes.size() - at))))
+        break;
+    }
+    nlohmann::json result = sink->Finish(true);
+    if (result.is_null()) continue;
+    tree.results.push_back(result);
+    if (analyzer->Name() == kElfAnalyzerName) file.elf = &tree.results.back();
+    else file.text = &tree.results.back();
+  }
+  tree.input.files.push_back(file);
+}
+
+void AddSymlink(HostTree& tree, const std::string& path, const std::string& target, size_t layer) {
+  CudaFile file;
+  file.path = path;
+  file.type = EntryType::kSymlink;
+  file.link_target = target;
+  file.layer = layer;
+  tree.input.files.push_back(file);
+}
+
+void AddHostDirectory(HostTree& tree, const std::filesystem::path& root, const std::string& prefix, size_t layer,
+                      const std::vector<std::string>& only) {
+  namespace fs = std::filesystem;
+  for (const auto& item : fs::recursive_directory_iterator(root)) {
+    std::string relative = prefix + item.path().lexically_relative(root).string();
+    if (!only.empty()) {
+      bool keep = false;
+      for (const auto& needle : only) keep |= relative.find(needle) != std::string::npos;
+      if (!keep) continue;
+    }
+    if (item.is_symlink()) {
+      AddSymlink(tree, relative, fs::read_symlink(item.path()).string(), layer);
+    } else if (item.is_regular_file()) {
+      std::ifstream in(item.path(), std::ios::binary);
+      std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      AddMemoryFile(tree, relative, bytes, layer);
+    }
+  }
 }
 
 }  // namespace imagelint::cuda::testing

@@ -74,3 +74,27 @@ nlohmann::json ScanBytes(const Bytes& bytes, size_t chunk = 0, ElfLimits limits 
                          const std::string& path = "test/file");
 
 }  // namespace imagelint::cuda::testing
+
+#include <deque>
+#include <filesystem>
+
+#include "cuda/cuda.h"
+
+namespace imagelint::cuda::testing {
+
+// A directory on the host treated as a one-layer image root: every file goes
+// through the real analyzers (Open + Consume in 1 MiB chunks + Finish), links
+// are recorded as links. For tests only: imagelint itself never reads host paths.
+struct HostTree {
+  std::deque<nlohmann::json> results;
+  CudaFactsInput input;
+};
+// `prefix` is prepended to every image path ("usr/lib/..."), `only` limits the
+// walk to paths containing one of the given substrings (empty = all).
+void AddHostDirectory(HostTree& tree, const std::filesystem::path& root, const std::string& prefix = "",
+                      size_t layer = 0, const std::vector<std::string>& only = {});
+// Adds one in-memory file, analysed like AddHostDirectory does.
+void AddMemoryFile(HostTree& tree, const std::string& path, const std::vector<uint8_t>& bytes, size_t layer = 0);
+void AddSymlink(HostTree& tree, const std::string& path, const std::string& target, size_t layer = 0);
+
+}  // namespace imagelint::cuda::testing
