@@ -1,0 +1,107 @@
+// `imagelint facts` / `imagelint ls` end to end: goldens, exit codes, one-line errors.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "support/image_builder.h"
+#include "support/test_support.h"
+
+using namespace imagelint::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+TestImage GoldenImage() {
+  TestImage image;
+  image.ref = "registry.example.com/cuda-app:1.0";
+  image.env = {"PATH=/usr/local/cuda/bin:/usr/bin:/bin", "NVIDIA_REQUIRE_CUDA=cuda>=12.4 brand=tesla,driver>=470",
+               "LD_LIBRARY_PATH=/usr/local/cuda/lib64"};
+  image.labels = {{"com.nvidia.cuda.version", "12.4.1"}, {"maintainer", "NVIDIA CORPORATION"}};
+  image.empty_history = {"ENV CUDA_VERSION=12.4.1"};
+  TestLayer& base = image.Layer(Compression::kGzip);
+  base.created_by = "ADD rootfs.tar /";
+  base.Dir("usr").Dir("usr/local").Dir("usr/local/cuda-12.4").Dir("usr/local/cuda-12.4/compat")
+      .File("usr/local/cuda-12.4/compat/libcuda.so.550.54.15", std::string("\x7f" "ELF", 4) + std::string(60, '\1'))
+      .Symlink("usr/local/cuda-12.4/compat/libcuda.so.1", "libcuda.so.550.54.15")
+      .Symlink("usr/local/cuda", "cuda-12.4")
+      .Dir("etc").File("etc/ld.so.conf", "include /etc/ld.so.conf.d/*.conf\n")
+      .File("etc/tmpfile", "temporary\n");
+  TestLayer& top = image.Layer(Compression::kZstd);
+  top.created_by = "RUN rm /etc/tmpfile && pip install app # buildkit";
+  top.Whiteout("etc/tmpfile").Dir("app").File("app/run.sh", "#!/bin/sh\nexec python -m app\n", 0755)
+      .Hardlink("app/run-again.sh", "app/run.sh");
+  return image;
+}
+
+}  // namespace
+
+TEST_CASE("facts and ls goldens") {
+  TempDir dir;
+  fs::path image = dir / "image.tar";
+  WriteImage(GoldenImage(), ImageKind::kDockerArchiveOci, image);
+  auto json = RunImagelint({"facts", image.string()});
+  CHECK(json.exit_code == 0);
+  CHECK(json.err == "");
+  CheckGolden("cli_image/golden/facts.json", json.out);
+  auto text = RunImagelint({"facts", image.string(), "--format", "text"});
+  CHECK(text.exit_code == 0);
+  CheckGolden("cli_image/golden/facts.txt", text.out);
+  auto ls = RunImagelint({"ls", image.string()});
+  CHECK(ls.exit_code == 0);
+  CheckGolden("cli_image/golden/ls.txt", ls.out);
+  auto compat = RunImagelint({"ls", image.string(), "/usr/local/cuda*/compat/*"});
+  CHECK(compat.exit_code == 0);
+  CHECK(compat.out ==
+        "symlink 0777 0 L0 /usr/local/cuda-12.4/compat/libcuda.so.1 -> libcuda.so.550.54.15\n"
+        "file 0644 64 L0 /usr/local/cuda-12.4/compat/libcuda.so.550.54.15\n");
+  auto none = RunImagelint({"ls", image.string(), "nothing/*"});
+  CHECK(none.exit_code == 0);
+  CHECK(none.out == "");
+}
+
+TEST_CASE("bad input: exit 2 and one line naming the file") {
+  TempDir dir;
+  WriteFileBytes(dir / "empty.tar", {});
+  TestImage image = GoldenImage();
+  WriteImage(image, ImageKind::kOciArchive, dir / "missing.tar", {.omit_layer_blob = true});
+  WriteImage(image, ImageKind::kOciArchive, dir / "mismatch.tar", {.wrong_diff_id = true});
+  std::vector<uint8_t> whole = ReadFileBytes(dir / "mismatch.tar");
+  whole.resize(whole.size() / 2 + 7);
+  WriteFileBytes(dir / "cut.tar", whole);
+  for (const char* name : {"empty.tar", "missing.tar", "mismatch.tar", "cut.tar", "does-not-exist.tar"}) {
+    CAPTURE(name);
+    for (const char* command : {"facts", "ls"}) {
+      auto result = RunImagelint({command, (dir / name).string()});
+      CHECK(result.exit_code == 2);
+      CHECK(result.out == "");
+      CHECK(result.err.rfind("imagelint: " + (dir / name).string(), 0) == 0);
+      CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
+    }
+  }
+}
+
+TEST_CASE("--platform, --max-layer-bytes and bad option values") {
+  TempDir dir;
+  TestImage amd = GoldenImage();
+  TestImage arm = amd;
+  arm.architecture = "arm64";
+  WriteMultiPlatform({arm, amd}, ImageKind::kOciLayout, dir / "layout");
+  auto def = RunImagelint({"facts", (dir / "layout").string()});
+  CHECK(def.exit_code == 0);
+  CHECK(def.out.find("\"architecture\": \"amd64\"") != std::string::npos);
+  auto arm64 = RunImagelint({"facts", (dir / "layout").string(), "--platform", "linux/arm64", "--format", "text"});
+  CHECK(arm64.exit_code == 0);
+  CHECK(arm64.out.find("platform:  linux/arm64\n") != std::string::npos);
+  auto absent = RunImagelint({"ls", (dir / "layout").string(), "--platform", "linux/ppc64le"});
+  CHECK(absent.exit_code == 2);
+  CHECK(absent.err.find("platforms present: linux/amd64, linux/arm64") != std::string::npos);
+  auto bomb = RunImagelint({"ls", (dir / "layout").string(), "--max-layer-bytes", "1K"});
+  CHECK(bomb.exit_code == 2);
+  CHECK(bomb.err.find("exceeds the limit of 1024 bytes") != std::string::npos);
+  auto bad_size = RunImagelint({"ls", (dir / "layout").string(), "--max-layer-bytes", "lots"});
+  CHECK(bad_size.exit_code == 2);
+  auto bad_platform = RunImagelint({"ls", (dir / "layout").string(), "--platform", "a//b"});
+  CHECK(bad_platform.exit_code == 2);
+  auto bad_format = RunImagelint({"facts", (dir / "layout").string(), "--format", "yaml"});
+  CHECK(bad_format.exit_code == 2);
+}

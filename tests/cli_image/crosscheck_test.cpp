@@ -1,0 +1,98 @@
+// One image made by the real tools (umoci builds it, skopeo converts it):
+// every input kind must give identical `ls` and facts.
+#include <doctest/doctest.h>
+
+#include <regex>
+
+#include <nlohmann/json.hpp>
+
+#include "support/test_support.h"
+
+using namespace imagelint::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+void Run(const std::vector<std::string>& argv) {
+  auto result = RunCommand(argv, "", 120);
+  std::string line;
+  for (const auto& a : argv) line += a + " ";
+  REQUIRE_MESSAGE(result.exit_code == 0, line << "\n" << result.err);
+}
+
+nlohmann::json Comparable(const std::string& facts_text) {
+  nlohmann::json facts = nlohmann::json::parse(facts_text);
+  auto& image = facts["image"];
+  for (const char* key : {"digest", "kind", "ref"}) image.erase(key);
+  for (auto& layer : image["layers"]) {
+    for (const char* key : {"digest", "media_type", "size"}) layer.erase(key);
+  }
+  return facts;
+}
+
+}  // namespace
+
+TEST_CASE("umoci + skopeo: OCI layout, OCI archive, docker-archive and unpacked rootfs agree") {
+  if (!NeedExternal("umoci", HaveProgram("umoci"), "builds the cross-check image")) return;
+  if (!NeedExternal("skopeo", HaveProgram("skopeo"), "converts the cross-check image")) return;
+  TempDir dir;
+  std::string layout = (dir / "oci").string();
+  std::string image = "oci:" + layout + ":img";
+  Run({"umoci", "init", "--layout", layout});
+  Run({"umoci", "new", "--image", layout + ":img"});
+  fs::path b1 = dir / "b1";
+  Run({"umoci", "unpack", "--rootless", "--image", layout + ":img", b1.string()});
+  fs::create_directories(b1 / "rootfs/usr/local/cuda-12.4/lib64");
+  fs::create_directories(b1 / "rootfs/opt/old/deep");
+  WriteFileText(b1 / "rootfs/usr/local/cuda-12.4/lib64/libcudart.so.12.4.127", std::string(100000, 'r'));
+  fs::create_symlink("libcudart.so.12.4.127", b1 / "rootfs/usr/local/cuda-12.4/lib64/libcudart.so.12");
+  fs::create_symlink("cuda-12.4", b1 / "rootfs/usr/local/cuda");
+  fs::create_hard_link(b1 / "rootfs/usr/local/cuda-12.4/lib64/libcudart.so.12.4.127", b1 / "rootfs/usr/local/cudart-copy");
+  WriteFileText(b1 / "rootfs/opt/old/deep/file", "old");
+  WriteFileText(b1 / "rootfs/opt/keep", "keep");
+  Run({"umoci", "repack", "--image", layout + ":img", b1.string()});
+  fs::path b2 = dir / "b2";
+  Run({"umoci", "unpack", "--rootless", "--image", layout + ":img", b2.string()});
+  fs::remove_all(b2 / "rootfs/opt/old");
+  WriteFileText(b2 / "rootfs/opt/new", "new");
+  Run({"umoci", "repack", "--image", layout + ":img", b2.string()});
+  Run({"umoci", "config", "--image", layout + ":img", "--config.env", "NVIDIA_REQUIRE_CUDA=cuda>=12.4",
+       "--config.label", "com.example=yes"});
+  std::string docker = (dir / "docker.tar").string();
+  std::string oci_archive = (dir / "oci.tar").string();
+  Run({"skopeo", "--insecure-policy", "copy", "oci:" + layout + ":img", "docker-archive:" + docker + ":test/img:latest"});
+  Run({"skopeo", "--insecure-policy", "copy", "oci:" + layout + ":img", "oci-archive:" + oci_archive + ":img"});
+  fs::path unpacked = dir / "final";
+  Run({"umoci", "unpack", "--rootless", "--image", layout + ":img", unpacked.string()});
+
+  auto ls_layout = RunImagelint({"ls", layout});
+  REQUIRE_MESSAGE(ls_layout.exit_code == 0, ls_layout.err);
+  CHECK(ls_layout.out.find("file 0644 100000 L0 /usr/local/cuda-12.4/lib64/libcudart.so.12.4.127\n") != std::string::npos);
+  CHECK(ls_layout.out.find("/opt/old") == std::string::npos);
+  CHECK(ls_layout.out.find("file 0644 3 L1 /opt/new\n") != std::string::npos);
+  auto facts_layout = RunImagelint({"facts", layout});
+  REQUIRE(facts_layout.exit_code == 0);
+  for (const auto& input : {docker, oci_archive}) {
+    CAPTURE(input);
+    auto ls = RunImagelint({"ls", input});
+    REQUIRE_MESSAGE(ls.exit_code == 0, ls.err);
+    CHECK(ls.out == ls_layout.out);
+    auto facts = RunImagelint({"facts", input});
+    REQUIRE(facts.exit_code == 0);
+    CHECK(Comparable(facts.out) == Comparable(facts_layout.out));
+  }
+  nlohmann::json facts = nlohmann::json::parse(facts_layout.out);
+  CHECK(facts["image"]["env"]["NVIDIA_REQUIRE_CUDA"] == "cuda>=12.4");
+  CHECK(facts["image"]["labels"]["com.example"] == "yes");
+  CHECK(facts["image"]["layers"].size() == 2);
+
+  // The unpacked root file system: same paths, types, sizes and links (one layer).
+  auto ls_rootfs = RunImagelint({"ls", (unpacked / "rootfs").string()});
+  REQUIRE_MESSAGE(ls_rootfs.exit_code == 0, ls_rootfs.err);
+  std::regex layer(" L[0-9]+ ");
+  std::regex mode("^(\\w+) [0-7]{4} ", std::regex::multiline);
+  auto normalise = [&](const std::string& text) {
+    return std::regex_replace(std::regex_replace(text, layer, " L "), mode, "$1 ");
+  };
+  CHECK(normalise(ls_rootfs.out) == normalise(ls_layout.out));
+}
