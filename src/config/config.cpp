@@ -186,7 +186,7 @@ Result<Config> ParseConfig(std::string_view text, const std::string& file) {
           if (!level.ok()) return level.error();
           rules::RuleOverride override_entry;
           override_entry.rule = rule;
-          if (*level == "off") {
+          if (*level == "off" || *level == "false") {  // YAML 1.1 readers turn off into false
             override_entry.disabled = true;
           } else if (auto severity = SeverityOf(*level)) {
             override_entry.severity = severity;
