@@ -1,0 +1,257 @@
+#include "fleet_import/hosts.h"
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+namespace imagelint::fleet_import {
+
+std::string ToLower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+std::string TrimCopy(std::string_view text) {
+  size_t begin = 0, end = text.size();
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  while (begin < end && space(text[begin])) ++begin;
+  while (end > begin && space(text[end - 1])) --end;
+  return std::string(text.substr(begin, end - begin));
+}
+
+namespace {
+
+bool AllDigits(std::string_view text) {
+  if (text.empty() || text.size() > 9) return false;
+  return std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::vector<std::string_view> SplitDots(std::string_view text) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  while (true) {
+    size_t dot = text.find('.', start);
+    parts.push_back(text.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  return parts;
+}
+
+}  // namespace
+
+bool IsDriverVersion(std::string_view text) {
+  auto parts = SplitDots(text);
+  if (parts.size() < 2 || parts.size() > 3) return false;
+  return std::all_of(parts.begin(), parts.end(), AllDigits);
+}
+
+bool IsComputeCapability(std::string_view text) {
+  auto parts = SplitDots(text);
+  return parts.size() == 2 && AllDigits(parts[0]) && AllDigits(parts[1]) && parts[0].size() <= 3 &&
+         parts[1].size() <= 2;
+}
+
+std::string NormaliseBrand(std::string_view printed) {
+  std::string squashed;
+  for (char c : ToLower(TrimCopy(printed)))
+    if (c != ' ' && c != '_' && c != '-') squashed += c;
+  // nvidia-smi spells the virtualisation brands out in words; NVML's enum
+  // names (and requirement strings) use the short forms.
+  static const std::pair<const char*, const char*> kLongForms[] = {
+      {"nvidiavirtualapplications", "vapps"},
+      {"nvidiavirtualpc", "vpc"},
+      {"nvidiavirtualcomputeserver", "vcs"},
+      {"nvidiartxvirtualworkstation", "vws"},
+      {"nvidiacloudgaming", "cloudgaming"},
+  };
+  for (const auto& [long_form, short_form] : kLongForms)
+    if (squashed == long_form) return short_form;
+  // NVML's nvmlBrandType_t names (nvidia-container-stack.md §1.5); anything
+  // else is a brand this version does not know.
+  static const char* kNvmlBrands[] = {"quadro", "tesla", "nvs", "grid", "geforce", "titan",
+                                      "vapps", "vpc", "vcs", "vws", "cloudgaming", "quadrortx",
+                                      "nvidiartx", "nvidia", "geforcertx", "titanrtx", "unknown"};
+  for (const char* brand : kNvmlBrands)
+    if (squashed == brand) return squashed;
+  return squashed.empty() ? std::string() : std::string("unknown");
+}
+
+std::optional<std::string> GuessBrandFromName(std::string_view product) {
+  std::string lower = ToLower(product);
+  auto has = [&](const char* word) { return lower.find(word) != std::string::npos; };
+  if (has("geforce")) return "geforce";
+  if (has("titan")) return "titan";
+  if (has("quadro")) return "quadro";
+  if (has("tesla")) return "tesla";
+  if (has("rtx")) return "nvidiartx";
+  return std::nullopt;
+}
+
+namespace {
+
+using GroupKey = std::tuple<std::string, std::string, int, std::string, std::string, std::string,
+                            std::map<std::string, std::string>, std::string>;
+
+GroupKey KeyOf(const HostGpus& host) {
+  return {host.driver,
+          host.product,
+          host.gpu_count,
+          host.compute_capability.value_or(""),
+          host.platform,
+          host.brand.value_or(""),
+          host.selector_labels,
+          host.runtime.value_or("")};
+}
+
+// "NVIDIA-A100-SXM4-80GB" / "NVIDIA A100-SXM4-80GB" → "a100-sxm4-80gb".
+std::string Slug(std::string_view text) {
+  std::string lower = ToLower(text);
+  std::string out;
+  for (char c : lower) {
+    bool keep = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.';
+    if (keep) {
+      out += c;
+    } else if (!out.empty() && out.back() != '-') {
+      out += '-';
+    }
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  if (out.rfind("nvidia-", 0) == 0 && out.size() > 7) out = out.substr(7);
+  return out.empty() ? "gpu" : out;
+}
+
+std::string Arch(const std::string& platform) {
+  size_t slash = platform.find('/');
+  return slash == std::string::npos ? platform : platform.substr(slash + 1);
+}
+
+std::string JoinNames(const std::vector<std::string>& names, size_t max_shown) {
+  std::string out;
+  for (size_t i = 0; i < names.size() && i < max_shown; ++i) {
+    if (i) out += ", ";
+    out += names[i];
+  }
+  if (names.size() > max_shown) out += ", … (" + std::to_string(names.size() - max_shown) + " more)";
+  return out;
+}
+
+}  // namespace
+
+std::vector<ImportedPool> GroupHosts(const std::vector<HostGpus>& hosts, const std::string& source,
+                                     const GpuResolver& gpus, std::vector<std::string>* warnings) {
+  std::map<GroupKey, size_t> index;
+  std::vector<std::pair<const HostGpus*, std::vector<std::string>>> groups;  // first host, names
+  std::vector<std::vector<std::string>> group_notes;
+  for (const auto& host : hosts) {
+    GroupKey key = KeyOf(host);
+    auto [it, inserted] = index.emplace(key, groups.size());
+    if (inserted) {
+      groups.push_back({&host, {}});
+      group_notes.emplace_back();
+    }
+    groups[it->second].second.push_back(host.host);
+    auto& notes = group_notes[it->second];
+    for (const auto& note : host.notes)
+      if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
+  }
+
+  std::vector<ImportedPool> pools;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const HostGpus& first = *groups[g].first;
+    ImportedPool imported;
+    imported.hosts = groups[g].second;
+    imported.gpus_per_host = first.gpu_count;
+    imported.product_label = first.product;
+    imported.mig_profile = first.mig_profile;
+    imported.sharing = first.sharing;
+    imported.cuda_version = first.cuda_version;
+    imported.notes = group_notes[g];
+    Pool& pool = imported.pool;
+    pool.driver = first.driver;
+    pool.platform = first.platform;
+    pool.runtime = first.runtime;
+    pool.count = static_cast<int>(imported.hosts.size());
+    pool.selector_labels = first.selector_labels;
+    pool.source = source + ": " + JoinNames(imported.hosts, 20);
+
+    std::optional<GpuFacts> facts = gpus ? gpus(first.lookup_name) : std::nullopt;
+    if (facts) {
+      imported.in_knowledge = true;
+      imported.known = *facts;
+      pool.gpu = facts->name;
+      pool.datacenter = facts->datacenter;
+      pool.compute_capability = facts->compute_capability;
+      if (first.compute_capability && facts->compute_capability &&
+          *first.compute_capability != *facts->compute_capability) {
+        imported.notes.push_back("the input says compute capability " + *first.compute_capability +
+                                 ", the GPU knowledge file " + *facts->compute_capability +
+                                 "; the input's value is kept");
+        pool.compute_capability = first.compute_capability;
+      }
+      if (first.brand && !first.brand->empty() && *first.brand != "unknown") {
+        pool.brand = first.brand;
+      } else {
+        pool.brand = facts->brand;
+        if (first.brand && *first.brand == "unknown" && facts->brand)
+          imported.notes.push_back("the input reports brand Unknown (libnvidia-container before 1.9.0 maps "
+                                   "newer NVML brands to Unknown); the GPU knowledge file says " +
+                                   *facts->brand);
+      }
+    } else {
+      // Not in the knowledge file: keep what the input said, guess the rest.
+      pool.gpu = first.lookup_name;
+      pool.compute_capability = first.compute_capability;
+      if (first.brand && !first.brand->empty()) {
+        pool.brand = first.brand;
+      } else if (auto guess = GuessBrandFromName(first.lookup_name)) {
+        pool.brand = guess;
+        imported.brand_guessed = true;
+      }
+      std::string note = "GPU \"" + first.lookup_name + "\" is not in the GPU knowledge file";
+      if (imported.brand_guessed)
+        note += "; brand \"" + *pool.brand + "\" guessed from the product name";
+      else if (!pool.brand)
+        note += "; brand unknown (no hint in the product name)";
+      if (!pool.compute_capability) note += "; compute capability unknown";
+      imported.notes.push_back(note);
+      if (warnings) warnings->push_back(note + " (pool of " + JoinNames(imported.hosts, 5) + ")");
+    }
+    pools.push_back(std::move(imported));
+  }
+
+  // Names from the labels: product slug [-mig-profile] [-shared] -driver, then
+  // disambiguated by GPUs per host, architecture, and finally a counter.
+  std::vector<std::string> names(pools.size());
+  for (size_t i = 0; i < pools.size(); ++i) {
+    const auto& p = pools[i];
+    std::string base = Slug(p.product_label.empty() ? p.pool.gpu : p.product_label);
+    if (p.pool.driver.size()) base += "-" + p.pool.driver;
+    names[i] = base;
+  }
+  auto disambiguate = [&](auto suffix_of) {
+    std::map<std::string, int> seen;
+    for (const auto& n : names) ++seen[n];
+    for (size_t i = 0; i < pools.size(); ++i)
+      if (seen[names[i]] > 1) names[i] += suffix_of(pools[i]);
+  };
+  disambiguate([](const ImportedPool& p) { return "-" + std::to_string(p.gpus_per_host) + "gpu"; });
+  disambiguate([](const ImportedPool& p) { return "-" + Arch(p.pool.platform); });
+  disambiguate([](const ImportedPool& p) {
+    return p.pool.selector_labels.count("nvidia.com/cuda.driver.major") ? std::string("-gfd-legacy")
+                                                                        : std::string();
+  });
+  {
+    std::map<std::string, int> counter;
+    std::map<std::string, int> seen;
+    for (const auto& n : names) ++seen[n];
+    for (size_t i = 0; i < pools.size(); ++i)
+      if (seen[names[i]] > 1) names[i] += "-" + std::to_string(++counter[names[i]]);
+  }
+  for (size_t i = 0; i < pools.size(); ++i) pools[i].pool.name = names[i];
+  return pools;
+}
+
+}  // namespace imagelint::fleet_import

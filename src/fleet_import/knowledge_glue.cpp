@@ -1,0 +1,79 @@
+// The import's link to the knowledge files and to the fleet YAML loader.
+#include <fstream>
+
+#include "fleet_import/hosts.h"
+#include "imagelint/knowledge.h"
+
+namespace imagelint::fleet_import {
+namespace {
+
+// GFD label values lost their spaces ("NVIDIA-A100-SXM4-80GB"); older drivers
+// named products without the "NVIDIA " prefix ("A100-SXM4-40GB"). Compare
+// both sides sanitised, lowercase, prefix removed.
+std::string LabelKey(std::string_view name) {
+  std::string key = ToLower(SanitiseLabelValue(name));
+  if (key.rfind("nvidia-", 0) == 0) key = key.substr(7);
+  return key;
+}
+
+std::optional<std::string> OptionalString(const nlohmann::json& row, const char* field) {
+  auto it = row.find(field);
+  if (it == row.end() || !it->is_string()) return std::nullopt;
+  return it->get<std::string>();
+}
+
+GpuFacts FactsOf(const nlohmann::json& row) {
+  GpuFacts facts;
+  facts.name = row.value("name", std::string());
+  facts.compute_capability = OptionalString(row, "compute_capability");
+  facts.brand = OptionalString(row, "brand");
+  // The fleet loader's `datacenter` is forward-compat eligibility (docs/fleet.md).
+  if (auto it = row.find("forward_compat"); it != row.end() && it->is_boolean()) facts.datacenter = it->get<bool>();
+  return facts;
+}
+
+}  // namespace
+
+GpuResolver ResolverFromKnowledge(const Knowledge& knowledge) {
+  return [&knowledge](std::string_view product) -> std::optional<GpuFacts> {
+    if (const nlohmann::json* row = knowledge.FindGpu(product)) return FactsOf(*row);
+    std::string wanted = LabelKey(product);
+    if (wanted.empty()) return std::nullopt;
+    for (const auto& row : knowledge.Table("gpus")) {
+      if (LabelKey(row.value("name", std::string())) == wanted) return FactsOf(row);
+      for (const auto& alias : row.value("aliases", nlohmann::json::array()))
+        if (alias.is_string() && LabelKey(alias.get<std::string>()) == wanted) return FactsOf(row);
+    }
+    return std::nullopt;
+  };
+}
+
+Result<Fleet> LoadFleetAnyFormat(const std::string& path, const Knowledge& knowledge) {
+  // Only the first bytes decide the kind; the importers read the file again
+  // with their own bound.
+  std::string head;
+  {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return MakeError(path, "cannot open fleet file");
+    head.resize(4096);
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<size_t>(in.gcount()));
+  }
+  InputKind kind = DetectInputKind(head);
+  if (kind == InputKind::kFleetYaml) return LoadFleetFile(path, knowledge);
+  auto imported = ImportFile(path, ResolverFromKnowledge(knowledge), kind);
+  if (!imported.ok()) return imported.error();
+  // Through the fleet loader, so that an imported fleet means exactly what
+  // the same fleet written as YAML means (defaults, architecture, checks).
+  std::string yaml = RenderFleetYaml(*imported);
+  auto fleet = ParseFleet(yaml, path + " (imported as " + std::string(InputKindName(kind)) + ")", knowledge);
+  if (!fleet.ok()) return fleet.error();
+  fleet->source = path;
+  for (size_t i = 0; i < fleet->pools.size() && i < imported->pools.size(); ++i) {
+    fleet->pools[i].source = imported->pools[i].pool.source;
+    fleet->pools[i].line = 0;
+  }
+  return fleet;
+}
+
+}  // namespace imagelint::fleet_import

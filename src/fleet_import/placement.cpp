@@ -1,0 +1,252 @@
+// Placement advice (`--format k8s`): a nodeAffinity that admits exactly the
+// pools whose verdict is pass, over GPU Feature Discovery labels.
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "fleet_import/hosts.h"
+
+namespace imagelint::fleet_import {
+namespace {
+
+constexpr size_t kMaxImages = 10000;
+constexpr size_t kMaxMessage = 200;
+
+std::string Quote(std::string_view text) {
+  std::string out = "\"";
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20 || c == 0x7f) {
+      out += ' ';
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+std::string OneLine(std::string_view text, size_t max = kMaxMessage) {
+  std::string out;
+  for (char c : text) {
+    if (out.size() >= max) {
+      out += "…";
+      break;
+    }
+    out += (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
+  }
+  return out;
+}
+
+struct Selector {
+  std::map<std::string, std::string> labels;
+  bool derived = false;  // from a hand-written pool's gpu/driver, not from nodes
+};
+
+Selector SelectorFor(const Pool& pool) {
+  Selector selector;
+  if (!pool.selector_labels.empty()) {
+    selector.labels = pool.selector_labels;
+    return selector;
+  }
+  selector.derived = true;
+  if (!pool.gpu.empty()) selector.labels["nvidia.com/gpu.product"] = SanitiseLabelValue(pool.gpu);
+  if (!pool.driver.empty()) selector.labels["nvidia.com/cuda.driver-version.full"] = pool.driver;
+  return selector;
+}
+
+// Whether a node of `other` could carry every label of `pass` with its value.
+// A key `other` lacks counts as "could" only when `other`'s labels are
+// derived (a hand-written pool: its nodes' labels are unknown); an imported
+// pool's selector holds every candidate label its nodes carry.
+bool CouldMatch(const Selector& pass, const Selector& other) {
+  for (const auto& [key, value] : pass.labels) {
+    auto it = other.labels.find(key);
+    if (it == other.labels.end()) {
+      if (!other.derived) return false;
+      continue;
+    }
+    if (it->second != value) return false;
+  }
+  return true;
+}
+
+std::string Describe(const nlohmann::json& verdict) {
+  std::string status = verdict.value("status", std::string("unknown"));
+  std::string text = status;
+  const auto it = verdict.find("predicted_error");
+  if (it != verdict.end() && it->is_object()) {
+    std::string name = it->value("name", std::string());
+    text += ", predicted " + (name.empty() ? std::string("error") : name);
+    auto code = it->find("code");
+    if (code != it->end() && code->is_number_integer()) text += " (" + std::to_string(code->get<int64_t>()) + ")";
+  }
+  auto rules = verdict.find("rules");
+  if (rules != verdict.end() && rules->is_array() && !rules->empty()) {
+    text += "; rules:";
+    size_t shown = 0;
+    for (const auto& rule : *rules) {
+      if (!rule.is_string()) continue;
+      if (++shown > 10) {
+        text += " …";
+        break;
+      }
+      text += " " + rule.get<std::string>();
+    }
+  }
+  return OneLine(text, 400);
+}
+
+// First finding message that names this pool (or is image-wide) for one of
+// the verdict's rules.
+std::string FirstMessage(const nlohmann::json& image, const std::string& pool, const nlohmann::json& verdict) {
+  auto findings = image.find("findings");
+  if (findings == image.end() || !findings->is_array()) return {};
+  std::set<std::string> rules;
+  if (auto r = verdict.find("rules"); r != verdict.end() && r->is_array())
+    for (const auto& rule : *r)
+      if (rule.is_string()) rules.insert(rule.get<std::string>());
+  for (const auto& finding : *findings) {
+    if (!finding.is_object()) continue;
+    std::string rule = finding.value("rule", std::string());
+    if (!rules.empty() && !rules.count(rule)) continue;
+    bool applies = true;
+    if (auto pools = finding.find("pools"); pools != finding.end() && pools->is_array() && !pools->empty()) {
+      applies = false;
+      for (const auto& p : *pools)
+        if (p.is_string() && p.get<std::string>() == pool) applies = true;
+    }
+    if (applies) {
+      std::string message = finding.value("message", std::string());
+      if (!message.empty()) return OneLine(message);
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<std::string> RenderPlacementAdvice(const nlohmann::json& report, const Fleet& fleet) {
+  if (!report.is_object() || !report.contains("images") || !report["images"].is_array())
+    return MakeError("report", "not an imagelint report (no \"images\" array)");
+  const auto& images = report["images"];
+  if (images.size() > kMaxImages) return MakeError("report", "too many images");
+  if (fleet.pools.empty())
+    return MakeError(fleet.source.empty() ? std::string("fleet") : fleet.source,
+                     "--format k8s needs a fleet (--fleet FILE): placement is advice over pools");
+
+  std::map<std::string, const Pool*> pools;
+  for (const auto& pool : fleet.pools) pools[pool.name] = &pool;
+
+  std::ostringstream out;
+  bool first_document = true;
+  for (const auto& image : images) {
+    if (!image.is_object()) return MakeError("report", "an entry of \"images\" is not an object");
+    std::string ref = image.value("ref", std::string("(image)"));
+    if (!first_document) out << "---\n";
+    first_document = false;
+    out << "# imagelint placement advice for " << OneLine(ref);
+    if (std::string digest = image.value("digest", std::string()); !digest.empty()) out << " (" << OneLine(digest) << ")";
+    out << "\n# Fleet: " << OneLine(fleet.source.empty() ? "(unnamed)" : fleet.source) << "\n";
+
+    std::map<std::string, const nlohmann::json*> verdicts;
+    if (auto v = image.find("verdicts"); v != image.end() && v->is_array())
+      for (const auto& verdict : *v)
+        if (verdict.is_object() && verdict.contains("pool") && verdict["pool"].is_string())
+          verdicts[verdict["pool"].get<std::string>()] = &verdict;
+
+    std::vector<const Pool*> passing;
+    std::vector<std::pair<const Pool*, std::string>> excluded;  // pool, reason
+    for (const auto& pool : fleet.pools) {
+      auto it = verdicts.find(pool.name);
+      if (it == verdicts.end()) {
+        excluded.emplace_back(&pool, "no verdict in the report");
+        continue;
+      }
+      const nlohmann::json& verdict = *it->second;
+      if (verdict.value("status", std::string()) == "pass") {
+        passing.push_back(&pool);
+      } else {
+        std::string reason = Describe(verdict);
+        std::string message = FirstMessage(image, pool.name, verdict);
+        if (!message.empty()) reason += "\n#       " + message;
+        excluded.emplace_back(&pool, reason);
+      }
+    }
+    for (const auto& [name, verdict] : verdicts)
+      if (!pools.count(name)) out << "# note: the report has a verdict for pool \"" << OneLine(name) << "\", which the fleet lacks\n";
+
+    // A passing pool whose labels cannot tell it from an excluded pool would
+    // let pods onto the excluded pool's nodes: leave it out too.
+    std::vector<std::pair<const Pool*, Selector>> terms;
+    std::vector<std::pair<const Pool*, std::string>> unseparable;
+    for (const Pool* pool : passing) {
+      Selector selector = SelectorFor(*pool);
+      std::string clash;
+      if (selector.labels.empty()) clash = "it has no node labels to select it by";
+      for (const auto& [other, reason] : excluded) {
+        if (!clash.empty()) break;
+        if (CouldMatch(selector, SelectorFor(*other)))
+          clash = "its node labels do not tell it apart from excluded pool " + other->name;
+      }
+      if (clash.empty()) {
+        terms.emplace_back(pool, std::move(selector));
+      } else {
+        unseparable.emplace_back(pool, clash);
+      }
+    }
+
+    if (!terms.empty()) {
+      out << "# Admits the pools whose verdict is pass:";
+      for (const auto& [pool, selector] : terms) out << " " << pool->name;
+      out << "\n";
+    }
+    if (!excluded.empty() || !unseparable.empty()) {
+      out << "# Excludes:\n";
+      for (const auto& [pool, reason] : excluded)
+        out << "#   " << OneLine(pool->name) << ": " << reason << "\n";
+      for (const auto& [pool, reason] : unseparable)
+        out << "#   " << OneLine(pool->name) << ": pass, but left out because " << OneLine(reason) << "\n";
+    }
+    if (terms.empty()) {
+      // Pods that stay Pending say more than pods that crash on a GPU: the
+      // term below matches no node (every node has a hostname label).
+      out << "# No pool can be admitted: no placement keeps this image on hosts where it runs.\n"
+             "# This affinity matches no node, so pods stay Pending instead of failing.\n"
+             "affinity:\n"
+             "  nodeAffinity:\n"
+             "    requiredDuringSchedulingIgnoredDuringExecution:\n"
+             "      nodeSelectorTerms:\n"
+             "        - matchExpressions:\n"
+             "            - key: \"kubernetes.io/hostname\"\n"
+             "              operator: DoesNotExist\n";
+      continue;
+    }
+    bool any_derived = false;
+    for (const auto& [pool, selector] : terms) any_derived |= selector.derived;
+    if (any_derived)
+      out << "# Labels marked \"derived\" come from the fleet file's gpu and driver, not from nodes:\n"
+             "# check them against `kubectl get nodes --show-labels`.\n";
+    out << "# Goes under the pod template's spec:\n";
+    out << "affinity:\n";
+    out << "  nodeAffinity:\n";
+    out << "    requiredDuringSchedulingIgnoredDuringExecution:\n";
+    out << "      nodeSelectorTerms:\n";
+    for (const auto& [pool, selector] : terms) {
+      out << "        # pool " << OneLine(pool->name);
+      if (pool->count > 0) out << " (" << pool->count << (pool->count == 1 ? " host" : " hosts") << ")";
+      if (selector.derived) out << ", derived";
+      out << "\n";
+      out << "        - matchExpressions:\n";
+      for (const auto& [key, value] : selector.labels) {
+        out << "            - key: " << Quote(key) << "\n";
+        out << "              operator: In\n";
+        out << "              values: [" << Quote(value) << "]\n";
+      }
+    }
+  }
+  return out.str();
+}
+
+}  // namespace imagelint::fleet_import
