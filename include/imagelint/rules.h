@@ -211,6 +211,9 @@ struct Rule {
   // (facts entries); the analysis resolves layers to created_by.
   std::optional<Expression> evidence;
   OnUnknown on_unknown = OnUnknown::kWarning;
+  // Among failures of the same stage, the one a user meets first has the
+  // lowest priority (e.g. a stub libcuda, 34, hides everything else at cuInit).
+  int priority = 100;
   bool enabled = true;
   std::string file;  // rule file it came from
   int line = 0;

@@ -238,7 +238,8 @@ class RuleRunner {
   }
 
   static json Base(const Rule& rule) {
-    return json{{"rule", rule.id}, {"name", rule.name}, {"title", rule.title}, {"docs", rule.docs}};
+    return json{{"rule", rule.id}, {"name", rule.name}, {"title", rule.title}, {"docs", rule.docs},
+                {"priority", rule.priority}};
   }
 
   const rules::FunctionRegistry& functions_;
@@ -369,8 +370,10 @@ Result<json> Analyze(const std::vector<json>& all_facts, const Fleet& fleet, con
         }
         worst_rank = std::max(worst_rank, rank);
         if (rank == static_cast<int>(Severity::kError) && finding["predicted_error"].is_object()) {
-          if (!deciding || StageRank(finding["predicted_error"]) < StageRank((*deciding)["predicted_error"]))
-            deciding = &finding;
+          auto key = [](const json& f) {
+            return std::make_pair(StageRank(f["predicted_error"]), f.value("priority", 100));
+          };
+          if (!deciding || key(finding) < key(*deciding)) deciding = &finding;
         }
       }
       std::string status = worst_rank >= static_cast<int>(Severity::kError)     ? "fail"

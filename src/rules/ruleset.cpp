@@ -205,7 +205,7 @@ class RuleFileReader {
     if (!node.IsMap()) return At(node, "a rule is a map");
     static const std::set<std::string> kKeys = {"id", "name", "title", "summary", "severity", "scope", "docs",
                                                 "let", "foreach", "condition", "message", "fix", "predicts",
-                                                "evidence", "on_unknown", "enabled"};
+                                                "evidence", "on_unknown", "enabled", "priority"};
     for (auto it = node.begin(); it != node.end(); ++it) {
       std::string key = it->first.as<std::string>();
       if (!kKeys.count(key)) return At(it->first, "unknown key '" + key + "' in a rule");
@@ -324,6 +324,13 @@ class RuleFileReader {
         rule.on_unknown = OnUnknown::kWarning;
       } else {
         return At(node["on_unknown"], "on_unknown must be ignore, note or warning");
+      }
+    }
+    if (node["priority"]) {
+      try {
+        rule.priority = node["priority"].as<int>();
+      } catch (const YAML::Exception&) {
+        return At(node["priority"], "'priority' must be a number");
       }
     }
     if (node["enabled"]) {
