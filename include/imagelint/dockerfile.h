@@ -1,0 +1,165 @@
+// Dockerfile mode (issue 6; docs/dockerfile.md): predict facts from the text of
+// a Dockerfile, before anything is built.
+//
+//   auto analysis = dockerfile::AnalyzeDockerfile("Dockerfile", options);
+//   // analysis->facts: imagelint.facts/v1, every fact row with `dockerfile_line`
+//   // analysis->suppressions: `# imagelint ignore=RULE reason` comments
+//
+// The parser follows BuildKit's Dockerfile frontend (directives, continuations,
+// heredocs, ARG/ENV substitution, multi-stage, --target). The facts builder
+// reads base images and packages from rules/knowledge/{base-images,packages}.yaml
+// and leaves what it cannot know absent (unknown), never guessed; each such gap
+// is listed in facts.dockerfile.unknown with the line that caused it.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "imagelint/bytes.h"
+#include "imagelint/result.h"
+
+namespace imagelint {
+class Knowledge;  // include/imagelint/knowledge.h
+}
+
+namespace imagelint::dockerfile {
+
+// ------------------------------------------------------------------ syntax
+
+struct Flag {
+  std::string name;   // "from", "platform", "mount", "chmod"...
+  std::string value;  // as written (not expanded)
+};
+
+struct Heredoc {
+  std::string delimiter;
+  std::string body;      // lines between the instruction and the delimiter, '\n'-terminated
+  bool strip_tabs = false;  // <<-EOF
+  bool quoted = false;      // <<"EOF" / <<'EOF': no expansion inside
+  int line = 0;             // first body line
+};
+
+struct Instruction {
+  std::string keyword;   // upper case: "FROM", "RUN", ...
+  std::string original;  // the instruction's text as written (continuations joined, no heredoc bodies)
+  std::vector<Flag> flags;
+  std::string arguments;  // after keyword and flags, continuation lines joined with ' ', comments dropped
+  bool json_form = false;  // exec form: ["a", "b"]
+  std::vector<std::string> json_arguments;
+  std::vector<Heredoc> heredocs;
+  int line = 0;      // 1-based, of the keyword
+  int column = 1;    // of the keyword
+  int end_line = 0;  // last line (including heredoc terminators)
+  size_t stage = 0;  // index into Dockerfile::stages; SIZE_MAX for global ARGs before the first FROM
+};
+
+// `# imagelint ignore=IL001,IL003 reason` (next instruction) or
+// `# imagelint global ignore=IL001 reason` (whole file).
+// (Minimal shape; the report module's config.h did not define one yet.)
+struct InlineSuppression {
+  std::vector<std::string> rules;  // ids or names, as written
+  std::string reason;              // rest of the comment, may be empty
+  std::string file;
+  int line = 0;                    // the comment's line
+  int instruction_line = 0;        // line of the instruction it applies to; 0 = whole file
+  std::string instruction;         // "RUN", "FROM"... ("" for global)
+};
+
+struct Stage {
+  std::string name;        // `AS name` (lower-cased, as BuildKit matches it); "" when unnamed
+  std::string base;        // FROM argument as written ("nvidia/cuda:${CUDA}-base-ubuntu22.04")
+  std::string platform;    // --platform as written, "" when absent
+  size_t from_instruction = 0;  // index into Dockerfile::instructions
+  size_t end_instruction = 0;   // one past the last instruction of the stage
+  int line = 0;                 // FROM line
+};
+
+struct Dockerfile {
+  std::string path;
+  char escape = '\\';
+  std::string syntax;  // `# syntax=` directive, "" when absent
+  std::vector<Instruction> instructions;  // global ARGs first, then stages in order
+  std::vector<Stage> stages;
+  std::vector<InlineSuppression> suppressions;
+};
+
+// Hostile-input limits; exceeding one is a parse error naming the line.
+struct ParseLimits {
+  size_t max_bytes = 4u << 20;          // whole file
+  size_t max_line_length = 256u << 10;  // one physical line
+  size_t max_instructions = 20000;
+  size_t max_stages = 512;
+  size_t max_logical_lines = 4096;      // physical lines joined into one instruction
+  size_t max_heredoc_bytes = 1u << 20;
+};
+
+Result<Dockerfile> ParseDockerfile(std::string_view text, const std::string& path,
+                                   const ParseLimits& limits = {});
+
+// Content-based detection: true when the first instruction-looking line (after
+// directives, comments and blank lines) is FROM, ARG or a parser directive
+// followed by one, and the bytes are text. Used for inputs that are not named
+// "Dockerfile" (services/api/build.docker, stdin...).
+bool LooksLikeDockerfile(ByteView bytes);
+
+// ---------------------------------------------------------- substitution
+
+// Expands $VAR, ${VAR}, ${VAR:-word}, ${VAR-word}, ${VAR:+word}, ${VAR+word},
+// ${VAR:?msg}/${VAR?msg} with `escape` as the escape character. Variables not
+// in `vars` expand to "" (as BuildKit does); `unresolved` (when given) receives
+// their names, and modifiers BuildKit supports but this does not (#, %, /)
+// yield nullopt. Errors: unterminated ${, missing :? variable.
+struct Expansion {
+  std::string value;
+  std::vector<std::string> unresolved;  // variables that were not set
+  bool exact = true;                    // false: some part could not be computed
+};
+Result<Expansion> ExpandWord(std::string_view word, const std::map<std::string, std::string>& vars,
+                             char escape = '\\', int depth_limit = 16);
+
+// ----------------------------------------------------------------- facts
+
+struct DockerfileOptions {
+  std::map<std::string, std::string> build_args;  // --build-arg NAME=VALUE
+  std::string target;                             // --target; "" = last stage
+  std::string platform = "linux/amd64";           // TARGETPLATFORM when FROM has no --platform
+  std::string knowledge_dir;  // "" = $IMAGELINT_KNOWLEDGE_DIR or <data dir>/rules/knowledge
+                              // (base-images.yaml, packages.yaml)
+  // The knowledge tables (pytorch.yaml arch lists): when given, torch rows get
+  // `sass`/`ptx` from TORCH_CUDA_ARCH_LIST; when null those stay unknown.
+  const ::imagelint::Knowledge* knowledge = nullptr;
+  ParseLimits limits;
+};
+
+struct DockerfileAnalysis {
+  Dockerfile dockerfile;
+  size_t target_stage = 0;
+  // imagelint.facts/v1 (see docs/dockerfile.md for the Dockerfile-specific parts):
+  //   source{kind:"dockerfile", path, target, stage}, image{ref, os, architecture,
+  //   env{}, labels{}, layers[{created_by, dockerfile_line}], base{...}},
+  //   cuda{runtimes[], drivers[], requirements{}, loader{}, packages[]},
+  //   frameworks[], dockerfile{stages[], unknown[], build_args{}}.
+  // Every row carries dockerfile, dockerfile_line and layer (index into image.layers).
+  nlohmann::json facts;
+  std::vector<InlineSuppression> suppressions;
+};
+
+Result<DockerfileAnalysis> AnalyzeDockerfile(const std::string& path, const DockerfileOptions& options = {});
+Result<DockerfileAnalysis> AnalyzeDockerfileText(std::string_view text, const std::string& path,
+                                                 const DockerfileOptions& options = {});
+
+// --dockerfile FILE with a built image: maps the image's layers (history
+// `created_by`) back to the Dockerfile's target-stage instructions and adds
+// `dockerfile`/`dockerfile_line` to image.layers[] and to every fact row that
+// has a `layer` index (cuda.*[], binaries[], frameworks[]). Layers from the
+// base image get the target stage's FROM line, with dockerfile_origin
+// "base-image". Returns how many image layers were matched to instructions.
+size_t AnnotateImageFacts(nlohmann::json& facts, const Dockerfile& dockerfile, const std::string& target = "");
+
+}  // namespace imagelint::dockerfile

@@ -1,0 +1,314 @@
+#include "dockerfile/shell.h"
+
+#include <cctype>
+
+#include "imagelint/dockerfile.h"
+
+namespace imagelint::dockerfile {
+namespace {
+
+bool IsNameStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool IsNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+std::string BaseName(const std::string& word) {
+  size_t slash = word.rfind('/');
+  return slash == std::string::npos ? word : word.substr(slash + 1);
+}
+
+class Reader {
+ public:
+  Reader(std::string_view text, const std::map<std::string, std::string>& vars) : text_(text), vars_(vars) {}
+
+  // Reads the whole script into `out`.
+  void Run(ShellScript& out, size_t max_commands, int depth) {
+    ShellCommand current;
+    bool pending_redirect = false;
+    std::string redirect_op;
+    auto finish = [&]() {
+      Normalize(current, out, max_commands, depth);
+      current = ShellCommand{};
+    };
+    while (pos_ < text_.size()) {
+      if (out.commands.size() >= max_commands) {
+        out.truncated = true;
+        return;
+      }
+      char c = text_[pos_];
+      if (c == ' ' || c == '\t' || c == '\r') {
+        ++pos_;
+        continue;
+      }
+      if (c == '\\' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '\n') {
+        pos_ += 2;
+        continue;
+      }
+      if (c == '#') {  // comment at a word start
+        while (pos_ < text_.size() && text_[pos_] != '\n') ++pos_;
+        continue;
+      }
+      if (c == '\n' || c == ';' || c == '&' || c == '|' || c == '(' || c == ')') {
+        // `2>&1`, `>&2` are read as redirections below; here only separators.
+        ++pos_;
+        if ((c == '&' || c == '|' || c == ';') && pos_ < text_.size() && text_[pos_] == c) ++pos_;
+        finish();
+        continue;
+      }
+      // Redirections: [n]>, >>, <, &>, >&n, <<< word.
+      size_t save = pos_;
+      size_t digits = pos_;
+      while (digits < text_.size() && std::isdigit(static_cast<unsigned char>(text_[digits]))) ++digits;
+      if (digits < text_.size() && (text_[digits] == '>' || text_[digits] == '<')) {
+        pos_ = digits;
+        std::string op(text_.substr(save, digits - save));
+        while (pos_ < text_.size() && (text_[pos_] == '>' || text_[pos_] == '<' || text_[pos_] == '|')) {
+          op.push_back(text_[pos_]);
+          ++pos_;
+        }
+        if (pos_ < text_.size() && text_[pos_] == '&') {  // >&2
+          ++pos_;
+          while (pos_ < text_.size() && (std::isdigit(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '-'))
+            ++pos_;
+          continue;
+        }
+        pending_redirect = true;
+        redirect_op = op;
+        continue;
+      }
+      if (c == '&' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '>') {
+        pos_ += 2;
+        pending_redirect = true;
+        redirect_op = "&>";
+        continue;
+      }
+      ShellWord word = ReadWord();
+      if (pending_redirect) {
+        current.redirects.push_back({redirect_op, std::move(word)});
+        pending_redirect = false;
+      } else {
+        current.words.push_back(std::move(word));
+      }
+    }
+    finish();
+  }
+
+ private:
+  // Strips assignments, wrappers and reserved words; expands `sh -c SCRIPT`.
+  void Normalize(ShellCommand& command, ShellScript& out, size_t max_commands, int depth) {
+    auto& words = command.words;
+    size_t start = 0;
+    static const char* kReserved[] = {"then", "do", "else", "elif", "{", "!", "if", "while", "until", "}"};
+    for (;;) {
+      if (start >= words.size()) break;
+      const std::string& w = words[start].value;
+      bool reserved = false;
+      for (const char* r : kReserved) reserved = reserved || (!words[start].quoted && w == r);
+      if (reserved) {
+        if (w != "{" && w != "}" && w != "!") command.inexact_structure = true;
+        ++start;
+        continue;
+      }
+      size_t eq = w.find('=');
+      if (eq != std::string::npos && eq > 0 && IsNameStart(w[0])) {
+        bool name = true;
+        for (size_t k = 0; k < eq; ++k) name = name && IsNameChar(w[k]);
+        if (name) {
+          ++start;
+          continue;
+        }
+      }
+      std::string base = BaseName(w);
+      if (base == "sudo" || base == "time" || base == "exec" || base == "nohup" || base == "command") {
+        ++start;
+        while (start < words.size() && words[start].value.size() > 1 && words[start].value[0] == '-') ++start;
+        continue;
+      }
+      if (base == "env") {
+        ++start;
+        while (start < words.size() && !words[start].value.empty() && words[start].value[0] == '-') ++start;
+        continue;
+      }
+      break;
+    }
+    words.erase(words.begin(), words.begin() + static_cast<long>(start));
+    if (words.empty()) return;
+    std::string base = BaseName(words[0].value);
+    if ((base == "sh" || base == "bash" || base == "dash" || base == "zsh") && depth < 4) {
+      for (size_t k = 1; k + 1 < words.size(); ++k) {
+        const std::string& flag = words[k].value;
+        if (flag.size() >= 2 && flag[0] == '-' && flag.find('c') != std::string::npos) {
+          ShellScript nested = ParseShell(words[k + 1].value, vars_, max_commands, depth + 1);
+          for (auto& inner : nested.commands) {
+            if (!words[k + 1].exact)
+              for (auto& w : inner.words) w.exact = false;
+            out.commands.push_back(std::move(inner));
+          }
+          out.truncated = out.truncated || nested.truncated;
+          return;
+        }
+      }
+    }
+    out.commands.push_back(std::move(command));
+  }
+
+  // Skips a balanced $( ... ) or `...`; the word becomes inexact.
+  void SkipCommandSubstitution(ShellWord& word) {
+    word.exact = false;
+    if (text_[pos_] == '`') {
+      ++pos_;
+      while (pos_ < text_.size() && text_[pos_] != '`') pos_ += text_[pos_] == '\\' ? 2 : 1;
+      if (pos_ < text_.size()) ++pos_;
+      return;
+    }
+    pos_ += 2;  // "$("
+    int depth = 1;
+    while (pos_ < text_.size() && depth > 0) {
+      char c = text_[pos_];
+      if (c == '\\') {
+        pos_ += 2;
+        continue;
+      }
+      if (c == '(') ++depth;
+      if (c == ')') --depth;
+      ++pos_;
+    }
+  }
+
+  void Variable(ShellWord& word) {
+    // pos_ at '$'
+    if (pos_ + 1 >= text_.size()) {
+      word.value.push_back('$');
+      ++pos_;
+      return;
+    }
+    char next = text_[pos_ + 1];
+    if (next == '(' || next == '`') {
+      SkipCommandSubstitution(word);
+      return;
+    }
+    if (next == '{') {
+      size_t end = pos_ + 2;
+      int depth = 1;
+      while (end < text_.size() && depth > 0) {
+        if (text_[end] == '{') ++depth;
+        if (text_[end] == '}') --depth;
+        ++end;
+      }
+      std::string_view expr = text_.substr(pos_, end - pos_);
+      pos_ = end;
+      auto expanded = ExpandWord(expr, vars_, '\\');
+      if (!expanded.ok() || !expanded->exact || !expanded->unresolved.empty()) {
+        word.exact = false;
+        if (expanded.ok()) word.value += expanded->value;
+        return;
+      }
+      word.value += expanded->value;
+      return;
+    }
+    if (IsNameStart(next)) {
+      size_t end = pos_ + 1;
+      while (end < text_.size() && IsNameChar(text_[end])) ++end;
+      std::string name(text_.substr(pos_ + 1, end - pos_ - 1));
+      pos_ = end;
+      auto it = vars_.find(name);
+      if (it == vars_.end()) word.exact = false;
+      else word.value += it->second;
+      return;
+    }
+    if (std::isdigit(static_cast<unsigned char>(next)) || next == '@' || next == '*' || next == '#' || next == '?' ||
+        next == '$' || next == '!' || next == '-') {
+      word.exact = false;
+      pos_ += 2;
+      return;
+    }
+    word.value.push_back('$');
+    ++pos_;
+  }
+
+  ShellWord ReadWord() {
+    ShellWord word;
+    while (pos_ < text_.size()) {
+      char c = text_[pos_];
+      if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ';' || c == '&' || c == '|' || c == '(' ||
+          c == ')' || c == '<' || c == '>')
+        break;
+      if (c == '\\') {
+        if (pos_ + 1 < text_.size()) {
+          if (text_[pos_ + 1] != '\n') word.value.push_back(text_[pos_ + 1]);
+          pos_ += 2;
+        } else {
+          ++pos_;
+        }
+        continue;
+      }
+      if (c == '\'') {
+        word.quoted = true;
+        size_t end = text_.find('\'', pos_ + 1);
+        if (end == std::string_view::npos) {
+          word.exact = false;
+          word.value.append(text_.substr(pos_ + 1));
+          pos_ = text_.size();
+          break;
+        }
+        word.value.append(text_.substr(pos_ + 1, end - pos_ - 1));
+        pos_ = end + 1;
+        continue;
+      }
+      if (c == '"') {
+        word.quoted = true;
+        ++pos_;
+        bool closed = false;
+        while (pos_ < text_.size()) {
+          char d = text_[pos_];
+          if (d == '"') {
+            ++pos_;
+            closed = true;
+            break;
+          }
+          if (d == '\\' && pos_ + 1 < text_.size()) {
+            char e = text_[pos_ + 1];
+            if (e == '$' || e == '"' || e == '\\' || e == '`') word.value.push_back(e);
+            else if (e != '\n') {
+              word.value.push_back('\\');
+              word.value.push_back(e);
+            }
+            pos_ += 2;
+            continue;
+          }
+          if (d == '$' || d == '`') {
+            if (d == '`') SkipCommandSubstitution(word);
+            else Variable(word);
+            continue;
+          }
+          word.value.push_back(d);
+          ++pos_;
+        }
+        if (!closed) word.exact = false;
+        continue;
+      }
+      if (c == '$' || c == '`') {
+        if (c == '`') SkipCommandSubstitution(word);
+        else Variable(word);
+        continue;
+      }
+      word.value.push_back(c);
+      ++pos_;
+    }
+    return word;
+  }
+
+  std::string_view text_;
+  const std::map<std::string, std::string>& vars_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+ShellScript ParseShell(std::string_view script, const std::map<std::string, std::string>& vars, size_t max_commands,
+                       int depth) {
+  ShellScript out;
+  Reader reader(script, vars);
+  reader.Run(out, max_commands, depth);
+  return out;
+}
+
+}  // namespace imagelint::dockerfile

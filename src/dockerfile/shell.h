@@ -1,0 +1,42 @@
+// A small POSIX-shell reader for RUN commands: splits a script into simple
+// commands (at &&, ||, ;, |, &, newlines, parentheses), words (quotes,
+// backslashes) and redirections, expanding $VAR / ${VAR...} from the build's
+// ARG and ENV values. It does not run anything and does not try to be bash:
+// a word whose value it cannot compute (command substitution, an unset
+// variable, $@) is marked inexact so the facts builder leaves it unknown.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace imagelint::dockerfile {
+
+struct ShellWord {
+  std::string value;
+  bool exact = true;    // false: part of the value could not be computed
+  bool quoted = false;  // some part was quoted (globs inside are literal)
+};
+
+struct ShellRedirect {
+  std::string op;  // ">", ">>", "<", "2>", "&>"...
+  ShellWord target;
+};
+
+struct ShellCommand {
+  std::vector<ShellWord> words;  // assignments and wrappers (sudo, env) already removed
+  std::vector<ShellRedirect> redirects;
+  bool inexact_structure = false;  // control flow the reader does not follow (if/for/case bodies)
+};
+
+struct ShellScript {
+  std::vector<ShellCommand> commands;
+  bool truncated = false;  // hit a limit; later commands are missing
+};
+
+ShellScript ParseShell(std::string_view script, const std::map<std::string, std::string>& vars,
+                       size_t max_commands = 4096, int depth = 0);
+
+}  // namespace imagelint::dockerfile
