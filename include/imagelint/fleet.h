@@ -10,7 +10,10 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "imagelint/result.h"
 
 namespace imagelint {
 
@@ -32,11 +35,32 @@ struct Pool {
   // Node labels that select exactly this pool's hosts (from an import);
   // used for placement advice.
   std::map<std::string, std::string> selector_labels;
+
+  // Added by the fleet loader (src/fleet/, docs/fleet.md).
+  std::optional<std::string> architecture;        // "Ampere"; from the GPU knowledge file
+  std::optional<bool> integrated;                 // Jetson/Thor-class iGPU (SASS exceptions)
+  // Container-toolkit config `nvidia-container-runtime.modes.legacy.cuda-compat-mode`
+  // (ldconfig | mount | hook | disabled), when the hosts set it; unset = the
+  // toolkit version's default.
+  std::optional<std::string> cuda_compat_mode;
+  std::optional<bool> disable_require;            // host config `disable-require = true`
+  // Fields the loader filled with documented defaults (e.g. "runtime",
+  // "container_toolkit"), so rules can say the value was assumed.
+  std::vector<std::string> defaulted;
 };
 
 struct Fleet {
   std::string source;  // file the fleet came from
   std::vector<Pool> pools;
 };
+
+class Knowledge;  // include/imagelint/knowledge.h
+
+// The fleet YAML of DESIGN.md (src/fleet/, docs/fleet.md). `gpu` is looked up
+// in the GPU knowledge file (unknown names are errors listing the closest
+// known ones); explicit compute_capability/brand/datacenter win over it.
+// Errors name the file, line:column, pool and field.
+Result<Fleet> ParseFleet(std::string_view yaml_text, const std::string& source, const Knowledge& knowledge);
+Result<Fleet> LoadFleetFile(const std::string& path, const Knowledge& knowledge);
 
 }  // namespace imagelint

@@ -1,0 +1,116 @@
+// Knowledge: the versioned data files under rules/knowledge/ (docs/knowledge.md).
+//
+// Every file is YAML of the form
+//
+//   kind: gpus            # must match the file's table
+//   schema: 1
+//   rows:
+//     - name: NVIDIA GeForce RTX 3090
+//       compute_capability: "8.6"
+//       ...
+//       source: S4 S19     # ids from sources.yaml
+//       unconfirmed: nvidia-smi spelling   # optional: what the notes left UNCONFIRMED
+//
+// Rows are kept as JSON objects (so the rule language can read them as they
+// are) and validated against a per-table schema at load time: unknown fields,
+// wrong types, malformed versions, unknown source ids and duplicate keys are
+// errors reported as file:line:column. Each row also carries "_file" and
+// "_line" for messages. Adding a GPU or a CUDA release means adding a row:
+// no C++ changes.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "imagelint/result.h"
+
+namespace imagelint {
+
+// The tables this loader knows, with their file names (rules/knowledge/<file>).
+struct KnowledgeTableInfo {
+  std::string kind;  // "gpus"
+  std::string file;  // "gpus.yaml"
+  std::string key;   // field that must be unique within the table ("" = none)
+  std::string summary;
+};
+const std::vector<KnowledgeTableInfo>& KnowledgeTables();
+
+class Knowledge {
+ public:
+  Knowledge() = default;
+
+  // The directory used when none is given: $IMAGELINT_KNOWLEDGE_DIR if set,
+  // else <source checkout>/rules/knowledge.
+  static std::filesystem::path DefaultDirectory();
+
+  // Loads and validates every table file of KnowledgeTables() from `dir`.
+  // A missing file, a YAML syntax error or a schema violation is an Error
+  // naming file:line:column (the CLI maps it to exit 2). Other *.yaml files in
+  // the directory (base-images.yaml, packages.yaml: the Dockerfile module's)
+  // are not read here.
+  static Result<Knowledge> Load(const std::filesystem::path& dir);
+  static Result<Knowledge> LoadDefault() { return Load(DefaultDirectory()); }
+
+  // Loads one table from text (tests, and `Load`): `kind` selects the schema,
+  // `file_name` is only used in messages. Source ids are checked against
+  // `source_ids` when it is non-empty.
+  static Result<nlohmann::json> ParseTable(std::string_view kind, std::string_view text,
+                                           const std::string& file_name,
+                                           const std::vector<std::string>& source_ids = {});
+
+  // Rows of a table as a JSON array ("gpus", "toolkits"...); an empty array
+  // for an unknown name.
+  const nlohmann::json& Table(std::string_view kind) const;
+  const std::filesystem::path& directory() const { return directory_; }
+
+  // ---- lookups used by fleet and nvidia semantics (all return rows) ----
+
+  // GPU by the name nvidia-smi prints: exact (case-insensitive, spaces
+  // collapsed) on `name` or `aliases`, then with an "NVIDIA " prefix added or
+  // removed. nullptr when unknown.
+  const nlohmann::json* FindGpu(std::string_view product) const;
+  // Up to `max` known names closest to `product` by edit distance
+  // (case-insensitive), best first.
+  std::vector<std::string> ClosestGpuNames(std::string_view product, size_t max = 3) const;
+  // Toolkit release by full version ("11.3.1") or label prefix ("11.3" gives
+  // the GA row of 11.3).
+  const nlohmann::json* FindToolkit(std::string_view version) const;
+  // Driver branch row (460 for "460.67").
+  const nlohmann::json* FindBranch(int branch) const;
+  // CUDA version a branch supports natively ("11.2" for 460); nullopt when
+  // the branch is not in driver-branches.yaml.
+  std::optional<std::string> BranchCudaVersion(int branch) const;
+  // Minor-version compatibility row for a CUDA major (11, 12, 13...).
+  const nlohmann::json* FindMinorFloor(int cuda_major) const;
+  // PTX ISA row ("7.3" → CUDA "11.3").
+  const nlohmann::json* FindPtxIsa(std::string_view isa) const;
+  // Forward-compat matrix row for a compat package's CUDA "M.m".
+  const nlohmann::json* FindCompatPackage(std::string_view cuda_major_minor) const;
+  // Architecture row containing compute capability "8.6".
+  const nlohmann::json* FindArchitecture(std::string_view compute_capability) const;
+  // Container-toolkit behaviour row that applies to `version` (the newest
+  // row whose `version` is <= it); nullptr if older than every row.
+  const nlohmann::json* ToolkitBehaviour(std::string_view version) const;
+  // Newest container-toolkit version in container-toolkit.yaml (the fleet
+  // default when a pool does not say).
+  std::string NewestContainerToolkit() const;
+  // CUDA error row by code (804) or name ("cudaErrorCompatNotSupportedOnDevice").
+  const nlohmann::json* FindError(int code) const;
+  // PyTorch build row by torch "2.1" (or "2.1.2") and variant "cu118".
+  const nlohmann::json* FindTorchBuild(std::string_view torch_version, std::string_view variant) const;
+  // NVML brand row by enum id or by name (case-insensitive, "geforce").
+  const nlohmann::json* FindBrand(std::string_view name) const;
+  const nlohmann::json* FindBrandId(int id) const;
+
+ private:
+  std::filesystem::path directory_;
+  std::map<std::string, nlohmann::json, std::less<>> tables_;
+};
+
+}  // namespace imagelint

@@ -1,0 +1,230 @@
+// NVIDIA semantics as plain functions: requirement strings, which libcuda a
+// process loads, driver/runtime compatibility, SASS/PTX vs GPU, versions.
+//
+// Everything here is deterministic and GPU-free; facts come from the image
+// (the `imagelint.facts/v1` JSON), the pool (fleet.h) and the knowledge
+// files (knowledge.h). The rule engine exposes these as functions of the
+// rule language; each struct has ToJson() for that purpose.
+//
+// Sources: /work/shared/reference/nvidia-container-stack.md (§ numbers below)
+// and cuda-compat-data.md, restated in rules/knowledge/*.yaml.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "imagelint/fleet.h"
+#include "imagelint/knowledge.h"
+
+namespace imagelint::nvidia {
+
+// ------------------------------------------------------------- versions (e)
+
+// Numeric dotted-version comparison: "470.57.02" vs "470", "11.8.89" vs
+// "11.8". Components are decimal numbers; missing trailing components count
+// as 0; leading zeros do not matter ("535.104.05" == "535.104.5").
+// Returns -1/0/1, or nullopt if either side is not digits-and-dots.
+std::optional<int> CompareVersions(std::string_view a, std::string_view b);
+// Container-toolkit versions ("1.17.4", "v1.18.0-rc.1"): a leading "v" is
+// ignored; a pre-release sorts before its release (1.18.0-rc.1 < 1.18.0).
+std::optional<int> CompareToolkitVersions(std::string_view a, std::string_view b);
+// The branch (first component) of a driver version: 460 for "460.67".
+std::optional<int> DriverBranch(std::string_view driver);
+// "11.8.89" → "11.8", "12" → "12.0"; nullopt when not a version.
+std::optional<std::string> MajorMinor(std::string_view version);
+
+// ---------------------------------------------------- requirements (a, §1)
+
+// A GPU as the requirement check sees it: compute capability ("8.6") and the
+// brand string LNC renders ("GeForce", "Tesla", "Unknown"... any case).
+struct RequirementDevice {
+  std::string arch;
+  std::string brand;
+};
+
+// Host facts for the C evaluator (§1.5). Empty cuda/driver = fact missing
+// (the factor then passes, as in LNC). No devices = `NVIDIA_VISIBLE_DEVICES=none`.
+struct RequirementHost {
+  std::string cuda;    // "11.2": the driver's own CUDA version
+  std::string driver;  // "460.67"
+  std::vector<RequirementDevice> devices;
+};
+
+struct RequirementResult {
+  bool satisfied = true;
+  bool invalid = false;        // syntax error / unknown key → container fails too
+  std::string message;         // the runtime's own text when !satisfied, e.g.
+                               // "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=11.3, please update ..."
+  std::string requirement;     // the failing requirement string (one NVIDIA_REQUIRE_* value)
+  nlohmann::json ToJson() const;
+};
+
+// Evaluates one requirement value exactly as LNC's dsl_evaluate (§1.3–1.6):
+// space-separated OR terms of comma-separated AND factors, short-circuit,
+// dsl_compare_version, case-insensitive keys, brand only = / !=, checked once
+// per device (or once with no device). `lnc_version` picks the message style
+// (< 1.0.4 / 1.0.4–1.0.5 / newer); empty = newest.
+RequirementResult EvaluateRequirement(std::string_view requirement, const RequirementHost& host,
+                                      std::string_view lnc_version = "");
+
+// Go strconv.ParseBool as used for NVIDIA_DISABLE_REQUIRE (§1.2): only
+// 1 t T TRUE true True are true.
+bool ParseDisableRequire(std::string_view value);
+
+// Legacy image rule (§1.2, table E): "11.6.2" → "11.6"; nullopt for values
+// the toolkit rejects (the hook then fails the container).
+std::optional<std::string> LegacyCudaMajorMinor(std::string_view cuda_version);
+
+// Requirement strings the runtime passes to nvidia-container-cli for an image
+// env (JSON object of strings): every NVIDIA_REQUIRE_* except
+// NVIDIA_REQUIRE_JETPACK*, plus the legacy "cuda>=M.m"; none when
+// NVIDIA_DISABLE_REQUIRE is true. Sorted by variable name (the runtime's
+// order is random). Error when CUDA_VERSION is invalid for a legacy image.
+Result<std::vector<std::string>> CollectRequirements(const nlohmann::json& env);
+
+// The host facts of a pool for the C evaluator: cuda = the driver branch's
+// native CUDA (knowledge), driver, and one device (arch = pool compute
+// capability, brand = LNC's rendering of pool.brand for the pool's toolkit:
+// brands beyond GeForce/TITAN read "Unknown" before LNC 1.9.0).
+RequirementHost HostFactsForPool(const Pool& pool, const Knowledge& knowledge);
+
+// Launch path resolution (§1.1, container-toolkit.yaml `launch_paths`).
+struct LaunchPath {
+  std::string runtime;           // pool.runtime or the default ("docker-gpus")
+  std::string toolkit;           // pool.container_toolkit or the newest known
+  std::string mode;              // "legacy" | "jit-cdi" | "cdi"
+  bool checks_requirements = true;
+  std::string compat_mechanism;  // see SelectLibcuda: "mount" | "ldconfig" | "hook" | "none"
+  std::string note;              // why (source row)
+  nlohmann::json ToJson() const;
+};
+LaunchPath ResolveLaunchPath(const Pool& pool, const Knowledge& knowledge);
+
+// Full start check of an image (facts JSON with image.env) on a pool:
+// the launch path, the visible devices (§3: docker --gpus/k8s inject them;
+// nvidia-runtime uses the image's NVIDIA_VISIBLE_DEVICES: unset/void = not a
+// GPU container), then every requirement.
+struct StartCheck {
+  bool checked = false;          // false: this path does not evaluate requirements
+  bool gpu_container = true;     // false: runtime leaves the container alone
+  bool disabled = false;         // NVIDIA_DISABLE_REQUIRE true
+  bool satisfied = true;
+  std::string message;           // runtime's text when refused
+  std::string requirement;       // failing requirement value
+  std::vector<std::string> requirements;
+  LaunchPath path;
+  nlohmann::json ToJson() const;
+};
+StartCheck CheckStart(const nlohmann::json& facts, const Pool& pool, const Knowledge& knowledge);
+
+// ------------------------------------------------ libcuda selection (b, §2)
+
+// Compat-library decision of the enable-cuda-compat hook / LNC for one compat
+// libcuda version against the host driver, by mechanism:
+//   "mount"    (LNC ≤1.17.3 default, cuda-compat-mode=mount): mounted when
+//              major differs; wins when newer (ldconfig picks the highest)
+//   "ldconfig" (≥1.17.7 legacy default): used iff major(compat) > major(host)
+//   "hook"     (enable-cuda-compat ≤1.19.x): iff major(compat) > major(host)
+//   "hook-elf" (≥1.20.0): with a note: host branch ∈ note.Driver and compat >
+//              host; without: major compare
+//   "none":    never
+// Returns whether the compat library ends up as libcuda.so.1 (for "mount":
+// majors differ AND compat is newer). `note` is the compat library's .note.cuda.fwd_compatibility JSON (or null).
+bool CompatWouldBeUsed(std::string_view mechanism, std::string_view compat_version,
+                       std::string_view host_driver, const nlohmann::json& note = nullptr);
+// Tegra/Orin rule of the hook (NCT ≥ 1.19): compat used iff the note's
+// "CUDA Version" is newer than the host's CUDA version (table K1–K3).
+bool TegraCompatWouldBeUsed(std::string_view note_cuda_version, std::string_view host_cuda);
+
+struct LibcudaSelection {
+  std::string kind = "host";   // "host" | "compat" | "bundled" | "stub" | "unknown"
+  std::string path;            // image path of the chosen library ("" for host)
+  std::string version;         // its driver version (host driver for "host")
+  std::string via;             // "toolkit" | "LD_LIBRARY_PATH" | "ld.so.conf" | "ldconfig-highest" | ""
+  std::string reason;          // one sentence for messages
+  nlohmann::json note;         // ELF fwd-compat note of the chosen library (or null)
+  std::string toolkit_dir;     // "11.3" when the library sits under /usr/local/cuda-11.3
+  LaunchPath path_info;
+  nlohmann::json ToJson() const;
+};
+// Which libcuda.so.1 a CUDA process in this image loads on this pool. Reads
+// facts.cuda.drivers, facts.cuda.loader and facts.image.env:
+// LD_LIBRARY_PATH entries holding libcuda.so.1 win first, then image
+// ld.so.conf directories (ahead of the toolkit's system/CDI dirs), then the
+// toolkit's compat decision for the pool's version, launch path and mode,
+// then a bundled library newer than the host's in a system dir.
+LibcudaSelection SelectLibcuda(const nlohmann::json& facts, const Pool& pool, const Knowledge& knowledge);
+
+// ---------------------------------- driver ↔ runtime compatibility (c, §2–3)
+
+struct DriverCompat {
+  bool ok = true;
+  std::string mode;            // "native" | "minor-version" | "forward-compat" | "none"
+  int error = 0;               // 0, 34, 35, 803, 804
+  std::string error_name;      // "cudaErrorCompatNotSupportedOnDevice"
+  bool certain = true;         // false when it rests on UNCONFIRMED/unknown facts
+  std::string message;         // explanation
+  nlohmann::json ToJson() const;
+};
+// Whether a CUDA runtime `runtime_version` ("11.3.109"; empty = no runtime
+// known, only cuInit is judged) initialises with `selection` on `pool`:
+// stub → 34; a non-host libcuda older than the kernel driver → 803; newer
+// (forward compat) on an ineligible GPU → 804, on a branch its note/matrix
+// does not list (or end-of-life/feature branch) → 803; then the effective
+// libcuda's CUDA version vs the runtime: native, minor-version (≥ floor of
+// the major, CUDA 11+), else 35.
+DriverCompat CheckDriverCompat(std::string_view runtime_version, const LibcudaSelection& selection,
+                               const Pool& pool, const Knowledge& knowledge);
+
+// Forward-compat eligibility of the pool's GPU: true/false, nullopt unknown.
+std::optional<bool> ForwardCompatEligible(const Pool& pool, const Knowledge& knowledge);
+// Whether a compat package for CUDA "M.m" supports host `branch` per the
+// matrix (forward-compat.yaml); nullopt when the matrix has no row for it.
+std::optional<bool> CompatSupportsBranch(std::string_view cuda_major_minor, int branch,
+                                         const Knowledge& knowledge);
+
+// -------------------------------------------------- SASS / PTX vs GPU (d)
+
+// Whether SASS for `sass` ("sm_86", "sm_90a", "sm_100f", "86") runs on
+// compute capability `cc` ("8.6"): same major and minor ≤ the GPU's; "a"
+// only on exactly that CC; "f" on the family (same major, later minors);
+// integrated parts (sass.yaml) only run their own code; renamed CCs
+// (10.1 → 11.0) are the same.
+bool SassRunsOn(std::string_view sass, std::string_view cc, const Knowledge& knowledge);
+// Whether PTX for `arch` ("compute_80", "compute_90a") can be JIT-compiled
+// for `cc` (PTX runs on equal-or-newer CC; "a" only on exactly that CC).
+bool PtxTargetsCc(std::string_view arch, std::string_view cc);
+// Newest PTX ISA a driver can JIT ("7.2" for 460.x); nullopt if unknown.
+std::optional<std::string> MaxPtxIsaForDriver(std::string_view driver, const Knowledge& knowledge);
+// CUDA version that introduced a PTX ISA ("8.4" → "12.4").
+std::optional<std::string> PtxIsaCudaVersion(std::string_view isa, const Knowledge& knowledge);
+
+struct KernelCoverage {
+  bool runs = false;
+  std::string via;             // "sm_86" or "compute_80" (what the driver would use)
+  bool ptx_only = false;       // no SASS matched; PTX JIT needed
+  int error = 0;               // 0, 209 (no kernel image), 222 (PTX too new)
+  std::string error_name;
+  std::string message;
+  nlohmann::json ToJson() const;
+};
+// One binary (`binaries[]` fact: {sass: [...], ptx: [{arch, isa}]}) on a GPU
+// of compute capability `cc`, JIT done by the libcuda of version
+// `jit_driver` (the selected one: host or compat). A binary with neither
+// SASS nor PTX is "runs" (it has no GPU code).
+KernelCoverage CheckKernels(const nlohmann::json& binary, std::string_view cc, std::string_view jit_driver,
+                            const Knowledge& knowledge);
+
+// Whether the driver branch still supports the architecture of `cc`
+// (architectures.yaml last_branch): true/false, nullopt if cc unknown.
+std::optional<bool> ArchitectureSupportedByDriver(std::string_view cc, std::string_view driver,
+                                                  const Knowledge& knowledge);
+
+// CUDA error name for a code (errors.yaml): 804 → "cudaErrorCompatNotSupportedOnDevice".
+std::string ErrorName(int code, const Knowledge& knowledge);
+
+}  // namespace imagelint::nvidia

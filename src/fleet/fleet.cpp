@@ -1,0 +1,342 @@
+// The fleet YAML of DESIGN.md (docs/fleet.md).
+#include <yaml-cpp/yaml.h>
+
+#include <cctype>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "imagelint/fleet.h"
+#include "imagelint/knowledge.h"
+
+namespace imagelint {
+namespace {
+
+using nlohmann::json;
+
+constexpr size_t kMaxFleetBytes = 16u << 20;
+constexpr size_t kMaxPools = 100000;
+
+const std::set<std::string> kRuntimes = {"docker-gpus", "nvidia-runtime", "cdi", "k8s-device-plugin"};
+const std::set<std::string> kCompatModes = {"ldconfig", "mount", "hook", "disabled"};
+const std::set<std::string> kPlatforms = {"linux/amd64", "linux/arm64"};
+const std::set<std::string> kPoolKeys = {"name",     "gpu",      "compute_capability", "brand",
+                                         "datacenter", "driver", "container_toolkit", "runtime",
+                                         "platform", "count",    "cuda_compat_mode",   "disable_require",
+                                         "integrated", "selector_labels", "source", "architecture"};
+// Brand strings the NVIDIA container stack knows (nvidia-container-stack.md §1.5).
+const std::set<std::string> kBrands = {"quadro", "tesla",  "nvs",       "grid",        "geforce",   "titan",
+                                       "vapps",  "vpc",    "vcs",       "vws",         "cloudgaming", "quadrortx",
+                                       "nvidiartx", "nvidia", "geforcertx", "titanrtx", "unknown"};
+
+bool IsVersion(const std::string& s, int min_parts) {
+  if (s.empty() || s.front() == '.' || s.back() == '.') return false;
+  int parts = 1;
+  char prev = 0;
+  for (char c : s) {
+    if (c == '.') {
+      if (prev == '.') return false;
+      ++parts;
+    } else if (!std::isdigit(static_cast<unsigned char>(c))) {
+      return false;
+    }
+    prev = c;
+  }
+  return parts >= min_parts;
+}
+
+bool IsToolkitVersion(std::string s) {
+  if (!s.empty() && s[0] == 'v') s = s.substr(1);
+  size_t dash = s.find('-');
+  std::string core = s.substr(0, dash);
+  if (!IsVersion(core, 2)) return false;
+  if (dash != std::string::npos) {
+    std::string pre = s.substr(dash + 1);
+    if (pre.empty()) return false;
+    for (char c : pre)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.') return false;
+  }
+  return true;
+}
+
+class FleetParser {
+ public:
+  FleetParser(std::string source, const Knowledge& knowledge) : source_(std::move(source)), knowledge_(knowledge) {}
+
+  Result<Fleet> Parse(std::string_view text) {
+    if (text.size() > kMaxFleetBytes) return MakeError(source_, "fleet file too large");
+    YAML::Node root;
+    try {
+      root = YAML::Load(std::string(text));
+    } catch (const YAML::Exception& e) {
+      return MakeErrorAtLine(source_, e.mark.line + 1, e.mark.column + 1, "YAML syntax error: " + e.msg);
+    }
+    if (!root.IsMap()) return At(root, "a fleet file is a mapping with a 'pools' list");
+    for (const auto& entry : root) {
+      std::string key = entry.first.Scalar();
+      if (key != "pools" && key != "defaults")
+        return At(entry.first, "unknown top-level key '" + key + "' (expected pools, defaults)");
+    }
+    YAML::Node defaults = root["defaults"];
+    if (defaults && !defaults.IsMap()) return At(defaults, "'defaults' must be a mapping");
+    if (defaults) {
+      for (const auto& entry : defaults) {
+        std::string key = entry.first.Scalar();
+        if (key != "container_toolkit" && key != "runtime" && key != "platform" && key != "cuda_compat_mode")
+          return At(entry.first, "unknown key in 'defaults': '" + key +
+                                     "' (allowed: container_toolkit, runtime, platform, cuda_compat_mode)");
+      }
+    }
+    YAML::Node pools = root["pools"];
+    if (!pools) return At(root, "missing 'pools'");
+    if (!pools.IsSequence()) return At(pools, "'pools' must be a list");
+    if (pools.size() > kMaxPools) return At(pools, "too many pools");
+    Fleet fleet;
+    fleet.source = source_;
+    std::set<std::string> names;
+    size_t index = 0;
+    for (const auto& node : pools) {
+      ++index;
+      auto pool = ParsePool(node, index, defaults);
+      if (!pool.ok()) return pool.error();
+      if (!names.insert(pool->name).second)
+        return At(node["name"], "pool '" + pool->name + "': name used by an earlier pool (names must be unique)");
+      fleet.pools.push_back(std::move(*pool));
+    }
+    return fleet;
+  }
+
+ private:
+  Error At(const YAML::Node& node, const std::string& message) const {
+    auto mark = node.Mark();
+    if (mark.line < 0) return MakeError(source_, message);
+    return MakeErrorAtLine(source_, mark.line + 1, mark.column + 1, message);
+  }
+
+  Result<std::string> ScalarField(const YAML::Node& node, const std::string& pool, const std::string& field) {
+    if (!node.IsScalar() || node.Scalar().empty())
+      return At(node, "pool '" + pool + "': field '" + field + "' must be a non-empty string");
+    return node.Scalar();
+  }
+
+  Result<bool> BoolField(const YAML::Node& node, const std::string& pool, const std::string& field) {
+    if (node.IsScalar()) {
+      const std::string& s = node.Scalar();
+      if (s == "true" || s == "yes") return true;
+      if (s == "false" || s == "no") return false;
+    }
+    return At(node, "pool '" + pool + "': field '" + field + "' must be true or false");
+  }
+
+  Result<Pool> ParsePool(const YAML::Node& node, size_t index, const YAML::Node& defaults) {
+    std::string label = "#" + std::to_string(index);
+    if (!node.IsMap()) return At(node, "pool " + label + ": must be a mapping");
+    Pool pool;
+    pool.source = source_;
+    pool.line = node.Mark().line + 1;
+    if (!node["name"]) return At(node, "pool " + label + ": missing required field 'name'");
+    auto name = ScalarField(node["name"], label, "name");
+    if (!name.ok()) return name.error();
+    pool.name = *name;
+    const std::string& p = pool.name;
+    for (const auto& entry : node) {
+      std::string key = entry.first.Scalar();
+      if (!kPoolKeys.count(key)) {
+        std::string allowed;
+        for (const auto& k : kPoolKeys) allowed += (allowed.empty() ? "" : ", ") + k;
+        return At(entry.first, "pool '" + p + "': unknown field '" + key + "' (allowed: " + allowed + ")");
+      }
+    }
+    // driver (required)
+    if (!node["driver"]) return At(node, "pool '" + p + "': missing required field 'driver'");
+    {
+      auto driver = ScalarField(node["driver"], p, "driver");
+      if (!driver.ok()) return driver.error();
+      if (!IsVersion(*driver, 2))
+        return At(node["driver"], "pool '" + p + "': field 'driver' must be a driver version like 535.104.05, got '" +
+                                      *driver + "'");
+      pool.driver = *driver;
+    }
+    // gpu by name, or explicit facts
+    if (node["gpu"]) {
+      auto gpu = ScalarField(node["gpu"], p, "gpu");
+      if (!gpu.ok()) return gpu.error();
+      pool.gpu = *gpu;
+      const json* row = knowledge_.FindGpu(*gpu);
+      bool explicit_cc = static_cast<bool>(node["compute_capability"]);
+      if (row == nullptr && !explicit_cc) {
+        std::string closest;
+        for (const auto& candidate : knowledge_.ClosestGpuNames(*gpu, 3))
+          closest += (closest.empty() ? "" : "; ") + candidate;
+        return At(node["gpu"], "pool '" + p + "': field 'gpu': unknown GPU product '" + *gpu +
+                                   "' (closest known: " + closest +
+                                   "); or give compute_capability, brand and datacenter explicitly");
+      }
+      if (row != nullptr) {
+        pool.gpu = row->at("name").get<std::string>();
+        pool.compute_capability = row->at("compute_capability").get<std::string>();
+        pool.brand = row->at("brand").get<std::string>();
+        if (!row->at("forward_compat").is_null()) pool.datacenter = row->at("forward_compat").get<bool>();
+        pool.architecture = row->at("architecture").get<std::string>();
+        pool.integrated = row->value("integrated", false);
+      }
+    }
+    if (node["compute_capability"]) {
+      auto cc = ScalarField(node["compute_capability"], p, "compute_capability");
+      if (!cc.ok()) return cc.error();
+      if (!IsVersion(*cc, 2))
+        return At(node["compute_capability"],
+                  "pool '" + p + "': field 'compute_capability' must look like \"8.6\", got '" + *cc + "'");
+      pool.compute_capability = *cc;
+      if (const json* arch = knowledge_.FindArchitecture(*cc)) pool.architecture = arch->at("name").get<std::string>();
+      for (const auto& row : knowledge_.Table("sass"))
+        if (row["cc"] == *cc) pool.integrated = row["integrated"].get<bool>();
+    }
+    if (node["architecture"]) {
+      auto arch = ScalarField(node["architecture"], p, "architecture");
+      if (!arch.ok()) return arch.error();
+      pool.architecture = *arch;
+    }
+    if (node["brand"]) {
+      auto brand = ScalarField(node["brand"], p, "brand");
+      if (!brand.ok()) return brand.error();
+      std::string lower;
+      for (char c : *brand) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (!kBrands.count(lower)) {
+        std::string allowed;
+        for (const auto& b : kBrands) allowed += (allowed.empty() ? "" : ", ") + b;
+        return At(node["brand"], "pool '" + p + "': field 'brand': unknown brand '" + *brand + "' (known: " + allowed + ")");
+      }
+      pool.brand = lower;
+    }
+    if (node["datacenter"]) {
+      auto dc = BoolField(node["datacenter"], p, "datacenter");
+      if (!dc.ok()) return dc.error();
+      pool.datacenter = *dc;
+    }
+    if (node["integrated"]) {
+      auto integrated = BoolField(node["integrated"], p, "integrated");
+      if (!integrated.ok()) return integrated.error();
+      pool.integrated = *integrated;
+    }
+    if (!node["gpu"] && !node["compute_capability"])
+      return At(node, "pool '" + p + "': give 'gpu' (a product name) or 'compute_capability'");
+    // optional fields with defaults
+    auto optional_string = [&](const char* field) -> Result<std::optional<std::string>> {
+      YAML::Node value = node[field];
+      bool from_defaults = false;
+      if (!value && defaults && defaults[field]) {
+        value = defaults[field];
+        from_defaults = true;
+      }
+      if (!value) return std::optional<std::string>();
+      auto s = ScalarField(value, p, field);
+      if (!s.ok()) return s.error();
+      (void)from_defaults;
+      return std::optional<std::string>(*s);
+    };
+    auto value_node = [&](const char* field) { return node[field] ? node[field] : defaults ? defaults[field] : node[field]; };
+    {
+      auto toolkit = optional_string("container_toolkit");
+      if (!toolkit.ok()) return toolkit.error();
+      if (*toolkit) {
+        if (!IsToolkitVersion(**toolkit))
+          return At(value_node("container_toolkit"), "pool '" + p +
+                                                         "': field 'container_toolkit' must be a version like 1.17.4, got '" +
+                                                         **toolkit + "'");
+        pool.container_toolkit = **toolkit;
+      } else {
+        pool.container_toolkit = knowledge_.NewestContainerToolkit();
+        pool.defaulted.push_back("container_toolkit");
+      }
+    }
+    {
+      auto runtime = optional_string("runtime");
+      if (!runtime.ok()) return runtime.error();
+      if (*runtime) {
+        if (!kRuntimes.count(**runtime))
+          return At(value_node("runtime"), "pool '" + p + "': field 'runtime' must be one of docker-gpus, nvidia-runtime, "
+                                                         "cdi, k8s-device-plugin, got '" + **runtime + "'");
+        pool.runtime = **runtime;
+      } else {
+        pool.runtime = "docker-gpus";
+        pool.defaulted.push_back("runtime");
+      }
+    }
+    {
+      auto mode = optional_string("cuda_compat_mode");
+      if (!mode.ok()) return mode.error();
+      if (*mode) {
+        if (!kCompatModes.count(**mode))
+          return At(value_node("cuda_compat_mode"), "pool '" + p +
+                                                        "': field 'cuda_compat_mode' must be one of ldconfig, mount, hook, "
+                                                        "disabled, got '" + **mode + "'");
+        pool.cuda_compat_mode = **mode;
+      }
+    }
+    {
+      auto platform = optional_string("platform");
+      if (!platform.ok()) return platform.error();
+      if (*platform) {
+        if (!kPlatforms.count(**platform))
+          return At(value_node("platform"), "pool '" + p + "': field 'platform' must be linux/amd64 or linux/arm64, got '" +
+                                                **platform + "'");
+        pool.platform = **platform;
+      } else {
+        pool.defaulted.push_back("platform");
+      }
+    }
+    if (node["disable_require"]) {
+      auto disable = BoolField(node["disable_require"], p, "disable_require");
+      if (!disable.ok()) return disable.error();
+      pool.disable_require = *disable;
+    }
+    if (node["count"]) {
+      const YAML::Node& count = node["count"];
+      bool ok = count.IsScalar() && !count.Scalar().empty() && count.Scalar().size() <= 9;
+      if (ok)
+        for (char c : count.Scalar()) ok &= std::isdigit(static_cast<unsigned char>(c)) != 0;
+      if (!ok) return At(count, "pool '" + p + "': field 'count' must be a non-negative integer");
+      pool.count = std::stoi(count.Scalar());
+    }
+    if (node["source"]) {
+      auto s = ScalarField(node["source"], p, "source");
+      if (!s.ok()) return s.error();
+      pool.source = *s;
+    }
+    if (node["selector_labels"]) {
+      const YAML::Node& labels = node["selector_labels"];
+      if (!labels.IsMap()) return At(labels, "pool '" + p + "': field 'selector_labels' must be a mapping");
+      for (const auto& entry : labels) {
+        if (!entry.second.IsScalar())
+          return At(entry.second, "pool '" + p + "': selector label values must be strings");
+        pool.selector_labels[entry.first.Scalar()] = entry.second.Scalar();
+      }
+    }
+    return pool;
+  }
+
+  std::string source_;
+  const Knowledge& knowledge_;
+};
+
+}  // namespace
+
+Result<Fleet> ParseFleet(std::string_view yaml_text, const std::string& source, const Knowledge& knowledge) {
+  FleetParser parser(source, knowledge);
+  return parser.Parse(yaml_text);
+}
+
+Result<Fleet> LoadFleetFile(const std::string& path, const Knowledge& knowledge) {
+  std::error_code ec;
+  auto size = std::filesystem::file_size(path, ec);
+  if (ec) return MakeError(path, "cannot read fleet file: " + ec.message());
+  if (size > kMaxFleetBytes) return MakeError(path, "fleet file too large");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return MakeError(path, "cannot open fleet file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return ParseFleet(text.str(), path, knowledge);
+}
+
+}  // namespace imagelint

@@ -1,0 +1,651 @@
+// Loader and validator of rules/knowledge/*.yaml (docs/knowledge.md).
+#include "imagelint/knowledge.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace imagelint {
+namespace {
+
+using nlohmann::json;
+
+enum class FieldType { kString, kVersion, kInt, kBool, kTri, kStringList, kIntList, kVersionList, kEnum, kUnconfirmed };
+
+struct FieldSpec {
+  const char* name;
+  FieldType type;
+  bool required;
+  const char* enum_values = "";  // "a|b|c" for kEnum
+};
+
+struct TableSchema {
+  KnowledgeTableInfo info;
+  bool needs_source = true;
+  std::vector<FieldSpec> fields;
+};
+
+constexpr size_t kMaxFileBytes = 8u << 20;
+constexpr size_t kMaxRows = 100000;
+
+const std::vector<TableSchema>& Schemas() {
+  using F = FieldType;
+  static const std::vector<TableSchema> schemas = {
+      {{"sources", "sources.yaml", "id", "source key of the reference notes (S1...)"},
+       false,
+       {{"id", F::kString, true}, {"title", F::kString, true}, {"provides", F::kString, false}}},
+      {{"toolkits", "toolkits.yaml", "version", "CUDA toolkit releases: toolkit driver, runfile driver, PTX ISA"},
+       true,
+       {{"version", F::kVersion, true},
+        {"label", F::kString, true},
+        {"toolkit_driver", F::kVersion, false},
+        {"runfile_driver", F::kVersion, false},
+        {"windows_driver", F::kString, false},
+        {"released", F::kString, false},
+        {"ptx_isa", F::kVersion, true},
+        {"cudart", F::kVersion, false},
+        {"note", F::kString, false}}},
+      {{"minor_version", "minor-version.yaml", "cuda_major", "minor-version compatibility floors per CUDA major"},
+       true,
+       {{"cuda_major", F::kInt, true},
+        {"minor_compat", F::kBool, true},
+        {"floor_driver", F::kVersion, false},
+        {"floor_branch", F::kInt, false},
+        {"windows_floor", F::kString, false},
+        {"upper_branch", F::kInt, false},
+        {"note", F::kString, false}}},
+      {{"driver_branches", "driver-branches.yaml", "branch",
+        "driver branches: native CUDA, newest PTX ISA, lifecycle"},
+       true,
+       {{"branch", F::kInt, true},
+        {"cuda", F::kVersion, true},
+        {"ptx_isa", F::kVersion, true},
+        {"designation", F::kEnum, true, "LTSB|PB|NFB|evaluation|unknown"},
+        {"end_of_life", F::kTri, true},
+        {"eol", F::kString, false},
+        {"note", F::kString, false}}},
+      {{"ptx_isa", "ptx-isa.yaml", "isa", "PTX ISA version → CUDA version that introduced it"},
+       true,
+       {{"isa", F::kVersion, true}, {"cuda", F::kVersion, true}, {"note", F::kString, false}}},
+      {{"forward_compat", "forward-compat.yaml", "package",
+        "forward-compatibility matrix: cuda-compat package → host branches"},
+       true,
+       {{"package", F::kVersion, true},
+        {"compatible_branches", F::kIntList, true},
+        {"native_branches", F::kIntList, false},
+        {"base_install_branch", F::kInt, false},
+        {"matrix", F::kEnum, true, "official|proxy"},
+        {"note", F::kString, false}}},
+      {{"compat_libraries", "compat-libraries.yaml", "cuda",
+        "driver version inside each cuda-compat archive"},
+       true,
+       {{"cuda", F::kVersion, true}, {"libcuda", F::kString, true}, {"note", F::kString, false}}},
+      {{"gpus", "gpus.yaml", "name", "GPU products (nvidia-smi names) → CC, architecture, brand, eligibility"},
+       true,
+       {{"name", F::kString, true},
+        {"aliases", F::kStringList, false},
+        {"compute_capability", F::kVersion, true},
+        {"architecture", F::kString, true},
+        {"brand", F::kString, true},
+        {"datacenter", F::kTri, true},
+        {"forward_compat", F::kTri, true},
+        {"integrated", F::kBool, false},
+        {"note", F::kString, false}}},
+      {{"architectures", "architectures.yaml", "name",
+        "GPU architectures: compute capabilities, first/last toolkit, last driver branch"},
+       true,
+       {{"name", F::kString, true},
+        {"compute_capabilities", F::kVersionList, true},
+        {"first_toolkit", F::kVersion, false},
+        {"last_toolkit", F::kString, false},
+        {"last_branch", F::kInt, false},
+        {"note", F::kString, false}}},
+      {{"sass", "sass.yaml", "cc", "which SASS runs where: integrated parts, renamed CCs, nvcc support"},
+       true,
+       {{"cc", F::kVersion, true},
+        {"integrated", F::kBool, true},
+        {"same_as", F::kVersionList, false},
+        {"first_toolkit", F::kVersion, false},
+        {"last_toolkit", F::kVersion, false},
+        {"arch_specific_from", F::kVersion, false},
+        {"family_from", F::kVersion, false},
+        {"note", F::kString, false}}},
+      {{"container_toolkit", "container-toolkit.yaml", "version",
+        "container-toolkit behaviour by version and launch path"},
+       true,
+       {{"version", F::kString, true},
+        {"released", F::kString, false},
+        {"change", F::kString, true},
+        {"docker_gpus_compat", F::kEnum, true, "mount|ldconfig|none"},
+        {"nvidia_runtime_mode", F::kEnum, true, "legacy|jit-cdi"},
+        {"nvidia_runtime_compat", F::kEnum, true, "mount|ldconfig|hook|hook-elf|none"},
+        {"cdi_compat", F::kEnum, true, "hook|hook-elf|none"},
+        {"default_compat_mode", F::kEnum, true, "mount|ldconfig|none"},
+        {"brand_names", F::kEnum, true, "basic|full"},
+        {"hook_needs_ld_so_cache", F::kBool, true},
+        {"lnc_message_style", F::kEnum, true, "factor|token|token-suffix"},
+        {"note", F::kString, false}}},
+      {{"pytorch", "pytorch.yaml", "build", "PyTorch wheels → CUDA variants and TORCH_CUDA_ARCH_LIST"},
+       true,
+       {{"build", F::kString, true},
+        {"torch", F::kVersion, true},
+        {"variant", F::kString, true},
+        {"cuda", F::kVersion, true},
+        {"status", F::kEnum, true, "stable|experimental|built"},
+        {"arch_list", F::kString, false},
+        {"ptx", F::kBool, false},
+        {"aarch64_arch_list", F::kString, false},
+        {"released", F::kString, false},
+        {"note", F::kString, false}}},
+      {{"cuda_errors", "cuda-errors.yaml", "code", "CUDA runtime errors the rules predict"},
+       true,
+       {{"code", F::kInt, true},
+        {"name", F::kString, true},
+        {"driver_name", F::kString, false},
+        {"message", F::kString, true},
+        {"meaning", F::kString, false}}},
+      {{"nvml_brands", "nvml-brands.yaml", "id", "NVML brand enum → requirement brand string"},
+       true,
+       {{"id", F::kInt, true},
+        {"name", F::kString, true},
+        {"requirement", F::kString, true},
+        {"since_lnc", F::kString, false},
+        {"forward_compat", F::kTri, true},
+        {"note", F::kString, false}}},
+  };
+  return schemas;
+}
+
+const TableSchema* FindSchema(std::string_view kind) {
+  for (const auto& schema : Schemas())
+    if (schema.info.kind == kind) return &schema;
+  return nullptr;
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool IsVersion(const std::string& s) {
+  if (s.empty() || s.front() == '.' || s.back() == '.') return false;
+  bool prev_dot = false;
+  for (char c : s) {
+    if (c == '.') {
+      if (prev_dot) return false;
+      prev_dot = true;
+    } else if (std::isdigit(static_cast<unsigned char>(c))) {
+      prev_dot = false;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool ParseInt(const std::string& s, long long& out) {
+  if (s.empty() || s.size() > 18) return false;
+  size_t i = s[0] == '-' ? 1 : 0;
+  if (i == s.size()) return false;
+  for (size_t j = i; j < s.size(); ++j)
+    if (!std::isdigit(static_cast<unsigned char>(s[j]))) return false;
+  out = std::stoll(s);
+  return true;
+}
+
+class TableParser {
+ public:
+  TableParser(const TableSchema& schema, std::string file, const std::vector<std::string>& source_ids)
+      : schema_(schema), file_(std::move(file)), source_ids_(source_ids.begin(), source_ids.end()) {}
+
+  Result<json> Parse(std::string_view text) {
+    if (text.size() > kMaxFileBytes) return MakeError(file_, "file too large for a knowledge table");
+    YAML::Node root;
+    try {
+      root = YAML::Load(std::string(text));
+    } catch (const YAML::Exception& e) {
+      return MakeErrorAtLine(file_, e.mark.line + 1, e.mark.column + 1, "YAML syntax error: " + e.msg);
+    }
+    if (!root.IsMap()) return At(root, "a knowledge file is a mapping with kind, schema and rows");
+    for (const auto& entry : root) {
+      std::string key = entry.first.Scalar();
+      if (key != "kind" && key != "schema" && key != "rows")
+        return At(entry.first, "unknown top-level key '" + key + "' (expected kind, schema, rows)");
+    }
+    if (!root["kind"] || !root["kind"].IsScalar()) return At(root, "missing 'kind'");
+    if (root["kind"].Scalar() != schema_.info.kind)
+      return At(root["kind"], "kind '" + root["kind"].Scalar() + "' does not match table '" + schema_.info.kind + "'");
+    if (!root["schema"] || !root["schema"].IsScalar() || root["schema"].Scalar() != "1")
+      return At(root["schema"] ? root["schema"] : root, "'schema' must be 1");
+    YAML::Node rows = root["rows"];
+    if (!rows || !rows.IsSequence()) return At(rows ? rows : root, "'rows' must be a list");
+    if (rows.size() > kMaxRows) return At(rows, "too many rows");
+    json out = json::array();
+    std::set<std::string> keys;
+    for (const auto& row : rows) {
+      auto parsed = ParseRow(row);
+      if (!parsed.ok()) return parsed.error();
+      if (!schema_.info.key.empty()) {
+        std::string key = parsed->at(schema_.info.key).dump();
+        if (!keys.insert(key).second)
+          return At(row, "duplicate " + schema_.info.key + " " + key + " in table " + schema_.info.kind);
+      }
+      out.push_back(std::move(*parsed));
+    }
+    return out;
+  }
+
+ private:
+  Error At(const YAML::Node& node, const std::string& message) const {
+    auto mark = node.Mark();
+    if (mark.line < 0) return MakeError(file_, message);
+    return MakeErrorAtLine(file_, mark.line + 1, mark.column + 1, message);
+  }
+
+  Result<json> ParseRow(const YAML::Node& row) {
+    if (!row.IsMap()) return At(row, "a row must be a mapping");
+    json out = json::object();
+    for (const auto& entry : row) {
+      if (!entry.first.IsScalar()) return At(entry.first, "field names must be plain words");
+      std::string name = entry.first.Scalar();
+      if (name == "source") {
+        if (!entry.second.IsScalar() || entry.second.Scalar().empty())
+          return At(entry.second, "'source' must be a non-empty string of source ids");
+        auto checked = CheckSource(entry.second);
+        if (!checked.ok()) return checked.error();
+        out["source"] = entry.second.Scalar();
+        continue;
+      }
+      if (name == "unconfirmed") {
+        if (!entry.second.IsScalar() || entry.second.Scalar().empty())
+          return At(entry.second, "'unconfirmed' must say what is UNCONFIRMED (or be true)");
+        std::string value = entry.second.Scalar();
+        out["unconfirmed"] = value == "true" ? json(true) : json(value);
+        continue;
+      }
+      const FieldSpec* spec = nullptr;
+      for (const auto& field : schema_.fields)
+        if (name == field.name) spec = &field;
+      if (spec == nullptr) {
+        std::string known;
+        for (const auto& field : schema_.fields) known += std::string(known.empty() ? "" : ", ") + field.name;
+        return At(entry.first, "unknown field '" + name + "' in table " + schema_.info.kind + " (known: " + known +
+                                   ", source, unconfirmed)");
+      }
+      if (out.contains(name)) return At(entry.first, "field '" + name + "' given twice");
+      auto value = Convert(*spec, entry.second);
+      if (!value.ok()) return value.error();
+      out[name] = std::move(*value);
+    }
+    for (const auto& field : schema_.fields)
+      if (field.required && !out.contains(field.name))
+        return At(row, std::string("missing required field '") + field.name + "' in table " + schema_.info.kind);
+    if (schema_.needs_source && !out.contains("source"))
+      return At(row, "missing 'source' (every row cites an id from sources.yaml)");
+    out["_file"] = file_;
+    out["_line"] = row.Mark().line + 1;
+    return out;
+  }
+
+  Status CheckSource(const YAML::Node& node) const {
+    std::istringstream words(node.Scalar());
+    std::string word;
+    bool any_known = false;
+    while (words >> word) {
+      while (!word.empty() && std::ispunct(static_cast<unsigned char>(word.back())) && word.back() != ')')
+        word.pop_back();
+      std::string bare = word;
+      if (bare.size() >= 2 && bare.front() == '(' && bare.back() == ')') bare = bare.substr(1, bare.size() - 2);
+      bool looks_like_id = bare.size() >= 2 && bare[0] == 'S' &&
+                           std::all_of(bare.begin() + 1, bare.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+      if (source_ids_.count(bare)) {
+        any_known = true;
+      } else if (looks_like_id && !source_ids_.empty()) {
+        return At(node, "unknown source id '" + bare + "' (not in sources.yaml)");
+      }
+    }
+    if (!source_ids_.empty() && !any_known)
+      return At(node, "'source' names no id from sources.yaml: '" + node.Scalar() + "'");
+    return OkStatus();
+  }
+
+  Result<json> Scalar(const FieldSpec& spec, const YAML::Node& node, FieldType type) {
+    if (!node.IsScalar()) return At(node, std::string("field '") + spec.name + "' must be a single value");
+    const std::string& s = node.Scalar();
+    switch (type) {
+      case FieldType::kString:
+        if (s.empty()) return At(node, std::string("field '") + spec.name + "' is empty");
+        return json(s);
+      case FieldType::kVersion:
+        if (!IsVersion(s))
+          return At(node, std::string("field '") + spec.name + "' must be a version (digits and dots), got '" + s + "'");
+        return json(s);
+      case FieldType::kInt: {
+        long long v = 0;
+        if (!ParseInt(s, v)) return At(node, std::string("field '") + spec.name + "' must be an integer, got '" + s + "'");
+        return json(v);
+      }
+      case FieldType::kBool:
+        if (s == "true") return json(true);
+        if (s == "false") return json(false);
+        return At(node, std::string("field '") + spec.name + "' must be true or false, got '" + s + "'");
+      case FieldType::kTri:
+        if (s == "true" || s == "yes") return json(true);
+        if (s == "false" || s == "no") return json(false);
+        if (s == "unknown") return json(nullptr);
+        return At(node, std::string("field '") + spec.name + "' must be true, false or unknown, got '" + s + "'");
+      case FieldType::kEnum: {
+        std::string values = spec.enum_values;
+        std::istringstream parts(values);
+        std::string part;
+        while (std::getline(parts, part, '|'))
+          if (part == s) return json(s);
+        return At(node, std::string("field '") + spec.name + "' must be one of " + values + ", got '" + s + "'");
+      }
+      default:
+        return At(node, "internal: bad scalar type");
+    }
+  }
+
+  Result<json> Convert(const FieldSpec& spec, const YAML::Node& node) {
+    FieldType element;
+    switch (spec.type) {
+      case FieldType::kStringList: element = FieldType::kString; break;
+      case FieldType::kIntList: element = FieldType::kInt; break;
+      case FieldType::kVersionList: element = FieldType::kVersion; break;
+      default:
+        if (node.IsNull() && !spec.required) return json(nullptr);
+        return Scalar(spec, node, spec.type);
+    }
+    if (!node.IsSequence()) return At(node, std::string("field '") + spec.name + "' must be a list");
+    json out = json::array();
+    for (const auto& item : node) {
+      auto value = Scalar(spec, item, element);
+      if (!value.ok()) return value.error();
+      out.push_back(std::move(*value));
+    }
+    return out;
+  }
+
+  const TableSchema& schema_;
+  std::string file_;
+  std::set<std::string> source_ids_;
+};
+
+Result<std::string> ReadText(const std::filesystem::path& path) {
+  std::error_code ec;
+  auto size = std::filesystem::file_size(path, ec);
+  if (ec) return MakeError(path.string(), "cannot read knowledge file: " + ec.message());
+  if (size > kMaxFileBytes) return MakeError(path.string(), "knowledge file too large");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return MakeError(path.string(), "cannot open knowledge file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string Canonical(std::string_view name) {
+  std::string out;
+  bool space = false;
+  for (char c : name) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out += ' ';
+    space = false;
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+// Numeric dotted compare (local copy; nvidia.h has the public one).
+int CompareDotted(const std::string& a, const std::string& b) {
+  std::istringstream sa(a), sb(b);
+  while (true) {
+    std::string pa, pb;
+    bool ha = static_cast<bool>(std::getline(sa, pa, '.'));
+    bool hb = static_cast<bool>(std::getline(sb, pb, '.'));
+    if (!ha && !hb) return 0;
+    long long va = ha && !pa.empty() ? std::atoll(pa.c_str()) : 0;
+    long long vb = hb && !pb.empty() ? std::atoll(pb.c_str()) : 0;
+    if (va != vb) return va < vb ? -1 : 1;
+  }
+}
+
+// "1.18.0-rc.1" → (1.18.0, "rc.1").
+int CompareToolkit(std::string a, std::string b) {
+  if (!a.empty() && a[0] == 'v') a = a.substr(1);
+  if (!b.empty() && b[0] == 'v') b = b.substr(1);
+  auto split = [](const std::string& s) {
+    size_t dash = s.find('-');
+    return std::pair<std::string, std::string>(s.substr(0, dash), dash == std::string::npos ? "" : s.substr(dash + 1));
+  };
+  auto [ca, pa] = split(a);
+  auto [cb, pb] = split(b);
+  int c = CompareDotted(ca, cb);
+  if (c != 0) return c;
+  if (pa.empty() != pb.empty()) return pa.empty() ? 1 : -1;
+  return pa < pb ? -1 : (pa > pb ? 1 : 0);
+}
+
+}  // namespace
+
+const std::vector<KnowledgeTableInfo>& KnowledgeTables() {
+  static const std::vector<KnowledgeTableInfo> infos = [] {
+    std::vector<KnowledgeTableInfo> out;
+    for (const auto& schema : Schemas()) out.push_back(schema.info);
+    return out;
+  }();
+  return infos;
+}
+
+std::filesystem::path Knowledge::DefaultDirectory() {
+  if (const char* env = std::getenv("IMAGELINT_KNOWLEDGE_DIR"); env != nullptr && *env != '\0') return env;
+  return std::filesystem::path(IMAGELINT_DATA_DIR) / "rules" / "knowledge";
+}
+
+Result<json> Knowledge::ParseTable(std::string_view kind, std::string_view text, const std::string& file_name,
+                                   const std::vector<std::string>& source_ids) {
+  const TableSchema* schema = FindSchema(kind);
+  if (schema == nullptr) return MakeError(file_name, "unknown knowledge table kind '" + std::string(kind) + "'");
+  TableParser parser(*schema, file_name, source_ids);
+  return parser.Parse(text);
+}
+
+Result<Knowledge> Knowledge::Load(const std::filesystem::path& dir) {
+  Knowledge knowledge;
+  knowledge.directory_ = dir;
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec))
+    return MakeError(dir.string(), "knowledge directory does not exist (set IMAGELINT_KNOWLEDGE_DIR?)");
+  std::vector<std::string> source_ids;
+  for (const auto& schema : Schemas()) {
+    auto path = dir / schema.info.file;
+    auto text = ReadText(path);
+    if (!text.ok()) return text.error();
+    auto rows = ParseTable(schema.info.kind, *text, path.string(), source_ids);
+    if (!rows.ok()) return rows.error();
+    if (schema.info.kind == "sources")
+      for (const auto& row : *rows) source_ids.push_back(row["id"].get<std::string>());
+    knowledge.tables_[schema.info.kind] = std::move(*rows);
+  }
+  // Cross-table checks: every GPU's CC has a sass row, branches' PTX ISAs exist.
+  const json& sass = knowledge.Table("sass");
+  for (const auto& gpu : knowledge.Table("gpus")) {
+    std::string cc = gpu["compute_capability"];
+    bool found = std::any_of(sass.begin(), sass.end(), [&](const json& row) { return row["cc"] == cc; });
+    if (!found)
+      return MakeErrorAtLine(gpu["_file"], gpu["_line"], 1,
+                             "GPU '" + gpu["name"].get<std::string>() + "' has compute capability " + cc +
+                                 " which sass.yaml does not list");
+  }
+  for (const auto& branch : knowledge.Table("driver_branches")) {
+    if (!knowledge.FindPtxIsa(branch["ptx_isa"].get<std::string>()))
+      return MakeErrorAtLine(branch["_file"], branch["_line"], 1,
+                             "branch " + branch["branch"].dump() + " names PTX ISA " +
+                                 branch["ptx_isa"].get<std::string>() + " which ptx-isa.yaml does not list");
+  }
+  return knowledge;
+}
+
+const json& Knowledge::Table(std::string_view kind) const {
+  static const json empty = json::array();
+  auto it = tables_.find(kind);
+  return it == tables_.end() ? empty : it->second;
+}
+
+const json* Knowledge::FindGpu(std::string_view product) const {
+  std::string wanted = Canonical(product);
+  if (wanted.empty()) return nullptr;
+  auto match = [&](const std::string& candidate) -> const json* {
+    for (const auto& row : Table("gpus")) {
+      if (Canonical(row["name"].get<std::string>()) == candidate) return &row;
+      for (const auto& alias : row.value("aliases", json::array()))
+        if (Canonical(alias.get<std::string>()) == candidate) return &row;
+    }
+    return nullptr;
+  };
+  if (const json* row = match(wanted)) return row;
+  if (wanted.rfind("nvidia ", 0) == 0) return match(wanted.substr(7));
+  return match("nvidia " + wanted);
+}
+
+std::vector<std::string> Knowledge::ClosestGpuNames(std::string_view product, size_t max) const {
+  // Compared without the "nvidia " prefix, so that short names do not win
+  // only by being short.
+  auto strip = [](std::string s) { return s.rfind("nvidia ", 0) == 0 ? s.substr(7) : s; };
+  std::string wanted = strip(Canonical(product));
+  std::vector<std::pair<size_t, std::string>> scored;
+  for (const auto& row : Table("gpus")) {
+    std::string name = row["name"];
+    size_t best = EditDistance(wanted, strip(Canonical(name)));
+    for (const auto& alias : row.value("aliases", json::array()))
+      best = std::min(best, EditDistance(wanted, strip(Canonical(alias.get<std::string>()))));
+    scored.emplace_back(best, name);
+  }
+  std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> out;
+  for (const auto& [score, name] : scored) {
+    if (out.size() >= max) break;
+    out.push_back(name);
+  }
+  return out;
+}
+
+const json* Knowledge::FindToolkit(std::string_view version) const {
+  const json& rows = Table("toolkits");
+  for (const auto& row : rows)
+    if (row["version"] == version) return &row;
+  // "11.3" → the first (GA) release of 11.3; "11.3.109" (a cudart version) → no exact row.
+  std::string prefix = std::string(version) + ".";
+  for (const auto& row : rows)
+    if (row["version"].get<std::string>().rfind(prefix, 0) == 0) return &row;
+  return nullptr;
+}
+
+const json* Knowledge::FindBranch(int branch) const {
+  for (const auto& row : Table("driver_branches"))
+    if (row["branch"] == branch) return &row;
+  return nullptr;
+}
+
+std::optional<std::string> Knowledge::BranchCudaVersion(int branch) const {
+  if (const json* row = FindBranch(branch)) return row->at("cuda").get<std::string>();
+  return std::nullopt;
+}
+
+const json* Knowledge::FindMinorFloor(int cuda_major) const {
+  for (const auto& row : Table("minor_version"))
+    if (row["cuda_major"] == cuda_major) return &row;
+  return nullptr;
+}
+
+const json* Knowledge::FindPtxIsa(std::string_view isa) const {
+  for (const auto& row : Table("ptx_isa"))
+    if (CompareDotted(row["isa"].get<std::string>(), std::string(isa)) == 0) return &row;
+  return nullptr;
+}
+
+const json* Knowledge::FindCompatPackage(std::string_view cuda_major_minor) const {
+  for (const auto& row : Table("forward_compat"))
+    if (CompareDotted(row["package"].get<std::string>(), std::string(cuda_major_minor)) == 0) return &row;
+  return nullptr;
+}
+
+const json* Knowledge::FindArchitecture(std::string_view compute_capability) const {
+  for (const auto& row : Table("architectures"))
+    for (const auto& cc : row["compute_capabilities"])
+      if (CompareDotted(cc.get<std::string>(), std::string(compute_capability)) == 0) return &row;
+  return nullptr;
+}
+
+const json* Knowledge::ToolkitBehaviour(std::string_view version) const {
+  const json* best = nullptr;
+  for (const auto& row : Table("container_toolkit")) {
+    if (CompareToolkit(row["version"].get<std::string>(), std::string(version)) > 0) continue;
+    if (best == nullptr || CompareToolkit(row["version"].get<std::string>(), best->at("version").get<std::string>()) > 0)
+      best = &row;
+  }
+  return best;
+}
+
+std::string Knowledge::NewestContainerToolkit() const {
+  std::string newest;
+  for (const auto& row : Table("container_toolkit")) {
+    std::string v = row["version"];
+    if (newest.empty() || CompareToolkit(v, newest) > 0) newest = v;
+  }
+  return newest;
+}
+
+const json* Knowledge::FindError(int code) const {
+  for (const auto& row : Table("cuda_errors"))
+    if (row["code"] == code) return &row;
+  return nullptr;
+}
+
+const json* Knowledge::FindTorchBuild(std::string_view torch_version, std::string_view variant) const {
+  // "2.1.2" matches the row for "2.1".
+  std::string version(torch_version);
+  size_t plus = version.find('+');
+  if (plus != std::string::npos) version = version.substr(0, plus);
+  int dots = static_cast<int>(std::count(version.begin(), version.end(), '.'));
+  if (dots >= 2) version = version.substr(0, version.rfind('.'));
+  for (const auto& row : Table("pytorch"))
+    if (row["variant"] == variant && CompareDotted(row["torch"].get<std::string>(), version) == 0) return &row;
+  return nullptr;
+}
+
+const json* Knowledge::FindBrand(std::string_view name) const {
+  std::string wanted = Lower(name);
+  for (const auto& row : Table("nvml_brands"))
+    if (Lower(row["name"].get<std::string>()) == wanted || row["requirement"] == wanted) return &row;
+  return nullptr;
+}
+
+const json* Knowledge::FindBrandId(int id) const {
+  for (const auto& row : Table("nvml_brands"))
+    if (row["id"] == id) return &row;
+  return nullptr;
+}
+
+}  // namespace imagelint

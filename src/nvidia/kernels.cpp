@@ -1,0 +1,194 @@
+// SASS / PTX vs compute capability (cuda-compat-data.md §5–§7; sass.yaml).
+#include <cctype>
+
+#include "imagelint/nvidia.h"
+#include "internal.h"
+
+namespace imagelint::nvidia {
+namespace {
+
+using nlohmann::json;
+
+struct Target {
+  int major = 0;
+  int minor = 0;
+  char variant = 0;  // 0, 'a' or 'f'
+};
+
+// "sm_86", "sm_90a", "compute_100f", "86", "8.6" → Target.
+std::optional<Target> ParseTarget(std::string_view text) {
+  for (std::string_view prefix : {"sm_", "compute_", "lto_"})
+    if (text.rfind(prefix, 0) == 0) {
+      text.remove_prefix(prefix.size());
+      break;
+    }
+  Target t;
+  if (!text.empty() && (text.back() == 'a' || text.back() == 'f')) {
+    t.variant = text.back();
+    text.remove_suffix(1);
+  }
+  if (text.empty()) return std::nullopt;
+  size_t dot = text.find('.');
+  auto number = [](std::string_view s, int& out) {
+    if (s.empty() || s.size() > 4) return false;
+    out = 0;
+    for (char c : s) {
+      if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+      out = out * 10 + (c - '0');
+    }
+    return true;
+  };
+  if (dot != std::string_view::npos) {
+    if (!number(text.substr(0, dot), t.major) || !number(text.substr(dot + 1), t.minor)) return std::nullopt;
+    return t;
+  }
+  int n = 0;
+  if (!number(text, n) || n < 10) return std::nullopt;
+  t.major = n / 10;
+  t.minor = n % 10;
+  return t;
+}
+
+std::string CcText(const Target& t) { return std::to_string(t.major) + "." + std::to_string(t.minor); }
+
+const json* SassRow(const Target& t, const Knowledge& knowledge) {
+  std::string cc = CcText(t);
+  for (const auto& row : knowledge.Table("sass"))
+    if (row["cc"] == cc) return &row;
+  return nullptr;
+}
+
+bool Integrated(const Target& t, const Knowledge& knowledge) {
+  const json* row = SassRow(t, knowledge);
+  return row != nullptr && row->at("integrated").get<bool>();
+}
+
+bool SameTarget(const Target& a, const Target& b, const Knowledge& knowledge) {
+  if (a.major == b.major && a.minor == b.minor) return true;
+  const json* row = SassRow(a, knowledge);
+  if (row == nullptr || !row->contains("same_as")) return false;
+  for (const auto& other : row->at("same_as"))
+    if (other == CcText(b)) return true;
+  return false;
+}
+
+}  // namespace
+
+bool SassRunsOn(std::string_view sass, std::string_view cc, const Knowledge& knowledge) {
+  auto code = ParseTarget(sass);
+  auto gpu = ParseTarget(cc);
+  if (!code || !gpu) return false;
+  if (SameTarget(*code, *gpu, knowledge)) return true;
+  if (code->variant == 'a') return false;
+  if (Integrated(*code, knowledge) || Integrated(*gpu, knowledge)) return false;
+  return code->major == gpu->major && code->minor <= gpu->minor;
+}
+
+bool PtxTargetsCc(std::string_view arch, std::string_view cc) {
+  auto code = ParseTarget(arch);
+  auto gpu = ParseTarget(cc);
+  if (!code || !gpu) return false;
+  if (code->variant == 'a') return code->major == gpu->major && code->minor == gpu->minor;
+  if (code->variant == 'f') return code->major == gpu->major && code->minor <= gpu->minor;
+  return code->major < gpu->major || (code->major == gpu->major && code->minor <= gpu->minor);
+}
+
+std::optional<std::string> MaxPtxIsaForDriver(std::string_view driver, const Knowledge& knowledge) {
+  auto branch = DriverBranch(driver);
+  if (!branch) return std::nullopt;
+  int nearest = internal::NearestBranchAtOrBelow(*branch, knowledge);
+  if (nearest < 0) return std::nullopt;
+  const json* row = knowledge.FindBranch(nearest);
+  return row->at("ptx_isa").get<std::string>();
+}
+
+std::optional<std::string> PtxIsaCudaVersion(std::string_view isa, const Knowledge& knowledge) {
+  if (const json* row = knowledge.FindPtxIsa(isa)) return row->at("cuda").get<std::string>();
+  return std::nullopt;
+}
+
+nlohmann::json KernelCoverage::ToJson() const {
+  return {{"runs", runs},   {"via", via},           {"ptx_only", ptx_only},
+          {"error", error}, {"error_name", error_name}, {"message", message}};
+}
+
+KernelCoverage CheckKernels(const nlohmann::json& binary, std::string_view cc, std::string_view jit_driver,
+                            const Knowledge& knowledge) {
+  KernelCoverage out;
+  json sass = binary.is_object() ? binary.value("sass", json::array()) : json::array();
+  json ptx = binary.is_object() ? binary.value("ptx", json::array()) : json::array();
+  if (!sass.is_array()) sass = json::array();
+  if (!ptx.is_array()) ptx = json::array();
+  if (sass.empty() && ptx.empty()) {
+    out.runs = true;
+    out.message = "no GPU code";
+    return out;
+  }
+  std::string list;
+  for (const auto& s : sass) {
+    if (!s.is_string()) continue;
+    list += (list.empty() ? "" : " ") + s.get<std::string>();
+    if (SassRunsOn(s.get<std::string>(), cc, knowledge)) {
+      out.runs = true;
+      out.via = s.get<std::string>();
+      out.message = "SASS " + out.via + " runs on compute capability " + std::string(cc);
+      return out;
+    }
+  }
+  // PTX that targets this CC; the driver JIT-compiles the newest suitable one.
+  std::optional<std::string> max_isa = MaxPtxIsaForDriver(jit_driver, knowledge);
+  std::string best_arch, best_isa, too_new_arch, too_new_isa;
+  for (const auto& p : ptx) {
+    std::string arch, isa;
+    if (p.is_string()) arch = p.get<std::string>();
+    else if (p.is_object()) {
+      arch = p.value("arch", "");
+      if (p.contains("isa") && p["isa"].is_string()) isa = p["isa"].get<std::string>();
+    }
+    list += (list.empty() ? "" : " ") + arch;
+    if (arch.empty() || !PtxTargetsCc(arch, cc)) continue;
+    bool jit_ok = isa.empty() || !max_isa || CompareVersions(isa, *max_isa).value_or(0) <= 0;
+    if (jit_ok) {
+      best_arch = arch;
+      best_isa = isa;
+    } else if (too_new_arch.empty()) {
+      too_new_arch = arch;
+      too_new_isa = isa;
+    }
+  }
+  if (!best_arch.empty()) {
+    out.runs = true;
+    out.ptx_only = true;
+    out.via = best_arch;
+    out.message = "only PTX " + best_arch + (best_isa.empty() ? "" : " (ISA " + best_isa + ")") +
+                  " covers compute capability " + std::string(cc) + ": JIT-compiled at load time";
+    return out;
+  }
+  if (!too_new_arch.empty()) {
+    out.error = 222;
+    out.error_name = ErrorName(222, knowledge);
+    auto needs = PtxIsaCudaVersion(too_new_isa, knowledge);
+    out.via = too_new_arch;
+    out.ptx_only = true;
+    out.message = "only PTX " + too_new_arch + " (ISA " + too_new_isa + (needs ? ", CUDA " + *needs : "") +
+                  ") covers compute capability " + std::string(cc) + ", but driver " + std::string(jit_driver) +
+                  " JIT-compiles PTX ISA up to " + max_isa.value_or("?");
+    return out;
+  }
+  out.error = 209;
+  out.error_name = ErrorName(209, knowledge);
+  out.message = "no SASS runs on compute capability " + std::string(cc) + " and no PTX can be JIT-compiled for it (has: " +
+                list + ")";
+  return out;
+}
+
+std::optional<bool> ArchitectureSupportedByDriver(std::string_view cc, std::string_view driver,
+                                                  const Knowledge& knowledge) {
+  const json* arch = knowledge.FindArchitecture(cc);
+  auto branch = DriverBranch(driver);
+  if (arch == nullptr || !branch) return std::nullopt;
+  if (!arch->contains("last_branch") || arch->at("last_branch").is_null()) return true;
+  return *branch <= arch->at("last_branch").get<int>();
+}
+
+}  // namespace imagelint::nvidia

@@ -1,0 +1,290 @@
+// Which libcuda.so.1 a CUDA process loads (nvidia-container-stack.md §2, §5).
+#include <algorithm>
+#include <set>
+
+#include "imagelint/nvidia.h"
+#include "internal.h"
+
+namespace imagelint::nvidia {
+namespace {
+
+using nlohmann::json;
+
+std::string Str(const json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_string()) return "";
+  return j[key].get<std::string>();
+}
+
+std::string DirName(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "" : path.substr(0, slash);
+}
+std::string BaseName(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// A directory as the loader sees it, made comparable: leading "/", no
+// trailing "/", /usr/local/cuda-X.Y → /usr/local/cuda, lib64 and the
+// targets/<arch>/lib spelling of the toolkit's library dir folded together.
+std::string NormalizeDir(std::string dir) {
+  if (dir.empty() || dir[0] != '/') dir = "/" + dir;
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  // collapse "//" and "/./"
+  std::string out;
+  for (size_t i = 0; i < dir.size(); ++i) {
+    if (dir[i] == '/' && !out.empty() && out.back() == '/') continue;
+    out += dir[i];
+  }
+  dir = out;
+  static const std::string kCuda = "/usr/local/cuda-";
+  if (dir.rfind(kCuda, 0) == 0) {
+    size_t end = dir.find('/', kCuda.size());
+    dir = "/usr/local/cuda" + (end == std::string::npos ? std::string() : dir.substr(end));
+  }
+  for (const char* target : {"/targets/x86_64-linux/lib", "/targets/sbsa-linux/lib", "/targets/aarch64-linux/lib"}) {
+    size_t at = dir.find(target);
+    if (at != std::string::npos) dir = dir.substr(0, at) + "/lib64" + dir.substr(at + std::string(target).size());
+  }
+  return dir;
+}
+
+bool IsSystemDir(const std::string& dir) {
+  static const std::set<std::string> kSystem = {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+                                                "/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+                                                "/lib64", "/usr/lib64", "/lib", "/usr/lib"};
+  return kSystem.count(NormalizeDir(dir)) > 0;
+}
+
+// libcuda rows of facts.cuda.drivers that a process would find as
+// libcuda.so.1 (or, for stubs, libcuda.so) when `dir` is searched.
+std::vector<const json*> DriversInDir(const json& drivers, const std::string& dir, bool need_so1_file) {
+  std::vector<const json*> out;
+  std::string wanted = NormalizeDir(dir);
+  for (const auto& row : drivers) {
+    std::string path = Str(row, "path");
+    bool match = NormalizeDir(DirName(path)) == wanted && (!need_so1_file || BaseName(path) == "libcuda.so.1");
+    for (const auto& alias : row.value("aliases", json::array())) {
+      if (!alias.is_string()) continue;
+      std::string a = alias.get<std::string>();
+      if (NormalizeDir(DirName(a)) != wanted) continue;
+      std::string base = BaseName(a);
+      if (base == "libcuda.so.1" || (!need_so1_file) || (Str(row, "kind") == "stub" && base == "libcuda.so"))
+        match = true;
+    }
+    // A stub directory only has libcuda.so; programs that dlopen("libcuda.so") and
+    // any ldconfig run (which links libcuda.so.1 from the SONAME) still reach it.
+    if (!match && Str(row, "kind") == "stub" && NormalizeDir(DirName(path)) == wanted) match = true;
+    if (match) out.push_back(&row);
+  }
+  return out;
+}
+
+LibcudaSelection FromRow(const json& row, const std::string& via, const std::string& reason) {
+  LibcudaSelection s;
+  s.kind = Str(row, "kind").empty() ? "bundled" : Str(row, "kind");
+  s.path = Str(row, "path");
+  s.version = Str(row, "version");
+  s.via = via;
+  s.reason = reason;
+  s.note = row.contains("note") && row["note"].is_object() && !row["note"].empty() ? row["note"] : json(nullptr);
+  s.toolkit_dir = Str(row, "toolkit_dir");
+  if (s.toolkit_dir.empty()) {
+    static const std::string kCuda = "/usr/local/cuda-";
+    if (s.path.rfind(kCuda, 0) == 0) s.toolkit_dir = s.path.substr(kCuda.size(), s.path.find('/', kCuda.size()) - kCuda.size());
+  }
+  return s;
+}
+
+// Picks the row to report among several in one directory: a versioned file
+// (the real library) over a bare name.
+const json* Preferred(const std::vector<const json*>& rows) {
+  const json* best = nullptr;
+  for (const json* row : rows) {
+    if (best == nullptr) best = row;
+    else if (Str(*best, "version").empty() && !Str(*row, "version").empty()) best = row;
+    else if (!Str(*row, "version").empty() && !Str(*best, "version").empty() &&
+             CompareVersions(Str(*row, "version"), Str(*best, "version")).value_or(0) > 0)
+      best = row;
+  }
+  return best;
+}
+
+bool CapabilitiesIncludeCompute(const std::map<std::string, std::string>& env) {
+  auto it = env.find("NVIDIA_DRIVER_CAPABILITIES");
+  if (it == env.end() || it->second.empty()) return true;  // default compute,utility (legacy image: all)
+  std::string value = it->second;
+  size_t start = 0;
+  while (start <= value.size()) {
+    size_t end = value.find(',', start);
+    if (end == std::string::npos) end = value.size();
+    std::string item = value.substr(start, end - start);
+    item.erase(0, item.find_first_not_of(' '));
+    item.erase(item.find_last_not_of(' ') + 1);
+    if (item == "all" || item == "compute" || item == "video") return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool CompatWouldBeUsed(std::string_view mechanism, std::string_view compat_version, std::string_view host_driver,
+                       const nlohmann::json& note) {
+  auto compat_branch = DriverBranch(compat_version);
+  auto host_branch = DriverBranch(host_driver);
+  if (!compat_branch || !host_branch) return false;  // hook: no host version → no-op
+  if (mechanism == "mount")
+    return *compat_branch != *host_branch && CompareVersions(compat_version, host_driver).value_or(0) > 0;
+  if (mechanism == "ldconfig" || mechanism == "hook") return *compat_branch > *host_branch;
+  if (mechanism == "hook-elf") {
+    if (note.is_object() && note.contains("Driver") && note["Driver"].is_array()) {
+      bool listed = false;
+      for (const auto& branch : note["Driver"])
+        if (branch.is_number_integer() && branch.get<int>() == *host_branch) listed = true;
+      return listed && CompareVersions(compat_version, host_driver).value_or(0) > 0;
+    }
+    return *compat_branch > *host_branch;
+  }
+  return false;
+}
+
+bool TegraCompatWouldBeUsed(std::string_view note_cuda_version, std::string_view host_cuda) {
+  return CompareVersions(note_cuda_version, host_cuda).value_or(0) > 0;
+}
+
+nlohmann::json LibcudaSelection::ToJson() const {
+  return {{"kind", kind}, {"path", path},   {"version", version},       {"via", via},
+          {"reason", reason}, {"note", note}, {"toolkit_dir", toolkit_dir}, {"launch", path_info.ToJson()}};
+}
+
+LibcudaSelection SelectLibcuda(const nlohmann::json& facts, const Pool& pool, const Knowledge& knowledge) {
+  const json empty_object = json::object();
+  const json& cuda = facts.contains("cuda") && facts["cuda"].is_object() ? facts["cuda"] : empty_object;
+  json drivers = cuda.value("drivers", json::array());
+  if (!drivers.is_array()) drivers = json::array();
+  // Only libcuda rows (facts list other driver libraries separately).
+  json libcuda = json::array();
+  for (const auto& row : drivers)
+    if (row.is_object() && BaseName(Str(row, "path")).rfind("libcuda.so", 0) == 0) libcuda.push_back(row);
+  json loader = cuda.value("loader", json::object());
+  if (!loader.is_object()) loader = json::object();
+  auto env = internal::ImageEnv(facts);
+  LaunchPath launch = ResolveLaunchPath(pool, knowledge);
+  const std::string& host = pool.driver;
+
+  auto finish = [&](LibcudaSelection s) {
+    s.path_info = launch;
+    return s;
+  };
+
+  // 1. LD_LIBRARY_PATH is searched before the ld.so cache: the toolkit never rewrites it.
+  std::vector<std::string> ld_library_path;
+  auto it = env.find("LD_LIBRARY_PATH");
+  if (loader.contains("ld_library_path") && loader["ld_library_path"].is_array()) {
+    for (const auto& dir : loader["ld_library_path"])
+      if (dir.is_string()) ld_library_path.push_back(dir.get<std::string>());
+  } else if (it != env.end()) {
+    size_t start = 0;
+    while (start <= it->second.size()) {
+      size_t end = it->second.find(':', start);
+      if (end == std::string::npos) end = it->second.size();
+      if (end > start) ld_library_path.push_back(it->second.substr(start, end - start));
+      start = end + 1;
+    }
+  }
+  for (const std::string& dir : ld_library_path) {
+    if (IsSystemDir(dir)) continue;  // the host library is mounted there too: step 4 decides
+    auto rows = DriversInDir(libcuda, dir, true);
+    if (const json* row = Preferred(rows))
+      return finish(FromRow(*row, "LD_LIBRARY_PATH",
+                            "LD_LIBRARY_PATH entry " + dir + " holds " + Str(*row, "path") +
+                                ", which the loader finds before the host driver in the ld.so cache"));
+  }
+
+  // 2. Directories the image adds to ld.so.conf: ldconfig (run by the toolkit in the
+  // container) lists them ahead of the system dirs where legacy mode mounts the host
+  // library; in CDI modes the host dirs sit in 00-nvcr-*.conf, so only image files
+  // that sort before it win.
+  if (loader.contains("ld_so_conf") && loader["ld_so_conf"].is_array()) {
+    for (const auto& entry : loader["ld_so_conf"]) {
+      std::string dir = entry.is_object() ? Str(entry, "dir") : entry.is_string() ? entry.get<std::string>() : "";
+      if (dir.empty() || IsSystemDir(dir)) continue;
+      std::string file = entry.is_object() ? Str(entry, "file") : "";
+      if (launch.mode != "legacy" && !file.empty() && file != "/etc/ld.so.conf" && BaseName(file) >= "00-nvcr") continue;
+      auto rows = DriversInDir(libcuda, dir, false);
+      if (const json* row = Preferred(rows))
+        return finish(FromRow(*row, "ld.so.conf",
+                              "the image's ld.so.conf" + (file.empty() ? std::string() : " (" + file + ")") +
+                                  " lists " + dir + ", so ldconfig puts " + Str(*row, "path") +
+                                  " ahead of the host driver"));
+    }
+  }
+
+  // 3. The container toolkit's own compat decision.
+  std::vector<const json*> compat;
+  for (const auto& row : libcuda) {
+    if (Str(row, "kind") != "compat") continue;
+    if (NormalizeDir(DirName(Str(row, "path"))).size() < 7) continue;
+    std::string dir = DirName(Str(row, "path"));
+    if (dir.size() >= 7 && dir.compare(dir.size() - 7, 7, "/compat") == 0 && !Str(row, "version").empty())
+      compat.push_back(&row);
+  }
+  std::string mechanism = launch.compat_mechanism;
+  bool lnc_path = mechanism == "mount" || mechanism == "ldconfig";
+  if (!compat.empty() && mechanism != "none") {
+    std::string why_not;
+    if (lnc_path && !CapabilitiesIncludeCompute(env)) why_not = "NVIDIA_DRIVER_CAPABILITIES lacks compute/video";
+    if ((mechanism == "hook" || mechanism == "hook-elf")) {
+      std::set<std::string> versions;
+      for (const json* row : compat) versions.insert(Str(*row, "version"));
+      if (versions.size() > 1) why_not = "more than one libcuda.so.*.* in the compat directory: the hook does nothing";
+      const json* behaviour = knowledge.ToolkitBehaviour(launch.toolkit);
+      if (behaviour && behaviour->at("hook_needs_ld_so_cache").get<bool>() && loader.value("ld_so_cache", true) == false)
+        why_not = "no /etc/ld.so.cache in the image: the hook of this toolkit version does nothing";
+    }
+    if (why_not.empty()) {
+      const json* chosen = nullptr;
+      for (const json* row : compat) {
+        json note = row->contains("note") ? (*row)["note"] : json(nullptr);
+        if (!CompatWouldBeUsed(mechanism, Str(*row, "version"), host, note)) continue;
+        if (chosen == nullptr || CompareVersions(Str(*row, "version"), Str(*chosen, "version")).value_or(0) > 0)
+          chosen = row;
+      }
+      if (chosen != nullptr) {
+        std::string rule = mechanism == "mount"      ? "mounts compat libraries whose major differs from the host's "
+                                                       "and ldconfig picks the highest version"
+                           : mechanism == "hook-elf" ? "the enable-cuda-compat hook uses compat when its ELF note lists "
+                                                       "the host branch (or, without a note, its major is newer) and it "
+                                                       "is newer than the host driver"
+                                                     : "uses compat libraries whose major is newer than the host driver's";
+        return finish(FromRow(*chosen, "toolkit",
+                              "container toolkit " + launch.toolkit + " (" + launch.runtime + ", " + mechanism + ") " +
+                                  rule + ": " + Str(*chosen, "path") + " " + Str(*chosen, "version") + " vs host " + host));
+      }
+    }
+  }
+
+  // 4. A libcuda baked into a system lib dir: the host's library is mounted next
+  // to it and ldconfig points libcuda.so.1 at the highest version.
+  const json* bundled = nullptr;
+  for (const auto& row : libcuda) {
+    if (Str(row, "kind") != "bundled" || !IsSystemDir(DirName(Str(row, "path")))) continue;
+    if (Str(row, "version").empty()) continue;
+    if (CompareVersions(Str(row, "version"), host).value_or(0) <= 0) continue;
+    if (bundled == nullptr || CompareVersions(Str(row, "version"), Str(*bundled, "version")).value_or(0) > 0)
+      bundled = &row;
+  }
+  if (bundled != nullptr)
+    return finish(FromRow(*bundled, "ldconfig-highest",
+                          Str(*bundled, "path") + " is newer than the host's " + host +
+                              " in the same library directory, so ldconfig points libcuda.so.1 at it"));
+
+  LibcudaSelection s;
+  s.kind = "host";
+  s.version = host;
+  s.reason = "the host driver's libcuda (" + host + ") injected by the container toolkit";
+  return finish(s);
+}
+
+}  // namespace imagelint::nvidia
