@@ -126,6 +126,9 @@ class NodeReader {
     if (!product && !new_generation && !old_generation) return false;  // not a GPU node (for GFD)
     if (!product || product->empty())
       return Fail(name, "has GPU Feature Discovery driver labels but no " + std::string(kProduct) + " label");
+    if (!new_generation && !old_generation)
+      return Fail(name, "has " + std::string(kProduct) + " but no driver version label (" + kDriverFull + " or " +
+                            kOldDriverMajor + ")");
 
     // Driver: the current names win; the deprecated ones are duplicates on
     // newer nodes and the only ones on nodes labelled before v0.15.0.

@@ -213,7 +213,9 @@ std::string RenderFleetYaml(const ImportResult& result) {
     out << "    driver: " << Quote(pool.driver) << "\n";
     if (pool.container_toolkit) out << "    container_toolkit: " << Quote(*pool.container_toolkit) << "\n";
     if (pool.runtime) out << "    runtime: " << Quote(*pool.runtime) << "\n";
-    out << "    platform: " << Quote(pool.platform) << "\n";
+    // nvidia-smi and nvidia-container-cli do not say the CPU architecture;
+    // the fleet loader's default applies (and is marked as assumed).
+    if (k8s) out << "    platform: " << Quote(pool.platform) << "\n";
     out << "    count: " << pool.count << "\n";
     if (!pool.selector_labels.empty()) {
       out << "    selector_labels:\n";

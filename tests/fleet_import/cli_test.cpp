@@ -1,0 +1,72 @@
+// `imagelint fleet import ...` end to end: output, -o, stdin, exit codes.
+#include <doctest/doctest.h>
+#include <yaml-cpp/yaml.h>
+
+#include "support/test_support.h"
+
+using imagelint::testing::ReadFileText;
+using imagelint::testing::RunImagelint;
+using imagelint::testing::SourceDir;
+using imagelint::testing::TempDir;
+using imagelint::testing::WriteFileText;
+
+namespace {
+std::string FixturePath(const std::string& name) { return (SourceDir() / "tests/fleet_import/fixtures" / name).string(); }
+}  // namespace
+
+TEST_CASE("fleet import --from-k8s writes a fleet file with one entry per pool") {
+  auto r = RunImagelint({"fleet", "import", "--from-k8s", FixturePath("nodes-mixed.json")});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  YAML::Node doc = YAML::Load(r.out);
+  REQUIRE(doc["pools"].IsSequence());
+  CHECK(doc["pools"].size() == 6);
+  CHECK(doc["pools"][0]["name"].as<std::string>() == "a100-sxm4-80gb-550.107.02");
+  CHECK(doc["pools"][0]["count"].as<int>() == 2);
+  CHECK(doc["pools"][0]["selector_labels"]["nvidia.com/gpu.product"].as<std::string>() == "NVIDIA-A100-SXM4-80GB");
+  CHECK(r.out.find("# from 2 nodes: gpu-a100-1, gpu-a100-2") != std::string::npos);
+  CHECK(r.err.find("imported 6 pools from 9 nodes") != std::string::npos);
+  CHECK(r.err.find("1 without GPU information skipped") != std::string::npos);
+}
+
+TEST_CASE("fleet import -o FILE, and stdin") {
+  TempDir dir;
+  auto out = (dir / "fleet.yaml").string();
+  auto r = RunImagelint({"fleet", "import", "--from-nvidia-smi", FixturePath("nvidia-smi-hosts.xml"), "-o", out});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.empty());
+  std::string yaml = ReadFileText(out);
+  CHECK(YAML::Load(yaml)["pools"].size() == 4);
+  CHECK(yaml.find("# from 2 hosts: dgx-1, dgx-2") != std::string::npos);
+
+  auto s = RunImagelint({"fleet", "import", "--from-nvidia-container-cli", "-"},
+                        ReadFileText(FixturePath("container-cli-hosts.csv")));
+  INFO(s.err);
+  REQUIRE(s.exit_code == 0);
+  CHECK(YAML::Load(s.out)["pools"].size() == 3);
+}
+
+TEST_CASE("fleet import: malformed input and bad usage exit 2 naming the node or line") {
+  TempDir dir;
+  WriteFileText(dir / "nodes.json",
+                R"({"items": [{"metadata": {"name": "gpu-node-17", "labels": {"nvidia.com/gpu.product": "Tesla-T4",
+                  "nvidia.com/cuda.driver-version.full": "4.x"}}}]})");
+  auto r = RunImagelint({"fleet", "import", "--from-k8s", (dir / "nodes.json").string()});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("gpu-node-17") != std::string::npos);
+  CHECK(r.out.empty());
+
+  WriteFileText(dir / "info.csv", "NVRM version,CUDA version\n470.256.02,11.4\ngarbage here\n");
+  auto c = RunImagelint({"fleet", "import", "--from-nvidia-container-cli", (dir / "info.csv").string()});
+  CHECK(c.exit_code == 2);
+  CHECK(c.err.find("info.csv:3:") != std::string::npos);
+
+  auto none = RunImagelint({"fleet", "import"});
+  CHECK(none.exit_code == 2);
+  auto two = RunImagelint({"fleet", "import", "--from-k8s", "a", "--from-nvidia-smi", "b"});
+  CHECK(two.exit_code == 2);
+  auto missing = RunImagelint({"fleet", "import", "--from-k8s", (dir / "nope.json").string()});
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err.find("nope.json") != std::string::npos);
+}

@@ -1,0 +1,153 @@
+// Imports against the real knowledge files (rules/knowledge/gpus.yaml) and
+// the fleet YAML loader: brand from the product name, guesses, any-format loading.
+#include <doctest/doctest.h>
+
+#include "imagelint/fleet.h"
+#include "imagelint/fleet_import.h"
+#include "imagelint/knowledge.h"
+#include "support/test_support.h"
+
+namespace fi = imagelint::fleet_import;
+using imagelint::testing::ReadFileText;
+using imagelint::testing::SourceDir;
+using imagelint::testing::TempDir;
+using imagelint::testing::WriteFileText;
+
+namespace {
+
+const imagelint::Knowledge& TheKnowledge() {
+  static const imagelint::Knowledge knowledge = [] {
+    auto loaded = imagelint::Knowledge::Load(SourceDir() / "rules/knowledge");
+    REQUIRE_MESSAGE(loaded.ok(), loaded.error().ToString());
+    return std::move(*loaded);
+  }();
+  return knowledge;
+}
+
+std::string FixturePath(const std::string& name) { return (SourceDir() / "tests/fleet_import/fixtures" / name).string(); }
+
+const imagelint::Pool* FindPool(const imagelint::Fleet& fleet, const std::string& name) {
+  for (const auto& p : fleet.pools)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("the knowledge resolver reads GFD label values and old spellings") {
+  auto gpus = fi::ResolverFromKnowledge(TheKnowledge());
+  auto a100 = gpus("NVIDIA-A100-SXM4-80GB");
+  REQUIRE(a100);
+  CHECK(a100->name == "NVIDIA A100-SXM4-80GB");
+  CHECK(a100->compute_capability == "8.0");
+  auto old_a100 = gpus("A100-SXM4-40GB");  // label of a driver that printed no "NVIDIA " prefix
+  REQUIRE(old_a100);
+  CHECK(old_a100->name == "NVIDIA A100-SXM4-40GB");
+  auto rtx = gpus("NVIDIA-GeForce-RTX-3090");
+  REQUIRE(rtx);
+  CHECK(rtx->brand == "geforce");
+  CHECK(rtx->datacenter == false);
+  auto t4 = gpus("Tesla T4");
+  REQUIRE(t4);
+  CHECK(t4->brand == "tesla");
+  CHECK_FALSE(gpus("NVIDIA-Imaginary-9000").has_value());
+}
+
+TEST_CASE("k8s import with the GPU knowledge file: brand from the product, guesses flagged") {
+  std::string json = R"({"items": [
+    {"metadata": {"name": "n1", "labels": {"nvidia.com/gpu.product": "NVIDIA-GeForce-RTX-3090", "nvidia.com/gpu.count": "2",
+      "nvidia.com/cuda.driver-version.full": "460.67"}}},
+    {"metadata": {"name": "n2", "labels": {"nvidia.com/gpu.product": "NVIDIA-GeForce-RTX-9090", "nvidia.com/gpu.count": "1",
+      "nvidia.com/gpu.compute.major": "13", "nvidia.com/gpu.compute.minor": "0",
+      "nvidia.com/cuda.driver-version.full": "600.10"}}}]})";
+  auto result = fi::ImportKubernetesNodes(json, "n.json", fi::ResolverFromKnowledge(TheKnowledge()));
+  REQUIRE_MESSAGE(result.ok(), result.error().ToString());
+  REQUIRE(result->pools.size() == 2);
+  const auto& known = result->pools[0];
+  CHECK(known.in_knowledge);
+  CHECK(known.pool.gpu == "NVIDIA GeForce RTX 3090");
+  CHECK(known.pool.brand == "geforce");
+  CHECK(known.pool.compute_capability == "8.6");
+  CHECK_FALSE(known.brand_guessed);
+  const auto& guessed = result->pools[1];
+  CHECK_FALSE(guessed.in_knowledge);
+  CHECK(guessed.brand_guessed);
+  CHECK(guessed.pool.brand == "geforce");
+  CHECK(guessed.pool.compute_capability == "13.0");
+  std::string yaml = fi::RenderFleetYaml(*result);
+  CHECK(yaml.find("brand \"geforce\" guessed from the product name") != std::string::npos);
+  CHECK(yaml.find("# warning: GPU \"NVIDIA-GeForce-RTX-9090\" is not in the GPU knowledge file") != std::string::npos);
+}
+
+TEST_CASE("LoadFleetAnyFormat: Kubernetes nodes become the same fleet the YAML loader builds") {
+  auto fleet = fi::LoadFleetAnyFormat(FixturePath("nodes-mixed.json"), TheKnowledge());
+  REQUIRE_MESSAGE(fleet.ok(), fleet.error().ToString());
+  CHECK(fleet->source == FixturePath("nodes-mixed.json"));
+  REQUIRE(fleet->pools.size() == 6);
+  const auto* rtx = FindPool(*fleet, "geforce-rtx-3090-460.67");
+  REQUIRE(rtx);
+  CHECK(rtx->gpu == "NVIDIA GeForce RTX 3090");
+  CHECK(rtx->brand == "geforce");
+  CHECK(rtx->datacenter == false);
+  CHECK(rtx->compute_capability == "8.6");
+  CHECK(rtx->architecture == "Ampere");
+  CHECK(rtx->driver == "460.67");
+  CHECK(rtx->runtime == "k8s-device-plugin");
+  CHECK(rtx->count == 1);
+  CHECK(rtx->source.find("gpu-rtx-1") != std::string::npos);
+  CHECK(rtx->selector_labels.at("nvidia.com/gpu.product") == "NVIDIA-GeForce-RTX-3090");
+  const auto* gh200 = FindPool(*fleet, "gh200-480gb-550.54.15");
+  REQUIRE(gh200);
+  CHECK(gh200->gpu == "NVIDIA GH200 480GB");
+  CHECK(gh200->platform == "linux/arm64");
+  CHECK(gh200->compute_capability == "9.0");
+}
+
+TEST_CASE("LoadFleetAnyFormat: legacy labels, nvidia-smi XML, container-cli CSV") {
+  auto legacy = fi::LoadFleetAnyFormat(FixturePath("nodes-legacy.json"), TheKnowledge());
+  REQUIRE_MESSAGE(legacy.ok(), legacy.error().ToString());
+  REQUIRE(legacy->pools.size() == 2);
+  const auto* rtx = FindPool(*legacy, "geforce-rtx-2080-ti-450.80.02");
+  REQUIRE(rtx);
+  CHECK(rtx->brand == "geforce");
+  CHECK(rtx->compute_capability == "7.5");
+
+  auto smi = fi::LoadFleetAnyFormat(FixturePath("nvidia-smi-hosts.xml"), TheKnowledge());
+  REQUIRE_MESSAGE(smi.ok(), smi.error().ToString());
+  REQUIRE(smi->pools.size() == 4);
+  const auto* l4 = FindPool(*smi, "l4-550.54.15");
+  REQUIRE(l4);
+  CHECK(l4->compute_capability == "8.9");
+  CHECK(l4->runtime.has_value());  // defaulted by the fleet loader
+
+  auto cli = fi::LoadFleetAnyFormat(FixturePath("container-cli-hosts.csv"), TheKnowledge());
+  REQUIRE_MESSAGE(cli.ok(), cli.error().ToString());
+  REQUIRE(cli->pools.size() == 3);
+  const auto* a6000 = FindPool(*cli, "rtx-a6000-525.85.12");
+  REQUIRE(a6000);
+  CHECK(a6000->gpu == "NVIDIA RTX A6000");
+  CHECK(a6000->brand == "nvidiartx");
+  // libnvidia-container < 1.9.0 printed Unknown; the knowledge file knows better.
+  const auto* h100 = FindPool(*cli, "h100-80gb-hbm3-535.104.05");
+  REQUIRE(h100);
+  CHECK(h100->brand != "unknown");
+  CHECK(h100->brand.has_value());
+}
+
+TEST_CASE("LoadFleetAnyFormat: a fleet YAML file goes to the fleet loader; errors stay errors") {
+  TempDir dir;
+  WriteFileText(dir / "fleet.yaml",
+                "# hand-written\npools:\n  - name: t4\n    gpu: Tesla T4\n    driver: \"470.256.02\"\n");
+  auto fleet = fi::LoadFleetAnyFormat((dir / "fleet.yaml").string(), TheKnowledge());
+  REQUIRE_MESSAGE(fleet.ok(), fleet.error().ToString());
+  REQUIRE(fleet->pools.size() == 1);
+  CHECK(fleet->pools[0].brand == "tesla");
+
+  WriteFileText(dir / "bad.json",
+                R"({"items": [{"metadata": {"name": "gpu-9", "labels": {"nvidia.com/gpu.product": "Tesla-T4"}}}]})");
+  auto bad = fi::LoadFleetAnyFormat((dir / "bad.json").string(), TheKnowledge());
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().ToString().find("gpu-9") != std::string::npos);
+
+  CHECK_FALSE(fi::LoadFleetAnyFormat((dir / "missing.json").string(), TheKnowledge()).ok());
+}
