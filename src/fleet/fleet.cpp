@@ -222,20 +222,20 @@ class FleetParser {
     if (!node["gpu"] && !node["compute_capability"])
       return At(node, "pool '" + p + "': give 'gpu' (a product name) or 'compute_capability'");
     // optional fields with defaults
+    // The pool's own value, else the file's `defaults:` value (nodes are
+    // built fresh: assigning to a yaml-cpp node would write through it).
+    auto value_node = [&](const char* field) -> YAML::Node {
+      if (node[field]) return YAML::Node(node[field]);
+      if (defaults && defaults[field]) return YAML::Node(defaults[field]);
+      return YAML::Node(YAML::NodeType::Undefined);
+    };
     auto optional_string = [&](const char* field) -> Result<std::optional<std::string>> {
-      YAML::Node value = node[field];
-      bool from_defaults = false;
-      if (!value && defaults && defaults[field]) {
-        value = defaults[field];
-        from_defaults = true;
-      }
-      if (!value) return std::optional<std::string>();
+      YAML::Node value = value_node(field);
+      if (!value.IsDefined()) return std::optional<std::string>();
       auto s = ScalarField(value, p, field);
       if (!s.ok()) return s.error();
-      (void)from_defaults;
       return std::optional<std::string>(*s);
     };
-    auto value_node = [&](const char* field) { return node[field] ? node[field] : defaults ? defaults[field] : node[field]; };
     {
       auto toolkit = optional_string("container_toolkit");
       if (!toolkit.ok()) return toolkit.error();
@@ -324,7 +324,11 @@ class FleetParser {
 
 Result<Fleet> ParseFleet(std::string_view yaml_text, const std::string& source, const Knowledge& knowledge) {
   FleetParser parser(source, knowledge);
-  return parser.Parse(yaml_text);
+  try {
+    return parser.Parse(yaml_text);
+  } catch (const YAML::Exception& e) {
+    return MakeErrorAtLine(source, e.mark.line + 1, e.mark.column + 1, "invalid fleet file: " + e.msg);
+  }
 }
 
 Result<Fleet> LoadFleetFile(const std::string& path, const Knowledge& knowledge) {

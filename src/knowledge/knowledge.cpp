@@ -468,7 +468,11 @@ Result<json> Knowledge::ParseTable(std::string_view kind, std::string_view text,
   const TableSchema* schema = FindSchema(kind);
   if (schema == nullptr) return MakeError(file_name, "unknown knowledge table kind '" + std::string(kind) + "'");
   TableParser parser(*schema, file_name, source_ids);
-  return parser.Parse(text);
+  try {
+    return parser.Parse(text);
+  } catch (const YAML::Exception& e) {
+    return MakeErrorAtLine(file_name, e.mark.line + 1, e.mark.column + 1, "invalid knowledge file: " + e.msg);
+  }
 }
 
 Result<Knowledge> Knowledge::Load(const std::filesystem::path& dir) {

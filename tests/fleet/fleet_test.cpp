@@ -1,0 +1,128 @@
+// The fleet YAML: lookups, defaults, and errors that name pool, field and line.
+#include <doctest/doctest.h>
+
+#include "imagelint/fleet.h"
+#include "imagelint/knowledge.h"
+#include "support/test_support.h"
+
+using imagelint::Fleet;
+using imagelint::Knowledge;
+
+namespace {
+const Knowledge& K() {
+  static const Knowledge knowledge = [] {
+    auto k = Knowledge::Load(imagelint::testing::SourceDir() / "rules" / "knowledge");
+    if (!k.ok()) FAIL(k.error().ToString());
+    return *k;
+  }();
+  return knowledge;
+}
+imagelint::Result<Fleet> Parse(const std::string& text) { return imagelint::ParseFleet(text, "fleet.yaml", K()); }
+}  // namespace
+
+TEST_CASE("the example fleet loads with every pool of the worked examples") {
+  auto fleet = imagelint::LoadFleetFile((imagelint::testing::SourceDir() / "examples" / "fleet.yaml").string(), K());
+  REQUIRE_MESSAGE(fleet.ok(), (fleet.ok() ? "" : fleet.error().ToString()));
+  REQUIRE(fleet->pools.size() == 7);
+  const auto& rtx = fleet->pools[0];
+  CHECK(rtx.name == "rtx3090-460");
+  CHECK(rtx.gpu == "NVIDIA GeForce RTX 3090");
+  CHECK(rtx.compute_capability == std::optional<std::string>("8.6"));
+  CHECK(rtx.brand == std::optional<std::string>("geforce"));
+  CHECK(rtx.datacenter == std::optional<bool>(false));
+  CHECK(rtx.driver == "460.67");
+  CHECK(rtx.container_toolkit == std::optional<std::string>("1.4.0"));
+  CHECK(rtx.runtime == std::optional<std::string>("docker-gpus"));  // from defaults:
+  CHECK(rtx.count == 8);
+  CHECK(rtx.line > 0);
+  const auto& gh = fleet->pools[6];
+  CHECK(gh.platform == "linux/arm64");
+  CHECK(gh.compute_capability == std::optional<std::string>("9.0"));
+  CHECK(gh.datacenter == std::optional<bool>(true));
+  CHECK(gh.runtime == std::optional<std::string>("cdi"));
+}
+
+TEST_CASE("defaults are documented values and recorded as defaulted") {
+  auto fleet = Parse("pools:\n  - name: p\n    gpu: Tesla T4\n    driver: \"470.57.02\"\n");
+  REQUIRE(fleet.ok());
+  const auto& pool = fleet->pools[0];
+  CHECK(pool.runtime == std::optional<std::string>("docker-gpus"));
+  CHECK(pool.container_toolkit == std::optional<std::string>(K().NewestContainerToolkit()));
+  CHECK(pool.platform == "linux/amd64");
+  CHECK(pool.defaulted == std::vector<std::string>{"container_toolkit", "runtime", "platform"});
+  CHECK_FALSE(pool.cuda_compat_mode.has_value());
+}
+
+TEST_CASE("explicit facts instead of (or over) a product name") {
+  auto fleet = Parse(
+      "pools:\n  - name: custom\n    compute_capability: \"8.9\"\n    brand: GeForce\n    datacenter: false\n"
+      "    driver: \"550.54.15\"\n    cuda_compat_mode: mount\n  - name: override\n    gpu: NVIDIA RTX A6000\n"
+      "    datacenter: true\n    driver: \"535.104.05\"\n");
+  REQUIRE_MESSAGE(fleet.ok(), (fleet.ok() ? "" : fleet.error().ToString()));
+  CHECK(fleet->pools[0].gpu.empty());
+  CHECK(fleet->pools[0].brand == std::optional<std::string>("geforce"));
+  CHECK(fleet->pools[0].architecture == std::optional<std::string>("Ada Lovelace"));
+  CHECK(fleet->pools[0].cuda_compat_mode == std::optional<std::string>("mount"));
+  CHECK(fleet->pools[1].datacenter == std::optional<bool>(true));  // the fleet knows its NGC-ready SKU
+  CHECK(fleet->pools[1].compute_capability == std::optional<std::string>("8.6"));
+}
+
+TEST_CASE("unknown GPU: error with the closest known names and the line") {
+  auto fleet = Parse("pools:\n  - name: typo\n    gpu: NVIDIA GeForce RTX 3900\n    driver: \"460.67\"\n");
+  REQUIRE_FALSE(fleet.ok());
+  CHECK(fleet.error().line == 3);
+  CHECK(fleet.error().column == 10);
+  std::string text = fleet.error().ToString();
+  CHECK(text.find("fleet.yaml:3:10:") == 0);
+  CHECK(text.find("pool 'typo'") != std::string::npos);
+  CHECK(text.find("'gpu'") != std::string::npos);
+  CHECK(text.find("closest known: NVIDIA GeForce RTX 3090") != std::string::npos);
+}
+
+TEST_CASE("validation errors name pool and field") {
+  struct Case {
+    const char* yaml;
+    const char* expect;
+    int line;
+  };
+  const Case cases[] = {
+      {"pools:\n  - name: a\n    gpu: Tesla T4\n", "pool 'a': missing required field 'driver'", 2},
+      {"pools:\n  - name: a\n    gpu: Tesla T4\n    driver: latest\n", "pool 'a': field 'driver' must be a driver version", 4},
+      {"pools:\n  - name: a\n    gpu: Tesla T4\n    driver: \"470.57.02\"\n    runtime: podman\n",
+       "pool 'a': field 'runtime' must be one of", 5},
+      {"pools:\n  - name: a\n    gpu: Tesla T4\n    driver: \"470.57.02\"\n    container_toolkit: new\n",
+       "pool 'a': field 'container_toolkit'", 5},
+      {"pools:\n  - name: a\n    gpu: Tesla T4\n    driver: \"470.57.02\"\n    gpus: 8\n", "pool 'a': unknown field 'gpus'", 5},
+      {"pools:\n  - name: a\n    driver: \"470.57.02\"\n", "pool 'a': give 'gpu'", 2},
+      {"pools:\n  - gpu: Tesla T4\n    driver: \"470.57.02\"\n", "pool #1: missing required field 'name'", 2},
+      {"pools:\n  - name: a\n    gpu: Tesla T4\n    driver: \"470.57.02\"\n  - name: a\n    gpu: Tesla T4\n    driver: "
+       "\"470.57.02\"\n",
+       "pool 'a': name used by an earlier pool", 5},
+      {"pools:\n  - name: a\n    compute_capability: eight\n    driver: \"470.57.02\"\n", "field 'compute_capability'", 3},
+      {"pools:\n  - name: a\n    compute_capability: \"8.0\"\n    brand: radeon\n    driver: \"470.57.02\"\n",
+       "unknown brand 'radeon'", 4},
+      {"pools:\n  - name: a\n    gpu: Tesla T4\n    driver: \"470.57.02\"\n    count: -3\n", "field 'count'", 5},
+      {"pools:\n  - name: a\n    gpu: Tesla T4\n    driver: \"470.57.02\"\n    platform: windows/amd64\n", "field 'platform'", 5},
+      {"pools:\n  - name: a\n    gpu: Tesla T4\n    driver: \"470.57.02\"\n    datacenter: sometimes\n", "field 'datacenter'", 5},
+      {"pools:\n  - name: a\n    gpu: Tesla T4\n    driver: \"470.57.02\"\n    cuda_compat_mode: auto\n",
+       "field 'cuda_compat_mode'", 5},
+      {"pool:\n  - name: a\n", "unknown top-level key 'pool'", 1},
+      {"pools: {}\n", "'pools' must be a list", 1},
+      {"pools: [\n", "YAML syntax error", 2},
+      {"- a\n", "a fleet file is a mapping", 1},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.yaml);
+    auto fleet = Parse(c.yaml);
+    REQUIRE_FALSE(fleet.ok());
+    CHECK(fleet.error().message.find(c.expect) != std::string::npos);
+    CHECK(fleet.error().line == c.line);
+    CHECK(fleet.error().subject == "fleet.yaml");
+  }
+}
+
+TEST_CASE("a missing fleet file is an error, not a crash") {
+  auto fleet = imagelint::LoadFleetFile("/nonexistent/fleet.yaml", K());
+  REQUIRE_FALSE(fleet.ok());
+  CHECK(fleet.error().subject == "/nonexistent/fleet.yaml");
+}
