@@ -1,0 +1,81 @@
+// The layer cache: per-layer scan results stored on disk, keyed by the layer
+// digest (+ diff ID), one file for the entry list and one file per analyzer
+// name and version, so that a new analyzer version invalidates only its own
+// results. Shared safely by concurrent processes: every file is written to a
+// temporary name and renamed into place, and carries a checksum; a file that
+// fails to read back (torn, truncated, corrupt, from another format) is
+// discarded and the layer scanned again.
+//
+//   auto cache = LayerCache::Open(DefaultCacheDirectory());
+//   ScanOptions scan;
+//   scan.layer_scanner = (*cache)->Scanner();     // wraps ScanLayer
+//   auto image = ScanImage(source, analyzers, scan);
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "imagelint/analyzer.h"
+#include "imagelint/layer.h"
+#include "imagelint/result.h"
+#include "imagelint/source.h"
+
+namespace imagelint {
+
+struct ScanOptions;  // scan/scanner.h
+// Same alias as scan/scanner.h (a repeated alias of the same type is allowed).
+using LayerScanFunction = std::function<Result<LayerResult>(
+    ImageSource& source, size_t index, const std::vector<FileAnalyzer*>& analyzers, const ScanOptions& options)>;
+
+// $XDG_CACHE_HOME/imagelint, else $HOME/.cache/imagelint ("" when neither is set).
+std::string DefaultCacheDirectory();
+
+struct CacheStats {
+  uint64_t hits = 0;        // layers served entirely from the cache
+  uint64_t partial = 0;     // layers re-read for some analyzers only
+  uint64_t misses = 0;      // layers scanned and stored
+  uint64_t bypassed = 0;    // layers without a usable digest (rootfs), never cached
+  uint64_t discarded = 0;   // corrupt or mismatching files removed
+  uint64_t write_errors = 0;  // files that could not be written (the scan still succeeds)
+};
+
+class LayerCache {
+ public:
+  // Creates `directory` when needed. Errors: it cannot be created or written.
+  static Result<std::unique_ptr<LayerCache>> Open(const std::string& directory);
+
+  // The cached result of `layer` with every analyzer of `analyzers`; analyzers
+  // whose results are not cached are added to `missing` (then the result
+  // holds the entries and the cached analyzers' facts only). nullopt when the
+  // entry list itself is not cached.
+  std::optional<LayerResult> Lookup(const LayerRef& layer, const std::vector<FileAnalyzer*>& analyzers,
+                                    std::vector<FileAnalyzer*>* missing);
+  // Stores the entry list and each analyzer's facts of `result`. Failures are
+  // counted (write_errors) and returned, never fatal to a scan.
+  Status Store(const LayerRef& layer, const LayerResult& result, const std::vector<FileAnalyzer*>& analyzers);
+
+  // A layer scanner for ScanOptions::layer_scanner: serves layers from the
+  // cache, scans (with `inner`, default ScanLayer) what is missing, stores it.
+  LayerScanFunction Scanner(LayerScanFunction inner = {});
+
+  CacheStats Stats() const;
+  const std::string& directory() const { return directory_; }
+
+  // Whether a layer can be cached: a valid sha256 blob digest.
+  static bool Cacheable(const LayerRef& layer);
+
+ private:
+  explicit LayerCache(std::string directory) : directory_(std::move(directory)) {}
+  std::string LayerDirectory(const LayerRef& layer) const;
+
+  std::string directory_;
+  mutable std::mutex mutex_;
+  CacheStats stats_;
+};
+
+}  // namespace imagelint

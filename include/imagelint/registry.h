@@ -1,0 +1,85 @@
+// Reading images straight from a registry (OCI distribution spec / Docker
+// Registry HTTP API v2; formats.md §4).
+//
+//   auto ref = registry::ParseReference("nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04");
+//   registry::RegistryOptions options;                  // credentials, TLS, retries
+//   auto source = registry::OpenRegistryImage(*ref, open_options, options);
+//   auto image = ScanImage(**source, analyzers);        // blobs stream into the scanner
+//
+// Manifests, indexes, configs and blobs are verified against their digests;
+// blob downloads survive dropped connections (they resume with Range) and
+// 429/5xx answers (retried with backoff). Passwords and tokens never appear
+// in errors.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "imagelint/result.h"
+#include "imagelint/source.h"
+
+namespace imagelint::registry {
+
+// `[registry/]name[:tag][@digest]`, normalised the way Docker does.
+struct Reference {
+  std::string registry;    // "docker.io", "ghcr.io", "127.0.0.1:5000" (host[:port])
+  std::string repository;  // "library/ubuntu", "team/train"
+  std::string tag;         // "latest" when neither tag nor digest is given
+  std::string digest;      // "sha256:..." or empty
+
+  // Host[:port] the API is served from (docker.io -> registry-1.docker.io).
+  std::string ApiHost() const;
+  // Key of this registry in credential stores (docker.io ->
+  // "https://index.docker.io/v1/", else registry).
+  std::string CredentialKey() const;
+  // "tag" or "digest" as used in /v2/<name>/manifests/<...>.
+  std::string ManifestIdentifier() const;
+  // Fully qualified: "docker.io/library/ubuntu:22.04[@sha256:...]".
+  std::string ToString() const;
+};
+
+// Parses like docker/distribution's ParseNormalizedNamed: the first
+// component is a registry when it has a '.' or ':' or is "localhost";
+// docker.io single names get "library/"; no tag and no digest -> "latest".
+Result<Reference> ParseReference(std::string_view text);
+
+// True when `host` (host[:port]) is a loopback name or address.
+bool IsLoopbackHost(std::string_view host);
+
+struct Credentials {
+  std::string username;
+  std::string password;        // or the identity token when identity_token is set
+  bool identity_token = false; // docker "<token>" user: password is an OAuth2 refresh token
+};
+
+struct RegistryOptions {
+  // --username / --password-stdin; when unset, credentials come from
+  // REGISTRY_AUTH_FILE, $XDG_RUNTIME_DIR/containers/auth.json,
+  // DOCKER_AUTH_CONFIG, $DOCKER_CONFIG/config.json or ~/.docker/config.json
+  // (credHelpers, credsStore, auths).
+  std::optional<Credentials> credentials;
+  // Hosts (host[:port]) reached without TLS verification, falling back to
+  // plain HTTP (loopback hosts always are, as with Docker).
+  std::vector<std::string> insecure_registries;
+  std::string ca_file;  // PEM bundle replacing the system CAs; empty = system
+  long connect_timeout_seconds = 30;
+  long idle_timeout_seconds = 60;  // a transfer with no byte for this long fails (and is retried)
+  int max_attempts = 5;            // per request, for 429/5xx and dropped connections
+  int backoff_initial_ms = 250;    // doubled each attempt, capped at backoff_max_ms
+  int backoff_max_ms = 8000;
+};
+
+// Credentials stored for `ref`'s registry, if any (see RegistryOptions).
+// Errors: a malformed auth file, a failing credential helper.
+Result<std::optional<Credentials>> LookupCredentials(const Reference& ref);
+
+// Resolves the reference (index -> --platform manifest -> config), verifying
+// every digest, and returns an ImageSource whose layers stream from the
+// registry. Errors name the reference (401/403/404, network, digests).
+Result<std::unique_ptr<ImageSource>> OpenRegistryImage(const Reference& ref, const OpenOptions& open,
+                                                       const RegistryOptions& options);
+
+}  // namespace imagelint::registry

@@ -1,0 +1,372 @@
+#include "imagelint/cache.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "imagelint/bytes.h"
+#include "imagelint/digest.h"
+#include "scan/scanner.h"
+
+namespace imagelint {
+namespace {
+
+namespace fs = std::filesystem;
+
+// File layout: magic, payload length (u64 LE), sha256 of payload (32 bytes),
+// payload (CBOR). Anything else is discarded.
+constexpr char kMagic[8] = {'I', 'L', 'C', 'A', 'C', 'H', 'E', '1'};
+constexpr size_t kHeaderBytes = sizeof(kMagic) + 8 + 32;
+constexpr uint64_t kMaxFileBytes = 1ull << 32;
+constexpr int kFormatVersion = 1;
+
+std::vector<uint8_t> RawSha256(std::span<const uint8_t> bytes) {
+  std::string hex = Sha256Digest(bytes).substr(7);
+  std::vector<uint8_t> raw(32);
+  for (size_t i = 0; i < 32; ++i) raw[i] = static_cast<uint8_t>(std::stoi(hex.substr(i * 2, 2), nullptr, 16));
+  return raw;
+}
+
+std::string SafeName(std::string_view name) {
+  std::string out;
+  for (char c : name) {
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.') {
+      out += c;
+    } else {
+      char buffer[4];
+      std::snprintf(buffer, sizeof buffer, "%%%02x", static_cast<unsigned char>(c));
+      out += buffer;
+    }
+  }
+  return out.empty() ? "_" : out;
+}
+
+std::string AnalyzerFile(const FileAnalyzer& analyzer) {
+  return "analyzer-" + SafeName(analyzer.Name()) + "-v" + std::to_string(analyzer.Version()) + ".cbor";
+}
+
+enum class ReadOutcome { kMissing, kCorrupt, kOk };
+
+// Reads and checks one cache file; its payload on success.
+ReadOutcome ReadCacheFile(const fs::path& path, nlohmann::json* payload) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return errno == ENOENT ? ReadOutcome::kMissing : ReadOutcome::kCorrupt;
+  std::vector<uint8_t> bytes;
+  uint8_t chunk[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      ::close(fd);
+      return ReadOutcome::kCorrupt;
+    }
+    if (n == 0) break;
+    bytes.insert(bytes.end(), chunk, chunk + n);
+    if (bytes.size() > kMaxFileBytes) {
+      ::close(fd);
+      return ReadOutcome::kCorrupt;
+    }
+  }
+  ::close(fd);
+  if (bytes.size() < kHeaderBytes || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) return ReadOutcome::kCorrupt;
+  uint64_t length = 0;
+  for (int i = 7; i >= 0; --i) length = (length << 8) | bytes[sizeof kMagic + i];
+  if (length != bytes.size() - kHeaderBytes) return ReadOutcome::kCorrupt;
+  std::span<const uint8_t> body(bytes.data() + kHeaderBytes, bytes.size() - kHeaderBytes);
+  if (RawSha256(body) != std::vector<uint8_t>(bytes.begin() + sizeof kMagic + 8, bytes.begin() + kHeaderBytes)) {
+    return ReadOutcome::kCorrupt;
+  }
+  try {
+    *payload = nlohmann::json::from_cbor(body.begin(), body.end());
+  } catch (const nlohmann::json::exception&) {
+    return ReadOutcome::kCorrupt;
+  }
+  return ReadOutcome::kOk;
+}
+
+// Writes a cache file atomically: temporary file in the same directory, then
+// rename(2) over the final name, so readers see the old file or the new one.
+Status WriteCacheFile(const fs::path& path, const nlohmann::json& payload) {
+  std::vector<uint8_t> body = nlohmann::json::to_cbor(payload);
+  std::vector<uint8_t> bytes(kMagic, kMagic + sizeof kMagic);
+  uint64_t length = body.size();
+  for (int i = 0; i < 8; ++i) bytes.push_back(static_cast<uint8_t>(length >> (8 * i)));
+  auto hash = RawSha256(body);
+  bytes.insert(bytes.end(), hash.begin(), hash.end());
+  bytes.insert(bytes.end(), body.begin(), body.end());
+
+  std::error_code ec;
+  fs::create_directories(path.parent_path(), ec);
+  if (ec) return MakeError(path.parent_path().string(), "cannot create cache directory: " + ec.message());
+  static std::atomic<uint64_t> counter{0};
+  std::random_device random;
+  fs::path temporary = path;
+  temporary += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++) + "." +
+               std::to_string(random());
+  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return MakeError(temporary.string(), std::string("cannot write cache file: ") + std::strerror(errno));
+  size_t written = 0;
+  while (written < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int saved = errno;
+      ::close(fd);
+      ::unlink(temporary.c_str());
+      return MakeError(temporary.string(), std::string("cannot write cache file: ") + std::strerror(saved));
+    }
+    written += static_cast<size_t>(n);
+  }
+  if (::close(fd) != 0 || ::rename(temporary.c_str(), path.c_str()) != 0) {
+    int saved = errno;
+    ::unlink(temporary.c_str());
+    return MakeError(path.string(), std::string("cannot store cache file: ") + std::strerror(saved));
+  }
+  return OkStatus();
+}
+
+nlohmann::json EntriesPayload(const LayerRef& layer, const LayerResult& result) {
+  nlohmann::json entries = nlohmann::json::array();
+  for (const auto& entry : result.entries) {
+    entries.push_back({entry.info.path, static_cast<int>(entry.info.type), entry.info.size, entry.info.mode,
+                       entry.info.link_target});
+  }
+  nlohmann::json problems = nlohmann::json::array();
+  for (const auto& problem : result.problems) problems.push_back({problem.path, problem.message});
+  return {{"format", kFormatVersion}, {"digest", layer.digest},        {"diff_id", layer.diff_id},
+          {"blob_bytes", result.blob_bytes}, {"tar_bytes", result.tar_bytes}, {"entries", std::move(entries)},
+          {"problems", std::move(problems)}};
+}
+
+std::optional<LayerResult> EntriesFromPayload(const LayerRef& layer, const nlohmann::json& payload) {
+  try {
+    if (payload.at("format").get<int>() != kFormatVersion) return std::nullopt;
+    if (payload.at("digest").get<std::string>() != layer.digest) return std::nullopt;
+    if (payload.at("diff_id").get<std::string>() != layer.diff_id) return std::nullopt;
+    LayerResult result;
+    result.digest = layer.digest;
+    result.diff_id = layer.diff_id;
+    result.blob_bytes = payload.at("blob_bytes").get<uint64_t>();
+    result.tar_bytes = payload.at("tar_bytes").get<uint64_t>();
+    const auto& entries = payload.at("entries");
+    result.entries.reserve(entries.size());
+    for (const auto& item : entries) {
+      LayerEntry entry;
+      entry.info.path = item.at(0).get<std::string>();
+      int type = item.at(1).get<int>();
+      if (type < 0 || type > static_cast<int>(EntryType::kOther)) return std::nullopt;
+      entry.info.type = static_cast<EntryType>(type);
+      entry.info.size = item.at(2).get<uint64_t>();
+      entry.info.mode = item.at(3).get<uint32_t>();
+      entry.info.link_target = item.at(4).get<std::string>();
+      result.entries.push_back(std::move(entry));
+    }
+    for (const auto& item : payload.at("problems")) {
+      result.problems.push_back({item.at(0).get<std::string>(), item.at(1).get<std::string>()});
+    }
+    return result;
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
+}
+
+nlohmann::json AnalyzerPayload(const LayerRef& layer, const LayerResult& result, const FileAnalyzer& analyzer) {
+  const std::string name(analyzer.Name());
+  nlohmann::json facts = nlohmann::json::array();
+  for (size_t i = 0; i < result.entries.size(); ++i) {
+    auto it = result.entries[i].analysis.find(name);
+    if (it != result.entries[i].analysis.end()) facts.push_back({i, it->second});
+  }
+  return {{"format", kFormatVersion},
+          {"digest", layer.digest},
+          {"diff_id", layer.diff_id},
+          {"analyzer", name},
+          {"version", analyzer.Version()},
+          {"entries", result.entries.size()},
+          {"facts", std::move(facts)}};
+}
+
+// Adds an analyzer's cached facts to `result`; false when they do not fit.
+bool ApplyAnalyzerPayload(const LayerRef& layer, const FileAnalyzer& analyzer, const nlohmann::json& payload,
+                          LayerResult& result) {
+  try {
+    const std::string name(analyzer.Name());
+    if (payload.at("format").get<int>() != kFormatVersion || payload.at("digest").get<std::string>() != layer.digest ||
+        payload.at("diff_id").get<std::string>() != layer.diff_id ||
+        payload.at("analyzer").get<std::string>() != name || payload.at("version").get<int>() != analyzer.Version() ||
+        payload.at("entries").get<size_t>() != result.entries.size()) {
+      return false;
+    }
+    for (const auto& item : payload.at("facts")) {
+      size_t index = item.at(0).get<size_t>();
+      if (index >= result.entries.size()) return false;
+      result.entries[index].analysis[name] = item.at(1);
+    }
+    return true;
+  } catch (const nlohmann::json::exception&) {
+    return false;
+  }
+}
+
+bool SameEntries(const LayerResult& a, const LayerResult& b) {
+  if (a.entries.size() != b.entries.size()) return false;
+  for (size_t i = 0; i < a.entries.size(); ++i) {
+    if (a.entries[i].info.path != b.entries[i].info.path || a.entries[i].info.type != b.entries[i].info.type) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string DefaultCacheDirectory() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg && *xdg == '/') return std::string(xdg) + "/imagelint";
+  const char* home = std::getenv("HOME");
+  if (home && *home) return std::string(home) + "/.cache/imagelint";
+  return {};
+}
+
+bool LayerCache::Cacheable(const LayerRef& layer) {
+  return layer.digest.starts_with("sha256:") && ValidateDigest(layer.digest).ok() &&
+         (layer.diff_id.empty() || ValidateDigest(layer.diff_id).ok());
+}
+
+Result<std::unique_ptr<LayerCache>> LayerCache::Open(const std::string& directory) {
+  if (directory.empty()) return MakeError("layer cache", "no cache directory (set XDG_CACHE_HOME or --cache-dir)");
+  std::error_code ec;
+  fs::create_directories(fs::path(directory) / "layers", ec);
+  if (ec) return MakeError(directory, "cannot create the cache directory: " + ec.message());
+  if (::access((fs::path(directory) / "layers").c_str(), W_OK) != 0) {
+    return MakeError(directory, "the cache directory is not writable");
+  }
+  return std::unique_ptr<LayerCache>(new LayerCache(directory));
+}
+
+std::string LayerCache::LayerDirectory(const LayerRef& layer) const {
+  // The blob digest names the directory; the diff ID is part of the key too
+  // (a rootfs-less tar and its gzip share nothing, but two configs may
+  // disagree about a blob's diff ID).
+  std::string key = Sha256Digest(ByteView(layer.digest + "\n" + layer.diff_id).span()).substr(7);
+  std::string hex = layer.digest.substr(7);
+  return (fs::path(directory_) / "layers" / hex.substr(0, 2) / (hex + "-" + key.substr(0, 16))).string();
+}
+
+std::optional<LayerResult> LayerCache::Lookup(const LayerRef& layer, const std::vector<FileAnalyzer*>& analyzers,
+                                              std::vector<FileAnalyzer*>* missing) {
+  if (!Cacheable(layer)) return std::nullopt;
+  const fs::path dir = LayerDirectory(layer);
+  auto discard = [&](const fs::path& path) {
+    ::unlink(path.c_str());
+    std::lock_guard<std::mutex> lock(mutex_);
+    stats_.discarded++;
+  };
+  nlohmann::json payload;
+  const fs::path entries_path = dir / "entries.cbor";
+  ReadOutcome outcome = ReadCacheFile(entries_path, &payload);
+  if (outcome == ReadOutcome::kMissing) return std::nullopt;
+  std::optional<LayerResult> result;
+  if (outcome == ReadOutcome::kOk) result = EntriesFromPayload(layer, payload);
+  if (!result) {
+    discard(entries_path);
+    return std::nullopt;
+  }
+  for (FileAnalyzer* analyzer : analyzers) {
+    const fs::path path = dir / AnalyzerFile(*analyzer);
+    outcome = ReadCacheFile(path, &payload);
+    bool applied = outcome == ReadOutcome::kOk && ApplyAnalyzerPayload(layer, *analyzer, payload, *result);
+    if (!applied) {
+      if (outcome != ReadOutcome::kMissing) discard(path);
+      // Facts applied before a failure stay; the rescan replaces them.
+      for (auto& entry : result->entries) entry.analysis.erase(std::string(analyzer->Name()));
+      if (missing) missing->push_back(analyzer);
+    }
+  }
+  return result;
+}
+
+Status LayerCache::Store(const LayerRef& layer, const LayerResult& result,
+                         const std::vector<FileAnalyzer*>& analyzers) {
+  if (!Cacheable(layer)) return OkStatus();
+  const fs::path dir = LayerDirectory(layer);
+  // Analyzer files first: a reader that finds the entry list then finds the
+  // analyzers' files too (or treats them as missing, never as wrong).
+  Status status = OkStatus();
+  for (FileAnalyzer* analyzer : analyzers) {
+    Status written = WriteCacheFile(dir / AnalyzerFile(*analyzer), AnalyzerPayload(layer, result, *analyzer));
+    if (!written.ok() && status.ok()) status = written;
+  }
+  Status written = WriteCacheFile(dir / "entries.cbor", EntriesPayload(layer, result));
+  if (!written.ok() && status.ok()) status = written;
+  if (!status.ok()) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stats_.write_errors++;
+  }
+  return status;
+}
+
+LayerScanFunction LayerCache::Scanner(LayerScanFunction inner) {
+  if (!inner) {
+    inner = [](ImageSource& source, size_t index, const std::vector<FileAnalyzer*>& analyzers,
+               const ScanOptions& options) { return ScanLayer(source, index, analyzers, options); };
+  }
+  return [this, inner](ImageSource& source, size_t index, const std::vector<FileAnalyzer*>& analyzers,
+                       const ScanOptions& options) -> Result<LayerResult> {
+    const auto& layers = source.Metadata().layers;
+    if (index >= layers.size() || !Cacheable(layers[index])) {
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stats_.bypassed++;
+      }
+      return inner(source, index, analyzers, options);
+    }
+    const LayerRef& layer = layers[index];
+    std::vector<FileAnalyzer*> missing;
+    std::optional<LayerResult> cached = Lookup(layer, analyzers, &missing);
+    if (cached && missing.empty()) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stats_.hits++;
+      return std::move(*cached);
+    }
+    if (cached) {
+      // Only some analyzers are new (or changed version): read the layer
+      // again for them alone and keep the others' cached facts.
+      auto fresh = inner(source, index, missing, options);
+      if (!fresh.ok()) return fresh.error();
+      if (SameEntries(*cached, *fresh)) {
+        for (size_t i = 0; i < fresh->entries.size(); ++i) {
+          for (auto& [name, facts] : cached->entries[i].analysis) fresh->entries[i].analysis[name] = std::move(facts);
+        }
+        (void)Store(layer, *fresh, missing);
+        std::lock_guard<std::mutex> lock(mutex_);
+        stats_.partial++;
+        return std::move(*fresh);
+      }
+      // The cached entry list disagrees with the blob: trust nothing cached.
+    }
+    auto fresh = inner(source, index, analyzers, options);
+    if (!fresh.ok()) return fresh.error();
+    (void)Store(layer, *fresh, analyzers);
+    std::lock_guard<std::mutex> lock(mutex_);
+    stats_.misses++;
+    return std::move(*fresh);
+  };
+}
+
+CacheStats LayerCache::Stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stats_;
+}
+
+}  // namespace imagelint

@@ -1,0 +1,317 @@
+#include "registry/http.h"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <mutex>
+
+namespace imagelint::registry {
+namespace {
+
+constexpr size_t kMaxHeaderBytes = 256 * 1024;
+
+void GlobalInit() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+std::string Lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+  return text;
+}
+
+std::string Trim(std::string_view text) {
+  size_t b = 0, e = text.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(text[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(text[e - 1]))) --e;
+  return std::string(text.substr(b, e - b));
+}
+
+bool Retryable(CURLcode code) {
+  switch (code) {
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_COULDNT_RESOLVE_HOST:  // transient DNS failures happen
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_SEND_ERROR:
+    case CURLE_RECV_ERROR:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_GOT_NOTHING:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+    case CURLE_BAD_CONTENT_ENCODING:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool TlsFailure(CURLcode code) {
+  return code == CURLE_SSL_CONNECT_ERROR || code == CURLE_PEER_FAILED_VERIFICATION ||
+         code == CURLE_SSL_CERTPROBLEM || code == CURLE_SSL_CACERT_BADFILE || code == CURLE_RECV_ERROR ||
+         code == CURLE_GOT_NOTHING || code == CURLE_SEND_ERROR;
+}
+
+}  // namespace
+
+std::string HttpHead::Header(const std::string& name) const {
+  auto it = headers.find(name);
+  return it == headers.end() ? std::string() : it->second;
+}
+
+std::vector<std::string> HttpHead::All(const std::string& name) const {
+  std::vector<std::string> values;
+  auto [b, e] = headers.equal_range(name);
+  for (auto it = b; it != e; ++it) values.push_back(it->second);
+  return values;
+}
+
+struct HttpStream::Impl {
+  CURL* easy = nullptr;
+  CURLM* multi = nullptr;
+  curl_slist* header_list = nullptr;
+  std::vector<uint8_t> body;  // received, not yet handed out
+  size_t body_position = 0;
+  bool head_done = false;
+  bool done = false;
+  CURLcode result = CURLE_OK;
+  size_t header_bytes = 0;
+  HttpHead* head = nullptr;
+  std::string post_body;
+  char error_buffer[CURL_ERROR_SIZE] = {0};
+
+  ~Impl() {
+    if (multi && easy) curl_multi_remove_handle(multi, easy);
+    if (easy) curl_easy_cleanup(easy);
+    if (multi) curl_multi_cleanup(multi);
+    if (header_list) curl_slist_free_all(header_list);
+  }
+
+  static size_t OnHeader(char* data, size_t size, size_t count, void* user) {
+    auto* self = static_cast<Impl*>(user);
+    size_t n = size * count;
+    self->header_bytes += n;
+    if (self->header_bytes > kMaxHeaderBytes) return 0;  // aborts the transfer
+    std::string_view line(data, n);
+    if (line.starts_with("HTTP/")) {
+      // A new response (after 1xx): start over.
+      self->head->headers.clear();
+      self->head_done = false;
+      return n;
+    }
+    std::string trimmed = Trim(line);
+    if (trimmed.empty()) {
+      long status = 0;
+      curl_easy_getinfo(self->easy, CURLINFO_RESPONSE_CODE, &status);
+      if (status >= 200) {
+        self->head->status = status;
+        self->head_done = true;
+      }
+      return n;
+    }
+    size_t colon = trimmed.find(':');
+    if (colon != std::string::npos) {
+      self->head->headers.emplace(Lower(trimmed.substr(0, colon)), Trim(std::string_view(trimmed).substr(colon + 1)));
+    }
+    return n;
+  }
+
+  static size_t OnBody(char* data, size_t size, size_t count, void* user) {
+    auto* self = static_cast<Impl*>(user);
+    size_t n = size * count;
+    if (!self->head_done) {
+      long status = 0;
+      curl_easy_getinfo(self->easy, CURLINFO_RESPONSE_CODE, &status);
+      self->head->status = status;
+      self->head_done = true;
+    }
+    if (self->body_position == self->body.size()) {
+      self->body.clear();
+      self->body_position = 0;
+    }
+    self->body.insert(self->body.end(), reinterpret_cast<uint8_t*>(data), reinterpret_cast<uint8_t*>(data) + n);
+    return n;
+  }
+};
+
+HttpStream::~HttpStream() = default;
+
+Result<std::unique_ptr<HttpStream>> HttpStream::Open(const HttpRequest& request, const HttpConfig& config) {
+  return OpenHttp(request, config, nullptr);
+}
+
+Result<std::unique_ptr<HttpStream>> OpenHttp(const HttpRequest& request, const HttpConfig& config,
+                                             OpenFailure* failure) {
+  GlobalInit();
+  std::unique_ptr<HttpStream> stream(new HttpStream());
+  stream->impl_ = std::make_unique<HttpStream::Impl>();
+  auto& impl = *stream->impl_;
+  impl.head = &stream->head_;
+  stream->name_ = request.display.empty() ? request.url : request.display;
+  impl.easy = curl_easy_init();
+  impl.multi = curl_multi_init();
+  if (!impl.easy || !impl.multi) return MakeError(stream->name_, "cannot initialise libcurl");
+  CURL* easy = impl.easy;
+  curl_easy_setopt(easy, CURLOPT_URL, request.url.c_str());
+  curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);
+  curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(easy, CURLOPT_USERAGENT, "imagelint/" IMAGELINT_VERSION);
+  curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT, config.connect_timeout_seconds);
+  curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME, config.idle_timeout_seconds);
+  curl_easy_setopt(easy, CURLOPT_BUFFERSIZE, 256L * 1024L);
+  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, impl.error_buffer);
+  // Proxies from the environment would see Authorization; registries are
+  // reached directly unless the user configured a proxy for curl itself.
+  curl_easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, config.verify_tls ? 1L : 0L);
+  curl_easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, config.verify_tls ? 2L : 0L);
+  if (!config.ca_file.empty()) curl_easy_setopt(easy, CURLOPT_CAINFO, config.ca_file.c_str());
+  curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &HttpStream::Impl::OnHeader);
+  curl_easy_setopt(easy, CURLOPT_HEADERDATA, &impl);
+  curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &HttpStream::Impl::OnBody);
+  curl_easy_setopt(easy, CURLOPT_WRITEDATA, &impl);
+  for (const auto& header : request.headers) impl.header_list = curl_slist_append(impl.header_list, header.c_str());
+  if (!request.authorization.empty()) {
+    std::string header = "Authorization: " + request.authorization;
+    impl.header_list = curl_slist_append(impl.header_list, header.c_str());
+  }
+  if (request.range_start > 0) {
+    std::string header = "Range: bytes=" + std::to_string(request.range_start) + "-";
+    impl.header_list = curl_slist_append(impl.header_list, header.c_str());
+  }
+  if (impl.header_list) curl_easy_setopt(easy, CURLOPT_HTTPHEADER, impl.header_list);
+  if (request.method == "HEAD") {
+    curl_easy_setopt(easy, CURLOPT_NOBODY, 1L);
+  } else if (request.method == "POST") {
+    impl.post_body = request.body;
+    curl_easy_setopt(easy, CURLOPT_POST, 1L);
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, impl.post_body.c_str());
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE, static_cast<long>(impl.post_body.size()));
+  }
+  curl_multi_add_handle(impl.multi, easy);
+  while (!impl.head_done && !impl.done) {
+    Status status = stream->Pump(false);
+    if (!status.ok()) {
+      if (failure) *failure = {stream->retryable_, stream->tls_failure_};
+      return status.error();
+    }
+  }
+  if (!impl.head_done) {
+    // Finished without a response (cannot happen with a CURLE_OK result).
+    if (failure) *failure = {true, false};
+    return MakeError(stream->name_, "no HTTP response");
+  }
+  return stream;
+}
+
+Error HttpStream::TransportError(int code) {
+  auto curl_code = static_cast<CURLcode>(code);
+  retryable_ = Retryable(curl_code);
+  tls_failure_ = TlsFailure(curl_code);
+  std::string detail = impl_->error_buffer[0] ? impl_->error_buffer : curl_easy_strerror(curl_code);
+  // curl's messages name host and port, never credentials (they travel in
+  // headers, not in the URL).
+  return MakeError(name_, "network error: " + detail);
+}
+
+Status HttpStream::Pump(bool want_body) {
+  auto& impl = *impl_;
+  for (;;) {
+    int running = 0;
+    CURLMcode mc = curl_multi_perform(impl.multi, &running);
+    if (mc != CURLM_OK) return MakeError(name_, std::string("libcurl: ") + curl_multi_strerror(mc));
+    if (running == 0) {
+      int pending = 0;
+      while (CURLMsg* message = curl_multi_info_read(impl.multi, &pending)) {
+        if (message->msg == CURLMSG_DONE) impl.result = message->data.result;
+      }
+      impl.done = true;
+      // A failure after the head (a body cut short) surfaces from Read, once
+      // the bytes that did arrive are handed out.
+      bool deferred = want_body ? impl.body_position < impl.body.size() : impl.head_done;
+      if (impl.result != CURLE_OK && !deferred) {
+        return TransportError(impl.result);
+      }
+      return OkStatus();
+    }
+    if (want_body ? impl.body_position < impl.body.size() : impl.head_done) return OkStatus();
+    curl_multi_poll(impl.multi, nullptr, 0, 1000, nullptr);
+  }
+}
+
+Result<size_t> HttpStream::Read(std::span<uint8_t> buffer) {
+  auto& impl = *impl_;
+  while (impl.body_position >= impl.body.size()) {
+    if (impl.done) {
+      if (impl.result != CURLE_OK) return TransportError(impl.result);
+      return size_t{0};
+    }
+    impl.body.clear();
+    impl.body_position = 0;
+    IMAGELINT_TRY(Pump(true));
+  }
+  size_t n = std::min(buffer.size(), impl.body.size() - impl.body_position);
+  std::memcpy(buffer.data(), impl.body.data() + impl.body_position, n);
+  impl.body_position += n;
+  return n;
+}
+
+std::string UrlEscape(const std::string& text) {
+  std::string out;
+  static const char* hex = "0123456789ABCDEF";
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
+Result<std::string> ResolveUrl(const std::string& base, const std::string& location) {
+  CURLU* url = curl_url();
+  if (!url) return MakeError(base, "out of memory");
+  std::string result;
+  if (curl_url_set(url, CURLUPART_URL, base.c_str(), 0) == CURLUE_OK &&
+      curl_url_set(url, CURLUPART_URL, location.c_str(), 0) == CURLUE_OK) {
+    char* text = nullptr;
+    if (curl_url_get(url, CURLUPART_URL, &text, 0) == CURLUE_OK && text) {
+      result = text;
+      curl_free(text);
+    }
+  }
+  curl_url_cleanup(url);
+  if (result.empty()) return MakeError(base, "invalid redirect location \"" + location + "\"");
+  std::string lower = Lower(result);
+  if (!lower.starts_with("http://") && !lower.starts_with("https://")) {
+    return MakeError(base, "redirect to a non-HTTP URL");
+  }
+  return result;
+}
+
+std::string UrlOrigin(const std::string& text) {
+  CURLU* url = curl_url();
+  if (!url) return {};
+  std::string origin;
+  if (curl_url_set(url, CURLUPART_URL, text.c_str(), 0) == CURLUE_OK) {
+    char* scheme = nullptr;
+    char* host = nullptr;
+    char* port = nullptr;
+    curl_url_get(url, CURLUPART_SCHEME, &scheme, 0);
+    curl_url_get(url, CURLUPART_HOST, &host, 0);
+    curl_url_get(url, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT);
+    if (scheme && host) origin = Lower(scheme) + "://" + Lower(host) + ":" + (port ? port : "");
+    curl_free(scheme);
+    curl_free(host);
+    curl_free(port);
+  }
+  curl_url_cleanup(url);
+  return origin;
+}
+
+}  // namespace imagelint::registry

@@ -1,0 +1,324 @@
+// The registry ImageSource: resolves reference -> (index ->) manifest ->
+// config with every digest checked, then streams layer blobs straight into
+// the scanner's tar reader, resuming dropped downloads with Range requests.
+#include <cstring>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "imagelint/digest.h"
+#include "imagelint/registry.h"
+#include "registry/client.h"
+#include "scan/scanner.h"
+#include "source/open.h"
+
+namespace imagelint::registry {
+namespace {
+
+constexpr const char* kOciIndex = "application/vnd.oci.image.index.v1+json";
+constexpr const char* kOciManifest = "application/vnd.oci.image.manifest.v1+json";
+constexpr const char* kDockerList = "application/vnd.docker.distribution.manifest.list.v2+json";
+constexpr const char* kDockerManifest = "application/vnd.docker.distribution.manifest.v2+json";
+constexpr const char* kOciConfig = "application/vnd.oci.image.config.v1+json";
+constexpr const char* kDockerConfig = "application/vnd.docker.container.image.v1+json";
+constexpr int kMaxIndexDepth = 4;
+constexpr int kMaxStalledResumes = 5;
+constexpr int kMaxResumes = 50;
+
+const std::string& AcceptHeader() {
+  static const std::string header = std::string("Accept: ") + kOciIndex + ", " + kOciManifest + ", " + kDockerList +
+                                    ", " + kDockerManifest;
+  return header;
+}
+
+// A blob download that survives dropped connections: it remembers how many
+// bytes it handed out and asks for the rest with a Range request (or skips
+// them when the registry answers 200 with the whole blob).
+class BlobStream final : public ByteStream {
+ public:
+  BlobStream(std::shared_ptr<Client> client, std::string digest, int64_t size)
+      : client_(std::move(client)), digest_(std::move(digest)), size_(size) {}
+
+  std::string Name() const override { return "blob " + digest_ + " of " + client_->ref().ToString(); }
+
+  Result<size_t> Read(std::span<uint8_t> buffer) override {
+    auto n = ReadRaw(buffer);
+    if (n.ok()) hasher_.Update(buffer.first(*n));
+    if (!n.ok()) failed_ = true;
+    return n;
+  }
+
+  // After the reader above failed: reads the rest of the blob (at most its
+  // declared size) and tells whether it differs from its digest, which is
+  // then the real cause (a corrupted download reads as corrupt gzip first).
+  std::optional<std::string> MismatchAfterFailure() {
+    // Only when the bytes arrived fine (a network failure is its own cause).
+    if (failed_ || size_ < 0 || offset_ > static_cast<uint64_t>(size_)) return std::nullopt;
+    std::vector<uint8_t> buffer(256 * 1024);
+    for (;;) {
+      auto n = Read(buffer);
+      if (!n.ok()) return std::nullopt;
+      if (*n == 0) break;
+    }
+    std::string actual = hasher_.FinishDigest();
+    if (actual == digest_) return std::nullopt;
+    return actual;
+  }
+
+ private:
+  Result<size_t> ReadRaw(std::span<uint8_t> buffer) {
+    for (;;) {
+      if (!current_) {
+        auto stream = client_->Get("blobs/" + digest_, {}, offset_, "blob " + digest_);
+        if (!stream.ok()) return stream.error();
+        current_ = std::move(*stream);
+        skip_ = 0;
+        if (offset_ > 0) {
+          long status = current_->head().status;
+          std::string range = current_->head().Header("content-range");
+          if (status == 206) {
+            std::string expected = "bytes " + std::to_string(offset_) + "-";
+            if (!range.starts_with(expected)) {
+              return MakeError(Name(), "registry answered a resumed download with the wrong range");
+            }
+          } else {
+            skip_ = offset_;  // a 200: the whole blob again
+          }
+        }
+      }
+      auto n = current_->Read(buffer);
+      if (!n.ok()) {
+        if (current_->last_failure_retryable() && Retry()) continue;
+        return MakeError(Name(), n.error().message + " after " + std::to_string(offset_) + " bytes" +
+                                     (resumes_ ? " and " + std::to_string(resumes_) + " resumed downloads" : ""));
+      }
+      if (*n == 0) {
+        if (size_ >= 0 && offset_ < static_cast<uint64_t>(size_)) {
+          // The body ended early without curl noticing (no Content-Length).
+          if (Retry()) continue;
+          return MakeError(Name(), "download ended after " + std::to_string(offset_) + " of " +
+                                       std::to_string(size_) + " bytes");
+        }
+        return size_t{0};
+      }
+      size_t got = *n;
+      if (skip_ > 0) {
+        size_t drop = static_cast<size_t>(std::min<uint64_t>(skip_, got));
+        skip_ -= drop;
+        if (drop == got) continue;
+        std::memmove(buffer.data(), buffer.data() + drop, got - drop);
+        got -= drop;
+      }
+      offset_ += got;
+      stalled_ = 0;
+      if (size_ >= 0 && offset_ > static_cast<uint64_t>(size_)) {
+        return MakeError(Name(), "blob is larger than the " + std::to_string(size_) + " bytes the manifest says");
+      }
+      return got;
+    }
+  }
+
+  bool Retry() {
+    if (++stalled_ > kMaxStalledResumes || ++resumes_ > kMaxResumes) return false;
+    current_.reset();
+    client_->Backoff(stalled_, "");
+    return true;
+  }
+
+  std::shared_ptr<Client> client_;
+  std::string digest_;
+  int64_t size_;
+  std::unique_ptr<HttpStream> current_;
+  uint64_t offset_ = 0;  // bytes handed out
+  uint64_t skip_ = 0;    // bytes of a restarted download still to drop
+  int stalled_ = 0;      // failures since the last byte
+  int resumes_ = 0;
+  Sha256 hasher_;
+  bool failed_ = false;
+};
+
+// Turns a decoding error caused by a corrupted download into the digest
+// mismatch it really is.
+class VerifiedLayerReader final : public EntryReader {
+ public:
+  VerifiedLayerReader(std::unique_ptr<EntryReader> inner, BlobStream* blob) : inner_(std::move(inner)), blob_(blob) {}
+  Result<std::optional<EntryInfo>> Next() override {
+    auto next = inner_->Next();
+    if (!next.ok()) return Explain(next.error());
+    return next;
+  }
+  Result<size_t> ReadContent(std::span<uint8_t> buffer) override {
+    auto n = inner_->ReadContent(buffer);
+    if (!n.ok()) return Explain(n.error());
+    return n;
+  }
+  uint64_t BlobBytesRead() const override { return inner_->BlobBytesRead(); }
+  uint64_t TarBytesRead() const override { return inner_->TarBytesRead(); }
+
+ private:
+  Error Explain(Error error) {
+    if (error.message.find("digest mismatch") != std::string::npos || explained_) return error;
+    explained_ = true;
+    if (auto actual = blob_->MismatchAfterFailure()) {
+      return MakeError(blob_->Name(), "blob digest mismatch: received " + *actual +
+                                          " (corrupted in transfer or by the registry; first symptom: " +
+                                          error.message + ")");
+    }
+    return error;
+  }
+  std::unique_ptr<EntryReader> inner_;
+  BlobStream* blob_;
+  bool explained_ = false;
+};
+
+class RegistrySource final : public ImageSource {
+ public:
+  RegistrySource(std::shared_ptr<Client> client, ImageMetadata metadata, OpenOptions options)
+      : client_(std::move(client)), metadata_(std::move(metadata)), options_(options) {}
+
+  const ImageMetadata& Metadata() const override { return metadata_; }
+
+  Result<std::unique_ptr<EntryReader>> OpenLayer(size_t index) override {
+    if (index >= metadata_.layers.size()) return MakeError(metadata_.ref, "no layer " + std::to_string(index));
+    const LayerRef& layer = metadata_.layers[index];
+    auto blob = std::make_unique<BlobStream>(client_, layer.digest, layer.size);
+    BlobStream* raw = blob.get();
+    LayerReadOptions read_options;
+    read_options.max_uncompressed_bytes = options_.max_uncompressed_layer_bytes;
+    read_options.verify = true;  // a registry blob is always checked against its digest
+    auto reader = OpenLayerStream(std::move(blob), layer, read_options);
+    if (!reader.ok()) return reader.error();
+    return std::unique_ptr<EntryReader>(std::make_unique<VerifiedLayerReader>(std::move(*reader), raw));
+  }
+
+ private:
+  std::shared_ptr<Client> client_;
+  ImageMetadata metadata_;
+  OpenOptions options_;
+};
+
+// Checks a fetched document against the digest (and size) that named it.
+Status VerifyDocument(const Client::Document& document, const std::string& expected, int64_t expected_size,
+                      const std::string& subject, const std::string& what) {
+  std::string actual = Sha256Digest(document.bytes);
+  if (!expected.empty()) {
+    if (!expected.starts_with("sha256:")) {
+      return MakeError(subject, what + ": digest algorithm of " + expected + " is not supported (sha256 only)");
+    }
+    if (expected != actual) {
+      return MakeError(subject, what + " digest mismatch: expected " + expected + ", received " + actual);
+    }
+  }
+  if (expected_size >= 0 && static_cast<uint64_t>(expected_size) != document.bytes.size()) {
+    return MakeError(subject, what + " has " + std::to_string(document.bytes.size()) + " bytes, the descriptor says " +
+                                  std::to_string(expected_size));
+  }
+  if (document.docker_digest.starts_with("sha256:") && document.docker_digest != actual) {
+    return MakeError(subject, what + " digest mismatch: the registry says " + document.docker_digest +
+                                  ", the content is " + actual);
+  }
+  return OkStatus();
+}
+
+Result<nlohmann::json> ParseJson(const std::vector<uint8_t>& bytes, const std::string& subject,
+                                 const std::string& what) {
+  try {
+    return nlohmann::json::parse(bytes.begin(), bytes.end());
+  } catch (const nlohmann::json::exception& e) {
+    return MakeError(subject, what + " is not valid JSON: " + e.what());
+  }
+}
+
+std::string StringField(const nlohmann::json& object, const char* key) {
+  if (!object.is_object()) return {};
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ImageSource>> OpenRegistryImage(const Reference& ref, const OpenOptions& open,
+                                                       const RegistryOptions& options) {
+  auto client = std::make_shared<Client>(ref, options);
+  const std::string subject = ref.ToString();
+  std::string identifier = ref.ManifestIdentifier();
+  std::string expected = ref.digest;
+  int64_t expected_size = -1;
+  nlohmann::json manifest;
+  std::string manifest_digest;
+  for (int depth = 0;; ++depth) {
+    if (depth > kMaxIndexDepth) return MakeError(subject, "image indexes nested too deeply");
+    const std::string what = "manifest " + identifier;
+    auto document = client->GetDocument("manifests/" + identifier, {AcceptHeader()}, open.max_metadata_bytes, what);
+    if (!document.ok()) return document.error();
+    IMAGELINT_TRY(VerifyDocument(*document, expected, expected_size, subject, what));
+    auto json = ParseJson(document->bytes, subject, what);
+    if (!json.ok()) return json.error();
+    if (!json->is_object()) return MakeError(subject, what + " is not a JSON object");
+    std::string body_type = StringField(*json, "mediaType");
+    std::string type = document->content_type;
+    bool known_header = type == kOciIndex || type == kOciManifest || type == kDockerList || type == kDockerManifest;
+    if (!body_type.empty() && known_header && body_type != type) {
+      return MakeError(subject, what + ": Content-Type " + type + " but the body says " + body_type);
+    }
+    if (type.find("prettyjws") != std::string::npos || json->value("schemaVersion", 0) == 1) {
+      return MakeError(subject, what + " is a schema 1 manifest, which imagelint does not read");
+    }
+    if (!known_header) type = body_type;
+    bool is_index = type == kOciIndex || type == kDockerList || (type.empty() && json->contains("manifests"));
+    if (is_index) {
+      auto chosen = SelectPlatform(*json, open.platform, open.platform_explicit, subject + " (" + what + ")");
+      if (!chosen.ok()) return chosen.error();
+      expected = StringField(*chosen, "digest");
+      auto valid = ValidateDigest(expected);
+      if (!valid.ok()) return WithSubject(valid.error(), subject);
+      expected_size = chosen->contains("size") && (*chosen)["size"].is_number_integer() ? (*chosen)["size"].get<int64_t>()
+                                                                                        : -1;
+      identifier = expected;
+      continue;
+    }
+    if (!json->contains("config") || !(*json)["config"].is_object() || !json->contains("layers")) {
+      return MakeError(subject, what + " is neither an image manifest nor an index (media type \"" + type + "\")");
+    }
+    manifest = std::move(*json);
+    manifest_digest = Sha256Digest(document->bytes);
+    break;
+  }
+  const nlohmann::json& config_descriptor = manifest["config"];
+  std::string config_type = StringField(config_descriptor, "mediaType");
+  if (!config_type.empty() && config_type != kOciConfig && config_type != kDockerConfig) {
+    return MakeError(subject, "not a container image: its config has media type " + config_type);
+  }
+  std::string config_digest = StringField(config_descriptor, "digest");
+  auto valid = ValidateDigest(config_digest);
+  if (!valid.ok()) return MakeError(subject, "config descriptor: " + valid.error().message);
+  int64_t config_size = config_descriptor.contains("size") && config_descriptor["size"].is_number_integer()
+                            ? config_descriptor["size"].get<int64_t>()
+                            : -1;
+  const std::string config_what = "config " + config_digest;
+  auto config_document =
+      client->GetDocument("blobs/" + config_digest, {}, open.max_metadata_bytes, config_what);
+  if (!config_document.ok()) return config_document.error();
+  IMAGELINT_TRY(VerifyDocument(*config_document, config_digest, config_size, subject, config_what));
+  auto config = ParseJson(config_document->bytes, subject, config_what);
+  if (!config.ok()) return config.error();
+  if (!config->is_object()) return MakeError(subject, config_what + " is not a JSON object");
+  auto layers = LayersFromManifest(manifest["layers"], *config, subject + " (manifest " + manifest_digest + ")");
+  if (!layers.ok()) return layers.error();
+
+  ImageMetadata metadata;
+  metadata.ref = ref.ToString();
+  metadata.digest = manifest_digest;
+  metadata.kind = "registry";
+  metadata.platform.os = StringField(*config, "os");
+  metadata.platform.architecture = StringField(*config, "architecture");
+  metadata.platform.variant = StringField(*config, "variant");
+  std::string spelled = metadata.platform.os + "/" + metadata.platform.architecture;
+  if (!metadata.platform.variant.empty()) spelled += "/" + metadata.platform.variant;
+  if (auto normalised = Platform::Parse(spelled); normalised.ok()) metadata.platform = *normalised;
+  metadata.config = std::move(*config);
+  metadata.layers = std::move(*layers);
+  return std::unique_ptr<ImageSource>(std::make_unique<RegistrySource>(client, std::move(metadata), open));
+}
+
+}  // namespace imagelint::registry
