@@ -30,6 +30,18 @@ constexpr size_t kHeaderBytes = sizeof(kMagic) + 8 + 32;
 constexpr uint64_t kMaxFileBytes = 1ull << 32;
 constexpr int kFormatVersion = 1;
 
+// The uncompressed layer's digest when known: the same tar scans the same
+// whether it arrived gzip'd from a registry or plain in a docker save.
+std::string CacheKey(const LayerRef& layer) {
+  auto usable = [](const std::string& digest) {
+    return digest.starts_with("sha256:") && ValidateDigest(digest).ok();
+  };
+  if (usable(layer.diff_id)) return layer.diff_id;
+  if (usable(layer.digest)) return layer.digest;
+  return {};
+}
+
+
 std::vector<uint8_t> RawSha256(std::span<const uint8_t> bytes) {
   std::string hex = Sha256Digest(bytes).substr(7);
   std::vector<uint8_t> raw(32);
@@ -143,20 +155,20 @@ nlohmann::json EntriesPayload(const LayerRef& layer, const LayerResult& result) 
   }
   nlohmann::json problems = nlohmann::json::array();
   for (const auto& problem : result.problems) problems.push_back({problem.path, problem.message});
-  return {{"format", kFormatVersion}, {"digest", layer.digest},        {"diff_id", layer.diff_id},
-          {"blob_bytes", result.blob_bytes}, {"tar_bytes", result.tar_bytes}, {"entries", std::move(entries)},
-          {"problems", std::move(problems)}};
+  return {{"format", kFormatVersion},        {"key", CacheKey(layer)},          {"blob_bytes", result.blob_bytes},
+          {"tar_bytes", result.tar_bytes},   {"entries", std::move(entries)}, {"problems", std::move(problems)}};
 }
 
 std::optional<LayerResult> EntriesFromPayload(const LayerRef& layer, const nlohmann::json& payload) {
   try {
     if (payload.at("format").get<int>() != kFormatVersion) return std::nullopt;
-    if (payload.at("digest").get<std::string>() != layer.digest) return std::nullopt;
-    if (payload.at("diff_id").get<std::string>() != layer.diff_id) return std::nullopt;
+    if (payload.at("key").get<std::string>() != CacheKey(layer)) return std::nullopt;
     LayerResult result;
     result.digest = layer.digest;
     result.diff_id = layer.diff_id;
-    result.blob_bytes = payload.at("blob_bytes").get<uint64_t>();
+    // The blob of this source may be compressed differently from the one
+    // that filled the cache.
+    result.blob_bytes = layer.size >= 0 ? static_cast<uint64_t>(layer.size) : payload.at("blob_bytes").get<uint64_t>();
     result.tar_bytes = payload.at("tar_bytes").get<uint64_t>();
     const auto& entries = payload.at("entries");
     result.entries.reserve(entries.size());
@@ -188,8 +200,7 @@ nlohmann::json AnalyzerPayload(const LayerRef& layer, const LayerResult& result,
     if (it != result.entries[i].analysis.end()) facts.push_back({i, it->second});
   }
   return {{"format", kFormatVersion},
-          {"digest", layer.digest},
-          {"diff_id", layer.diff_id},
+          {"key", CacheKey(layer)},
           {"analyzer", name},
           {"version", analyzer.Version()},
           {"entries", result.entries.size()},
@@ -201,8 +212,7 @@ bool ApplyAnalyzerPayload(const LayerRef& layer, const FileAnalyzer& analyzer, c
                           LayerResult& result) {
   try {
     const std::string name(analyzer.Name());
-    if (payload.at("format").get<int>() != kFormatVersion || payload.at("digest").get<std::string>() != layer.digest ||
-        payload.at("diff_id").get<std::string>() != layer.diff_id ||
+    if (payload.at("format").get<int>() != kFormatVersion || payload.at("key").get<std::string>() != CacheKey(layer) ||
         payload.at("analyzer").get<std::string>() != name || payload.at("version").get<int>() != analyzer.Version() ||
         payload.at("entries").get<size_t>() != result.entries.size()) {
       return false;
@@ -238,10 +248,7 @@ std::string DefaultCacheDirectory() {
   return {};
 }
 
-bool LayerCache::Cacheable(const LayerRef& layer) {
-  return layer.digest.starts_with("sha256:") && ValidateDigest(layer.digest).ok() &&
-         (layer.diff_id.empty() || ValidateDigest(layer.diff_id).ok());
-}
+bool LayerCache::Cacheable(const LayerRef& layer) { return !CacheKey(layer).empty(); }
 
 Result<std::unique_ptr<LayerCache>> LayerCache::Open(const std::string& directory) {
   if (directory.empty()) return MakeError("layer cache", "no cache directory (set XDG_CACHE_HOME or --cache-dir)");
@@ -255,12 +262,8 @@ Result<std::unique_ptr<LayerCache>> LayerCache::Open(const std::string& director
 }
 
 std::string LayerCache::LayerDirectory(const LayerRef& layer) const {
-  // The blob digest names the directory; the diff ID is part of the key too
-  // (a rootfs-less tar and its gzip share nothing, but two configs may
-  // disagree about a blob's diff ID).
-  std::string key = Sha256Digest(ByteView(layer.digest + "\n" + layer.diff_id).span()).substr(7);
-  std::string hex = layer.digest.substr(7);
-  return (fs::path(directory_) / "layers" / hex.substr(0, 2) / (hex + "-" + key.substr(0, 16))).string();
+  std::string hex = CacheKey(layer).substr(7);
+  return (fs::path(directory_) / "layers" / hex.substr(0, 2) / hex).string();
 }
 
 std::optional<LayerResult> LayerCache::Lookup(const LayerRef& layer, const std::vector<FileAnalyzer*>& analyzers,

@@ -1,0 +1,290 @@
+// The layer cache: hits skip the layer entirely, a new analyzer version
+// re-reads only for that analyzer, corrupt files are discarded, concurrent
+// writers never produce torn entries.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "imagelint/cache.h"
+#include "scan/scanner.h"
+#include "source/open.h"
+#include "support/image_builder.h"
+#include "support/test_support.h"
+
+using namespace imagelint;
+using namespace imagelint::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Reports each file's size and first byte; counts the files it was offered.
+class ProbeAnalyzer final : public FileAnalyzer {
+ public:
+  ProbeAnalyzer(std::string name, int version) : name_(std::move(name)), version_(version) {}
+  std::string_view Name() const override { return name_; }
+  int Version() const override { return version_; }
+  std::unique_ptr<FileSink> Open(const EntryInfo& entry, std::span<const uint8_t> head) override {
+    opened_++;
+    class Sink final : public FileSink {
+     public:
+      Sink(std::string tag, uint64_t size, int first) : tag_(std::move(tag)), size_(size), first_(first) {}
+      bool Consume(std::span<const uint8_t> chunk) override {
+        seen_ += chunk.size();
+        return true;
+      }
+      nlohmann::json Finish(bool complete) override {
+        return {{"tag", tag_}, {"size", size_}, {"first", first_}, {"seen", seen_}, {"complete", complete}};
+      }
+
+     private:
+      std::string tag_;
+      uint64_t size_;
+      int first_;
+      uint64_t seen_ = 0;
+    };
+    return std::make_unique<Sink>(name_ + "@" + std::to_string(version_), entry.size, head.empty() ? -1 : head[0]);
+  }
+  int opened() const { return opened_.load(); }
+
+ private:
+  std::string name_;
+  int version_;
+  std::atomic<int> opened_{0};
+};
+
+TestImage CacheImage(const std::string& marker) {
+  TestImage image;
+  image.Layer().File("etc/os-release", "ID=debian\n").File("usr/lib/libbase.so.1", std::string(5000, 'b'));
+  image.Layer(Compression::kZstd).File("usr/lib/libshared.so.2", std::string(7000, 's')).Symlink("usr/lib/s", "libshared.so.2");
+  image.Layer(Compression::kNone).File("app/" + marker, marker + marker);
+  return image;
+}
+
+std::unique_ptr<ImageSource> Open(const fs::path& path) {
+  auto source = OpenLocalImage(path.string(), OpenOptions{});
+  INFO((source.ok() ? std::string() : source.error().ToString()));
+  REQUIRE(source.ok());
+  return std::move(*source);
+}
+
+std::string Dump(const ScannedImage& image) {
+  nlohmann::json all = nlohmann::json::array();
+  for (const auto& layer : image.layers) all.push_back(LayerResultToJson(layer));
+  return all.dump();
+}
+
+ScannedImage ScanWith(ImageSource& source, LayerCache& cache, const std::vector<FileAnalyzer*>& analyzers) {
+  ScanOptions options;
+  options.jobs = 2;
+  options.layer_scanner = cache.Scanner();
+  auto image = ScanImage(source, analyzers, options);
+  INFO((image.ok() ? std::string() : image.error().ToString()));
+  REQUIRE(image.ok());
+  return std::move(*image);
+}
+
+std::vector<fs::path> CacheFiles(const fs::path& dir) {
+  std::vector<fs::path> files;
+  for (const auto& item : fs::recursive_directory_iterator(dir)) {
+    if (item.is_regular_file()) files.push_back(item.path());
+  }
+  return files;
+}
+
+}  // namespace
+
+TEST_CASE("a warm scan reads no layer and gives the same result") {
+  for (ImageKind kind : {ImageKind::kDockerArchive, ImageKind::kOciLayout}) {
+    TempDir dir;
+    WriteImage(CacheImage("one"), kind, dir / "img");
+    auto cache = LayerCache::Open((dir / "cache").string());
+    REQUIRE(cache.ok());
+    ProbeAnalyzer probe("probe", 1);
+
+    auto source = Open(dir / "img");
+    ScannedImage plain = [&] {
+      auto image = ScanImage(*source, {&probe});
+      REQUIRE(image.ok());
+      return std::move(*image);
+    }();
+    int plain_opened = probe.opened();
+    CHECK(plain_opened == 4);
+
+    ScannedImage cold = ScanWith(*source, **cache, {&probe});
+    CHECK((*cache)->Stats().misses == 3);
+    CHECK(Dump(cold) == Dump(plain));
+
+    auto again = Open(dir / "img");
+    ScannedImage warm = ScanWith(*again, **cache, {&probe});
+    CHECK((*cache)->Stats().hits == 3);
+    CHECK(probe.opened() == 2 * plain_opened);  // the warm scan offered no file
+    CHECK(Dump(warm) == Dump(plain));
+    CHECK(warm.tree.LookupResolved("usr/lib/s") != nullptr);
+  }
+}
+
+TEST_CASE("a second image shares the cached base layers") {
+  TempDir dir;
+  WriteImage(CacheImage("first"), ImageKind::kOciLayout, dir / "a");
+  WriteImage(CacheImage("second"), ImageKind::kDockerArchive, dir / "b.tar");
+  auto cache = LayerCache::Open((dir / "cache").string());
+  REQUIRE(cache.ok());
+  ProbeAnalyzer probe("probe", 1);
+  auto a = Open(dir / "a");
+  ScanWith(*a, **cache, {&probe});
+  auto b = Open(dir / "b.tar");
+  ScannedImage second = ScanWith(*b, **cache, {&probe});
+  CacheStats stats = (*cache)->Stats();
+  CHECK(stats.misses == 4);  // 3 for the first image + its own top layer
+  CHECK(stats.hits == 2);    // the two shared base layers
+  CHECK(probe.opened() == 4 + 1);
+  bool found = false;
+  second.tree.ForEach([&](const std::string& path, const TreeNode&) { found = found || path == "app/second"; });
+  CHECK(found);
+}
+
+TEST_CASE("a new analyzer version re-runs only that analyzer") {
+  TempDir dir;
+  WriteImage(CacheImage("v"), ImageKind::kOciLayout, dir / "img");
+  auto cache = LayerCache::Open((dir / "cache").string());
+  REQUIRE(cache.ok());
+  ProbeAnalyzer a1("alpha", 1), b1("beta", 1);
+  auto source = Open(dir / "img");
+  ScanWith(*source, **cache, {&a1, &b1});
+
+  ProbeAnalyzer a1_again("alpha", 1), b2("beta", 2);
+  ScannedImage image = ScanWith(*source, **cache, {&a1_again, &b2});
+  CHECK(a1_again.opened() == 0);  // alpha's facts came from the cache
+  CHECK(b2.opened() == 4);        // beta v2 saw every file again
+  CHECK((*cache)->Stats().partial == 3);
+  const LayerEntry* lib = nullptr;
+  for (const auto& entry : image.layers[0].entries) {
+    if (entry.info.path == "usr/lib/libbase.so.1") lib = &entry;
+  }
+  REQUIRE(lib != nullptr);
+  CHECK(lib->analysis.at("alpha")["tag"] == "alpha@1");
+  CHECK(lib->analysis.at("beta")["tag"] == "beta@2");
+  CHECK(lib->analysis.at("beta")["seen"] == 5000);
+
+  // Both versions of beta now live side by side; v1 is still a full hit.
+  ProbeAnalyzer a1_third("alpha", 1), b1_again("beta", 1);
+  ScanWith(*source, **cache, {&a1_third, &b1_again});
+  CHECK(a1_third.opened() + b1_again.opened() == 0);
+}
+
+TEST_CASE("corrupt, truncated and foreign cache files are discarded") {
+  TempDir dir;
+  WriteImage(CacheImage("c"), ImageKind::kOciLayout, dir / "img");
+  const fs::path cache_dir = dir / "cache";
+  auto source = Open(dir / "img");
+  ProbeAnalyzer probe("probe", 1);
+  std::string expected;
+  {
+    auto cache = LayerCache::Open(cache_dir.string());
+    expected = Dump(ScanWith(*source, **cache, {&probe}));
+  }
+  auto files = CacheFiles(cache_dir);
+  REQUIRE(files.size() == 6);  // 3 layers x (entries + probe)
+  int damaged = 0;
+  for (const auto& file : files) {
+    auto bytes = ReadFileBytes(file);
+    switch (damaged++ % 3) {
+      case 0: bytes[bytes.size() / 2] ^= 0x40; break;  // a flipped bit
+      case 1: bytes.resize(bytes.size() / 2); break;     // torn
+      case 2: bytes = {'{', '}'}; break;                 // not ours
+    }
+    WriteFileBytes(file, bytes);
+  }
+  auto cache = LayerCache::Open(cache_dir.string());
+  ProbeAnalyzer fresh("probe", 1);
+  ScannedImage image = ScanWith(*source, **cache, {&fresh});
+  CHECK(Dump(image) == expected);
+  CHECK((*cache)->Stats().discarded >= 3);
+  CHECK(fresh.opened() == 4);
+  // Rewritten: the next scan is a clean hit.
+  ProbeAnalyzer third("probe", 1);
+  ScanWith(*source, **cache, {&third});
+  CHECK(third.opened() == 0);
+}
+
+TEST_CASE("concurrent writers and readers never see a torn entry") {
+  TempDir dir;
+  WriteImage(CacheImage("race"), ImageKind::kOciLayout, dir / "img");
+  const std::string cache_dir = (dir / "cache").string();
+  std::string expected;
+  {
+    ProbeAnalyzer probe("probe", 1);
+    auto source = Open(dir / "img");
+    auto image = ScanImage(*source, {&probe});
+    REQUIRE(image.ok());
+    expected = Dump(*image);
+  }
+  std::atomic<int> mismatches{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      // Separate caches over one directory: what separate processes do.
+      auto cache = LayerCache::Open(cache_dir);
+      if (!cache.ok()) {
+        mismatches++;
+        return;
+      }
+      for (int round = 0; round < 5; ++round) {
+        auto source = OpenLocalImage((dir / "img").string(), OpenOptions{});
+        if (!source.ok()) {
+          mismatches++;
+          return;
+        }
+        ProbeAnalyzer probe("probe", 1);
+        ScanOptions options;
+        options.jobs = 1;
+        options.layer_scanner = (*cache)->Scanner();
+        auto image = ScanImage(**source, {&probe}, options);
+        if (!image.ok() || Dump(*image) != expected) mismatches++;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  CHECK(mismatches == 0);
+  for (const auto& file : CacheFiles(cache_dir)) {
+    CHECK(file.string().find(".tmp.") == std::string::npos);  // no leftovers
+  }
+}
+
+TEST_CASE("layers without a digest are never cached; directories are checked") {
+  TempDir dir;
+  auto cache = LayerCache::Open((dir / "cache").string());
+  REQUIRE(cache.ok());
+  LayerRef rootfs;  // a rootfs "layer" has no blob digest
+  CHECK_FALSE(LayerCache::Cacheable(rootfs));
+  LayerResult result;
+  CHECK((*cache)->Store(rootfs, result, {}).ok());
+  CHECK(CacheFiles(dir / "cache").empty());
+  CHECK_FALSE((*cache)->Lookup(rootfs, {}, nullptr).has_value());
+  LayerRef weird;
+  weird.digest = "sha256:../../etc";
+  CHECK_FALSE(LayerCache::Cacheable(weird));
+
+  WriteFileText(dir / "file", "x");
+  CHECK_FALSE(LayerCache::Open((dir / "file" / "sub").string()).ok());
+  CHECK_FALSE(LayerCache::Open("").ok());
+}
+
+TEST_CASE("default cache directory follows XDG_CACHE_HOME") {
+  const char* old = std::getenv("XDG_CACHE_HOME");
+  std::string saved = old ? old : "";
+  setenv("XDG_CACHE_HOME", "/tmp/xdg-test", 1);
+  CHECK(DefaultCacheDirectory() == "/tmp/xdg-test/imagelint");
+  setenv("XDG_CACHE_HOME", "relative", 1);  // the spec ignores relative paths
+  CHECK(DefaultCacheDirectory().find("relative") == std::string::npos);
+  if (old) {
+    setenv("XDG_CACHE_HOME", saved.c_str(), 1);
+  } else {
+    unsetenv("XDG_CACHE_HOME");
+  }
+}
