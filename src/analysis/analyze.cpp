@@ -21,6 +21,11 @@ json PoolToJson(const Pool& pool) {
   if (pool.compute_capability) j["compute_capability"] = *pool.compute_capability;
   if (pool.brand) j["brand"] = *pool.brand;
   if (pool.datacenter) j["datacenter"] = *pool.datacenter;
+  if (pool.architecture) j["architecture"] = *pool.architecture;
+  if (pool.integrated) j["integrated"] = *pool.integrated;
+  if (pool.cuda_compat_mode) j["cuda_compat_mode"] = *pool.cuda_compat_mode;
+  if (pool.disable_require) j["disable_require"] = *pool.disable_require;
+  if (!pool.defaulted.empty()) j["defaulted"] = pool.defaulted;
   if (!pool.driver.empty()) j["driver"] = pool.driver;
   if (pool.container_toolkit) j["container_toolkit"] = *pool.container_toolkit;
   if (pool.runtime) j["runtime"] = *pool.runtime;
@@ -28,6 +33,7 @@ json PoolToJson(const Pool& pool) {
   if (pool.count > 0) j["count"] = pool.count;
   if (!pool.source.empty()) j["source"] = pool.source;
   if (pool.line > 0) j["line"] = pool.line;
+  if (!pool.selector_labels.empty()) j["selector_labels"] = pool.selector_labels;
   return j;
 }
 

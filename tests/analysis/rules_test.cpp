@@ -1,0 +1,345 @@
+// The built-in rules (rules/cuda.yaml) with the real knowledge files, on
+// facts written here: each rule fires on one image/pool and stays quiet on
+// the fixed variant. Image-level tests (facts built from real image
+// tarballs) are in image_rules_test.cpp.
+#include <doctest/doctest.h>
+
+#include "imagelint/analysis.h"
+#include "imagelint/knowledge.h"
+#include "analysis/rules_fixture.h"
+
+using namespace imagelint;
+using imagelint::testing::rules_fixture::BaseFacts;
+using imagelint::testing::rules_fixture::Env;
+using imagelint::testing::rules_fixture::Findings;
+using imagelint::testing::rules_fixture::Run;
+using imagelint::testing::rules_fixture::Verdict;
+using nlohmann::json;
+
+namespace {
+
+const char* kSeedFleet = R"(pools:
+  - name: rtx3090-460
+    gpu: NVIDIA GeForce RTX 3090
+    driver: "460.67"
+    container_toolkit: "1.4.0"
+    runtime: docker-gpus
+  - name: a100-460
+    gpu: NVIDIA A100-SXM4-40GB
+    driver: "460.32.03"
+    container_toolkit: "1.4.0"
+    runtime: docker-gpus
+)";
+
+json WithoutCompat(json facts) {
+  facts["cuda"]["drivers"] = json::array();
+  return facts;
+}
+
+}  // namespace
+
+TEST_CASE("seed story: compat libcuda on a GeForce 460 host gives 804; deleting compat fixes it") {
+  json report = Run({BaseFacts()}, kSeedFleet);
+  json geforce = Verdict(report, 0, "rtx3090-460");
+  CHECK(geforce["status"] == "fail");
+  REQUIRE(geforce["predicted_error"].is_object());
+  CHECK(geforce["predicted_error"]["code"] == 804);
+  CHECK(geforce["predicted_error"]["name"] == "cudaErrorCompatNotSupportedOnDevice");
+  CHECK(geforce["predicted_error"]["stage"] == "cuInit");
+  CHECK(geforce["predicted_error"]["rule"] == "IL003");
+  json il003 = Findings(report, 0, "IL003");
+  REQUIRE(il003.size() == 1);
+  CHECK(il003[0]["evidence"][0]["path"] == "/usr/local/cuda-11.3/compat/libcuda.so.465.19.01");
+  CHECK(il003[0]["evidence"][0]["layer"] == 1);
+  CHECK(il003[0]["evidence"][0]["created_by"] ==
+        "/bin/sh -c apt-get install -y cuda-cudart-11-3 cuda-compat-11-3");
+  CHECK(il003[0]["fix"].get<std::string>().find("rm -rf /usr/local/cuda-11.3/compat") != std::string::npos);
+  // The A100 supports forward compatibility: the same compat library works there.
+  json a100 = Verdict(report, 0, "a100-460");
+  CHECK(a100["status"] == "pass");
+  CHECK(a100["predicted_error"].is_null());
+
+  // A later layer deleted the compat directory: the host's 460 driver runs the
+  // 11.3 runtime through minor-version compatibility (a warning, no failure).
+  json fixed = Run({WithoutCompat(BaseFacts())}, kSeedFleet);
+  json after = Verdict(fixed, 0, "rtx3090-460");
+  CHECK(after["status"] == "warn");
+  CHECK(after["predicted_error"].is_null());
+  CHECK(after["rules"] == json::array({"IL010"}));
+  CHECK(!analysis::HasFindingsAtOrAbove(fixed, rules::Severity::kError));
+
+  // The same image on a newer toolkit (1.17.4+: no compat from images with --gpus) passes too.
+  json newer = Run({BaseFacts()}, R"(pools:
+  - name: rtx3090-460-nct1174
+    gpu: NVIDIA GeForce RTX 3090
+    driver: "460.67"
+    container_toolkit: "1.17.4"
+    runtime: docker-gpus
+)");
+  CHECK(Verdict(newer, 0, "rtx3090-460-nct1174")["predicted_error"].is_null());
+}
+
+TEST_CASE("IL001 requirement-unsatisfied: the runtime's own message, only where checked") {
+  json facts = Env(BaseFacts(), {{"NVIDIA_REQUIRE_CUDA", "cuda>=11.3"}});
+  facts = WithoutCompat(facts);
+  const char* fleet = R"(pools:
+  - name: t4-460
+    gpu: Tesla T4
+    driver: "460.106.00"
+    container_toolkit: "1.14.0"
+    runtime: docker-gpus
+  - name: t4-460-cdi
+    gpu: Tesla T4
+    driver: "460.106.00"
+    container_toolkit: "1.18.0"
+    runtime: nvidia-runtime
+  - name: t4-470
+    gpu: Tesla T4
+    driver: "470.256.02"
+    container_toolkit: "1.14.0"
+)";
+  json report = Run({facts}, fleet);
+  json refused = Verdict(report, 0, "t4-460");
+  CHECK(refused["status"] == "fail");
+  CHECK(refused["predicted_error"]["name"] == "requirement-unsatisfied");
+  CHECK(refused["predicted_error"]["stage"] == "container-start");
+  CHECK(refused["predicted_error"]["message"] ==
+        "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=11.3, please update your driver to a "
+        "newer version, or use an earlier cuda container");
+  json il001 = Findings(report, 0, "IL001");
+  REQUIRE(il001.size() == 1);
+  CHECK(il001[0]["pools"] == json::array({"t4-460"}));
+  CHECK(il001[0]["evidence"][0]["detail"] == "ENV NVIDIA_REQUIRE_CUDA=cuda>=11.3");
+  // jit-cdi (NCT >= 1.18 --runtime=nvidia) does not evaluate requirements; 11.3 then runs by minor-version compat.
+  CHECK(Verdict(report, 0, "t4-460-cdi")["predicted_error"].is_null());
+  CHECK(Verdict(report, 0, "t4-470")["status"] == "pass");
+
+  // NVIDIA_DISABLE_REQUIRE=true: no check; "yes" is not true for Go's ParseBool.
+  json disabled = Run({Env(facts, {{"NVIDIA_DISABLE_REQUIRE", "true"}})}, fleet);
+  CHECK(Findings(disabled, 0, "IL001").empty());
+  json yes = Run({Env(facts, {{"NVIDIA_DISABLE_REQUIRE", "yes"}})}, fleet);
+  CHECK(Findings(yes, 0, "IL001").size() == 1);
+}
+
+TEST_CASE("IL002 driver-too-old: a CUDA 12 wheel on a 470 driver gives 35") {
+  json facts = WithoutCompat(BaseFacts());
+  facts["cuda"]["runtimes"].push_back(json::parse(R"({
+    "path": "/usr/local/lib/python3.10/dist-packages/nvidia/cuda_runtime/lib/libcudart.so.12",
+    "layer": 2, "soname": "libcudart.so.12", "version": "12.1.105", "source": "pip"})"));
+  const char* fleet = R"(pools:
+  - name: t4-470
+    gpu: Tesla T4
+    driver: "470.256.02"
+    container_toolkit: "1.14.0"
+  - name: t4-535
+    gpu: Tesla T4
+    driver: "535.216.03"
+    container_toolkit: "1.14.0"
+)";
+  json report = Run({facts}, fleet);
+  json old = Verdict(report, 0, "t4-470");
+  CHECK(old["status"] == "fail");
+  CHECK(old["predicted_error"]["code"] == 35);
+  CHECK(old["predicted_error"]["name"] == "cudaErrorInsufficientDriver");
+  json il002 = Findings(report, 0, "IL002");
+  REQUIRE(il002.size() == 1);
+  CHECK(il002[0]["pools"] == json::array({"t4-470"}));
+  CHECK(il002[0]["evidence"][0]["path"] ==
+        "/usr/local/lib/python3.10/dist-packages/nvidia/cuda_runtime/lib/libcudart.so.12");
+  CHECK(il002[0]["evidence"][0]["created_by"] == "/bin/sh -c pip install torch==1.12.1+cu113");
+  // IL009: the image says cuda>=11.3 but ships 12.1.
+  json il009 = Findings(report, 0, "IL009");
+  REQUIRE(il009.size() == 1);
+  CHECK(il009[0]["message"].get<std::string>().find("declares CUDA 11.3") != std::string::npos);
+  CHECK(il009[0]["message"].get<std::string>().find("ships CUDA 12.1") != std::string::npos);
+  // 535 runs 12.1 through minor-version compatibility: no failure.
+  CHECK(Verdict(report, 0, "t4-535")["predicted_error"].is_null());
+  CHECK(Findings(Run({WithoutCompat(BaseFacts())}, fleet), 0, "IL002").empty());
+}
+
+TEST_CASE("IL004 system-driver-mismatch: an older compat forced through LD_LIBRARY_PATH gives 803") {
+  json facts = Env(BaseFacts(), {{"LD_LIBRARY_PATH", "/usr/local/cuda/compat:/usr/local/nvidia/lib64"}});
+  facts["cuda"]["loader"]["ld_library_path"] = json::array({"/usr/local/cuda/compat", "/usr/local/nvidia/lib64"});
+  const char* fleet = R"(pools:
+  - name: a100-535
+    gpu: NVIDIA A100-SXM4-40GB
+    driver: "535.216.03"
+    container_toolkit: "1.17.8"
+)";
+  json report = Run({facts}, fleet);
+  json verdict = Verdict(report, 0, "a100-535");
+  CHECK(verdict["status"] == "fail");
+  CHECK(verdict["predicted_error"]["code"] == 803);
+  json il004 = Findings(report, 0, "IL004");
+  REQUIRE(il004.size() == 1);
+  CHECK(il004[0]["message"].get<std::string>().find("via LD_LIBRARY_PATH") != std::string::npos);
+  // Without the forced path, the toolkit ignores the older compat library.
+  CHECK(Verdict(Run({BaseFacts()}, fleet), 0, "a100-535")["predicted_error"].is_null());
+}
+
+TEST_CASE("IL005 stub-driver-on-loader-path: 34 when the stub is what a process loads") {
+  json facts = WithoutCompat(BaseFacts());
+  facts["cuda"]["drivers"].push_back(json::parse(R"({
+    "path": "/usr/local/cuda-11.3/targets/x86_64-linux/lib/stubs/libcuda.so", "layer": 1, "kind": "stub",
+    "version": null, "aliases": ["/usr/local/cuda-11.3/targets/x86_64-linux/lib/stubs/libcuda.so.1"]})"));
+  facts["cuda"]["loader"]["ld_library_path"] = json::array({"/usr/local/cuda/lib64/stubs"});
+  facts = Env(facts, {{"LD_LIBRARY_PATH", "/usr/local/cuda/lib64/stubs"}});
+  const char* fleet = R"(pools:
+  - name: a100-535
+    gpu: NVIDIA A100-SXM4-40GB
+    driver: "535.216.03"
+)";
+  json report = Run({facts}, fleet);
+  json verdict = Verdict(report, 0, "a100-535");
+  CHECK(verdict["predicted_error"]["code"] == 34);
+  CHECK(verdict["predicted_error"]["name"] == "cudaErrorStubLibrary");
+  json il005 = Findings(report, 0, "IL005");
+  REQUIRE(il005.size() == 1);
+  CHECK(il005[0]["severity"] == "error");
+  // Stubs only on LIBRARY_PATH (link time): quiet.
+  json fixed = WithoutCompat(BaseFacts());
+  fixed["cuda"]["drivers"] = facts["cuda"]["drivers"];
+  CHECK(Findings(Run({fixed}, fleet), 0, "IL005").empty());
+}
+
+TEST_CASE("IL006 driver-library-baked-in: a warning, and the failure where it wins") {
+  json facts = WithoutCompat(BaseFacts());
+  facts["cuda"]["drivers"].push_back(json::parse(R"({
+    "path": "/usr/lib/x86_64-linux-gnu/libcuda.so.535.216.03", "layer": 2, "kind": "bundled",
+    "version": "535.216.03", "aliases": ["/usr/lib/x86_64-linux-gnu/libcuda.so.1"]})"));
+  const char* fleet = R"(pools:
+  - name: rtx3090-470
+    gpu: NVIDIA GeForce RTX 3090
+    driver: "470.256.02"
+  - name: a100-550
+    gpu: NVIDIA A100-SXM4-40GB
+    driver: "550.127.05"
+)";
+  json report = Run({facts}, fleet);
+  json il006 = Findings(report, 0, "IL006");
+  REQUIRE(il006.size() == 2);
+  // Newer than the GeForce host's driver in the same directory: it wins -> 804.
+  json geforce = Verdict(report, 0, "rtx3090-470");
+  CHECK(geforce["status"] == "fail");
+  CHECK(geforce["predicted_error"]["code"] == 804);
+  // Older than 550: the host library wins; still a warning.
+  json a100 = Verdict(report, 0, "a100-550");
+  CHECK(a100["status"] == "warn");
+  CHECK(a100["rules"] == json::array({"IL006"}));
+  CHECK(Findings(Run({WithoutCompat(BaseFacts())}, fleet), 0, "IL006").empty());
+}
+
+TEST_CASE("IL007 no-kernel-image and IL008 ptx-too-new") {
+  json facts = WithoutCompat(BaseFacts());
+  facts["binaries"] = json::parse(R"([
+    {"path": "/opt/torch/lib/libtorch_cuda.so", "layer": 2, "needed": ["libcudart.so.11.0"],
+     "sass": ["sm_37", "sm_50", "sm_60", "sm_70"], "ptx": []},
+    {"path": "/opt/app/jit.so", "layer": 2, "needed": [],
+     "sass": [], "ptx": [{"arch": "compute_80", "isa": "8.4"}]}
+  ])");
+  const char* fleet = R"(pools:
+  - name: a100-460
+    gpu: NVIDIA A100-SXM4-40GB
+    driver: "460.32.03"
+  - name: v100-460
+    gpu: Tesla V100-SXM2-16GB
+    driver: "460.32.03"
+)";
+  json report = Run({facts}, fleet);
+  json il007 = Findings(report, 0, "IL007");
+  REQUIRE(il007.size() == 2);  // libtorch_cuda on the A100; jit.so (PTX 8.0 only) on the V100
+  CHECK(il007[0]["evidence"][0]["path"] == "/opt/torch/lib/libtorch_cuda.so");
+  CHECK(il007[0]["pools"] == json::array({"a100-460"}));
+  CHECK(il007[1]["evidence"][0]["path"] == "/opt/app/jit.so");
+  CHECK(il007[1]["pools"] == json::array({"v100-460"}));
+  json il008 = Findings(report, 0, "IL008");
+  REQUIRE(il008.size() == 1);  // PTX ISA 8.4 (CUDA 12.4) cannot be JIT-compiled by 460 on the A100
+  CHECK(il008[0]["pools"] == json::array({"a100-460"}));
+  json a100 = Verdict(report, 0, "a100-460");
+  CHECK(a100["predicted_error"]["stage"] == "kernel-load");
+  CHECK(a100["predicted_error"]["code"] == 209);
+  // SASS for both GPUs: quiet.
+  json fixed = WithoutCompat(BaseFacts());
+  fixed["binaries"] = json::parse(R"([{"path": "/opt/app/k.so", "layer": 2, "needed": [],
+                                       "sass": ["sm_70", "sm_80"], "ptx": [{"arch": "compute_80", "isa": "8.4"}]}])");
+  json quiet = Run({fixed}, fleet);
+  CHECK(Findings(quiet, 0, "IL007").empty());
+  CHECK(Findings(quiet, 0, "IL008").empty());
+}
+
+TEST_CASE("IL009 requirement-below-contents stays quiet when the requirement matches") {
+  json report = Run({WithoutCompat(BaseFacts())}, kSeedFleet);
+  CHECK(Findings(report, 0, "IL009").empty());
+  // Legacy image (CUDA_VERSION only) with a newer torch.
+  json legacy = WithoutCompat(BaseFacts());
+  legacy["image"]["env"].erase("NVIDIA_REQUIRE_CUDA");
+  legacy["cuda"]["requirements"] = {{"CUDA_VERSION", "10.2"}, {"disabled", false}, {"legacy", true},
+                                    {"legacy_cuda_version", "10.2"}};
+  legacy["image"]["env"]["CUDA_VERSION"] = "10.2";
+  legacy["frameworks"] = json::parse(R"([{"name": "torch", "version": "1.12.1+cu113", "cuda": "11.3",
+                                          "path": "/usr/lib/python3/dist-packages/torch/version.py", "layer": 2}])");
+  json fired = Run({legacy}, kSeedFleet);
+  json il009 = Findings(fired, 0, "IL009");
+  REQUIRE(il009.size() == 1);
+  CHECK(il009[0]["message"].get<std::string>().find("declares CUDA 10.2 (CUDA_VERSION)") != std::string::npos);
+}
+
+TEST_CASE("IL011 gpu-unsupported-by-driver and IL013 platform-mismatch") {
+  const char* fleet = R"(pools:
+  - name: p100-590
+    gpu: Tesla P100-PCIE-16GB
+    driver: "590.44.01"
+  - name: p100-580
+    gpu: Tesla P100-PCIE-16GB
+    driver: "580.95.05"
+  - name: gh200
+    compute_capability: "9.0"
+    brand: nvidia
+    datacenter: true
+    driver: "570.124.06"
+    platform: linux/arm64
+)";
+  json report = Run({WithoutCompat(BaseFacts())}, fleet);
+  json p590 = Verdict(report, 0, "p100-590");
+  CHECK(p590["status"] == "fail");
+  CHECK(p590["predicted_error"]["code"] == 100);
+  CHECK(Verdict(report, 0, "p100-580")["predicted_error"].is_null());
+  json gh200 = Verdict(report, 0, "gh200");
+  CHECK(gh200["predicted_error"]["name"] == "exec-format-error");
+  CHECK(gh200["predicted_error"]["stage"] == "container-start");
+  json il013 = Findings(report, 0, "IL013");
+  REQUIRE(il013.size() == 1);
+  CHECK(il013[0]["message"].get<std::string>().find("linux/amd64 but the hosts of gh200 are linux/arm64") !=
+        std::string::npos);
+  json arm = WithoutCompat(BaseFacts());
+  arm["image"]["architecture"] = "arm64";
+  CHECK(Verdict(Run({arm}, fleet), 0, "gh200")["predicted_error"].is_null());
+}
+
+TEST_CASE("IL012 missing-cuda-runtime") {
+  json facts = WithoutCompat(BaseFacts());
+  facts["cuda"]["runtimes"] = json::array();
+  json report = Run({facts}, kSeedFleet);
+  json il012 = Findings(report, 0, "IL012");
+  REQUIRE(il012.size() == 1);
+  CHECK(il012[0]["scope"] == "image");
+  CHECK(il012[0]["evidence"][0]["path"] == "/opt/app/libkernels.so");
+  CHECK(il012[0]["predicted_error"]["name"] == "library-not-found");
+  CHECK(Verdict(report, 0, "rtx3090-460")["predicted_error"]["stage"] == "process-start");
+  CHECK(Findings(Run({WithoutCompat(BaseFacts())}, kSeedFleet), 0, "IL012").empty());
+}
+
+TEST_CASE("unknown GPU class: cannot tell, never a silent pass") {
+  json report = Run({BaseFacts()}, R"(pools:
+  - name: mystery-460
+    compute_capability: "8.6"
+    driver: "460.67"
+    container_toolkit: "1.4.0"
+)");
+  json verdict = Verdict(report, 0, "mystery-460");
+  CHECK(verdict["status"] == "warn");
+  CHECK(verdict["undetermined"] == json::array({"IL003"}));
+  json il003 = Findings(report, 0, "IL003");
+  REQUIRE(il003.size() == 1);
+  CHECK(il003[0]["unknown"] == true);
+}
