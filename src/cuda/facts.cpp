@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <deque>
 #include <fnmatch.h>
 #include <map>
 #include <regex>
@@ -157,13 +158,46 @@ class Builder {
   }
   std::optional<std::string> Resolve(const std::string& path) const {
     if (input_.resolve) return input_.resolve(path);
-    auto it = by_path_.find(path);
-    if (it == by_path_.end()) return std::nullopt;
-    if (it->second->type != EntryType::kSymlink) return path;
-    std::string target = it->second->link_target;
-    if (StartsWith(target, "/")) return target.substr(1);
-    std::string dir = DirName(path);
-    return dir.empty() ? target : dir + "/" + target;
+    // Inside the file list only: every component, absolute targets from the
+    // root, ".." clamped at the root, at most 40 links.
+    std::deque<std::string> pending;
+    auto push_front = [&](const std::string& text) {
+      std::vector<std::string> parts;
+      size_t start = 0;
+      while (start <= text.size()) {
+        size_t end = text.find('/', start);
+        if (end == std::string::npos) end = text.size();
+        parts.push_back(text.substr(start, end - start));
+        start = end + 1;
+      }
+      pending.insert(pending.begin(), parts.begin(), parts.end());
+    };
+    push_front(path);
+    std::vector<std::string> done;
+    int hops = 0;
+    while (!pending.empty()) {
+      std::string part = pending.front();
+      pending.pop_front();
+      if (part.empty() || part == ".") continue;
+      if (part == "..") {
+        if (!done.empty()) done.pop_back();
+        continue;
+      }
+      std::string candidate;
+      for (const auto& d : done) candidate += d + "/";
+      candidate += part;
+      const CudaFile* file = Find(candidate);
+      if (file != nullptr && file->type == EntryType::kSymlink) {
+        if (++hops > 40) return std::nullopt;
+        if (StartsWith(file->link_target, "/")) done.clear();
+        push_front(file->link_target);
+        continue;
+      }
+      done.push_back(part);
+    }
+    std::string out;
+    for (const auto& d : done) out += (out.empty() ? "" : "/") + d;
+    return out;
   }
   const CudaFile* Find(const std::string& path) const {
     auto it = by_path_.find(path);
@@ -474,8 +508,8 @@ class Builder {
       while (StartsWith(clean, "/")) clean = clean.substr(1);
       while (EndsWith(clean, "/")) clean.pop_back();
       std::string path = clean + "/libcuda.so.1";
-      if (!Find(path)) return;
       auto resolved = Resolve(path);
+      if (!Find(path) && !(resolved && Find(*resolved))) return;
       json row = {{"dir", "/" + clean}, {"via", via}, {"path", Shown(path)}};
       if (resolved && Find(*resolved)) {
         row["resolves_to"] = Shown(*resolved);
