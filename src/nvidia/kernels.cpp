@@ -125,15 +125,22 @@ KernelCoverage CheckKernels(const nlohmann::json& binary, std::string_view cc, s
     return out;
   }
   std::string list;
+  std::optional<Target> best_sass;
   for (const auto& s : sass) {
     if (!s.is_string()) continue;
     list += (list.empty() ? "" : " ") + s.get<std::string>();
-    if (SassRunsOn(s.get<std::string>(), cc, knowledge)) {
-      out.runs = true;
+    if (!SassRunsOn(s.get<std::string>(), cc, knowledge)) continue;
+    auto t = ParseTarget(s.get<std::string>());
+    // The driver picks the closest cubin: the highest compute capability that runs.
+    if (!best_sass || t->major > best_sass->major || (t->major == best_sass->major && t->minor > best_sass->minor)) {
+      best_sass = t;
       out.via = s.get<std::string>();
-      out.message = "SASS " + out.via + " runs on compute capability " + std::string(cc);
-      return out;
     }
+  }
+  if (best_sass) {
+    out.runs = true;
+    out.message = "SASS " + out.via + " runs on compute capability " + std::string(cc);
+    return out;
   }
   // PTX that targets this CC; the driver JIT-compiles the newest suitable one.
   std::optional<std::string> max_isa = MaxPtxIsaForDriver(jit_driver, knowledge);
