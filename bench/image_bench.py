@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Image-reading benchmark (not a test): `imagelint facts` on a >= 1 GiB image
+against `igzip -dc` of the same gzip layers with the same parallelism, in the
+same run, alternating, best of N. Reports wall time, the ratio, and the peak
+RSS of imagelint (ru_maxrss of the child).
+
+  bench/image_bench.py --imagelint build/src/cli/imagelint [--image DIR] [--jobs 2] [--runs 3]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+
+def run_measured(argv):
+    """Runs argv with stdout to /dev/null; returns (wall seconds, max RSS KiB)."""
+    start = time.monotonic()
+    with open(os.devnull, "wb") as null:
+        proc = subprocess.Popen(argv, stdout=null)
+        _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.monotonic() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"{argv[0]} failed with status {status}")
+    return wall, usage.ru_maxrss
+
+
+def igzip_all(blobs, jobs):
+    start = time.monotonic()
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        list(pool.map(lambda blob: run_measured(["igzip", "-dc", blob]), blobs))
+    return time.monotonic() - start
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--imagelint", required=True)
+    parser.add_argument("--image", default=os.path.expanduser("~/.cache/imagelint/bench-image"))
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+
+    index = json.load(open(os.path.join(args.image, "index.json")))
+    digest = index["manifests"][0]["digest"].split(":")[1]
+    manifest = json.load(open(os.path.join(args.image, "blobs", "sha256", digest)))
+    blobs = [os.path.join(args.image, "blobs", "sha256", layer["digest"].split(":")[1])
+             for layer in manifest["layers"]]
+    # Largest first, like imagelint's scheduler, so both sides pack the same way.
+    blobs.sort(key=os.path.getsize, reverse=True)
+    compressed = sum(os.path.getsize(b) for b in blobs)
+    facts = json.loads(subprocess.check_output([args.imagelint, "facts", args.image]))
+    uncompressed = sum(layer["uncompressed_size"] for layer in facts["image"]["layers"])
+    files = sum(layer["entries"] for layer in facts["image"]["layers"])
+
+    igzip_times, imagelint_times, rss = [], [], []
+    for _ in range(args.runs):
+        igzip_times.append(igzip_all(blobs, args.jobs))
+        wall, maxrss = run_measured([args.imagelint, "facts", args.image, "--jobs", str(args.jobs)])
+        imagelint_times.append(wall)
+        rss.append(maxrss)
+    best_igzip, best_imagelint = min(igzip_times), min(imagelint_times)
+    print(f"image: {args.image}: {len(blobs)} gzip layers, {files} entries, "
+          f"{compressed / 2**20:.0f} MiB compressed, {uncompressed / 2**20:.0f} MiB uncompressed")
+    print(f"jobs: {args.jobs}, runs: {args.runs} (best of)")
+    print(f"igzip -dc (same layers, {args.jobs} at a time): {best_igzip:.2f} s  runs: "
+          + " ".join(f"{t:.2f}" for t in igzip_times))
+    print(f"imagelint facts --jobs {args.jobs}:            {best_imagelint:.2f} s  runs: "
+          + " ".join(f"{t:.2f}" for t in imagelint_times))
+    print(f"ratio imagelint / igzip: {best_imagelint / best_igzip:.2f}x (target <= 1.3x)")
+    print(f"imagelint peak RSS: {max(rss) / 1024:.0f} MiB (target < 256 MiB)")
+
+
+if __name__ == "__main__":
+    main()
