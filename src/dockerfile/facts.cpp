@@ -58,6 +58,26 @@ std::string CudaFromVariant(const std::string& variant) {
   return digits.substr(0, digits.size() - 1) + "." + digits.substr(digits.size() - 1);
 }
 
+// Paths under which a driver file is reachable: the /usr/local/cuda symlink
+// and the libcuda.so.1 / libcuda.so links the packages ship beside it.
+json AliasesFor(const std::string& path, const std::string& cuda_home, const std::string& kind) {
+  json out = json::array();
+  std::string dir = path.substr(0, path.rfind('/'));
+  std::vector<std::string> dirs = {dir};
+  if (!cuda_home.empty() && dir.rfind(cuda_home, 0) == 0) dirs.push_back("/usr/local/cuda" + dir.substr(cuda_home.size()));
+  if (kind == "stub" && dir.find("/targets/") != std::string::npos) {
+    dirs.push_back(cuda_home + "/lib64/stubs");
+    dirs.push_back("/usr/local/cuda/lib64/stubs");
+  }
+  std::string base = path.substr(path.rfind('/') + 1);
+  for (const std::string& d : dirs) {
+    if (d + "/" + base != path) out.push_back(d + "/" + base);
+    if (kind == "compat" && base != "libcuda.so.1") out.push_back(d + "/libcuda.so.1");
+    if (kind == "compat" && base != "libcuda.so") out.push_back(d + "/libcuda.so");
+  }
+  return out;
+}
+
 // Splits ENV/LABEL/ARG arguments into words at unquoted blanks, keeping quotes
 // and escapes for ExpandWord.
 std::vector<std::string> SplitKeepingQuotes(std::string_view text, char escape) {
@@ -463,6 +483,7 @@ class Builder {
                      {"package", compat_package},
                      {"source", "base-image"},
                      {"knowledge", k_.SourceText(release->compat_source)}});
+      driver["aliases"] = AliasesFor(driver["path"], state.cuda_home, "compat");
       if (release->compat_unconfirmed) driver["unconfirmed"] = "compat libcuda version: " + release->compat_source;
       state.drivers.push_back(driver);
     } else if (compat_arch_skip) {
@@ -479,6 +500,7 @@ class Builder {
                    {"toolkit_dir", state.cuda_home},
                    {"source", "base-image"},
                    {"knowledge", k_.SourceText(k_.cuda_env_source) + " (devel images: LIBRARY_PATH stubs)"}});
+      stub["aliases"] = AliasesFor(stub["path"], state.cuda_home, "stub");
       state.drivers.push_back(stub);
     }
     // ld.so.conf: the images' nvidia.conf (§4.3); other package entries are not recorded.
@@ -1098,10 +1120,9 @@ class Builder {
 
   void ReplaceFramework(State& state, const json& row) {
     json kept = json::array();
+    // One copy of a framework per image: a later install replaces it.
     for (const auto& existing : state.frameworks)
-      if (existing.value("name", "") != row.value("name", "") ||
-          existing.value("package", "") != row.value("package", existing.value("package", "")))
-        kept.push_back(existing);
+      if (existing.value("name", "") != row.value("name", "")) kept.push_back(existing);
     kept.push_back(row);
     state.frameworks = kept;
   }
@@ -1303,6 +1324,7 @@ class Builder {
           row["kind"] = "compat";
           row["name"] = BaseName(row["path"].get<std::string>());
           row["toolkit_dir"] = "/usr/local/cuda-" + mm;
+          row["aliases"] = AliasesFor(row["path"], "/usr/local/cuda-" + mm, "compat");
           AddDriver(state, row);
         } else {
           std::string major = (*values)["M"];
@@ -1568,6 +1590,25 @@ class Builder {
     bool frameworks_known = state.frameworks_known && !frameworks_partial_;
     if (frameworks_known || !state.frameworks.empty()) facts["frameworks"] = state.frameworks;
     facts["frameworks_complete"] = frameworks_known;
+    // GPU code of frameworks whose arch list knowledge gives (torch wheels):
+    // the rules' kernel checks read binaries[].
+    json binaries = json::array();
+    for (const auto& row : state.frameworks) {
+      if (!row.contains("sass")) continue;
+      json binary = row;
+      for (const char* key : {"name", "version", "cuda", "variant", "cuda_source", "installer", "package"}) binary.erase(key);
+      binary["path"] = "<site-packages>/" + row.value("name", "torch") + "/lib/lib" + row.value("name", "torch") + "_cuda.so";
+      binary["soname"] = "lib" + row.value("name", "torch") + "_cuda.so";
+      binary["needed"] = json::array();
+      binary["framework"] = row.value("name", "");
+      binary["framework_version"] = row.value("version", json(nullptr));
+      binary["source"] = "knowledge: TORCH_CUDA_ARCH_LIST of " + row.value("name", "") + " " +
+                         (row["version"].is_string() ? row["version"].get<std::string>() : std::string("?")) + "+" +
+                         row.value("variant", "");
+      binaries.push_back(binary);
+    }
+    if (!binaries.empty()) facts["binaries"] = binaries;
+    facts["binaries_complete"] = false;
 
     json stages = json::array();
     for (size_t s = 0; s < file_.stages.size(); ++s)

@@ -105,8 +105,9 @@ bool Matches(const Normalized& history, const Normalized& inst) {
 void AnnotateRows(json& rows, const json& layers) {
   if (!rows.is_array()) return;
   for (auto& row : rows) {
-    if (!row.is_object() || !row.contains("layer") || !row["layer"].is_number_unsigned()) continue;
-    size_t layer = row["layer"].get<size_t>();
+    if (!row.is_object() || !row.contains("layer") || !row["layer"].is_number_integer()) continue;
+    if (row["layer"].get<int64_t>() < 0) continue;
+    size_t layer = static_cast<size_t>(row["layer"].get<int64_t>());
     if (layer >= layers.size()) continue;
     const json& source = layers[layer];
     if (!source.contains("dockerfile_line")) continue;
