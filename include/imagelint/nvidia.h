@@ -92,7 +92,32 @@ Result<std::vector<std::string>> CollectRequirements(const nlohmann::json& env);
 // brands beyond GeForce/TITAN read "Unknown" before LNC 1.9.0).
 RequirementHost HostFactsForPool(const Pool& pool, const Knowledge& knowledge);
 
-// Launch path resolution (§1.1, container-toolkit.yaml `launch_paths`).
+// The Go evaluator of nvidia-container-toolkit (§1.7), used only in CSV/Tegra
+// mode: same split, but properties are case-sensitive and unknown ones are
+// skipped, the operator is the first of != <= >= = < > found, versions are
+// semver, and `driver`/`brand` facts are never set (driver factors are false,
+// brand compares ""). ParseRequirementGo returns the structure it builds:
+// "" (nil), "cuda>=11.6", "AND(a, b)", "OR(a, AND(b, c))"; errors for
+// factors without an operator or with an invalid version value.
+Result<std::string> ParseRequirementGo(std::string_view requirement);
+struct GoRequirementHost {
+  std::string cuda;  // cuDriverGetVersion major.minor
+  std::string arch;  // compute capability of device 0
+};
+RequirementResult EvaluateRequirementGo(std::string_view requirement, const GoRequirementHost& host);
+
+// NVIDIA_VISIBLE_DEVICES as the runtime reads it with default config (§3,
+// table H): nullopt = not a GPU container (unset, empty or "void"; unset on
+// a legacy CUDA_VERSION-only image gives ["all"]); "none" gives [""].
+std::optional<std::vector<std::string>> VisibleDevices(const nlohmann::json& env);
+// NVIDIA_DRIVER_CAPABILITIES resolution (table G): "all" → `supported`;
+// unset on a legacy image → `supported`; unset/empty otherwise →
+// compute,utility (those of them in `supported`); an explicit value outside
+// `supported` is an error (the hook panics). Sorted.
+Result<std::vector<std::string>> DriverCapabilities(const nlohmann::json& env,
+                                                    const std::vector<std::string>& supported);
+
+// Launch path resolution (§1.1; container-toolkit.yaml).
 struct LaunchPath {
   std::string runtime;           // pool.runtime or the default ("docker-gpus")
   std::string toolkit;           // pool.container_toolkit or the newest known
