@@ -63,6 +63,15 @@ Result<Fleet> LoadFleetAnyFormat(const std::string& path, const Knowledge& knowl
   if (kind == InputKind::kFleetYaml) return LoadFleetFile(path, knowledge);
   auto imported = ImportFile(path, ResolverFromKnowledge(knowledge), kind);
   if (!imported.ok()) return imported.error();
+  for (const auto& p : imported->pools) {
+    if (p.in_knowledge || p.pool.compute_capability) continue;
+    std::string hosts;
+    for (size_t i = 0; i < p.hosts.size() && i < 5; ++i) hosts += (i ? ", " : "") + p.hosts[i];
+    return MakeError(path, "GPU \"" + p.product_label + "\" (" + hosts +
+                               ") is not in the GPU knowledge file and the input gives no compute capability; "
+                               "add it to rules/knowledge/gpus.yaml, or write the fleet with `imagelint fleet "
+                               "import` and give compute_capability");
+  }
   // Through the fleet loader, so that an imported fleet means exactly what
   // the same fleet written as YAML means (defaults, architecture, checks).
   std::string yaml = RenderFleetYaml(*imported);

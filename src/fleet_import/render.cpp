@@ -184,8 +184,12 @@ std::string RenderFleetYaml(const ImportResult& result) {
     const Pool& pool = p.pool;
     out << "\n  # from " << p.hosts.size() << " " << host_word << (p.hosts.size() == 1 ? "" : "s") << ": "
         << OneLine(HostList(p.hosts, 50)) << "\n";
-    out << "  # " << p.gpus_per_host << " GPU" << (p.gpus_per_host == 1 ? "" : "s") << " per " << host_word
-        << " (" << OneLine(p.product_label) << ")";
+    if (p.gpus_per_host > 0) {
+      out << "  # " << p.gpus_per_host << " GPU" << (p.gpus_per_host == 1 ? "" : "s") << " per " << host_word;
+    } else {
+      out << "  # GPUs per " << host_word << " not labelled";
+    }
+    out << " (" << OneLine(p.product_label) << ")";
     if (p.cuda_version) out << "; driver supports CUDA " << *p.cuda_version;
     out << "\n";
     for (const auto& note : p.notes) out << "  # " << OneLine(note) << "\n";

@@ -150,4 +150,14 @@ TEST_CASE("LoadFleetAnyFormat: a fleet YAML file goes to the fleet loader; error
   CHECK(bad.error().ToString().find("gpu-9") != std::string::npos);
 
   CHECK_FALSE(fi::LoadFleetAnyFormat((dir / "missing.json").string(), TheKnowledge()).ok());
+
+  // An unknown product without a compute capability cannot be judged.
+  WriteFileText(dir / "unknown.csv",
+                "# host: lab-7\nNVRM version,CUDA version\n550.54.15,12.4\n\n"
+                "Device Index,Device Minor,Model,Brand,GPU UUID,Bus Location,Architecture\n"
+                "0,0,NVIDIA Imaginary 9000,Nvidia,GPU-1,00000000:01:00.0,\n");
+  auto unknown = fi::LoadFleetAnyFormat((dir / "unknown.csv").string(), TheKnowledge());
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.error().ToString().find("NVIDIA Imaginary 9000") != std::string::npos);
+  CHECK(unknown.error().ToString().find("lab-7") != std::string::npos);
 }
