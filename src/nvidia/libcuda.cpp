@@ -193,9 +193,23 @@ LibcudaSelection SelectLibcuda(const nlohmann::json& facts, const Pool& pool, co
       start = end + 1;
     }
   }
+  // The facts' own loader view (cuda.loader.libcuda_candidates: libcuda.so.1 per
+  // searched dir, resolved inside the image) complements the driver rows.
+  auto candidate_row = [&](const std::string& dir, const std::string& via) -> const json* {
+    if (!loader.contains("libcuda_candidates") || !loader["libcuda_candidates"].is_array()) return nullptr;
+    for (const auto& candidate : loader["libcuda_candidates"]) {
+      if (!candidate.is_object() || Str(candidate, "via") != via) continue;
+      if (NormalizeDir(Str(candidate, "dir")) != NormalizeDir(dir)) continue;
+      std::string target = Str(candidate, "resolves_to");
+      for (const auto& row : libcuda)
+        if (!target.empty() && Str(row, "path") == target) return &row;
+    }
+    return nullptr;
+  };
   for (const std::string& dir : ld_library_path) {
     if (IsSystemDir(dir)) continue;  // the host library is mounted there too: step 4 decides
     auto rows = DriversInDir(libcuda, dir, true);
+    if (const json* row = candidate_row(dir, "LD_LIBRARY_PATH")) rows.insert(rows.begin(), row);
     if (const json* row = Preferred(rows))
       return finish(FromRow(*row, "LD_LIBRARY_PATH",
                             "LD_LIBRARY_PATH entry " + dir + " holds " + Str(*row, "path") +
@@ -213,6 +227,7 @@ LibcudaSelection SelectLibcuda(const nlohmann::json& facts, const Pool& pool, co
       std::string file = entry.is_object() ? Str(entry, "file") : "";
       if (launch.mode != "legacy" && !file.empty() && file != "/etc/ld.so.conf" && BaseName(file) >= "00-nvcr") continue;
       auto rows = DriversInDir(libcuda, dir, false);
+      if (const json* row = candidate_row(dir, "ld.so.conf")) rows.insert(rows.begin(), row);
       if (const json* row = Preferred(rows))
         return finish(FromRow(*row, "ld.so.conf",
                               "the image's ld.so.conf" + (file.empty() ? std::string() : " (" + file + ")") +

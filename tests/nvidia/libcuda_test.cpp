@@ -319,3 +319,46 @@ TEST_CASE("images that force a libcuda: LD_LIBRARY_PATH, ld.so.conf, stubs, bund
     CHECK(SelectLibcuda(facts, newer_host, K()).kind == "host");
   }
 }
+
+TEST_CASE("the facts' libcuda_candidates locate a library behind links the aliases do not show") {
+  json row = Driver("/opt/vendor/lib/libcuda.so.550.54.15", "550.54.15", "bundled");
+  json facts = Facts({row}, {{"LD_LIBRARY_PATH", "/opt/app/lib"}},
+                     {{"libcuda_candidates",
+                       {{{"dir", "/opt/app/lib"},
+                         {"via", "LD_LIBRARY_PATH"},
+                         {"path", "/opt/app/lib/libcuda.so.1"},
+                         {"resolves_to", "/opt/vendor/lib/libcuda.so.550.54.15"},
+                         {"kind", "bundled"}}}}});
+  auto pool = MakePool("NVIDIA L4", "535.104.05", "1.17.7");
+  auto selection = SelectLibcuda(facts, pool, K());
+  CHECK(selection.kind == "bundled");
+  CHECK(selection.via == "LD_LIBRARY_PATH");
+  CHECK(selection.version == "550.54.15");
+  auto compat = CheckDriverCompat("12.4.127", selection, pool, K());
+  CHECK(compat.ok);  // L4 is eligible and 12.4's package supports R535
+  CHECK(compat.mode == "forward-compat");
+}
+
+TEST_CASE("launch path defaults and ToJson shapes for the rule language") {
+  Pool pool;
+  pool.driver = "535.104.05";
+  auto path = ResolveLaunchPath(pool, K());
+  CHECK(path.runtime == "docker-gpus");
+  CHECK(path.toolkit == K().NewestContainerToolkit());
+  CHECK(path.checks_requirements);
+  json j = path.ToJson();
+  for (const char* key : {"runtime", "toolkit", "mode", "checks_requirements", "compat_mechanism", "note"})
+    CHECK(j.contains(key));
+  json s = SelectLibcuda(json::object(), pool, K()).ToJson();
+  CHECK(s["kind"] == "host");
+  CHECK(s["version"] == "535.104.05");
+  CHECK(s["launch"]["runtime"] == "docker-gpus");
+  auto host = imagelint::nvidia::HostFactsForPool(MakePool("NVIDIA A100-SXM4-80GB", "535.104.05", "1.4.0"), K());
+  CHECK(host.cuda == "12.2");
+  CHECK(host.driver == "535.104.05");
+  REQUIRE(host.devices.size() == 1);
+  CHECK(host.devices[0].arch == "8.0");
+  CHECK(host.devices[0].brand == "Unknown");  // Nvidia brand, LNC < 1.9.0
+  CHECK(imagelint::nvidia::HostFactsForPool(MakePool("NVIDIA GeForce RTX 3090", "460.67", "1.4.0"), K()).devices[0].brand ==
+        "GeForce");
+}
