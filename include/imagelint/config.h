@@ -27,7 +27,9 @@
 namespace imagelint::config {
 
 // One suppression: from the config file's ignore list, a --ignore flag, or a
-// Dockerfile comment `# imagelint ignore=IL003,IL010 reason text`.
+// Dockerfile comment `# imagelint ignore=IL003,IL010 reason text` (one
+// Suppression per rule; origin "inline", line = the comment's line,
+// dockerfile_line = the instruction it precedes, 0 for `global ignore=`).
 struct Suppression {
   std::string rule;     // rule id ("IL003") or name; "*" is not allowed
   std::string reason;   // required: why this is acceptable
@@ -92,8 +94,10 @@ bool GlobMatch(std::string_view pattern, std::string_view text);
 
 // Moves matching findings of `report` into images[].suppressed[] (each with
 // `suppressed_by`), recomputes verdicts and image status from what remains,
-// and records `ignores.expired` (expired entries, which are not applied) and
-// `ignores.unused` (entries that matched nothing). `today` is "YYYY-MM-DD".
+// and records `ignores.expired` (expired entries, which are not applied),
+// `ignores.unused` (entries that matched nothing) and `ignores.invalid`
+// (entries without a reason or a single rule: not applied). `today` is
+// "YYYY-MM-DD".
 nlohmann::json ApplySuppressions(const nlohmann::json& report, const std::vector<Suppression>& suppressions,
                                  const std::string& today);
 

@@ -140,9 +140,15 @@ void RecomputeVerdicts(json& image) {
 json ApplySuppressions(const json& input, const std::vector<Suppression>& suppressions, const std::string& today) {
   json report = input;
   json expired = json::array();
+  json invalid = json::array();
   std::vector<const Suppression*> active;
   for (const auto& s : suppressions) {
-    if (!s.expires.empty() && s.expires < today) {
+    if (s.reason.find_first_not_of(" \t") == std::string::npos || s.rule.empty() || s.rule == "*") {
+      // Every suppression must say why (Dockerfile pragmas can omit it).
+      json entry = Describe(s);
+      entry["problem"] = s.rule.empty() || s.rule == "*" ? "names no single rule" : "has no reason";
+      invalid.push_back(entry);
+    } else if (!s.expires.empty() && s.expires < today) {
       expired.push_back(Describe(s));
     } else {
       active.push_back(&s);
@@ -206,6 +212,9 @@ json ApplySuppressions(const json& input, const std::vector<Suppression>& suppre
   for (auto& entry : expired) all_expired.push_back(entry);
   json all_unused = ignores.contains("unused") && ignores["unused"].is_array() ? ignores["unused"] : json::array();
   for (auto& entry : unused) all_unused.push_back(entry);
+  json all_invalid = ignores.contains("invalid") && ignores["invalid"].is_array() ? ignores["invalid"] : json::array();
+  for (auto& entry : invalid) all_invalid.push_back(entry);
+  ignores["invalid"] = all_invalid;
   ignores["expired"] = all_expired;
   ignores["unused"] = all_unused;
   report["ignores"] = ignores;

@@ -310,6 +310,7 @@ json Finalize(const json& input, const FinalizeOptions& options) {
   const json& ignores = report.contains("ignores") ? report["ignores"] : json::object();
   summary["expired_ignores"] = Arr(ignores, "expired").size();
   summary["unused_ignores"] = Arr(ignores, "unused").size();
+  summary["invalid_ignores"] = Arr(ignores, "invalid").size();
   report["summary"] = summary;
   return report;
 }

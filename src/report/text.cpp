@@ -244,6 +244,14 @@ std::string RenderText(const json& report, const RenderOptions& options) {
       out += Wrap(text, "  ", "      ", width);
     }
   }
+  if (!Arr(ignores, "invalid").empty()) {
+    out += "\n" + paint("REJECTED IGNORES (" + std::to_string(Arr(ignores, "invalid").size()) + ")", "33") + "\n";
+    for (const auto& entry : Arr(ignores, "invalid")) {
+      std::string text = Str(entry, "rule", "?") + " (" + SuppressionSource(entry) + "): " + Str(entry, "problem") +
+                         "; not applied";
+      out += Wrap(text, "  ", "      ", width);
+    }
+  }
   if (!Arr(ignores, "unused").empty()) {
     out += "\n" + paint("UNUSED IGNORES (" + std::to_string(Arr(ignores, "unused").size()) + ")", "1") + "\n";
     for (const auto& entry : Arr(ignores, "unused")) {
@@ -273,6 +281,8 @@ std::string RenderText(const json& report, const RenderOptions& options) {
     line += "; " + std::to_string(hidden_total) + " below --min-severity " + Str(summary, "min_severity");
   if (Count(summary, "expired_ignores") > 0)
     line += "; " + Plural(Count(summary, "expired_ignores"), "expired ignore", "expired ignores");
+  if (Count(summary, "invalid_ignores") > 0)
+    line += "; " + Plural(Count(summary, "invalid_ignores"), "rejected ignore", "rejected ignores");
   out += "\n" + Wrap(line, "", "  ", width);
   return out;
 }

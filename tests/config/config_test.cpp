@@ -278,6 +278,24 @@ TEST_CASE("suppressions: inline pragmas apply to their instruction's line") {
   CHECK(hit["images"][0]["suppressed"][0]["suppressed_by"]["line"] == 6);
 }
 
+TEST_CASE("suppressions: a pragma without a reason is rejected, and says so") {
+  Suppression pragma;
+  pragma.rule = "IL003";
+  pragma.origin = "inline";
+  pragma.file = "Dockerfile";
+  pragma.line = 6;
+  pragma.dockerfile_line = 7;
+  json report = ApplySuppressions(testing::SampleReport(), {pragma}, "2026-06-01");
+  CHECK(report["images"][0]["findings"].size() == 3);
+  REQUIRE(report["ignores"]["invalid"].size() == 1);
+  CHECK(report["ignores"]["invalid"][0]["problem"] == "has no reason");
+  json shown = report::Finalize(report);
+  CHECK(shown["summary"]["invalid_ignores"] == 1);
+  std::string text = report::RenderText(shown);
+  CHECK(text.find("REJECTED IGNORES (1)") != std::string::npos);
+  CHECK(text.find("IL003 (Dockerfile:6): has no reason; not applied") != std::string::npos);
+}
+
 TEST_CASE("suppressions: expired entries are reported and not applied") {
   auto expired = Ignore("IL003", "until the driver upgrade");
   expired.expires = "2026-05-31";
