@@ -479,7 +479,7 @@ class Builder {
                      {"path", state.cuda_home + "/compat/libcuda.so." + release->compat_libcuda},
                      {"version", release->compat_libcuda},
                      {"kind", "compat"},
-                     {"toolkit_dir", state.cuda_home},
+                     {"toolkit_dir", mm},
                      {"package", compat_package},
                      {"source", "base-image"},
                      {"knowledge", k_.SourceText(release->compat_source)}});
@@ -497,7 +497,7 @@ class Builder {
                    {"path", state.cuda_home + "/targets/" + state.target_triplet + "/lib/stubs/libcuda.so"},
                    {"version", nullptr},
                    {"kind", "stub"},
-                   {"toolkit_dir", state.cuda_home},
+                   {"toolkit_dir", mm},
                    {"source", "base-image"},
                    {"knowledge", k_.SourceText(k_.cuda_env_source) + " (devel images: LIBRARY_PATH stubs)"}});
       stub["aliases"] = AliasesFor(stub["path"], state.cuda_home, "stub");
@@ -1323,7 +1323,7 @@ class Builder {
         if (pattern.kind == "compat") {
           row["kind"] = "compat";
           row["name"] = BaseName(row["path"].get<std::string>());
-          row["toolkit_dir"] = "/usr/local/cuda-" + mm;
+          row["toolkit_dir"] = mm;
           row["aliases"] = AliasesFor(row["path"], "/usr/local/cuda-" + mm, "compat");
           AddDriver(state, row);
         } else {
@@ -1562,7 +1562,6 @@ class Builder {
                        {"stage", target}, {"build_args", build_args}};
     json image;
     image["ref"] = file_.path + (stage.name.empty() || target + 1 == file_.stages.size() ? "" : "#" + stage.name);
-    image["digest"] = nullptr;
     image["kind"] = "dockerfile";
     image["os"] = state.os;
     image["architecture"] = state.architecture;

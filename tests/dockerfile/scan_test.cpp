@@ -1,0 +1,91 @@
+// End to end: Dockerfile facts through the built-in rules (rules/cuda.yaml),
+// the real knowledge files and a fleet — the verdicts a pull request gets.
+#include <doctest/doctest.h>
+
+#include "analysis/rules_fixture.h"
+#include "imagelint/dockerfile.h"
+
+using namespace imagelint;
+using imagelint::testing::rules_fixture::Findings;
+using imagelint::testing::rules_fixture::Run;
+using imagelint::testing::rules_fixture::TestKnowledge;
+using imagelint::testing::rules_fixture::Verdict;
+using nlohmann::json;
+
+namespace {
+
+const char* kFleet = R"(pools:
+  - name: rtx3090-460
+    gpu: NVIDIA GeForce RTX 3090
+    driver: "460.67"
+    container_toolkit: "1.4.0"
+    runtime: docker-gpus
+  - name: a100-460
+    gpu: NVIDIA A100-SXM4-40GB
+    driver: "460.32.03"
+    container_toolkit: "1.4.0"
+    runtime: docker-gpus
+  - name: rtx4090-535
+    gpu: NVIDIA GeForce RTX 4090
+    driver: "535.104.05"
+    container_toolkit: "1.13.5"
+    runtime: docker-gpus
+)";
+
+json Facts(const std::string& text) {
+  dockerfile::DockerfileOptions options;
+  options.knowledge = &TestKnowledge();
+  auto analysis = dockerfile::AnalyzeDockerfileText(text, "Dockerfile", options);
+  REQUIRE_MESSAGE(analysis.ok(), analysis.error().ToString());
+  return analysis->facts;
+}
+
+const char* kTrap =
+    "FROM nvidia/cuda:11.3.0-cudnn8-devel-ubuntu20.04\n"
+    "RUN pip install torch==1.12.1+cu113 --extra-index-url https://download.pytorch.org/whl/cu113\n";
+
+}  // namespace
+
+TEST_CASE("compat trap from a Dockerfile: 804 on the GeForce pool, evidence at the FROM line") {
+  json report = Run({Facts(kTrap)}, kFleet);
+  json geforce = Verdict(report, 0, "rtx3090-460");
+  CHECK(geforce["status"] == "fail");
+  REQUIRE(geforce["predicted_error"].is_object());
+  CHECK(geforce["predicted_error"]["code"] == 804);
+  json il003 = Findings(report, 0, "IL003");
+  REQUIRE(il003.size() == 1);
+  REQUIRE(il003[0]["evidence"].size() >= 1);
+  CHECK(il003[0]["evidence"][0]["path"] == "/usr/local/cuda-11.3/compat/libcuda.so.465.19.01");
+  CHECK(il003[0]["evidence"][0]["dockerfile_line"] == 1);
+  CHECK(Verdict(report, 0, "a100-460")["status"] != "fail");
+}
+
+TEST_CASE("the fix in the Dockerfile (rm -rf the compat directory) clears the 804") {
+  json report = Run({Facts(std::string(kTrap) + "RUN rm -rf /usr/local/cuda/compat\n")}, kFleet);
+  json geforce = Verdict(report, 0, "rtx3090-460");
+  CHECK(geforce["status"] != "fail");
+  CHECK(geforce["predicted_error"].is_null());
+  CHECK(Findings(report, 0, "IL003").empty());
+}
+
+TEST_CASE("torch 1.12.1 from PyPI (cu102, sm_37..sm_70) on an A100: no kernel image (209) at the RUN line") {
+  json report = Run({Facts("FROM nvidia/cuda:10.2-base-ubuntu18.04\n"
+                           "RUN apt-get update && apt-get install -y python3-pip\n"
+                           "RUN pip3 install torch==1.12.1\n")},
+                    kFleet);
+  json a100 = Verdict(report, 0, "a100-460");
+  CHECK(a100["status"] == "fail");
+  REQUIRE(a100["predicted_error"].is_object());
+  CHECK(a100["predicted_error"]["code"] == 209);
+  json il007 = Findings(report, 0, "IL007");
+  REQUIRE(il007.size() >= 1);
+  CHECK(il007[0]["evidence"][0]["dockerfile_line"] == 3);
+}
+
+TEST_CASE("an unknown base gives no verdict of failure from missing facts") {
+  json report = Run({Facts("FROM python:3.11-slim\nRUN pip install numpy\n")}, kFleet);
+  for (const char* pool : {"rtx3090-460", "a100-460", "rtx4090-535"}) {
+    CAPTURE(pool);
+    CHECK(Verdict(report, 0, pool)["predicted_error"].is_null());
+  }
+}
