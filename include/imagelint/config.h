@@ -46,6 +46,27 @@ struct Suppression {
   std::string expires;  // "YYYY-MM-DD"; after that day the suppression no longer applies
 };
 
+// Dockerfile pragmas (dockerfile::InlineSuppression: rules, reason, file,
+// line, instruction_line) as suppressions, one per rule. A template so that
+// this header does not depend on the Dockerfile module.
+template <typename InlinePragma>
+std::vector<Suppression> FromInlinePragmas(const std::vector<InlinePragma>& pragmas) {
+  std::vector<Suppression> out;
+  for (const auto& pragma : pragmas) {
+    for (const auto& rule : pragma.rules) {
+      Suppression s;
+      s.rule = rule;
+      s.reason = pragma.reason;
+      s.origin = "inline";
+      s.file = pragma.file;
+      s.line = pragma.line;
+      s.dockerfile_line = pragma.instruction_line;
+      out.push_back(std::move(s));
+    }
+  }
+  return out;
+}
+
 // What .imagelint.yaml can say; every field is also a command-line flag.
 struct Config {
   std::string file;  // the file it came from ("" = none / flags)

@@ -296,6 +296,25 @@ TEST_CASE("suppressions: a pragma without a reason is rejected, and says so") {
   CHECK(text.find("IL003 (Dockerfile:6): has no reason; not applied") != std::string::npos);
 }
 
+TEST_CASE("suppressions: from the Dockerfile parser's pragmas") {
+  struct Pragma {  // the shape of dockerfile::InlineSuppression
+    std::vector<std::string> rules;
+    std::string reason, file;
+    int line = 0, instruction_line = 0;
+  };
+  std::vector<Pragma> pragmas = {{{"IL003", "IL010"}, "known", "Dockerfile", 6, 7}, {{"IL020"}, "global", "Dockerfile", 1, 0}};
+  auto suppressions = FromInlinePragmas(pragmas);
+  REQUIRE(suppressions.size() == 3);
+  CHECK(suppressions[1].rule == "IL010");
+  CHECK(suppressions[1].dockerfile_line == 7);
+  CHECK(suppressions[1].origin == "inline");
+  json report = ApplySuppressions(testing::SampleReport(), suppressions, "2026-06-01");
+  // IL003 has evidence on line 7; IL010's evidence has no Dockerfile line; IL020 is global.
+  CHECK(report["images"][0]["findings"].size() == 1);
+  CHECK(report["images"][0]["findings"][0]["rule"] == "IL010");
+  CHECK(report["images"][1]["findings"].empty());
+}
+
 TEST_CASE("suppressions: expired entries are reported and not applied") {
   auto expired = Ignore("IL003", "until the driver upgrade");
   expired.expires = "2026-05-31";
