@@ -26,6 +26,9 @@
 
 namespace imagelint {
 class Knowledge;  // include/imagelint/knowledge.h
+namespace config {
+struct Suppression;  // include/imagelint/config.h
+}
 }
 
 namespace imagelint::dockerfile {
@@ -107,6 +110,10 @@ Result<Dockerfile> ParseDockerfile(std::string_view text, const std::string& pat
 // followed by one, and the bytes are text. Used for inputs that are not named
 // "Dockerfile" (services/api/build.docker, stdin...).
 bool LooksLikeDockerfile(ByteView bytes);
+// For command lines: `path` is a regular file (not a directory, tarball or
+// JSON document) whose first 64 KiB LooksLikeDockerfile. Never an error:
+// unreadable paths are simply not Dockerfiles (the image reader reports them).
+bool IsDockerfilePath(const std::string& path);
 
 // ---------------------------------------------------------- substitution
 
@@ -161,5 +168,12 @@ Result<DockerfileAnalysis> AnalyzeDockerfileText(std::string_view text, const st
 // base image get the target stage's FROM line, with dockerfile_origin
 // "base-image". Returns how many image layers were matched to instructions.
 size_t AnnotateImageFacts(nlohmann::json& facts, const Dockerfile& dockerfile, const std::string& target = "");
+
+// The inline suppressions in the report module's shape (include/imagelint/
+// config.h): one config::Suppression per rule id, origin "inline", file and
+// comment line, dockerfile_line = the instruction's line (0 for `global`).
+// Pragmas without a reason are kept with an empty reason; the report module
+// decides what to do with them.
+std::vector<config::Suppression> ToConfigSuppressions(const std::vector<InlineSuppression>& suppressions);
 
 }  // namespace imagelint::dockerfile

@@ -696,7 +696,8 @@ class Builder {
     } else if (!inst.heredocs.empty()) {
       std::string line = inst.arguments;
       // `RUN <<EOF` runs the body as a script; `RUN bash <<EOF` feeds it to a shell.
-      std::string without = std::regex_replace(line, std::regex(R"(<<-?["']?[A-Za-z0-9_.-]+["']?)"), "");
+      static const std::regex marker(R"(<<-?["']?[A-Za-z0-9_.-]+["']?)");
+      std::string without = std::regex_replace(line, marker, "");
       auto words = SplitKeepingQuotes(without, file_.escape);
       bool shell_body = words.empty() || BaseName(words[0]) == "sh" || BaseName(words[0]) == "bash" ||
                         BaseName(words[0]) == "dash";
@@ -1224,8 +1225,12 @@ class Builder {
       }
     }
     re += "$";
+    // Compiled once per pattern (std::regex construction dominates otherwise).
+    static thread_local std::map<std::string, std::regex> compiled;
+    auto it = compiled.find(re);
+    if (it == compiled.end()) it = compiled.emplace(re, std::regex(re)).first;
     std::smatch m;
-    if (!std::regex_match(name, m, std::regex(re))) return std::nullopt;
+    if (!std::regex_match(name, m, it->second)) return std::nullopt;
     std::map<std::string, std::string> out;
     for (size_t i = 0; i < keys.size(); ++i) out[keys[i]] = m[i + 1];
     return out;

@@ -11,6 +11,10 @@
 #include <string_view>
 #include <vector>
 
+#include <filesystem>
+#include <fstream>
+
+#include "imagelint/config.h"
 #include "imagelint/dockerfile.h"
 
 namespace imagelint::dockerfile {
@@ -446,6 +450,34 @@ bool LooksLikeDockerfile(ByteView bytes) {
     return false;
   }
   return false;
+}
+
+bool IsDockerfilePath(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return false;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::string head(64 * 1024, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  return LooksLikeDockerfile(ByteView(std::string_view(head)));
+}
+
+std::vector<config::Suppression> ToConfigSuppressions(const std::vector<InlineSuppression>& suppressions) {
+  std::vector<config::Suppression> out;
+  for (const InlineSuppression& s : suppressions) {
+    for (const std::string& rule : s.rules) {
+      config::Suppression c;
+      c.rule = rule;
+      c.reason = s.reason;
+      c.origin = "inline";
+      c.file = s.file;
+      c.line = s.line;
+      c.dockerfile_line = s.instruction_line;
+      out.push_back(std::move(c));
+    }
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------- expansion

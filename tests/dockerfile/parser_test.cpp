@@ -4,7 +4,9 @@
 
 #include <string>
 
+#include "imagelint/config.h"
 #include "imagelint/dockerfile.h"
+#include "support/test_support.h"
 
 using imagelint::ByteView;
 using namespace imagelint::dockerfile;
@@ -285,4 +287,28 @@ TEST_CASE("LooksLikeDockerfile: content-based detection") {
   CHECK_FALSE(looks("RUN echo\nFROM x\n"));
   CHECK_FALSE(looks("FROM\n"));
   CHECK_FALSE(looks(""));
+}
+
+TEST_CASE("IsDockerfilePath and suppressions in the report module's shape") {
+  imagelint::testing::TempDir dir;
+  imagelint::testing::WriteFileText(dir / "build.docker", "# syntax=docker/dockerfile:1\nFROM alpine\n");
+  imagelint::testing::WriteFileText(dir / "facts.json", "{\"schema\": \"imagelint.facts/v1\"}");
+  CHECK(IsDockerfilePath((dir / "build.docker").string()));
+  CHECK_FALSE(IsDockerfilePath((dir / "facts.json").string()));
+  CHECK_FALSE(IsDockerfilePath(dir.path().string()));  // a directory (rootfs / OCI layout)
+  CHECK_FALSE(IsDockerfilePath((dir / "missing").string()));
+
+  Dockerfile file = Parse("FROM a\n# imagelint ignore=IL003,IL010 A100 only\nRUN x\n# imagelint global ignore=IL001 ok\n");
+  auto converted = ToConfigSuppressions(file.suppressions);
+  REQUIRE(converted.size() == 3);
+  CHECK(converted[0].rule == "IL003");
+  CHECK(converted[0].origin == "inline");
+  CHECK(converted[0].reason == "A100 only");
+  CHECK(converted[0].file == "Dockerfile");
+  CHECK(converted[0].line == 2);
+  CHECK(converted[0].dockerfile_line == 3);
+  CHECK(converted[1].rule == "IL010");
+  CHECK(converted[1].dockerfile_line == 3);
+  CHECK(converted[2].rule == "IL001");  // global: any line
+  CHECK(converted[2].dockerfile_line == 0);
 }
