@@ -250,8 +250,10 @@ class Builder {
         }
       }
       std::string site = SitePackages(file.path);
+      bool torch_copy = file.path.find("/torch/lib/") != std::string::npos;
       if (!site.empty()) {
-        for (const CudaFile* meta : texts_["pip_metadata"]) {
+        // PyTorch's own hashed copy is not the nvidia-cuda-runtime wheel's file.
+        for (const CudaFile* meta : torch_copy ? std::vector<const CudaFile*>{} : texts_["pip_metadata"]) {
           if (SitePackages(meta->path) != site) continue;
           std::string name = Normalize(meta->text->value("name", ""));
           if (name != "nvidia-cuda-runtime-cu" + major && name != "nvidia-cuda-runtime") continue;

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "cuda/cuda.h"
 #include "facts/content_analyzer.h"
 #include "imagelint/bytes.h"
 
@@ -14,6 +15,7 @@ namespace imagelint {
 std::vector<std::unique_ptr<FileAnalyzer>> DefaultAnalyzers() {
   std::vector<std::unique_ptr<FileAnalyzer>> analyzers;
   analyzers.push_back(MakeContentAnalyzer());
+  for (auto& analyzer : cuda::MakeCudaAnalyzers()) analyzers.push_back(std::move(analyzer));
   return analyzers;
 }
 
@@ -66,6 +68,7 @@ Result<uint64_t> ParseByteSize(const std::string& text) {
 nlohmann::json BuildFacts(const ScannedImage& image) {
   nlohmann::json facts = {{"schema", kFactsSchema}};
   facts["image"] = BuildImageFacts(image);
+  cuda::AddCudaFacts(image.tree, image.metadata, facts);  // cuda, binaries, frameworks
   return facts;
 }
 
@@ -173,8 +176,9 @@ std::string FactsToText(const nlohmann::json& facts) {
       out << "problem:   " << Str(problem) << "\n";
     }
   }
+  if (facts.contains("cuda")) out << "\n" << cuda::FormatCudaFactsText(facts);
   for (const auto& [key, value] : facts.items()) {
-    if (key == "image" || key == "schema") continue;
+    if (key == "image" || key == "schema" || key == "cuda" || key == "binaries" || key == "frameworks") continue;
     out << key << ": " << value.dump(2) << "\n";
   }
   return out.str();
