@@ -4,6 +4,8 @@
 
 #include "analysis/rules_fixture.h"
 #include "imagelint/dockerfile.h"
+#include "imagelint/report.h"
+#include "support/test_support.h"
 
 using namespace imagelint;
 using imagelint::testing::rules_fixture::Findings;
@@ -88,4 +90,50 @@ TEST_CASE("an unknown base gives no verdict of failure from missing facts") {
     CAPTURE(pool);
     CHECK(Verdict(report, 0, pool)["predicted_error"].is_null());
   }
+}
+
+TEST_CASE("golden SARIF of a Dockerfile scan: results point at Dockerfile lines") {
+  auto analysis = dockerfile::AnalyzeDockerfileText(
+      std::string(kTrap) + "# imagelint ignore=IL010 minor-version compatibility is fine here\nRUN true\n",
+      "services/train/Dockerfile", [] {
+        dockerfile::DockerfileOptions o;
+        o.knowledge = &TestKnowledge();
+        return o;
+      }());
+  REQUIRE(analysis.ok());
+  auto wheel = dockerfile::AnalyzeDockerfileText(
+      "FROM nvidia/cuda:10.2-base-ubuntu18.04\nRUN apt-get update && apt-get install -y python3-pip\n"
+      "RUN pip3 install torch==1.12.1\n",
+      "services/infer/Dockerfile", [] {
+        dockerfile::DockerfileOptions o;
+        o.knowledge = &TestKnowledge();
+        return o;
+      }());
+  REQUIRE(wheel.ok());
+  // Many Dockerfiles, one report: each image entry names its Dockerfile (as
+  // the scan command does), so locations point into the right file.
+  json report = Run({analysis->facts, wheel->facts}, kFleet);
+  report["images"][0]["dockerfile"] = "services/train/Dockerfile";
+  report["images"][1]["dockerfile"] = "services/infer/Dockerfile";
+  report = report::Finalize(report);
+  report::RenderOptions options;
+  options.docs_dir = "/nonexistent";  // keep rule docs text out of the golden
+  json sarif = json::parse(report::RenderSarif(report, report::RulesFromReport(report), options));
+  REQUIRE(sarif["runs"].size() == 1);
+  json results = json::array();
+  for (const auto& result : sarif["runs"][0]["results"]) {
+    json slim = {{"ruleId", result.value("ruleId", "")}, {"level", result.value("level", "")}};
+    json lines = json::array();
+    for (const auto& location : result.value("locations", json::array())) {
+      const json& physical = location.value("physicalLocation", json::object());
+      if (!physical.contains("region")) continue;
+      lines.push_back(physical["artifactLocation"].value("uri", "") + ":" +
+                      std::to_string(physical["region"].value("startLine", 0)));
+    }
+    slim["locations"] = lines;
+    results.push_back(slim);
+  }
+  // Every result of this Dockerfile has a line in it.
+  for (const auto& result : results) CHECK_FALSE(result["locations"].empty());
+  imagelint::testing::CheckGolden("dockerfile/golden/compat-trap.sarif-results.json", results.dump(2) + "\n");
 }
