@@ -312,3 +312,45 @@ TEST_CASE("IsDockerfilePath and suppressions in the report module's shape") {
   CHECK(converted[2].rule == "IL001");  // global: any line
   CHECK(converted[2].dockerfile_line == 0);
 }
+
+TEST_CASE("hostile input: mutated Dockerfiles give a value or an error with a line, never a crash") {
+  const std::string seed =
+      "# syntax=docker/dockerfile:1\n"
+      "ARG CUDA=12.4.1\n"
+      "FROM nvidia/cuda:${CUDA}-devel-ubuntu22.04 AS build\n"
+      "RUN <<EOF\npip install \"torch==2.3.0\" --index-url https://download.pytorch.org/whl/cu121\nEOF\n"
+      "ENV LD_LIBRARY_PATH=/usr/local/cuda/compat:${LD_LIBRARY_PATH:-} A=\"b c\"\n"
+      "RUN sh -c 'echo $(uname) > /etc/ld.so.conf.d/x.conf' && rm -rf /usr/local/cuda/compat \\\n"
+      "    && ln -s /usr/local/cuda/lib64/stubs/libcuda.so /usr/lib/x86_64-linux-gnu/libcuda.so.1\n"
+      "COPY --from=build [\"/a\", \"/b/\"]\n";
+  const char alphabet[] = "\\`$'\"{}[]<>-=:;&|#\n \tEOFRUN${";
+  uint32_t state = 12345;
+  auto next = [&]() {
+    state = state * 1103515245u + 12345u;
+    return state >> 8;
+  };
+  int parsed_ok = 0, errors = 0;
+  for (int round = 0; round < 1500; ++round) {
+    std::string text = seed;
+    int edits = 1 + static_cast<int>(next() % 6);
+    for (int e = 0; e < edits; ++e) {
+      size_t at = next() % (text.size() + 1);
+      switch (next() % 3) {
+        case 0: text.insert(at, 1, alphabet[next() % (sizeof(alphabet) - 1)]); break;
+        case 1: if (at < text.size()) text.erase(at, 1); break;
+        default: if (at < text.size()) text[at] = alphabet[next() % (sizeof(alphabet) - 1)]; break;
+      }
+    }
+    auto analysis = AnalyzeDockerfileText(text, "Dockerfile", {});
+    if (analysis.ok()) {
+      ++parsed_ok;
+      CHECK(analysis->facts["schema"] == "imagelint.facts/v1");
+    } else {
+      ++errors;
+      CHECK(analysis.error().subject == "Dockerfile");
+      CHECK_FALSE(analysis.error().message.empty());
+    }
+  }
+  CHECK(parsed_ok > 0);
+  CHECK(errors > 0);
+}
