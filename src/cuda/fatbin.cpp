@@ -465,8 +465,17 @@ void FatbinScanner::OnCollected() {
                                      " exceeds the limit of " + std::to_string(limits_.max_uncompressed_size));
       } else if (entry.compressed_size == 0 || entry.uncompressed_size == 0) {
         AddProblem(entry.offset, "compressed fatbin entry with zero compressed or uncompressed size");
-      } else if (wanted && entry.compressed_size <= limits_.max_compressed_collect) {
-        inspect = entry.compressed_size;
+      } else if (wanted) {
+        // Only the start of the payload is decoded, so only the input that can
+        // produce it is collected: LZ4 needs at most N + N/255 + 16 bytes for N
+        // bytes of output; zstd at most one full block (128 KiB) plus headers.
+        uint64_t need = entry.compressed_size;
+        if (entry.uncompressed_size > limits_.inspect_bytes) {
+          uint64_t bound = entry.compression == "lz4" ? limits_.inspect_bytes + limits_.inspect_bytes / 255 + 64
+                                                      : limits_.inspect_bytes + 160 * 1024;
+          need = std::min(need, bound);
+        }
+        if (need <= limits_.max_compressed_collect) inspect = need;
       }
       buffer_.clear();
       if (inspect == 0) {
