@@ -23,11 +23,14 @@ class HashingStream final : public ByteStream {
   Result<size_t> Read(std::span<uint8_t> buffer) override {
     auto n = input_->Read(buffer);
     if (n.ok() && *n > 0) {
-      hasher_.Update(buffer.first(*n));
+      if (hashing_) hasher_.Update(buffer.first(*n));
       count_ += *n;
     }
     return n;
   }
+  // Off when nothing needs the digest (no verification, or a plain tar whose
+  // blob digest is the diff ID: hashed once, on the tar side).
+  void SetHashing(bool on) { hashing_ = on; }
   std::string Name() const override { return input_->Name(); }
   uint64_t Count() const { return count_; }
   std::string Digest() { return hasher_.FinishDigest(); }
@@ -36,6 +39,7 @@ class HashingStream final : public ByteStream {
   std::unique_ptr<ByteStream> input_;
   Sha256 hasher_;
   uint64_t count_ = 0;
+  bool hashing_ = true;
 };
 
 // Forwards reads to a stream owned elsewhere (so the owner keeps its counters).
@@ -54,9 +58,11 @@ std::string ShortDigest(const std::string& digest) { return digest; }
 class LayerEntryReader final : public EntryReader {
  public:
   LayerEntryReader(std::unique_ptr<HashingStream> blob, std::unique_ptr<ByteStream> tar, LayerRef layer,
-                   LayerReadOptions options)
+                   LayerReadOptions options, bool plain)
       : blob_(std::move(blob)), tar_(std::move(tar)), layer_(std::move(layer)), options_(options),
-        buffer_(kTarChunk), name_(blob_->Name()) {}
+        buffer_(kTarChunk), name_(blob_->Name()), plain_(plain) {
+    blob_->SetHashing(options_.verify && !plain_);
+  }
   ~LayerEntryReader() override {
     if (archive_) archive_read_free(archive_);
   }
@@ -149,7 +155,7 @@ class LayerEntryReader final : public EntryReader {
       archive_set_error(archive, EIO, "%s", n.error().message.c_str());
       return ARCHIVE_FATAL;
     }
-    self->tar_hasher_.Update(std::span<const uint8_t>(self->buffer_).first(*n));
+    if (self->options_.verify) self->tar_hasher_.Update(std::span<const uint8_t>(self->buffer_).first(*n));
     self->tar_bytes_ += *n;
     *out = self->buffer_.data();
     return static_cast<la_ssize_t>(*n);
@@ -167,8 +173,8 @@ class LayerEntryReader final : public EntryReader {
     }
     finished_ = true;
     if (!options_.verify) return OkStatus();
-    std::string blob_digest = blob_->Digest();
     std::string diff_id = tar_hasher_.FinishDigest();
+    std::string blob_digest = plain_ ? diff_id : blob_->Digest();
     if (layer_.size >= 0 && static_cast<uint64_t>(layer_.size) != blob_->Count()) {
       return MakeError(name_, "blob has " + std::to_string(blob_->Count()) + " bytes, the manifest says " +
                                   std::to_string(layer_.size));
@@ -195,6 +201,7 @@ class LayerEntryReader final : public EntryReader {
   uint64_t tar_bytes_ = 0;
   std::optional<Error> callback_error_;
   bool finished_ = false;
+  bool plain_;
 };
 
 }  // namespace
@@ -236,7 +243,8 @@ Result<std::unique_ptr<EntryReader>> OpenLayerStream(std::unique_ptr<ByteStream>
   Codec codec = SniffCodec((*peek)->Head());
   if ((*peek)->Head().empty()) return MakeError(hashing->Name(), "empty layer blob (not a tar archive)");
   auto tar = Decompressor(std::move(*peek), codec, options.max_uncompressed_bytes);
-  auto reader = std::make_unique<LayerEntryReader>(std::move(hashing), std::move(tar), layer, options);
+  auto reader =
+      std::make_unique<LayerEntryReader>(std::move(hashing), std::move(tar), layer, options, codec == Codec::kNone);
   IMAGELINT_TRY(reader->Start());
   return std::unique_ptr<EntryReader>(std::move(reader));
 }
