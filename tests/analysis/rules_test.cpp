@@ -343,3 +343,27 @@ TEST_CASE("unknown GPU class: cannot tell, never a silent pass") {
   REQUIRE(il003.size() == 1);
   CHECK(il003[0]["unknown"] == true);
 }
+
+TEST_CASE("facts without a cuda part: every pool rule says cannot tell or passes, nothing crashes") {
+  json bare = json::parse(R"({"schema": "imagelint.facts/v1",
+    "image": {"ref": "bare", "os": "linux", "architecture": "amd64", "env": {}, "layers": []}})");
+  json report = Run({bare}, kSeedFleet);
+  json verdict = Verdict(report, 0, "rtx3090-460");
+  CHECK(verdict["status"] == "warn");
+  CHECK(verdict["predicted_error"].is_null());
+  CHECK(!verdict["undetermined"].empty());
+  for (const auto& finding : report["images"][0]["findings"]) CHECK(finding["unknown"] == true);
+}
+
+TEST_CASE("malformed facts are tool errors naming the rule, not crashes") {
+  json facts = BaseFacts();
+  facts["binaries"] = "not a list";
+  const Knowledge& knowledge = imagelint::testing::rules_fixture::TestKnowledge();
+  auto fleet = ParseFleet(kSeedFleet, "fleet.yaml", knowledge);
+  REQUIRE(fleet.ok());
+  auto rule_set = rules::LoadRuleSet();
+  REQUIRE(rule_set.ok());
+  auto report = analysis::Analyze({facts}, *fleet, *rule_set, analysis::DefaultFunctions(knowledge));
+  REQUIRE(!report.ok());
+  CHECK(report.error().message.find("'foreach' needs a list") != std::string::npos);
+}
