@@ -115,8 +115,8 @@ nlohmann::json KernelCoverage::ToJson() const {
 KernelCoverage CheckKernels(const nlohmann::json& binary, std::string_view cc, std::string_view jit_driver,
                             const Knowledge& knowledge) {
   KernelCoverage out;
-  json sass = binary.is_object() ? binary.value("sass", json::array()) : json::array();
-  json ptx = binary.is_object() ? binary.value("ptx", json::array()) : json::array();
+  json sass = binary.is_object() && binary.contains("sass") ? binary["sass"] : json::array();
+  json ptx = binary.is_object() && binary.contains("ptx") ? binary["ptx"] : json::array();
   if (!sass.is_array()) sass = json::array();
   if (!ptx.is_array()) ptx = json::array();
   if (sass.empty() && ptx.empty()) {
@@ -149,7 +149,7 @@ KernelCoverage CheckKernels(const nlohmann::json& binary, std::string_view cc, s
     std::string arch, isa;
     if (p.is_string()) arch = p.get<std::string>();
     else if (p.is_object()) {
-      arch = p.value("arch", "");
+      if (p.contains("arch") && p["arch"].is_string()) arch = p["arch"].get<std::string>();
       if (p.contains("isa") && p["isa"].is_string()) isa = p["isa"].get<std::string>();
     }
     list += (list.empty() ? "" : " ") + arch;

@@ -64,7 +64,8 @@ std::vector<const json*> DriversInDir(const json& drivers, const std::string& di
   for (const auto& row : drivers) {
     std::string path = Str(row, "path");
     bool match = NormalizeDir(DirName(path)) == wanted && (!need_so1_file || BaseName(path) == "libcuda.so.1");
-    for (const auto& alias : row.value("aliases", json::array())) {
+    const json aliases = row.contains("aliases") && row["aliases"].is_array() ? row["aliases"] : json::array();
+    for (const auto& alias : aliases) {
       if (!alias.is_string()) continue;
       std::string a = alias.get<std::string>();
       if (NormalizeDir(DirName(a)) != wanted) continue;
@@ -161,14 +162,12 @@ nlohmann::json LibcudaSelection::ToJson() const {
 LibcudaSelection SelectLibcuda(const nlohmann::json& facts, const Pool& pool, const Knowledge& knowledge) {
   const json empty_object = json::object();
   const json& cuda = facts.contains("cuda") && facts["cuda"].is_object() ? facts["cuda"] : empty_object;
-  json drivers = cuda.value("drivers", json::array());
-  if (!drivers.is_array()) drivers = json::array();
+  json drivers = cuda.contains("drivers") && cuda["drivers"].is_array() ? cuda["drivers"] : json::array();
   // Only libcuda rows (facts list other driver libraries separately).
   json libcuda = json::array();
   for (const auto& row : drivers)
     if (row.is_object() && BaseName(Str(row, "path")).rfind("libcuda.so", 0) == 0) libcuda.push_back(row);
-  json loader = cuda.value("loader", json::object());
-  if (!loader.is_object()) loader = json::object();
+  json loader = cuda.contains("loader") && cuda["loader"].is_object() ? cuda["loader"] : json::object();
   auto env = internal::ImageEnv(facts);
   LaunchPath launch = ResolveLaunchPath(pool, knowledge);
   const std::string& host = pool.driver;
@@ -255,7 +254,8 @@ LibcudaSelection SelectLibcuda(const nlohmann::json& facts, const Pool& pool, co
       for (const json* row : compat) versions.insert(Str(*row, "version"));
       if (versions.size() > 1) why_not = "more than one libcuda.so.*.* in the compat directory: the hook does nothing";
       const json* behaviour = knowledge.ToolkitBehaviour(launch.toolkit);
-      if (behaviour && behaviour->at("hook_needs_ld_so_cache").get<bool>() && loader.value("ld_so_cache", true) == false)
+      if (behaviour && behaviour->at("hook_needs_ld_so_cache").get<bool>() && loader.contains("ld_so_cache") &&
+          loader["ld_so_cache"].is_boolean() && !loader["ld_so_cache"].get<bool>())
         why_not = "no /etc/ld.so.cache in the image: the hook of this toolkit version does nothing";
     }
     if (why_not.empty()) {

@@ -362,3 +362,29 @@ TEST_CASE("launch path defaults and ToJson shapes for the rule language") {
   CHECK(imagelint::nvidia::HostFactsForPool(MakePool("NVIDIA GeForce RTX 3090", "460.67", "1.4.0"), K()).devices[0].brand ==
         "GeForce");
 }
+
+TEST_CASE("malformed facts give answers, not exceptions") {
+  auto pool = MakePool("Tesla T4", "535.104.05", "1.17.7");
+  const json odd[] = {
+      json(nullptr),
+      json::array({1, 2}),
+      {{"cuda", "nope"}},
+      {{"cuda", {{"drivers", "x"}, {"loader", 5}}}},
+      json::parse(R"({"cuda": {"drivers": [5, "s", {"path": 7, "version": 1.5, "aliases": "x", "note": "n"}],
+                               "loader": {"ld_library_path": [1, null], "ld_so_conf": "x", "ld_so_cache": "yes",
+                                          "libcuda_candidates": [1, {"dir": 3}]}},
+                      "image": {"env": {"LD_LIBRARY_PATH": 3, "NVIDIA_DRIVER_CAPABILITIES": null}}})"),
+  };
+  for (const auto& facts : odd) {
+    CAPTURE(facts.dump());
+    auto selection = SelectLibcuda(facts, pool, K());
+    CHECK(selection.kind == "host");
+    CHECK(imagelint::nvidia::CheckStart(facts, pool, K()).satisfied);
+  }
+  const json binaries[] = {json(nullptr), {{"sass", "sm_80"}}, {{"sass", {1, nullptr}}, {"ptx", {{{"arch", 80}, {"isa", 7}}, 3}}}};
+  for (const auto& binary : binaries) {
+    CAPTURE(binary.dump());
+    auto result = imagelint::nvidia::CheckKernels(binary, "8.0", "535.104.05", K());
+    CHECK((result.runs || result.error == 209));
+  }
+}
