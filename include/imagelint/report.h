@@ -12,6 +12,7 @@
 // finding that was not suppressed, whatever --min-severity hides.
 #pragma once
 
+#include <functional>
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -27,7 +28,9 @@ namespace imagelint::report {
 
 using rules::Severity;
 
-enum class Format { kText, kJson, kSarif, kJunit, kGithub, kMarkdown };
+// kK8s: placement advice (a nodeAffinity over the fleet's pools,
+// docs/fleet-import.md); rendered by RenderOptions::placement.
+enum class Format { kText, kJson, kSarif, kJunit, kGithub, kMarkdown, kK8s };
 
 std::string_view FormatName(Format format);  // "text", "json", ...
 Result<Format> ParseFormat(std::string_view name);
@@ -80,6 +83,9 @@ struct RenderOptions {
   std::string dockerfile;
   size_t markdown_top_findings = 10;
   size_t width = 80;  // text output width
+  // --format k8s needs the fleet, which the report does not carry: a command
+  // with a fleet sets this (fleet_import::RenderPlacementAdvice bound to it).
+  std::function<Result<std::string>(const nlohmann::json& report)> placement;
 };
 
 // Applies --min-severity: findings below it move out of `findings` (counted in

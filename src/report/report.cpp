@@ -173,19 +173,20 @@ std::string_view FormatName(Format format) {
     case Format::kJunit: return "junit";
     case Format::kGithub: return "github";
     case Format::kMarkdown: return "markdown";
+    case Format::kK8s: return "k8s";
   }
   return "text";
 }
 
-std::vector<std::string> FormatNames() { return {"text", "json", "sarif", "junit", "github", "markdown"}; }
+std::vector<std::string> FormatNames() { return {"text", "json", "sarif", "junit", "github", "markdown", "k8s"}; }
 
 Result<Format> ParseFormat(std::string_view name) {
   for (Format format : {Format::kText, Format::kJson, Format::kSarif, Format::kJunit, Format::kGithub,
-                        Format::kMarkdown}) {
+                        Format::kMarkdown, Format::kK8s}) {
     if (name == FormatName(format)) return format;
   }
   return MakeError("--format", "unknown format '" + std::string(name) +
-                                   "' (expected text, json, sarif, junit, github or markdown)");
+                                   "' (expected text, json, sarif, junit, github, markdown or k8s)");
 }
 
 Result<FormatRequest> ParseFormatRequest(std::string_view spec) {
@@ -326,6 +327,11 @@ std::string Render(const json& report, Format format, const std::vector<RuleMeta
     case Format::kJunit: return RenderJunit(report);
     case Format::kGithub: return RenderGithub(report, options);
     case Format::kMarkdown: return RenderMarkdown(report, rules, options);
+    case Format::kK8s: {
+      if (!options.placement) return "# --format k8s needs a fleet (--fleet FILE)\n";
+      auto advice = options.placement(report);
+      return advice.ok() ? *advice : "# " + advice.error().ToString() + "\n";
+    }
   }
   return RenderText(report, options);
 }
@@ -342,6 +348,11 @@ Status WriteReports(const json& report, const std::vector<RuleMeta>& rules,
     bool is_stdout = request.path.empty() || request.path == "-";
     RenderOptions render_options = options;
     if (!is_stdout) render_options.color = false;
+    if (request.format == Format::kK8s) {  // placement advice: its errors are errors, not text
+      if (!options.placement) return MakeError("--format k8s", "needs a fleet (--fleet FILE): placement is advice over pools");
+      auto advice = options.placement(report);
+      if (!advice.ok()) return advice.error();
+    }
     std::string text = Render(report, request.format, rules, render_options);
     if (is_stdout) {
       out << text;
