@@ -65,7 +65,9 @@ bool IsRegistryArgument(const std::string& argument) {
 Result<ScannedImage> ReadImageArgument(const std::string& image, ReadImageOptions options,
                                        const ImageInputArgs& args) {
   std::unique_ptr<LayerCache> cache;
-  if (!args.no_cache) {
+  // Unverified layers (--no-verify) must not fill a cache that verified
+  // scans trust.
+  if (!args.no_cache && options.open.verify_digests) {
     std::string directory = args.cache_dir.empty() ? DefaultCacheDirectory() : args.cache_dir;
     auto opened = LayerCache::Open(directory);
     if (opened.ok()) {
