@@ -11,6 +11,7 @@
 #include "facts/facts.h"
 #include "imagelint/analysis.h"
 #include "imagelint/fleet.h"
+#include "imagelint/fleet_import.h"
 #include "imagelint/knowledge.h"
 #include "imagelint/rules.h"
 
@@ -61,8 +62,12 @@ Result<nlohmann::json> FactsFor(const std::string& image, const ScanArgs& args) 
 }
 
 // The one place that turns a report into output (src/report/ replaces it).
-Status WriteReport(const nlohmann::json& report, const std::string& format, std::ostream& out) {
-  if (format == "json") {
+Status WriteReport(const nlohmann::json& report, const std::string& format, const Fleet& fleet, std::ostream& out) {
+  if (format == "k8s") {  // placement advice over the fleet's pools (docs/fleet-import.md)
+    auto advice = fleet_import::RenderPlacementAdvice(report, fleet);
+    if (!advice.ok()) return advice.error();
+    out << *advice;
+  } else if (format == "json") {
     out << report.dump(2) << "\n";
   } else {
     out << analysis::RenderText(report);
@@ -82,15 +87,17 @@ RunFunction SetupScan(CLI::App& app) {
   app.add_option("--platform", args->platform, "os/arch[/variant] of a multi-platform image (default linux/amd64)");
   app.add_option("--fail-on", args->fail_on, "exit 1 on findings at or above this severity (default error)")
       ->check(CLI::IsMember({"error", "warning", "note", "none"}));
-  app.add_option("--format", args->format, "text (default) or json (imagelint.report/v1)")
-      ->check(CLI::IsMember({"text", "json"}));
+  app.add_option("--format", args->format,
+                 "text (default), json (imagelint.report/v1) or k8s (nodeAffinity keeping pods on passing pools)")
+      ->check(CLI::IsMember({"text", "json", "k8s"}));
   app.add_option("--output", args->output, "write the report to FILE instead of standard output");
   return [args]() -> int {
     auto knowledge = Knowledge::LoadDefault();
     if (!knowledge.ok()) return ReportToolError(knowledge.error());
     Fleet fleet;
     if (!args->fleet.empty()) {
-      auto loaded = LoadFleetFile(args->fleet, *knowledge);
+      // A fleet YAML, or `kubectl get nodes -o json`, `nvidia-smi -q -x`, `nvidia-container-cli info --csv`.
+      auto loaded = fleet_import::LoadFleetAnyFormat(args->fleet, *knowledge);
       if (!loaded.ok()) return ReportToolError(loaded.error());
       fleet = std::move(*loaded);
     }
@@ -110,11 +117,11 @@ RunFunction SetupScan(CLI::App& app) {
 
     Status written = OkStatus();
     if (args->output.empty() || args->output == "-") {
-      written = WriteReport(*report, args->format, std::cout);
+      written = WriteReport(*report, args->format, fleet, std::cout);
     } else {
       std::ofstream out(args->output, std::ios::binary | std::ios::trunc);
       if (!out) return ReportToolError(MakeError(args->output, "cannot write the report"));
-      written = WriteReport(*report, args->format, out);
+      written = WriteReport(*report, args->format, fleet, out);
       out.close();
       if (!out) return ReportToolError(MakeError(args->output, "cannot write the report"));
     }
