@@ -590,6 +590,12 @@ class Builder {
                            (has_device_code || std::find(markers.begin(), markers.end(), "cuGetProcAddress") !=
                                                    markers.end());
       if (!(has_device_code || cuda_needed || is_cuda_lib || problems || static_cudart)) continue;
+      // Driver libraries (libcuda carries ~200 internal cubins) are reported in
+      // cuda.drivers / cuda.driver_libraries; their kernels are not the application's.
+      std::string base = BaseName(file.path);
+      if (!problems && (StartsWith(base, "libcuda.so") || StartsWith(base, "libnvidia-") ||
+                        StartsWith(base, "libcudadebugger.so")))
+        continue;
       json row = json::object();
       AddWhere(row, file);
       for (const char* key : {"machine", "class", "type"})

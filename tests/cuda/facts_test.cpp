@@ -4,6 +4,11 @@
 
 #include "cuda/cuda.h"
 #include "cuda/fixtures.h"
+#include "support/test_support.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
 
 using namespace imagelint::cuda;
 using namespace imagelint::cuda::testing;
@@ -267,4 +272,51 @@ TEST_CASE("facts: frameworks from their own metadata") {
   CHECK(by_name["tensorrt:10.3.0.26"]["cuda"] == "12.5");
   CHECK(by_name["torch:2.1.0"]["cuda"] == "12.1");
   CHECK(TextKindForPath(site + "requests-2.0.dist-info/METADATA").empty());
+}
+
+TEST_CASE("facts: imagelint facts on the example image built with umoci and skopeo") {
+  namespace fs = std::filesystem;
+  using imagelint::testing::HaveProgram;
+  using imagelint::testing::NeedExternal;
+  const char* home = std::getenv("HOME");
+  fs::path debs = std::getenv("IMAGELINT_NVIDIA_DEBS") ? fs::path(std::getenv("IMAGELINT_NVIDIA_DEBS"))
+                                                       : fs::path(home ? home : "/root") / ".cache/imagelint/nvidia-debs";
+  if (!NeedExternal("umoci and skopeo", HaveProgram("umoci") && HaveProgram("skopeo"), "apt-get install umoci skopeo"))
+    return;
+  if (!NeedExternal("NVIDIA packages", fs::exists(debs / "index.tsv"), "run scripts/fetch-nvidia-debs.sh")) return;
+  if (!NeedExternal("imagelint binary", fs::exists(imagelint::testing::ImagelintBinary()), "build the imagelint target"))
+    return;
+  imagelint::testing::TempDir dir;
+  fs::path image = dir / "example.tar";
+  auto made = imagelint::testing::RunCommand(
+      {"bash", (imagelint::testing::SourceDir() / "scripts/make-example-image.sh").string(), image.string()}, "", 600,
+      {"EXAMPLE_WITH_CUBLAS=0"});
+  REQUIRE_MESSAGE(made.exit_code == 0, made.err);
+  auto run = imagelint::testing::RunImagelint({"facts", image.string(), "--format", "json"});
+  REQUIRE_MESSAGE(run.exit_code == 0, run.err);
+  json facts = json::parse(run.out);
+  REQUIRE(facts["cuda"]["runtimes"].size() == 1);
+  const json& runtime = facts["cuda"]["runtimes"][0];
+  CHECK(runtime["path"] == "/usr/local/cuda-12.4/targets/x86_64-linux/lib/libcudart.so.12.4.127");
+  CHECK(runtime["version"] == "12.4.127");
+  CHECK(runtime["layer"] == 1);
+  CHECK(runtime["evidence"].size() == 4);  // file name, dpkg, version.json, SONAME
+  REQUIRE(facts["cuda"]["drivers"].size() == 1);
+  const json& driver = facts["cuda"]["drivers"][0];
+  CHECK(driver["path"] == "/usr/local/cuda-12.4/compat/libcuda.so.550.163.01");
+  CHECK(driver["kind"] == "compat");
+  CHECK(driver["version"] == "550.163.01");
+  CHECK(driver["layer"] == 2);
+  CHECK(driver["aliases"] == json({"/usr/local/cuda-12.4/compat/libcuda.so.1"}));
+  const json& requirements = facts["cuda"]["requirements"];
+  CHECK(requirements["CUDA_VERSION"] == "12.4.1");
+  CHECK(requirements["NVIDIA_REQUIRE_CUDA"].get<std::string>().rfind("cuda>=12.4 brand=tesla,driver>=470,driver<471", 0) == 0);
+  CHECK(facts["cuda"]["loader"]["ld_library_path"] == json({"/usr/local/nvidia/lib", "/usr/local/nvidia/lib64"}));
+  CHECK(facts["cuda"]["loader"]["ld_so_conf"].size() == 3);
+  CHECK(facts["cuda"]["loader"]["libcuda_candidates"].empty());  // the compat dir is not on any search path
+  auto text = imagelint::testing::RunImagelint({"facts", image.string(), "--format", "text"});
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("libcudart 12.4.127  [system, version from filename]") != std::string::npos);
+  CHECK(text.out.find("libcuda 550.163.01  [compat]") != std::string::npos);
+  CHECK(text.out.find("/usr/local/cuda-12.4/compat/libcuda.so.550.163.01  (layer 2 sha256:") != std::string::npos);
 }
