@@ -105,8 +105,13 @@ DriverCompat CheckDriverCompat(std::string_view runtime_version, const LibcudaSe
         bool official = row != nullptr && row->at("matrix") == "official";
         if (supported.has_value() && !*supported) {
           const json* branch_row = knowledge.FindBranch(*kernel_branch);
-          std::string why = branch_row && branch_row->at("end_of_life").is_boolean() &&
-                                    branch_row->at("end_of_life").get<bool>()
+          bool end_of_life = branch_row && branch_row->at("end_of_life").is_boolean() &&
+                             branch_row->at("end_of_life").get<bool>();
+          // The current matrix drops end-of-life branches that older editions (and the
+          // images' requirement clauses) listed: "not a supported target" is certain,
+          // that it fails is not.
+          if (end_of_life) official = false;
+          std::string why = end_of_life
                                 ? " (R" + std::to_string(*kernel_branch) + " is end of life)"
                             : branch_row && branch_row->at("designation") == "NFB"
                                 ? " (R" + std::to_string(*kernel_branch) + " is a new feature branch)"

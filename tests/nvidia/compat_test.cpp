@@ -79,6 +79,13 @@ TEST_CASE("forward compatibility: eligibility, matrix and notes") {
     auto result = CheckDriverCompat("12.8.90", Compat("570.124.06", "12.8"), pool, K());
     CHECK(result.error == 803);
     CHECK(result.message.find("end of life") != std::string::npos);
+    CHECK_FALSE(result.certain);  // older matrix editions may have listed it
+  }
+  SUBCASE("an older compat library than the kernel driver -> 803, certain") {
+    auto pool = MakePool("NVIDIA H100 80GB HBM3", "580.95.05");
+    auto result = CheckDriverCompat("12.9.79", Compat("575.57.08", "12.9"), pool, K());
+    CHECK(result.error == 803);
+    CHECK(result.certain);
   }
   SUBCASE("new feature branch R610 is doubtful for 13.4") {
     CHECK(CompatSupportsBranch("13.4", 610, K()) == std::optional<bool>(true));
