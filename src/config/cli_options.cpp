@@ -3,6 +3,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <fstream>
 #include <ostream>
 
 namespace imagelint::config {
@@ -41,10 +43,12 @@ void AddReportFlags(CLI::App& app, CommandLineOptions& options) {
                    "show findings at or above this severity: note (default), warning, error; hidden ones still "
                    "count for --fail-on, e.g. --min-severity warning")
         ->check(CLI::IsMember({"error", "warning", "note"}));
+  std::string extra;
+  for (const auto& name : options.extra_formats) extra += ", " + name;
   if (!Has(app, "--format"))
     app.add_option("--format", options.formats,
                    "report format, optionally to a file (repeatable): text (default), json, sarif, junit, github, "
-                   "markdown, e.g. --format sarif=imagelint.sarif --format text");
+                   "markdown" + extra + ", e.g. --format sarif=imagelint.sarif --format text");
   if (!Has(app, "--output") && !Has(app, "-o"))
     app.add_option("-o,--output", options.output, "write the (single) report format to FILE, e.g. --output report.json");
   if (!Has(app, "--ignore"))
@@ -117,19 +121,31 @@ Result<Settings> ResolveConfig(const CommandLineOptions& options) {
     settings.min_severity = *severity;
   }
   for (const auto& spec : config.formats) {
+    std::string name = spec.substr(0, spec.find('='));
+    if (std::find(options.extra_formats.begin(), options.extra_formats.end(), name) != options.extra_formats.end()) {
+      std::string path = spec.size() > name.size() ? spec.substr(name.size() + 1) : "";
+      if (spec.size() > name.size() && path.empty())
+        return MakeError("--format", "'" + spec + "': a file name must follow '=' (or use '-' for stdout)");
+      settings.extra_formats.emplace_back(name, path == "-" ? "" : path);
+      continue;
+    }
     auto request = report::ParseFormatRequest(spec);
     if (!request.ok()) return request.error();
     settings.formats.push_back(*request);
   }
+  if (settings.formats.empty() && settings.extra_formats.empty())
+    settings.formats.push_back({report::Format::kText, ""});
+  size_t to_stdout = 0;
+  for (const auto& request : settings.formats) to_stdout += request.path.empty() || request.path == "-" ? 1 : 0;
+  for (const auto& [name, path] : settings.extra_formats) to_stdout += path.empty() ? 1 : 0;
   if (config.output) {
-    if (settings.formats.empty()) settings.formats.push_back({report::Format::kText, ""});
-    size_t to_stdout = 0;
-    for (const auto& request : settings.formats) to_stdout += request.path.empty() ? 1 : 0;
-    if (settings.formats.size() != 1 || to_stdout != 1)
+    if (settings.formats.size() + settings.extra_formats.size() != 1 || to_stdout != 1)
       return MakeError("--output", "works with a single --format; give each format its own file instead (--format sarif=FILE)");
-    settings.formats[0].path = *config.output;
+    if (!settings.formats.empty()) settings.formats[0].path = *config.output;
+    if (!settings.extra_formats.empty()) settings.extra_formats[0].second = *config.output;
+  } else if (to_stdout > 1) {
+    return MakeError("--format", "only one format can go to standard output; give the others a file (FORMAT=FILE)");
   }
-  if (settings.formats.empty()) settings.formats.push_back({report::Format::kText, ""});
   settings.render.color = report::ColorWanted(STDOUT_FILENO);
   if (config.docs_url) {
     settings.render.docs_base_uri = *config.docs_url;
@@ -143,7 +159,8 @@ Result<Settings> ResolveConfig(const CommandLineOptions& options) {
 
 Result<int> FinishReport(const nlohmann::json& analysis_report, const Settings& settings,
                          const std::vector<Suppression>& inline_suppressions, std::ostream& out,
-                         const std::vector<report::RuleMeta>& rules) {
+                         const std::vector<report::RuleMeta>& rules,
+                         const std::map<std::string, ExtraRenderer>& extra) {
   std::vector<Suppression> suppressions = settings.config.ignores;
   if (settings.inline_ignores)
     suppressions.insert(suppressions.end(), inline_suppressions.begin(), inline_suppressions.end());
@@ -151,6 +168,21 @@ Result<int> FinishReport(const nlohmann::json& analysis_report, const Settings& 
   report = report::Finalize(report, {.min_severity = settings.min_severity});
   std::vector<report::RuleMeta> table = rules.empty() ? report::RulesFromReport(report) : rules;
   IMAGELINT_TRY(report::WriteReports(report, table, settings.formats, settings.render, out));
+  for (const auto& [name, path] : settings.extra_formats) {
+    auto renderer = extra.find(name);
+    if (renderer == extra.end()) return MakeError("--format", "no renderer for format '" + name + "'");
+    auto text = renderer->second(report);
+    if (!text.ok()) return text.error();
+    if (path.empty()) {
+      out << *text;
+      out.flush();
+      continue;
+    }
+    std::ofstream file(path, std::ios::binary | std::ios::trunc);
+    file << *text;
+    file.close();
+    if (!file) return MakeError(path, "could not write the " + name + " report");
+  }
   return report::ExitCodeFor(report, settings.fail_on);
 }
 

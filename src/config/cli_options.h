@@ -15,7 +15,9 @@
 // their values into CommandLineOptions before ResolveConfig.
 #pragma once
 
+#include <functional>
 #include <iosfwd>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,6 +47,10 @@ struct CommandLineOptions {
   std::string platform;                 // --platform (when the command has one)
   bool no_inline_ignores = false;       // --no-inline-ignores
   std::string working_directory = ".";  // where ./.imagelint.yaml is looked for
+  // Formats the command renders itself (e.g. scan's "k8s" placement advice):
+  // accepted by --format (NAME or NAME=FILE) and handed to FinishReport's
+  // `extra` renderers. Set before AddReportFlags (it shows them in --help).
+  std::vector<std::string> extra_formats;
 };
 
 void AddConfigFlags(CLI::App& app, CommandLineOptions& options);
@@ -53,7 +59,8 @@ void AddReportFlags(CLI::App& app, CommandLineOptions& options);
 // Everything a command needs after merging the config file and the flags.
 struct Settings {
   Config config;  // merged (file, then flags)
-  std::vector<report::FormatRequest> formats;  // never empty (default: text to stdout)
+  std::vector<report::FormatRequest> formats;  // default: text to stdout (when no extra format either)
+  std::vector<std::pair<std::string, std::string>> extra_formats;  // name, path ("" = stdout)
   std::optional<rules::Severity> fail_on = rules::Severity::kError;  // nullopt = none
   rules::Severity min_severity = rules::Severity::kNote;
   report::RenderOptions render;
@@ -67,8 +74,10 @@ Result<Settings> ResolveConfig(const CommandLineOptions& options);
 // Applies ignores (config + flags + `inline_suppressions` when allowed),
 // --min-severity, writes every format and returns the exit code (0 or 1).
 // `rules` defaults to the report's own rule table when empty.
+using ExtraRenderer = std::function<Result<std::string>(const nlohmann::json& report)>;
 Result<int> FinishReport(const nlohmann::json& report, const Settings& settings,
                          const std::vector<Suppression>& inline_suppressions, std::ostream& out,
-                         const std::vector<report::RuleMeta>& rules = {});
+                         const std::vector<report::RuleMeta>& rules = {},
+                         const std::map<std::string, ExtraRenderer>& extra = {});
 
 }  // namespace imagelint::config

@@ -2,8 +2,11 @@
 // published JSON Schemas (config file and report).
 #include <stdlib.h>
 
+#include <sstream>
+
 #include <doctest/doctest.h>
 
+#include "config/cli_options.h"
 #include "imagelint/config.h"
 #include "imagelint/report.h"
 #include "report/sample_report.h"
@@ -329,6 +332,113 @@ TEST_CASE("suppressions: expired entries are reported and not applied") {
   CHECK(on_day["ignores"]["expired"].empty());
   CHECK(report::Finalize(after)["summary"]["expired_ignores"] == 1);
   CHECK(report::ExitCodeFor(report::Finalize(after), rules::Severity::kError) == 1);
+}
+
+// --- flags + file -> settings -> reports and exit code ----------------------------
+
+TEST_CASE("ResolveConfig: defaults, file, flags, --output, extra formats") {
+  testing::TempDir dir;
+  CommandLineOptions options;
+  options.working_directory = dir.path().string();
+  setenv("XDG_CONFIG_HOME", (dir / "xdg").c_str(), 1);
+  auto defaults = ResolveConfig(options);
+  REQUIRE(defaults.ok());
+  CHECK(defaults->formats.size() == 1);
+  CHECK(defaults->formats[0].format == report::Format::kText);
+  CHECK(*defaults->fail_on == rules::Severity::kError);
+  CHECK(defaults->min_severity == rules::Severity::kNote);
+  CHECK(defaults->inline_ignores);
+
+  testing::WriteFileText(dir / ".imagelint.yaml",
+                         "fail-on: warning\nmin-severity: error\nformat: [json]\ninline-ignores: false\n");
+  auto from_file = ResolveConfig(options);
+  REQUIRE(from_file.ok());
+  CHECK(*from_file->fail_on == rules::Severity::kWarning);
+  CHECK(from_file->min_severity == rules::Severity::kError);
+  CHECK(from_file->formats[0].format == report::Format::kJson);
+  CHECK_FALSE(from_file->inline_ignores);
+
+  options.fail_on = "none";
+  options.formats = {"sarif=out.sarif", "text"};
+  options.ignore = {"IL003=accepted"};
+  auto flags = ResolveConfig(options);
+  REQUIRE(flags.ok());
+  CHECK_FALSE(flags->fail_on.has_value());
+  REQUIRE(flags->formats.size() == 2);
+  CHECK(flags->formats[0].path == "out.sarif");
+  CHECK(flags->config.ignores.size() == 1);
+
+  options.no_config = true;
+  options.formats = {"json"};
+  options.output = "report.json";
+  auto output = ResolveConfig(options);
+  REQUIRE(output.ok());
+  CHECK(output->formats[0].path == "report.json");
+  CHECK(output->min_severity == rules::Severity::kNote);  // --no-config: the file's error is gone
+
+  options.formats = {"json", "text"};
+  auto two = ResolveConfig(options);
+  REQUIRE_FALSE(two.ok());
+  CHECK(two.error().message.find("single --format") != std::string::npos);
+  options.output.clear();
+  options.formats = {"json", "text"};
+  CHECK_FALSE(ResolveConfig(options).ok());  // two to stdout
+
+  options.extra_formats = {"k8s"};
+  options.formats = {"k8s=advice.yaml", "text"};
+  auto extra = ResolveConfig(options);
+  REQUIRE(extra.ok());
+  REQUIRE(extra->extra_formats.size() == 1);
+  CHECK(extra->extra_formats[0].second == "advice.yaml");
+  options.formats = {"k8s"};
+  auto only_extra = ResolveConfig(options);
+  REQUIRE(only_extra.ok());
+  CHECK(only_extra->formats.empty());
+
+  options.formats = {};
+  options.ignore = {"IL003"};
+  CHECK_FALSE(ResolveConfig(options).ok());
+  options.ignore = {};
+  options.severity = {"IL003=fatal"};
+  CHECK_FALSE(ResolveConfig(options).ok());
+  options.severity = {};
+  options.config_file = (dir / ".imagelint.yaml").string();
+  CHECK_FALSE(ResolveConfig(options).ok());  // --config with --no-config
+  unsetenv("XDG_CONFIG_HOME");
+}
+
+TEST_CASE("FinishReport: suppress, filter, write, exit code") {
+  testing::TempDir dir;
+  CommandLineOptions options;
+  options.no_config = true;
+  options.formats = {"json=" + (dir / "r.json").string(), "text", "k8s=" + (dir / "advice.txt").string()};
+  options.extra_formats = {"k8s"};
+  options.ignore = {"IL003=accepted for the test"};
+  options.min_severity = "warning";
+  options.fail_on = "warning";
+  auto settings = ResolveConfig(options);
+  REQUIRE(settings.ok());
+  std::ostringstream out;
+  std::map<std::string, ExtraRenderer> extra = {
+      {"k8s", [](const json& report) -> Result<std::string> {
+         return "images: " + std::to_string(report["images"].size()) + "\n";
+       }}};
+  auto code = FinishReport(testing::SampleReport(), *settings, {}, out, {}, extra);
+  REQUIRE(code.ok());
+  CHECK(*code == 1);  // IL010 (warning) remains
+  CHECK(out.str().find("SUPPRESSED (1)") != std::string::npos);
+  CHECK(out.str().find("NOTES") == std::string::npos);  // below --min-severity
+  json written = json::parse(testing::ReadFileText(dir / "r.json"));
+  CHECK(written["summary"]["hidden"]["note"] == 2);
+  CHECK(testing::ReadFileText(dir / "advice.txt") == "images: 2\n");
+
+  options.fail_on = "error";
+  auto relaxed = ResolveConfig(options);
+  REQUIRE(relaxed.ok());
+  std::ostringstream quiet;
+  CHECK(*FinishReport(testing::SampleReport(), *relaxed, {}, quiet, {}, extra) == 0);
+  auto missing = FinishReport(testing::SampleReport(), *relaxed, {}, quiet, {}, {});
+  CHECK_FALSE(missing.ok());
 }
 
 // --- published schemas -------------------------------------------------------
