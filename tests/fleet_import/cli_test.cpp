@@ -2,6 +2,9 @@
 #include <doctest/doctest.h>
 #include <yaml-cpp/yaml.h>
 
+#include <map>
+
+#include "analysis/rules_fixture.h"  // BaseFacts(): the seed image's facts
 #include "support/test_support.h"
 
 using imagelint::testing::ReadFileText;
@@ -69,4 +72,49 @@ TEST_CASE("fleet import: malformed input and bad usage exit 2 naming the node or
   auto missing = RunImagelint({"fleet", "import", "--from-k8s", (dir / "nope.json").string()});
   CHECK(missing.exit_code == 2);
   CHECK(missing.err.find("nope.json") != std::string::npos);
+}
+
+// The seed story through the whole pipeline: an image carrying a CUDA 11.3
+// compat libcuda (465) scanned against a cluster given as `kubectl get nodes
+// -o json`: the GeForce nodes fail with 804, the A100 nodes pass, and the
+// placement advice keeps pods on the A100 nodes only.
+TEST_CASE("scan --fleet nodes.json and --format k8s") {
+  TempDir dir;
+  WriteFileText(dir / "seed.json", imagelint::testing::rules_fixture::BaseFacts().dump());
+  WriteFileText(dir / "nodes.json", R"({"apiVersion": "v1", "kind": "List", "items": [
+    {"metadata": {"name": "a100-1", "labels": {"kubernetes.io/arch": "amd64",
+      "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-40GB", "nvidia.com/gpu.count": "8",
+      "nvidia.com/cuda.driver-version.full": "460.32.03", "nvidia.com/cuda.runtime-version.full": "11.2",
+      "nvidia.com/gpu.compute.major": "8", "nvidia.com/gpu.compute.minor": "0"}}},
+    {"metadata": {"name": "rtx-1", "labels": {"kubernetes.io/arch": "amd64",
+      "nvidia.com/gpu.product": "NVIDIA-GeForce-RTX-3090", "nvidia.com/gpu.count": "4",
+      "nvidia.com/cuda.driver-version.full": "460.32.03", "nvidia.com/cuda.runtime-version.full": "11.2",
+      "nvidia.com/gpu.compute.major": "8", "nvidia.com/gpu.compute.minor": "6"}}},
+    {"metadata": {"name": "cpu-1", "labels": {"kubernetes.io/arch": "amd64"}}}]})");
+  auto text = RunImagelint({(dir / "seed.json").string(), "--fleet", (dir / "nodes.json").string()});
+  INFO(text.out);
+  INFO(text.err);
+  CHECK(text.exit_code == 1);
+  CHECK(text.out.find("804") != std::string::npos);
+
+  auto k8s = RunImagelint({(dir / "seed.json").string(), "--fleet", (dir / "nodes.json").string(), "--format", "k8s"});
+  INFO(k8s.out);
+  INFO(k8s.err);
+  CHECK(k8s.exit_code == 1);  // --fail-on still applies
+  YAML::Node doc = YAML::Load(k8s.out);
+  auto terms = doc["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"];
+  REQUIRE(terms.size() == 1);
+  std::map<std::string, std::string> expressions;
+  for (const auto& e : terms[0]["matchExpressions"]) expressions[e["key"].as<std::string>()] = e["values"][0].as<std::string>();
+  CHECK(expressions.at("nvidia.com/gpu.product") == "NVIDIA-A100-SXM4-40GB");
+  CHECK(k8s.out.find("#   geforce-rtx-3090-460.32.03: fail, predicted cudaErrorCompatNotSupportedOnDevice (804)") !=
+        std::string::npos);
+
+  // Malformed node list: exit 2 naming the node, before any scanning.
+  WriteFileText(dir / "bad.json",
+                R"({"items": [{"metadata": {"name": "gpu-x", "labels": {"nvidia.com/gpu.product": "Tesla-T4",
+                  "nvidia.com/cuda.driver-version.full": "r470"}}}]})");
+  auto bad = RunImagelint({(dir / "seed.json").string(), "--fleet", (dir / "bad.json").string()});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("gpu-x") != std::string::npos);
 }
