@@ -86,6 +86,9 @@ struct RenderOptions {
   // --format k8s needs the fleet, which the report does not carry: a command
   // with a fleet sets this (fleet_import::RenderPlacementAdvice bound to it).
   std::function<Result<std::string>(const nlohmann::json& report)> placement;
+  // Replaces RenderText for the text format (a command with its own layout);
+  // it should end with RenderTextSummary so suppressions are never silent.
+  std::function<std::string(const nlohmann::json& report, const RenderOptions& options)> text_renderer;
 };
 
 // Applies --min-severity: findings below it move out of `findings` (counted in
@@ -98,6 +101,9 @@ struct FinalizeOptions {
 nlohmann::json Finalize(const nlohmann::json& report, const FinalizeOptions& options = {});
 
 std::string RenderText(const nlohmann::json& report, const RenderOptions& options = {});
+// The tail of RenderText: suppressed findings, expired/rejected/unused
+// ignores and the summary line.
+std::string RenderTextSummary(const nlohmann::json& report, const RenderOptions& options = {});
 std::string RenderJson(const nlohmann::json& report);
 std::string RenderSarif(const nlohmann::json& report, const std::vector<RuleMeta>& rules,
                         const RenderOptions& options = {});

@@ -321,7 +321,7 @@ std::string RenderJson(const json& report) { return report.dump(2) + "\n"; }
 std::string Render(const json& report, Format format, const std::vector<RuleMeta>& rules,
                    const RenderOptions& options) {
   switch (format) {
-    case Format::kText: return RenderText(report, options);
+    case Format::kText: return options.text_renderer ? options.text_renderer(report, options) : RenderText(report, options);
     case Format::kJson: return RenderJson(report);
     case Format::kSarif: return RenderSarif(report, rules, options);
     case Format::kJunit: return RenderJunit(report);

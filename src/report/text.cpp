@@ -219,6 +219,14 @@ std::string RenderText(const json& report, const RenderOptions& options) {
     for (const auto& [index, finding] : group) RenderFinding(out, index, *finding, options, paint);
   }
 
+  return out + RenderTextSummary(report, options);
+}
+
+std::string RenderTextSummary(const json& report, const RenderOptions& options) {
+  Painter paint(options.color);
+  size_t width = std::max<size_t>(options.width, 40);
+  std::string out;
+  const json& images = Arr(report, "images");
   std::vector<std::pair<size_t, const json*>> suppressed;
   for (size_t i = 0; i < images.size(); ++i) {
     for (const auto& finding : Arr(images[i], "suppressed")) suppressed.emplace_back(i, &finding);
