@@ -1568,6 +1568,7 @@ class Builder {
     json image;
     image["ref"] = file_.path + (stage.name.empty() || target + 1 == file_.stages.size() ? "" : "#" + stage.name);
     image["kind"] = "dockerfile";
+    image["dockerfile"] = file_.path;  // reporters locate findings in this file
     image["os"] = state.os;
     image["architecture"] = state.architecture;
     json env = json::object();
@@ -1620,7 +1621,7 @@ class Builder {
                         {"dockerfile_line", file_.stages[s].line}, {"target", s == target}});
     json suppressions = json::array();
     for (const InlineSuppression& s : file_.suppressions)
-      suppressions.push_back({{"rules", s.rules}, {"reason", s.reason}, {"line", s.line},
+      suppressions.push_back({{"rules", s.rules}, {"reason", s.reason}, {"file", s.file}, {"line", s.line},
                               {"instruction_line", s.instruction_line}, {"instruction", s.instruction}});
     json unused_args = json::array();
     for (const auto& [name, value] : options_.build_args)

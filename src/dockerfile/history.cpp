@@ -187,6 +187,7 @@ size_t AnnotateImageFacts(json& facts, const Dockerfile& dockerfile, const std::
       layer["dockerfile_origin"] = "base-image";
     }
   }
+  facts["image"]["dockerfile"] = dockerfile.path;  // reporters locate findings in this file
   if (facts.contains("cuda") && facts["cuda"].is_object())
     for (auto& [key, value] : facts["cuda"].items()) AnnotateRows(value, layers);
   if (facts.contains("binaries")) AnnotateRows(facts["binaries"], layers);

@@ -46,6 +46,7 @@ TEST_CASE("BuildKit history maps to the target chain's lines; base layers to FRO
       {"binaries", json::array({{{"path", "/app/kernel.so"}, {"layer", 4}}, {{"path", "/weird"}, {"layer", 99}}})}};
   size_t matched = AnnotateImageFacts(facts, Parse(kDockerfile));
   CHECK(matched == 4);
+  CHECK(facts["image"]["dockerfile"] == "Dockerfile");
   const json& layers = facts["image"]["layers"];
   CHECK(layers[0]["dockerfile_line"] == 2);  // base image layers -> the chain's FROM
   CHECK(layers[0]["dockerfile_origin"] == "base-image");
