@@ -110,3 +110,24 @@ TEST_CASE("imagelint facts REF: a corrupted blob is exit 2, never facts") {
   CHECK(result.out.empty());
   CHECK(result.err.find("digest mismatch") != std::string::npos);
 }
+
+TEST_CASE("imagelint REF --fleet: a verdict for a registry image") {
+  if (!NeedCli()) return;
+  LocalRegistry registry;
+  Push(registry, SampleImage("scan", 4096), "test/img:v1");
+  TempDir cache;
+  const std::string ref = registry.host() + "/test/img:v1";
+  auto result = RunImagelint({ref, "--fleet", (SourceDir() / "examples" / "fleet.yaml").string(), "--format", "json",
+                              "--fail-on", "none", "--cache-dir", cache.path().string()});
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  auto report = nlohmann::json::parse(result.out);
+  REQUIRE(report["images"].size() == 1);
+  CHECK(report["images"][0]["ref"] == ref);
+  CHECK_FALSE(report["images"][0]["verdicts"].empty());
+
+  auto missing = RunImagelint({registry.host() + "/test/img:gone", "--fleet",
+                               (SourceDir() / "examples" / "fleet.yaml").string(), "--no-cache"});
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err.find(registry.host() + "/test/img:gone") != std::string::npos);
+}
