@@ -124,6 +124,45 @@ TEST_CASE("built-in rules: `imagelint explain` works for every listed rule") {
   }
 }
 
+TEST_CASE("scan: exit codes of --fail-on, --min-severity, --ignore, --format") {
+  TestRules t;
+  std::string rootfs = (t.dir / "rootfs").string();
+  auto plain = Run(t, {"scan", rootfs, "--no-config", "--no-cache"});
+  CHECK_MESSAGE(plain.exit_code == 0, plain.err);  // a warning and a note; --fail-on error
+  CHECK(plain.out.find("T001") != std::string::npos);
+  auto warn = Run(t, {"scan", rootfs, "--no-config", "--no-cache", "--fail-on", "warning"});
+  CHECK(warn.exit_code == 1);
+  // Hidden below --min-severity, still gating.
+  auto hidden = Run(t, {"scan", rootfs, "--no-config", "--no-cache", "--fail-on", "note", "--min-severity", "error"});
+  CHECK(hidden.exit_code == 1);
+  CHECK(hidden.out.find("below --min-severity error") != std::string::npos);
+  auto none = Run(t, {"scan", rootfs, "--no-config", "--no-cache", "--fail-on", "none"});
+  CHECK(none.exit_code == 0);
+  auto ignored = Run(t, {"scan", rootfs, "--no-config", "--no-cache", "--fail-on", "warning", "--ignore",
+                         "T001=accepted in this test"});
+  CHECK_MESSAGE(ignored.exit_code == 0, ignored.err);
+  CHECK(ignored.out.find("1 suppressed") != std::string::npos);
+  auto files = Run(t, {"scan", rootfs, "--no-config", "--no-cache", "--format",
+                       "json=" + (t.dir / "r.json").string(), "--format", "sarif=" + (t.dir / "r.sarif").string(),
+                       "--format", "junit"});
+  CHECK_MESSAGE(files.exit_code == 0, files.err);
+  CHECK(files.out.find("<testsuites") != std::string::npos);
+  json report = json::parse(testing::ReadFileText(t.dir / "r.json"));
+  CHECK(report["schema"] == "imagelint.report/v1");
+  CHECK(report["summary"]["findings"]["warning"] == 1);
+  json sarif = json::parse(testing::ReadFileText(t.dir / "r.sarif"));
+  CHECK(sarif["runs"][0]["results"].size() == 2);
+  auto two_stdout = Run(t, {"scan", rootfs, "--no-config", "--no-cache", "--format", "json", "--format", "text"});
+  CHECK(two_stdout.exit_code == 2);
+  auto bad_level = Run(t, {"scan", rootfs, "--no-config", "--no-cache", "--fail-on", "fatal"});
+  CHECK(bad_level.exit_code == 2);
+  testing::WriteFileText(t.dir / "strict.yaml", "fail-on: warning\n");
+  auto from_config = Run(t, {"scan", rootfs, "--no-cache", "--config", (t.dir / "strict.yaml").string()});
+  CHECK(from_config.exit_code == 1);
+  auto flag_wins = Run(t, {"scan", rootfs, "--no-cache", "--config", (t.dir / "strict.yaml").string(), "--fail-on", "error"});
+  CHECK(flag_wins.exit_code == 0);
+}
+
 TEST_CASE("--help documents every report flag with an example") {
   for (const char* command : {"rules", "explain"}) {
     auto help = testing::RunImagelint({command, "--help"});
