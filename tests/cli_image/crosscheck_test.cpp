@@ -31,10 +31,12 @@ void Run(const std::vector<std::string>& argv) {
 // (skopeo's docker-archive stores layers uncompressed); everything else must not.
 void Scrub(nlohmann::json& value) {
   if (value.is_object()) {
-    for (const char* key : {"digest", "layer_digest", "media_type", "size", "kind", "ref"}) value.erase(key);
-    for (auto& [key, item] : value.items()) Scrub(item);
-  } else if (value.is_array()) {
-    for (auto& item : value) Scrub(item);
+    for (const char* key : {"digest", "layer_digest", "media_type", "size", "kind", "ref"}) {
+      value.erase(std::string(key));
+    }
+  }
+  if (value.is_object() || value.is_array()) {
+    for (auto it = value.begin(); it != value.end(); ++it) Scrub(*it);
   }
 }
 

@@ -43,16 +43,21 @@ Result<ScannedImage> Read(const fs::path& path, const std::string& platform = ""
   return ReadImage(path.string(), options);
 }
 
+// Blob digests, sizes and media types legitimately differ between input kinds.
+void Scrub(nlohmann::json& value) {
+  if (value.is_object()) {
+    for (const char* key : {"digest", "layer_digest", "media_type", "size", "kind", "ref"}) {
+      value.erase(std::string(key));
+    }
+  }
+  if (value.is_object() || value.is_array()) {
+    for (auto it = value.begin(); it != value.end(); ++it) Scrub(*it);
+  }
+}
+
 nlohmann::json ComparableFacts(const ScannedImage& image) {
   nlohmann::json facts = BuildFacts(image);
-  facts["image"].erase("digest");
-  facts["image"].erase("kind");
-  facts["image"].erase("ref");
-  for (auto& layer : facts["image"]["layers"]) {
-    layer.erase("digest");
-    layer.erase("media_type");
-    layer.erase("size");
-  }
+  Scrub(facts);
   return facts;
 }
 
