@@ -84,6 +84,14 @@ class ImageSource {
   // different layers at once. The reader verifies the blob digest and the
   // diff ID as bytes pass and fails at the end of the layer on a mismatch.
   virtual Result<std::unique_ptr<EntryReader>> OpenLayer(size_t index) = 0;
+  // Before a layer cache may answer for layer `index` without reading it,
+  // the source must show that the layer's bytes are still what the image
+  // says they are. Returns true when that is established (a local blob hashed
+  // against its digest, or a registry whose manifest chain was verified),
+  // false when no check cheaper than a full scan exists (the cache then scans
+  // the layer again), or an Error when the blob is missing or does not match:
+  // a corrupted image must not pass because an earlier copy was cached.
+  virtual Result<bool> VerifyLayerForCache(size_t index) { return false; }
 };
 
 }  // namespace imagelint

@@ -338,9 +338,14 @@ LayerScanFunction LayerCache::Scanner(LayerScanFunction inner) {
     std::vector<FileAnalyzer*> missing;
     std::optional<LayerResult> cached = Lookup(layer, analyzers, &missing);
     if (cached && missing.empty()) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stats_.hits++;
-      return std::move(*cached);
+      auto verified = source.VerifyLayerForCache(index);
+      if (!verified.ok()) return verified.error();
+      if (*verified) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stats_.hits++;
+        return std::move(*cached);
+      }
+      cached.reset();  // the source cannot vouch for its bytes cheaply: scan them
     }
     if (cached) {
       // Only some analyzers are new (or changed version): read the layer

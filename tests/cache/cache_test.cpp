@@ -128,6 +128,42 @@ TEST_CASE("a warm scan reads no layer and gives the same result") {
   }
 }
 
+TEST_CASE("a warm cache does not vouch for a corrupted or missing local blob") {
+  // The cache is keyed by diff ID; a copy of the image whose blob was
+  // damaged after the first scan must still be exit-2 material, not a hit.
+  for (ImageKind kind : {ImageKind::kDockerArchive, ImageKind::kOciLayout, ImageKind::kOciArchive}) {
+    CAPTURE(static_cast<int>(kind));
+    TempDir dir;
+    WriteImage(CacheImage("same"), kind, dir / "good");
+    auto cache = LayerCache::Open((dir / "cache").string());
+    REQUIRE(cache.ok());
+    ProbeAnalyzer probe("probe", 1);
+    auto good = Open(dir / "good");
+    ScanWith(*good, **cache, {&probe});
+
+    WriteOptions corrupt;
+    corrupt.corrupt_layer_blob = true;
+    WriteImage(CacheImage("same"), kind, dir / "corrupt", corrupt);
+    auto damaged = OpenLocalImage((dir / "corrupt").string(), OpenOptions{});
+    REQUIRE(damaged.ok());
+    ScanOptions options;
+    options.layer_scanner = (*cache)->Scanner();
+    auto result = ScanImage(**damaged, {&probe}, options);
+    REQUIRE_FALSE(result.ok());
+    CHECK(result.error().ToString().find("digest") != std::string::npos);
+
+    WriteOptions missing;
+    missing.omit_layer_blob = true;
+    WriteImage(CacheImage("same"), kind, dir / "missing", missing);
+    auto incomplete = OpenLocalImage((dir / "missing").string(), OpenOptions{});
+    if (incomplete.ok()) {  // some kinds already refuse to open without the blob
+      auto scanned = ScanImage(**incomplete, {&probe}, options);
+      REQUIRE_FALSE(scanned.ok());
+      CHECK(scanned.error().ToString().find("missing") != std::string::npos);
+    }
+  }
+}
+
 TEST_CASE("a second image shares the cached base layers") {
   TempDir dir;
   WriteImage(CacheImage("first"), ImageKind::kOciLayout, dir / "a");
