@@ -39,7 +39,9 @@ struct ScanArgs {
 
 // Dockerfile mode (docs/dockerfile.md): an IMAGE argument whose content is a
 // Dockerfile gets facts predicted from its text, every fact with its line.
-Result<nlohmann::json> DockerfileFacts(const std::string& path, const ScanArgs& args, const Knowledge& knowledge) {
+// `# imagelint ignore=RULE reason` comments are appended to `inline_suppressions`.
+Result<nlohmann::json> DockerfileFacts(const std::string& path, const ScanArgs& args, const Knowledge& knowledge,
+                                       std::vector<config::Suppression>& inline_suppressions) {
   dockerfile::DockerfileOptions options;
   for (const std::string& arg : args.build_args) {
     size_t eq = arg.find('=');
@@ -55,6 +57,8 @@ Result<nlohmann::json> DockerfileFacts(const std::string& path, const ScanArgs& 
   options.knowledge = &knowledge;
   auto analysis = dockerfile::AnalyzeDockerfile(path, options);
   if (!analysis.ok()) return analysis.error();
+  for (auto& suppression : dockerfile::ToConfigSuppressions(analysis->suppressions))
+    inline_suppressions.push_back(std::move(suppression));
   return std::move(analysis->facts);
 }
 
@@ -85,11 +89,12 @@ Result<std::optional<nlohmann::json>> ReadFactsFile(const std::string& path) {
   return std::optional<nlohmann::json>(std::move(facts));
 }
 
-Result<nlohmann::json> FactsFor(const std::string& image, const ScanArgs& args, const Knowledge& knowledge) {
+Result<nlohmann::json> FactsFor(const std::string& image, const ScanArgs& args, const Knowledge& knowledge,
+                                std::vector<config::Suppression>& inline_suppressions) {
   auto from_file = ReadFactsFile(image);
   if (!from_file.ok()) return from_file.error();
   if (*from_file) return std::move(**from_file);
-  if (dockerfile::IsDockerfilePath(image)) return DockerfileFacts(image, args, knowledge);
+  if (dockerfile::IsDockerfilePath(image)) return DockerfileFacts(image, args, knowledge, inline_suppressions);
   ReadImageOptions options;
   if (!args.platform.empty()) {
     auto platform = Platform::Parse(args.platform);
@@ -149,8 +154,9 @@ RunFunction SetupScan(CLI::App& app) {
     if (auto checked = rule_set->CheckFunctions(functions); !checked.ok()) return ReportToolError(checked.error());
 
     std::vector<nlohmann::json> facts;
+    std::vector<config::Suppression> inline_suppressions;
     for (const auto& image : args->images) {
-      auto one = FactsFor(image, *args, *knowledge);
+      auto one = FactsFor(image, *args, *knowledge, inline_suppressions);
       if (!one.ok()) return ReportToolError(one.error());
       facts.push_back(std::move(*one));
     }
@@ -170,7 +176,7 @@ RunFunction SetupScan(CLI::App& app) {
     settings->render.text_renderer = [](const nlohmann::json& shown, const report::RenderOptions& options) {
       return analysis::RenderText(shown) + "\n" + report::RenderTextSummary(shown, options);
     };
-    auto code = config::FinishReport(*report, *settings, {}, std::cout);
+    auto code = config::FinishReport(*report, *settings, inline_suppressions, std::cout);
     if (!code.ok()) return ReportToolError(code.error());
     return *code;
   };

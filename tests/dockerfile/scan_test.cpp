@@ -137,3 +137,38 @@ TEST_CASE("golden SARIF of a Dockerfile scan: results point at Dockerfile lines"
   for (const auto& result : results) CHECK_FALSE(result["locations"].empty());
   imagelint::testing::CheckGolden("dockerfile/golden/compat-trap.sarif-results.json", results.dump(2) + "\n");
 }
+
+TEST_CASE("imagelint scan applies inline `# imagelint ignore=` comments and counts them") {
+  imagelint::testing::TempDir dir;
+  imagelint::testing::WriteFileText(dir / "fleet.yaml", kFleet);
+  imagelint::testing::WriteFileText(dir / "Dockerfile", kTrap);
+  imagelint::testing::WriteFileText(
+      dir / "suppressed" / "Dockerfile",
+      std::string("# imagelint ignore=IL003 GeForce pool is being retired this week\n") + kTrap);
+  std::vector<std::string> env = {"XDG_CONFIG_HOME=" + (dir / "xdg").string()};
+
+  auto plain = imagelint::testing::RunImagelint(
+      {(dir / "Dockerfile").string(), "--fleet", (dir / "fleet.yaml").string(), "--no-config", "--format", "json"}, "",
+      env);
+  INFO(plain.err);
+  CHECK(plain.exit_code == 1);
+
+  auto suppressed = imagelint::testing::RunImagelint({(dir / "suppressed" / "Dockerfile").string(), "--fleet",
+                                                      (dir / "fleet.yaml").string(), "--no-config", "--format", "json"},
+                                                     "", env);
+  INFO(suppressed.err);
+  CHECK(suppressed.exit_code == 0);
+  json report = json::parse(suppressed.out);
+  REQUIRE(report["images"].size() == 1);
+  bool il003_suppressed = false;
+  for (const auto& finding : report["images"][0].value("suppressed", json::array()))
+    il003_suppressed = il003_suppressed || finding.value("rule", "") == "IL003";
+  CHECK(il003_suppressed);
+  for (const auto& finding : report["images"][0]["findings"]) CHECK(finding.value("rule", "") != "IL003");
+
+  auto ignored = imagelint::testing::RunImagelint(
+      {(dir / "suppressed" / "Dockerfile").string(), "--fleet", (dir / "fleet.yaml").string(), "--no-config",
+       "--no-inline-ignores", "--format", "json"},
+      "", env);
+  CHECK(ignored.exit_code == 1);
+}
