@@ -94,8 +94,8 @@ class StoreImageSource final : public ImageSource {
   }
 
   // Hashes the stored blob (no decompression) against the digest the
-  // verified manifest gives it. A legacy layer.tar has only its diff ID,
-  // which equals the blob digest when the tar is stored uncompressed.
+  // verified manifest gives it. A legacy layer.tar has only its diff ID, so
+  // its bytes are decompressed (not parsed) and hashed against that.
   Result<bool> VerifyLayerForCache(size_t index) override {
     if (index >= layer_paths_.size()) return MakeError(store_->Location(), "no layer " + std::to_string(index));
     const LayerRef& ref = metadata_.layers[index];
@@ -107,18 +107,26 @@ class StoreImageSource final : public ImageSource {
       if (stream.error().message != kNotInStore) return stream.error();
       return MakeError(store_->Describe(path), "layer " + std::to_string(index) + " blob is missing from the image");
     }
+    std::unique_ptr<ByteStream> bytes = std::move(*stream);
+    if (!blob_digest_known_) {
+      // Only the diff ID is known (legacy layer.tar, possibly compressed):
+      // hash the decompressed tar, still without parsing or analysing it.
+      auto plain = OpenDecompressed(std::move(bytes), options_.max_uncompressed_layer_bytes);
+      if (!plain.ok()) return WithSubject(plain.error(), store_->Describe(path));
+      bytes = std::move(*plain);
+    }
     Sha256 hasher;
     std::vector<uint8_t> buffer(1 << 20);
     for (;;) {
-      auto n = (*stream)->Read(buffer);
-      if (!n.ok()) return n.error();
+      auto n = bytes->Read(buffer);
+      if (!n.ok()) return WithSubject(n.error(), store_->Describe(path));
       if (*n == 0) break;
       hasher.Update({buffer.data(), *n});
     }
     std::string actual = hasher.FinishDigest();
     if (actual == expected) return true;
-    if (!blob_digest_known_) return false;  // e.g. a gzip'd layer.tar: only a full scan can check it
-    return MakeError(store_->Describe(path), "blob digest mismatch: expected " + expected + ", got " + actual);
+    return MakeError(store_->Describe(path), std::string(blob_digest_known_ ? "blob digest" : "diff ID") +
+                                                 " mismatch: expected " + expected + ", got " + actual);
   }
 
  private:

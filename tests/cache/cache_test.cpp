@@ -150,7 +150,11 @@ TEST_CASE("a warm cache does not vouch for a corrupted or missing local blob") {
     options.layer_scanner = (*cache)->Scanner();
     auto result = ScanImage(**damaged, {&probe}, options);
     REQUIRE_FALSE(result.ok());
-    CHECK(result.error().ToString().find("digest") != std::string::npos);
+    INFO(result.error().ToString());
+    // A flipped byte shows as a digest mismatch, or, inside a legacy gzip'd
+    // layer.tar (only its diff ID is known), as the gzip stream's own error.
+    std::string message = result.error().ToString();
+    CHECK((message.find("mismatch") != std::string::npos || message.find("gzip") != std::string::npos));
 
     WriteOptions missing;
     missing.omit_layer_blob = true;
