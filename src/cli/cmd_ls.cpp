@@ -11,10 +11,7 @@ namespace {
 struct LsArgs {
   std::string image;
   std::string glob;
-  std::string platform;
-  std::string max_layer_bytes;
-  int jobs = 0;
-  bool no_verify = false;
+  ImageReadFlags read;
 };
 
 RunFunction SetupLs(CLI::App& app) {
@@ -22,31 +19,13 @@ RunFunction SetupLs(CLI::App& app) {
   app.add_option("IMAGE", args->image, "docker-save tarball, OCI layout directory or archive, rootfs directory, or registry reference")
       ->required();
   app.add_option("GLOB", args->glob, "only paths matching this pattern ('*' also matches '/'), e.g. 'usr/lib/*cuda*'");
-  app.add_option("--platform", args->platform, "os/arch[/variant] to pick from a multi-platform image (default linux/amd64)");
-  app.add_option("--max-layer-bytes", args->max_layer_bytes,
-                 "limit on the uncompressed size of one layer (default 64G; guards against decompression bombs)");
-  app.add_option("--jobs", args->jobs, "layers read in parallel (default: up to 4)");
-  app.add_flag("--no-verify", args->no_verify,
-               "skip the blob digest and diff ID checks (faster; only for images you already trust)");
+  AddImageReadFlags(app, args->read);
   auto input = std::make_shared<ImageInputArgs>();
   AddImageInputOptions(app, input);
   return [args, input]() -> int {
-    ReadImageOptions options;
-    if (!args->platform.empty()) {
-      auto platform = Platform::Parse(args->platform);
-      if (!platform.ok()) return ReportToolError(platform.error());
-      options.open.platform = *platform;
-      options.open.platform_explicit = true;
-    }
-    if (!args->max_layer_bytes.empty()) {
-      auto limit = ParseByteSize(args->max_layer_bytes);
-      if (!limit.ok()) return ReportToolError(WithSubject(limit.error(), "--max-layer-bytes"));
-      options.open.max_uncompressed_layer_bytes = *limit;
-    }
-    options.scan.jobs = args->jobs;
-    options.open.verify_digests = !args->no_verify;
-    options.scan.progress = TerminalProgress();
-    auto image = ReadImageArgument(args->image, options, *input);
+    auto options = ToReadImageOptions(args->read);
+    if (!options.ok()) return ReportToolError(options.error());
+    auto image = ReadImageArgument(args->image, *options, *input);
     if (!image.ok()) return ReportToolError(image.error());
     std::cout << ListTree(*image, args->glob);
     return kExitOk;

@@ -55,6 +55,35 @@ void AddImageInputOptions(CLI::App& app, const std::shared_ptr<ImageInputArgs>& 
       ->check(CLI::ExistingFile);
 }
 
+void AddImageReadFlags(CLI::App& app, ImageReadFlags& flags) {
+  app.add_option("--platform", flags.platform,
+                 "os/arch[/variant] to pick from a multi-platform image (default linux/amd64)");
+  app.add_option("--max-layer-bytes", flags.max_layer_bytes,
+                 "limit on the uncompressed size of one layer (default 64G; guards against decompression bombs)");
+  app.add_option("--jobs", flags.jobs, "layers read in parallel (default: up to 4)");
+  app.add_flag("--no-verify", flags.no_verify,
+               "skip the blob digest and diff ID checks (faster; only for images you already trust)");
+}
+
+Result<ReadImageOptions> ToReadImageOptions(const ImageReadFlags& flags) {
+  ReadImageOptions options;
+  if (!flags.platform.empty()) {
+    auto platform = Platform::Parse(flags.platform);
+    if (!platform.ok()) return WithSubject(platform.error(), "--platform");
+    options.open.platform = *platform;
+    options.open.platform_explicit = true;
+  }
+  if (!flags.max_layer_bytes.empty()) {
+    auto limit = ParseByteSize(flags.max_layer_bytes);
+    if (!limit.ok()) return WithSubject(limit.error(), "--max-layer-bytes");
+    options.open.max_uncompressed_layer_bytes = *limit;
+  }
+  options.scan.jobs = flags.jobs;
+  options.open.verify_digests = !flags.no_verify;
+  options.scan.progress = TerminalProgress();
+  return options;
+}
+
 bool IsRegistryArgument(const std::string& argument) {
   if (argument.starts_with("docker://")) return true;
   std::error_code ec;

@@ -27,6 +27,20 @@ struct ImageInputArgs {
 // --cache-dir, --no-cache, --username, --password-stdin, --insecure-registry, --ca-file.
 void AddImageInputOptions(CLI::App& app, const std::shared_ptr<ImageInputArgs>& args);
 
+// How commands that only read one image (facts, ls) read it.
+struct ImageReadFlags {
+  std::string platform;
+  std::string max_layer_bytes;
+  int jobs = 0;
+  bool no_verify = false;
+};
+
+// --platform, --max-layer-bytes, --jobs, --no-verify.
+void AddImageReadFlags(CLI::App& app, ImageReadFlags& flags);
+
+// The flags as scanner options (progress on a TTY included); errors name the flag.
+Result<ReadImageOptions> ToReadImageOptions(const ImageReadFlags& flags);
+
 // Whether `argument` names a registry image: "docker://REF", or no host path
 // of that name exists and it parses as a reference.
 bool IsRegistryArgument(const std::string& argument);
