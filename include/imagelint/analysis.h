@@ -57,6 +57,15 @@ Result<nlohmann::json> Analyze(const std::vector<nlohmann::json>& facts, const F
 // (--fail-on none).
 bool HasFindingsAtOrAbove(const nlohmann::json& report, std::optional<rules::Severity> threshold);
 
+// Derives each verdict of one report image ({pool}) from the image's findings
+// (each with its `pools`): the worst severity on the pool decides pass / warn /
+// fail; the predicted error is the error finding met first (stage, then the
+// rule's priority); `rules` and `undetermined` list the findings behind it.
+// Also sets the image's overall `status` (from the findings alone when there
+// are no pools). Analyze uses it, and so does anything that later removes
+// findings from a report (suppressions), so both always agree.
+void DeriveVerdicts(nlohmann::json& image);
+
 // The default plain-text rendering (80 columns): a matrix of images × pools
 // with the predicted error in each cell, then findings with evidence and fix.
 std::string RenderText(const nlohmann::json& report);

@@ -357,35 +357,65 @@ Result<json> Analyze(const std::vector<json>& all_facts, const Fleet& fleet, con
       findings.push_back(std::move(finding));
     }
 
-    json verdicts = json::array();
-    std::string worst = "pass";
-    for (const auto& pool : fleet.pools) {
-      json verdict = {{"pool", pool.name}};
+    json image = json::object();
+    image["ref"] = ImageRef(facts, index);
+    image["digest"] = facts.contains("image") && facts["image"].is_object() ? facts["image"].value("digest", "") : "";
+    if (facts.contains("image") && facts["image"].is_object()) {
+      const json& meta = facts["image"];
+      if (meta.contains("os") && meta.contains("architecture"))
+        image["platform"] = meta.value("os", "") + "/" + meta.value("architecture", "");
+    }
+    image["findings"] = findings;
+    image["verdicts"] = json::array();
+    for (const auto& pool : fleet.pools) image["verdicts"].push_back({{"pool", pool.name}});
+    DeriveVerdicts(image);
+    images.push_back(std::move(image));
+  }
+  report["images"] = images;
+  return report;
+}
+
+void DeriveVerdicts(json& image) {
+  static const json kNone = json::array();
+  const json& findings = image.contains("findings") && image["findings"].is_array() ? image["findings"] : kNone;
+  auto severity_of = [](const json& finding) {
+    return finding.contains("severity") && finding["severity"].is_string() ? SeverityRank(finding["severity"]) : -1;
+  };
+  auto on_pool = [](const json& finding, const json& pool) {
+    if (!finding.contains("pools") || !finding["pools"].is_array()) return false;
+    const auto& on = finding["pools"];
+    return std::find(on.begin(), on.end(), pool) != on.end();
+  };
+  auto status_of = [](int rank) {
+    return rank >= static_cast<int>(Severity::kError)     ? "fail"
+           : rank >= static_cast<int>(Severity::kWarning) ? "warn"
+                                                          : "pass";
+  };
+  int image_rank = -1;
+  bool has_verdicts = image.contains("verdicts") && image["verdicts"].is_array() && !image["verdicts"].empty();
+  if (has_verdicts) {
+    for (auto& verdict : image["verdicts"]) {
+      const json pool = verdict.contains("pool") ? verdict["pool"] : json();
       int worst_rank = -1;
       const json* deciding = nullptr;
       json rule_ids = json::array();
       json undetermined = json::array();
       for (const auto& finding : findings) {
-        const auto& on = finding["pools"];
-        if (std::find(on.begin(), on.end(), pool.name) == on.end()) continue;
-        int rank = SeverityRank(finding["severity"]);
-        if (finding.value("unknown", false)) {
-          undetermined.push_back(finding["rule"]);
-        } else if (std::find(rule_ids.begin(), rule_ids.end(), finding["rule"]) == rule_ids.end()) {
-          rule_ids.push_back(finding["rule"]);
-        }
+        if (!on_pool(finding, pool)) continue;
+        int rank = severity_of(finding);
+        json id = finding.contains("rule") ? finding["rule"] : json();
+        json& list = finding.value("unknown", false) ? undetermined : rule_ids;
+        if (std::find(list.begin(), list.end(), id) == list.end()) list.push_back(id);
         worst_rank = std::max(worst_rank, rank);
-        if (rank == static_cast<int>(Severity::kError) && finding["predicted_error"].is_object()) {
+        if (rank == static_cast<int>(Severity::kError) && finding.contains("predicted_error") &&
+            finding["predicted_error"].is_object()) {
           auto key = [](const json& f) {
             return std::make_pair(StageRank(f["predicted_error"]), f.value("priority", 100));
           };
           if (!deciding || key(finding) < key(*deciding)) deciding = &finding;
         }
       }
-      std::string status = worst_rank >= static_cast<int>(Severity::kError)     ? "fail"
-                           : worst_rank >= static_cast<int>(Severity::kWarning) ? "warn"
-                                                                                : "pass";
-      verdict["status"] = status;
+      verdict["status"] = status_of(worst_rank);
       if (deciding) {
         json predicted = (*deciding)["predicted_error"];
         predicted["rule"] = (*deciding)["rule"];
@@ -395,26 +425,12 @@ Result<json> Analyze(const std::vector<json>& all_facts, const Fleet& fleet, con
       }
       verdict["rules"] = rule_ids;
       verdict["undetermined"] = undetermined;
-      if (status == "fail") worst = "fail";
-      else if (status == "warn" && worst == "pass") worst = "warn";
-      verdicts.push_back(std::move(verdict));
+      image_rank = std::max(image_rank, worst_rank);
     }
-
-    json image = json::object();
-    image["ref"] = ImageRef(facts, index);
-    image["digest"] = facts.contains("image") && facts["image"].is_object() ? facts["image"].value("digest", "") : "";
-    if (facts.contains("image") && facts["image"].is_object()) {
-      const json& meta = facts["image"];
-      if (meta.contains("os") && meta.contains("architecture"))
-        image["platform"] = meta.value("os", "") + "/" + meta.value("architecture", "");
-    }
-    image["status"] = worst;
-    image["findings"] = findings;
-    image["verdicts"] = verdicts;
-    images.push_back(std::move(image));
+  } else {
+    for (const auto& finding : findings) image_rank = std::max(image_rank, severity_of(finding));
   }
-  report["images"] = images;
-  return report;
+  image["status"] = status_of(image_rank);
 }
 
 bool HasFindingsAtOrAbove(const json& report, std::optional<Severity> threshold) {

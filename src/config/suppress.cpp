@@ -3,6 +3,7 @@
 // expired and unused entries are listed. Nothing disappears silently.
 #include <algorithm>
 
+#include "imagelint/analysis.h"
 #include "imagelint/config.h"
 
 namespace imagelint::config {
@@ -15,23 +16,6 @@ std::string Str(const json& j, const char* key) {
   if (!j.is_object()) return "";
   auto it = j.find(key);
   return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-int SeverityRank(const json& finding) {
-  std::string severity = Str(finding, "severity");
-  if (severity == "error") return 2;
-  if (severity == "warning") return 1;
-  if (severity == "note") return 0;
-  return -1;
-}
-
-int StageRank(const json& predicted) {
-  std::string stage = Str(predicted, "stage");
-  if (stage == "container-start") return 0;
-  if (stage == "cuInit") return 1;
-  if (stage == "kernel-load") return 2;
-  if (stage == "runtime") return 3;
-  return 99;
 }
 
 std::string StripSlash(std::string path) {
@@ -74,65 +58,6 @@ json Describe(const Suppression& s) {
   if (!s.path.empty()) j["path"] = s.path;
   if (s.dockerfile_line > 0) j["dockerfile_line"] = s.dockerfile_line;
   return j;
-}
-
-bool OnPool(const json& finding, const std::string& pool) {
-  if (!finding.contains("pools") || !finding["pools"].is_array()) return false;
-  for (const auto& name : finding["pools"]) {
-    if (name.is_string() && name.get<std::string>() == pool) return true;
-  }
-  return false;
-}
-
-// Same derivation as analysis::Analyze: worst severity on the pool decides
-// the status; the earliest-stage error with a predicted error is shown.
-void RecomputeVerdicts(json& image) {
-  if (!image.contains("verdicts") || !image["verdicts"].is_array()) return;
-  const json& findings = image.contains("findings") && image["findings"].is_array() ? image["findings"] : json::array();
-  std::string worst = "pass";
-  for (auto& verdict : image["verdicts"]) {
-    std::string pool = Str(verdict, "pool");
-    int worst_rank = -1;
-    const json* deciding = nullptr;
-    json rule_ids = json::array();
-    json undetermined = json::array();
-    for (const auto& finding : findings) {
-      if (!OnPool(finding, pool)) continue;
-      int rank = SeverityRank(finding);
-      bool unknown = finding.contains("unknown") && finding["unknown"].is_boolean() && finding["unknown"].get<bool>();
-      json id = finding.contains("rule") ? finding["rule"] : json();
-      if (unknown) {
-        if (std::find(undetermined.begin(), undetermined.end(), id) == undetermined.end()) undetermined.push_back(id);
-      } else if (std::find(rule_ids.begin(), rule_ids.end(), id) == rule_ids.end()) {
-        rule_ids.push_back(id);
-      }
-      worst_rank = std::max(worst_rank, rank);
-      if (rank == 2 && finding.contains("predicted_error") && finding["predicted_error"].is_object()) {
-        if (!deciding || StageRank(finding["predicted_error"]) < StageRank((*deciding)["predicted_error"]))
-          deciding = &finding;
-      }
-    }
-    std::string status = worst_rank >= 2 ? "fail" : worst_rank == 1 ? "warn" : "pass";
-    verdict["status"] = status;
-    if (deciding) {
-      json predicted = (*deciding)["predicted_error"];
-      predicted["rule"] = (*deciding)["rule"];
-      verdict["predicted_error"] = predicted;
-    } else {
-      verdict["predicted_error"] = nullptr;
-    }
-    verdict["rules"] = rule_ids;
-    verdict["undetermined"] = undetermined;
-    if (status == "fail") worst = "fail";
-    else if (status == "warn" && worst == "pass") worst = "warn";
-  }
-  if (!image["verdicts"].empty()) {
-    image["status"] = worst;
-  } else {
-    int worst_rank = -1;
-    for (const auto& finding : findings) worst_rank = std::max(worst_rank, SeverityRank(finding));
-    image["status"] = worst_rank >= 2 ? "fail" : worst_rank == 1 ? "warn" : "pass";
-  }
 }
 
 }  // namespace
@@ -199,7 +124,7 @@ json ApplySuppressions(const json& input, const std::vector<Suppression>& suppre
       if (suppressed.size() != before) {
         image["findings"] = kept;
         image["suppressed"] = suppressed;
-        RecomputeVerdicts(image);
+        analysis::DeriveVerdicts(image);
       }
     }
   }
