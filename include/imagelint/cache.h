@@ -42,9 +42,11 @@ struct CacheStats {
   uint64_t bypassed = 0;    // layers without a usable digest (rootfs), never cached
   uint64_t discarded = 0;   // corrupt or mismatching files removed
   uint64_t write_errors = 0;  // files that could not be written (the scan still succeeds)
+  uint64_t blobs_vouched = 0;  // local blobs not re-hashed on a hit: unchanged since last hashed
 };
 
-class LayerCache {
+// Also the memo of verified local blobs (verified/<xx>/<sha256 of key>.cbor).
+class LayerCache final : public VerifiedBlobMemo {
  public:
   // Creates `directory` when needed. Errors: it cannot be created or written.
   static Result<std::unique_ptr<LayerCache>> Open(const std::string& directory);
@@ -63,6 +65,10 @@ class LayerCache {
   // cache, scans (with `inner`, default ScanLayer) what is missing, stores it.
   LayerScanFunction Scanner(LayerScanFunction inner = {});
 
+  // VerifiedBlobMemo: a checked file per remembered blob identity.
+  bool Contains(const std::string& key) override;
+  void Remember(const std::string& key) override;
+
   CacheStats Stats() const;
   const std::string& directory() const { return directory_; }
 
@@ -72,6 +78,7 @@ class LayerCache {
  private:
   explicit LayerCache(std::string directory) : directory_(std::move(directory)) {}
   std::string LayerDirectory(const LayerRef& layer) const;
+  std::string MemoPath(const std::string& key) const;
 
   std::string directory_;
   mutable std::mutex mutex_;

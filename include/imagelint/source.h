@@ -76,6 +76,17 @@ struct OpenOptions {
   bool verify_digests = true;                         // blob digests and diff IDs
 };
 
+// Remembers stored blobs that were already hashed and found to match, keyed
+// by the identity of the file that holds them (device, inode, size, change
+// times, offset), so that a warm cache need not hash an unchanged multi-GB
+// blob again. Implemented by the layer cache; a source only asks and tells.
+class VerifiedBlobMemo {
+ public:
+  virtual ~VerifiedBlobMemo() = default;
+  virtual bool Contains(const std::string& key) = 0;
+  virtual void Remember(const std::string& key) = 0;
+};
+
 class ImageSource {
  public:
   virtual ~ImageSource() = default;
@@ -91,7 +102,9 @@ class ImageSource {
   // false when no check cheaper than a full scan exists (the cache then scans
   // the layer again), or an Error when the blob is missing or does not match:
   // a corrupted image must not pass because an earlier copy was cached.
-  virtual Result<bool> VerifyLayerForCache(size_t index) { return false; }
+  // `memo` (may be null) lets a local source skip hashing a blob file that
+  // has not changed since it was last hashed and found right.
+  virtual Result<bool> VerifyLayerForCache(size_t index, VerifiedBlobMemo* memo) { return false; }
 };
 
 }  // namespace imagelint

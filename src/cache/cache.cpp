@@ -338,7 +338,7 @@ LayerScanFunction LayerCache::Scanner(LayerScanFunction inner) {
     std::vector<FileAnalyzer*> missing;
     std::optional<LayerResult> cached = Lookup(layer, analyzers, &missing);
     if (cached && missing.empty()) {
-      auto verified = source.VerifyLayerForCache(index);
+      auto verified = source.VerifyLayerForCache(index, this);
       if (!verified.ok()) return verified.error();
       if (*verified) {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -370,6 +370,42 @@ LayerScanFunction LayerCache::Scanner(LayerScanFunction inner) {
     stats_.misses++;
     return std::move(*fresh);
   };
+}
+
+std::string LayerCache::MemoPath(const std::string& key) const {
+  std::string hex = Sha256Digest(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(key.data()), key.size()))
+                        .substr(7);
+  return (fs::path(directory_) / "verified" / hex.substr(0, 2) / (hex + ".cbor")).string();
+}
+
+bool LayerCache::Contains(const std::string& key) {
+  nlohmann::json payload;
+  const fs::path path = MemoPath(key);
+  ReadOutcome outcome = ReadCacheFile(path, &payload);
+  if (outcome == ReadOutcome::kMissing) return false;
+  bool matches = false;
+  if (outcome == ReadOutcome::kOk) {
+    try {
+      matches = payload.at("format").get<int>() == kFormatVersion && payload.at("key").get<std::string>() == key;
+    } catch (const nlohmann::json::exception&) {
+    }
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!matches) {
+    ::unlink(path.c_str());
+    stats_.discarded++;
+    return false;
+  }
+  stats_.blobs_vouched++;
+  return true;
+}
+
+void LayerCache::Remember(const std::string& key) {
+  Status written = WriteCacheFile(MemoPath(key), nlohmann::json{{"format", kFormatVersion}, {"key", key}});
+  if (!written.ok()) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stats_.write_errors++;
+  }
 }
 
 CacheStats LayerCache::Stats() const {

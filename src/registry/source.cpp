@@ -194,7 +194,7 @@ class RegistrySource final : public ImageSource {
   // The manifest was checked against its digest and the config against the
   // manifest, so the layer's diff ID (the cache key) is what this image is
   // made of; the registry's blob need not be fetched again.
-  Result<bool> VerifyLayerForCache(size_t) override { return true; }
+  Result<bool> VerifyLayerForCache(size_t, VerifiedBlobMemo*) override { return true; }
 
  private:
   std::shared_ptr<Client> client_;

@@ -26,6 +26,19 @@ constexpr uint64_t kCaptureEach = 1 << 20;       // gzip'd archives: members kep
 constexpr uint64_t kCaptureTotal = 64ull << 20;
 constexpr int kMaxLinkHops = 16;
 
+int64_t Nanoseconds(const struct timespec& t) { return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec; }
+
+// dev:ino:size:mtime:ctime of a host file (following symlinks, as open does).
+std::optional<FileIdentity> HostFileIdentity(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  FileIdentity identity;
+  identity.key = std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) +
+                 ":" + std::to_string(Nanoseconds(st.st_mtim)) + ":" + std::to_string(Nanoseconds(st.st_ctim));
+  identity.newest_change_ns = std::max(Nanoseconds(st.st_mtim), Nanoseconds(st.st_ctim));
+  return identity;
+}
+
 // Sequential input with skipping (seek for plain files, read-and-drop for gzip).
 class TarInput {
  public:
@@ -308,6 +321,17 @@ class ArchiveStore final : public FileStore {
     return OpenMember(**member);
   }
 
+  // The archive file's identity plus where the member's bytes lie in it.
+  std::optional<FileIdentity> Identity(const std::string& path) const override {
+    auto member = Find(path);
+    if (!member.ok()) return std::nullopt;
+    auto identity = HostFileIdentity(path_);
+    if (!identity) return std::nullopt;
+    identity->key += std::string(gzip_ ? ":gzip@" : ":@") + std::to_string((*member)->offset) + "+" +
+                     std::to_string((*member)->size);
+    return identity;
+  }
+
   std::string Describe(const std::string& path) const override { return path_ + ":" + path; }
   std::string Location() const override { return path_; }
 
@@ -402,6 +426,11 @@ class DirectoryStore final : public FileStore {
     auto stream = OpenHostFile(*full);
     if (!stream.ok()) return stream.error();
     return stream;
+  }
+  std::optional<FileIdentity> Identity(const std::string& path) const override {
+    auto full = Full(path);
+    if (!full.ok()) return std::nullopt;
+    return HostFileIdentity(*full);
   }
   std::string Describe(const std::string& path) const override { return path_ + "/" + path; }
   std::string Location() const override { return path_; }

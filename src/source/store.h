@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +18,15 @@ namespace imagelint {
 // Message of the Error for a path the store does not hold.
 inline constexpr const char* kNotInStore = "not found in the image container";
 
+// Who a stored file is on the host, for VerifiedBlobMemo: equal keys mean the
+// bytes were not rewritten in between (every write moves ctime, which no
+// user can set back). `newest_change_ns` is the later of mtime and ctime.
+struct FileIdentity {
+  std::string key;
+  int64_t newest_change_ns = 0;
+  bool operator==(const FileIdentity&) const = default;
+};
+
 class FileStore {
  public:
   virtual ~FileStore() = default;
@@ -25,6 +35,9 @@ class FileStore {
   virtual Result<std::vector<uint8_t>> ReadSmall(const std::string& path, uint64_t limit) const = 0;
   // A stream over the member; may be called from several threads at once.
   virtual Result<std::unique_ptr<ByteStream>> Open(const std::string& path) const = 0;
+  // Identity of the host file (and place in it) holding `path`; nullopt when
+  // it cannot be established (missing member, stat failure, bytes in memory).
+  virtual std::optional<FileIdentity> Identity(const std::string& path) const = 0;
   // "image.tar:blobs/sha256/..." for messages.
   virtual std::string Describe(const std::string& path) const = 0;
   virtual std::string Location() const = 0;

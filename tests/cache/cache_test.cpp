@@ -3,7 +3,11 @@
 // writers never produce torn entries.
 #include <doctest/doctest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -166,6 +170,74 @@ TEST_CASE("a warm cache does not vouch for a corrupted or missing local blob") {
       CHECK(scanned.error().ToString().find("missing") != std::string::npos);
     }
   }
+}
+
+TEST_CASE("an unchanged local blob is hashed once; a rewritten one is hashed again") {
+  TempDir dir;
+  const std::vector<ImageKind> kinds = {ImageKind::kDockerArchive, ImageKind::kOciLayout, ImageKind::kOciArchive};
+  for (size_t i = 0; i < kinds.size(); ++i) WriteImage(CacheImage("memo"), kinds[i], dir / std::to_string(i));
+  // Files changed within the last second are never remembered ("racy clean").
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    CAPTURE(static_cast<int>(kinds[i]));
+    const fs::path image = dir / std::to_string(i);
+    const fs::path cache_dir = dir / ("cache" + std::to_string(i));
+    ProbeAnalyzer probe("probe", 1);
+    auto scan = [&] {
+      auto cache = LayerCache::Open(cache_dir.string());
+      REQUIRE(cache.ok());
+      auto source = Open(image);
+      ScanWith(*source, **cache, {&probe});
+      return (*cache)->Stats();
+    };
+    CHECK(scan().misses == 3);
+    CacheStats first_warm = scan();  // hashes every blob, then remembers it
+    CHECK(first_warm.hits == 3);
+    CHECK(first_warm.blobs_vouched == 0);
+    CacheStats second_warm = scan();  // nothing changed: no blob hashed
+    CHECK(second_warm.hits == 3);
+    CHECK(second_warm.blobs_vouched == 3);
+  }
+
+  // Flip one byte of a layer blob in place and put its mtime back: the inode
+  // and size are the same, but ctime moved, so the blob is hashed again.
+  const fs::path layout = dir / "1";
+  fs::path largest;
+  for (const auto& item : fs::directory_iterator(layout / "blobs" / "sha256")) {
+    if (largest.empty() || fs::file_size(item.path()) > fs::file_size(largest)) largest = item.path();
+  }
+  struct stat before;
+  REQUIRE(::stat(largest.c_str(), &before) == 0);
+  {
+    std::fstream file(largest, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekg(static_cast<std::streamoff>(fs::file_size(largest) / 2));
+    char byte = 0;
+    file.get(byte);
+    file.seekp(static_cast<std::streamoff>(fs::file_size(largest) / 2));
+    file.put(static_cast<char>(byte ^ 0x40));
+  }
+  struct timespec times[2] = {before.st_atim, before.st_mtim};
+  REQUIRE(::utimensat(AT_FDCWD, largest.c_str(), times, 0) == 0);
+  auto cache = LayerCache::Open((dir / "cache1").string());
+  REQUIRE(cache.ok());
+  auto damaged = Open(layout);
+  ScanOptions options;
+  options.layer_scanner = (*cache)->Scanner();
+  ProbeAnalyzer probe("probe", 1);
+  auto result = ScanImage(*damaged, {&probe}, options);
+  REQUIRE_FALSE(result.ok());
+  CHECK(result.error().ToString().find("mismatch") != std::string::npos);
+  CHECK((*cache)->Stats().blobs_vouched < 3);
+
+  // Removing the blob is never answered from the memo either.
+  fs::remove(largest);
+  auto cache_again = LayerCache::Open((dir / "cache1").string());
+  REQUIRE(cache_again.ok());
+  auto incomplete = Open(layout);
+  options.layer_scanner = (*cache_again)->Scanner();
+  auto scanned = ScanImage(*incomplete, {&probe}, options);
+  REQUIRE_FALSE(scanned.ok());
+  CHECK(scanned.error().ToString().find("missing") != std::string::npos);
 }
 
 TEST_CASE("a second image shares the cached base layers") {
