@@ -4,6 +4,13 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 #include "imagelint/digest.h"
@@ -16,30 +23,143 @@ namespace {
 constexpr size_t kTarChunk = 512 * 1024;
 constexpr size_t kMaxPathBytes = 64 * 1024;
 
-// Hashes and counts the bytes that pass through.
+// The two digests of a layer: the blob as stored and the tar inside it.
+enum HashedStream { kBlobBytes = 0, kTarBytes = 1 };
+
+// A helper hashing thread only pays off while cores outnumber the layer
+// scans running at once (otherwise every core is already busy inflating, and
+// the copies into the queue would be pure overhead).
+bool UseHashThread(HashThreading mode) {
+  if (mode != HashThreading::kAuto) return mode == HashThreading::kHelperThread;
+  unsigned cores = std::thread::hardware_concurrency();
+  return cores > 1 && std::max(RunningLayerScans().load(), 1) < static_cast<int>(cores);
+}
+
+// SHA-256 of the blob and tar streams, either inline or on a helper thread
+// fed through a bounded queue of copied chunks (so hashing overlaps
+// decompression and tar parsing on another core). Order is kept per stream
+// because one thread consumes the single FIFO queue.
+class LayerHasher {
+ public:
+  explicit LayerHasher(bool threaded) {
+    if (!threaded) return;
+    free_.reserve(kSlots);
+    for (size_t i = 0; i < kSlots; ++i) free_.push_back(std::make_unique<Chunk>());
+    worker_ = std::thread([this] { Work(); });
+  }
+  ~LayerHasher() {
+    if (!worker_.joinable()) return;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      abandon_ = true;
+    }
+    changed_.notify_all();
+    worker_.join();
+  }
+  LayerHasher(const LayerHasher&) = delete;
+  LayerHasher& operator=(const LayerHasher&) = delete;
+
+  void Update(HashedStream stream, std::span<const uint8_t> data) {
+    if (!worker_.joinable()) {
+      hashers_[stream].Update(data);
+      return;
+    }
+    while (!data.empty()) {
+      size_t take = std::min(data.size(), kChunkBytes);
+      std::unique_ptr<Chunk> chunk;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        changed_.wait(lock, [&] { return !free_.empty(); });
+        chunk = std::move(free_.back());
+        free_.pop_back();
+      }
+      std::memcpy(chunk->bytes.data(), data.data(), take);
+      chunk->size = take;
+      chunk->stream = stream;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        queue_.push_back(std::move(chunk));
+      }
+      changed_.notify_all();
+      data = data.subspan(take);
+    }
+  }
+
+  // Both digests; no Update may follow.
+  std::pair<std::string, std::string> Finish() {
+    if (worker_.joinable()) {
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        closing_ = true;
+      }
+      changed_.notify_all();
+      worker_.join();
+    }
+    std::string blob = hashers_[kBlobBytes].FinishDigest();
+    std::string tar = hashers_[kTarBytes].FinishDigest();
+    return {blob, tar};
+  }
+
+ private:
+  static constexpr size_t kChunkBytes = 512 * 1024;
+  static constexpr size_t kSlots = 8;  // at most 4 MiB queued per layer
+  struct Chunk {
+    std::vector<uint8_t> bytes = std::vector<uint8_t>(kChunkBytes);
+    size_t size = 0;
+    HashedStream stream = kBlobBytes;
+  };
+
+  void Work() {
+    for (;;) {
+      std::unique_ptr<Chunk> chunk;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        changed_.wait(lock, [&] { return abandon_ || closing_ || !queue_.empty(); });
+        if (abandon_ || (queue_.empty() && closing_)) return;
+        chunk = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      hashers_[chunk->stream].Update(std::span<const uint8_t>(chunk->bytes).first(chunk->size));
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        free_.push_back(std::move(chunk));
+      }
+      changed_.notify_all();
+    }
+  }
+
+  Sha256 hashers_[2];
+  std::thread worker_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<std::unique_ptr<Chunk>> queue_;
+  std::vector<std::unique_ptr<Chunk>> free_;
+  bool closing_ = false;
+  bool abandon_ = false;
+};
+
+// Hashes (through the layer's hasher) and counts the bytes that pass through.
 class HashingStream final : public ByteStream {
  public:
   explicit HashingStream(std::unique_ptr<ByteStream> input) : input_(std::move(input)) {}
   Result<size_t> Read(std::span<uint8_t> buffer) override {
     auto n = input_->Read(buffer);
     if (n.ok() && *n > 0) {
-      if (hashing_) hasher_.Update(buffer.first(*n));
+      if (hasher_) hasher_->Update(kBlobBytes, buffer.first(*n));
       count_ += *n;
     }
     return n;
   }
-  // Off when nothing needs the digest (no verification, or a plain tar whose
+  // Null when nothing needs the digest (no verification, or a plain tar whose
   // blob digest is the diff ID: hashed once, on the tar side).
-  void SetHashing(bool on) { hashing_ = on; }
+  void SetHasher(LayerHasher* hasher) { hasher_ = hasher; }
   std::string Name() const override { return input_->Name(); }
   uint64_t Count() const { return count_; }
-  std::string Digest() { return hasher_.FinishDigest(); }
 
  private:
   std::unique_ptr<ByteStream> input_;
-  Sha256 hasher_;
+  LayerHasher* hasher_ = nullptr;
   uint64_t count_ = 0;
-  bool hashing_ = true;
 };
 
 // Forwards reads to a stream owned elsewhere (so the owner keeps its counters).
@@ -57,11 +177,12 @@ std::string ShortDigest(const std::string& digest) { return digest; }
 
 class LayerEntryReader final : public EntryReader {
  public:
-  LayerEntryReader(std::unique_ptr<HashingStream> blob, std::unique_ptr<ByteStream> tar, LayerRef layer,
-                   LayerReadOptions options, bool plain)
+  LayerEntryReader(std::unique_ptr<LayerHasher> hasher, std::unique_ptr<HashingStream> blob,
+                   std::unique_ptr<ByteStream> tar, LayerRef layer, LayerReadOptions options, bool plain)
       : blob_(std::move(blob)), tar_(std::move(tar)), layer_(std::move(layer)), options_(options),
-        buffer_(kTarChunk), name_(blob_->Name()), plain_(plain) {
-    blob_->SetHashing(options_.verify && !plain_);
+        buffer_(kTarChunk), name_(blob_->Name()), plain_(plain), hasher_(std::move(hasher)) {
+    // A plain tar's blob digest is its diff ID: hash it once, on the tar side.
+    if (plain_) blob_->SetHasher(nullptr);
   }
   ~LayerEntryReader() override {
     if (archive_) archive_read_free(archive_);
@@ -155,7 +276,7 @@ class LayerEntryReader final : public EntryReader {
       archive_set_error(archive, EIO, "%s", n.error().message.c_str());
       return ARCHIVE_FATAL;
     }
-    if (self->options_.verify) self->tar_hasher_.Update(std::span<const uint8_t>(self->buffer_).first(*n));
+    if (self->options_.verify) self->hasher_->Update(kTarBytes, std::span<const uint8_t>(self->buffer_).first(*n));
     self->tar_bytes_ += *n;
     *out = self->buffer_.data();
     return static_cast<la_ssize_t>(*n);
@@ -168,13 +289,13 @@ class LayerEntryReader final : public EntryReader {
       auto n = tar_->Read(buffer_);
       if (!n.ok()) return n.error();
       if (*n == 0) break;
-      tar_hasher_.Update(std::span<const uint8_t>(buffer_).first(*n));
+      if (options_.verify) hasher_->Update(kTarBytes, std::span<const uint8_t>(buffer_).first(*n));
       tar_bytes_ += *n;
     }
     finished_ = true;
     if (!options_.verify) return OkStatus();
-    std::string diff_id = tar_hasher_.FinishDigest();
-    std::string blob_digest = plain_ ? diff_id : blob_->Digest();
+    auto [blob_hash, diff_id] = hasher_->Finish();
+    std::string blob_digest = plain_ ? diff_id : blob_hash;
     if (layer_.size >= 0 && static_cast<uint64_t>(layer_.size) != blob_->Count()) {
       return MakeError(name_, "blob has " + std::to_string(blob_->Count()) + " bytes, the manifest says " +
                                   std::to_string(layer_.size));
@@ -197,11 +318,12 @@ class LayerEntryReader final : public EntryReader {
   std::vector<uint8_t> buffer_;
   std::string name_;
   struct archive* archive_ = nullptr;
-  Sha256 tar_hasher_;
   uint64_t tar_bytes_ = 0;
   std::optional<Error> callback_error_;
   bool finished_ = false;
   bool plain_;
+  // Last member: destroyed first, so its thread stops before the streams go.
+  std::unique_ptr<LayerHasher> hasher_;
 };
 
 }  // namespace
@@ -237,14 +359,18 @@ Result<std::string> CleanEntryPath(std::string_view raw) {
 
 Result<std::unique_ptr<EntryReader>> OpenLayerStream(std::unique_ptr<ByteStream> blob, const LayerRef& layer,
                                                      const LayerReadOptions& options) {
+  auto hasher = std::make_unique<LayerHasher>(options.verify && UseHashThread(options.hash_threading));
   auto hashing = std::make_unique<HashingStream>(std::move(blob));
+  // From the first byte on: the codec sniffing below already reads some.
+  if (options.verify) hashing->SetHasher(hasher.get());
   auto peek = PeekStream::Open(std::make_unique<BorrowedStream>(hashing.get()), 4);
   if (!peek.ok()) return peek.error();
   Codec codec = SniffCodec((*peek)->Head());
   if ((*peek)->Head().empty()) return MakeError(hashing->Name(), "empty layer blob (not a tar archive)");
   auto tar = Decompressor(std::move(*peek), codec, options.max_uncompressed_bytes);
   auto reader =
-      std::make_unique<LayerEntryReader>(std::move(hashing), std::move(tar), layer, options, codec == Codec::kNone);
+      std::make_unique<LayerEntryReader>(std::move(hasher), std::move(hashing), std::move(tar), layer, options,
+                                         codec == Codec::kNone);
   IMAGELINT_TRY(reader->Start());
   return std::unique_ptr<EntryReader>(std::move(reader));
 }

@@ -76,6 +76,11 @@ Status AnalyzeFile(EntryReader& reader, LayerEntry& entry, const std::vector<Fil
 
 }  // namespace
 
+std::atomic<int>& RunningLayerScans() {
+  static std::atomic<int> running{0};
+  return running;
+}
+
 Result<LayerResult> ScanLayer(ImageSource& source, size_t index, const std::vector<FileAnalyzer*>& analyzers,
                               const ScanOptions& options) {
   const ImageMetadata& metadata = source.Metadata();
@@ -124,7 +129,14 @@ Result<ScannedImage> ScanImage(ImageSource& source, const std::vector<FileAnalyz
   std::mutex progress_mutex;
   ScanProgress progress;
   progress.layers_total = count;
+  // Counted for all workers before any starts, so the first layer opened
+  // already sees how many run beside it; each worker leaves when it is out
+  // of layers, so the last big layer may get a helper hashing thread.
+  RunningLayerScans() += jobs;
   auto worker = [&]() {
+    struct Leave {
+      ~Leave() { RunningLayerScans()--; }
+    } leave;
     for (;;) {
       size_t slot = next.fetch_add(1);
       if (slot >= count || failed.load()) return;

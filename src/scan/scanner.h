@@ -2,6 +2,7 @@
 // fans file contents out to the content analyzers; layers run in parallel.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -65,9 +66,19 @@ Result<ScannedImage> ScanImage(ImageSource& source, const std::vector<FileAnalyz
 
 // ---- building blocks for sources (registry, tarballs, OCI layouts) -------
 
+// Where a layer's two SHA-256 digests are computed. kAuto: on a helper thread
+// while fewer layer readers are open than there are cores (hashing then
+// overlaps inflating), inline otherwise.
+enum class HashThreading { kAuto, kInline, kHelperThread };
+
+// Layer scans that ScanImage runs at this moment in this process (its
+// worker threads). The layer reader reads it to decide HashThreading::kAuto.
+std::atomic<int>& RunningLayerScans();
+
 struct LayerReadOptions {
   uint64_t max_uncompressed_bytes = 64ull << 30;  // gzip-bomb limit (OpenOptions)
   bool verify = true;                             // check blob digest and diff ID at the end
+  HashThreading hash_threading = HashThreading::kAuto;
 };
 
 // Wraps a layer blob stream: sniffs gzip / zstd / plain tar by magic bytes,

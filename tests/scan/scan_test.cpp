@@ -268,3 +268,54 @@ TEST_CASE("entry names are cleaned; escapes are errors") {
   CHECK_FALSE(CleanEntryPath("a/../../x").ok());
   CHECK_FALSE(CleanEntryPath("/etc/passwd").ok());
 }
+
+TEST_CASE("both digests are checked whether hashing runs inline or on a helper thread") {
+  // 6 MiB of content: more chunks than the helper's queue holds, so the
+  // reader blocks on it and the order of chunks matters.
+  TestLayer layer;
+  layer.File("big", Pattern(6 << 20)).File("small", "x").Symlink("link", "big");
+  std::vector<uint8_t> tar = BuildLayerTar(layer);
+  for (auto compression : {testing::Compression::kGzip, testing::Compression::kZstd, testing::Compression::kNone}) {
+    std::vector<uint8_t> blob = Compress(tar, compression);
+    for (auto mode : {HashThreading::kInline, HashThreading::kHelperThread, HashThreading::kAuto}) {
+      CAPTURE(static_cast<int>(compression));
+      CAPTURE(static_cast<int>(mode));
+      auto read_all = [&](const LayerRef& ref, size_t stop_after = SIZE_MAX) -> Status {
+        LayerReadOptions options;
+        options.hash_threading = mode;
+        auto reader = OpenLayerStream(MemoryStream(blob, "blob"), ref, options);
+        if (!reader.ok()) return reader.error();
+        std::vector<uint8_t> buffer(100000);
+        for (size_t entries = 0; entries < stop_after; ++entries) {
+          auto next = (*reader)->Next();
+          if (!next.ok()) return next.error();
+          if (!*next) return OkStatus();
+          if ((*next)->path == "big") {  // read part of the content, skip the rest
+            auto n = (*reader)->ReadContent(buffer);
+            if (!n.ok()) return n.error();
+          }
+        }
+        return OkStatus();  // abandoned mid-layer: the helper must stop cleanly
+      };
+      LayerRef good;
+      good.digest = TestDigest(blob);
+      good.diff_id = TestDigest(tar);
+      Status ok = read_all(good);
+      CHECK_MESSAGE(ok.ok(), (ok.ok() ? "" : ok.error().ToString()));
+      CHECK(read_all(good, 1).ok());
+
+      LayerRef wrong_blob = good;
+      wrong_blob.digest = TestDigest(std::vector<uint8_t>{1, 2, 3});
+      Status bad_blob = read_all(wrong_blob);
+      REQUIRE_FALSE(bad_blob.ok());
+      // A plain tar's blob digest is its diff ID, hashed once on the tar side.
+      CHECK(bad_blob.error().ToString().find("blob digest mismatch") != std::string::npos);
+
+      LayerRef wrong_diff = good;
+      wrong_diff.diff_id = TestDigest(std::vector<uint8_t>{4, 5, 6});
+      Status bad_diff = read_all(wrong_diff);
+      REQUIRE_FALSE(bad_diff.ok());
+      CHECK(bad_diff.error().ToString().find("diff ID mismatch") != std::string::npos);
+    }
+  }
+}
