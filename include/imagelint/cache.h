@@ -65,9 +65,9 @@ class LayerCache final : public VerifiedBlobMemo {
   // cache, scans (with `inner`, default ScanLayer) what is missing, stores it.
   LayerScanFunction Scanner(LayerScanFunction inner = {});
 
-  // VerifiedBlobMemo: a checked file per remembered blob identity.
-  bool Contains(const std::string& key) override;
-  void Remember(const std::string& key) override;
+  // VerifiedBlobMemo: a checked file per remembered blob stamp.
+  bool Contains(const StoredBlobStamp& stamp) override;
+  void Remember(const StoredBlobStamp& before, const StoredBlobStamp& after) override;
 
   CacheStats Stats() const;
   const std::string& directory() const { return directory_; }

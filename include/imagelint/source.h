@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -76,15 +77,29 @@ struct OpenOptions {
   bool verify_digests = true;                         // blob digests and diff IDs
 };
 
-// Remembers stored blobs that were already hashed and found to match, keyed
-// by the identity of the file that holds them (device, inode, size, change
-// times, offset), so that a warm cache need not hash an unchanged multi-GB
-// blob again. Implemented by the layer cache; a source only asks and tells.
+// Names the stored bytes of one layer for VerifiedBlobMemo: the identity of
+// the host file holding them (device, inode, size, mtime, ctime, offset in
+// an archive) and the digest they are checked against. Rewriting the file
+// moves its ctime, which no user can set back, so an equal stamp means the
+// bytes were not rewritten in between.
+struct StoredBlobStamp {
+  std::string key;
+  int64_t newest_change_ns = 0;  // the later of the file's mtime and ctime
+  bool operator==(const StoredBlobStamp&) const = default;
+};
+
+// Remembers stored blobs that were hashed and found to match, so that a warm
+// cache need not hash an unchanged multi-GB blob again. Implemented by the
+// layer cache; a source asks before hashing and tells after.
 class VerifiedBlobMemo {
  public:
   virtual ~VerifiedBlobMemo() = default;
-  virtual bool Contains(const std::string& key) = 0;
-  virtual void Remember(const std::string& key) = 0;
+  virtual bool Contains(const StoredBlobStamp& stamp) = 0;
+  // The bytes were hashed and matched; `before` and `after` were taken around
+  // the hashing. Remembered only when they are equal and the file has not
+  // changed in the last moments (a write in the same clock tick as the stat
+  // could leave its timestamps unchanged: git's "racy clean" problem).
+  virtual void Remember(const StoredBlobStamp& before, const StoredBlobStamp& after) = 0;
 };
 
 class ImageSource {
@@ -105,6 +120,10 @@ class ImageSource {
   // `memo` (may be null) lets a local source skip hashing a blob file that
   // has not changed since it was last hashed and found right.
   virtual Result<bool> VerifyLayerForCache(size_t index, VerifiedBlobMemo* memo) { return false; }
+  // The stamp of layer `index`'s stored bytes, for sources that read them
+  // from host files and verify digests; nullopt otherwise. The cache takes it
+  // around a full scan too, since a verified scan proves the bytes as well.
+  virtual std::optional<StoredBlobStamp> StoredLayerStamp(size_t index) { return std::nullopt; }
 };
 
 }  // namespace imagelint

@@ -347,11 +347,18 @@ LayerScanFunction LayerCache::Scanner(LayerScanFunction inner) {
       }
       cached.reset();  // the source cannot vouch for its bytes cheaply: scan them
     }
+    // A full scan verifies the stored bytes too: remember them for next time.
+    std::optional<StoredBlobStamp> before = source.StoredLayerStamp(index);
+    auto remember_scanned = [&] {
+      if (!before) return;
+      if (auto after = source.StoredLayerStamp(index)) Remember(*before, *after);
+    };
     if (cached) {
       // Only some analyzers are new (or changed version): read the layer
       // again for them alone and keep the others' cached facts.
       auto fresh = inner(source, index, missing, options);
       if (!fresh.ok()) return fresh.error();
+      remember_scanned();
       if (SameEntries(*cached, *fresh)) {
         for (size_t i = 0; i < fresh->entries.size(); ++i) {
           for (auto& [name, facts] : cached->entries[i].analysis) fresh->entries[i].analysis[name] = std::move(facts);
@@ -365,6 +372,7 @@ LayerScanFunction LayerCache::Scanner(LayerScanFunction inner) {
     }
     auto fresh = inner(source, index, analyzers, options);
     if (!fresh.ok()) return fresh.error();
+    remember_scanned();
     (void)Store(layer, *fresh, analyzers);
     std::lock_guard<std::mutex> lock(mutex_);
     stats_.misses++;
@@ -378,15 +386,15 @@ std::string LayerCache::MemoPath(const std::string& key) const {
   return (fs::path(directory_) / "verified" / hex.substr(0, 2) / (hex + ".cbor")).string();
 }
 
-bool LayerCache::Contains(const std::string& key) {
+bool LayerCache::Contains(const StoredBlobStamp& stamp) {
   nlohmann::json payload;
-  const fs::path path = MemoPath(key);
+  const fs::path path = MemoPath(stamp.key);
   ReadOutcome outcome = ReadCacheFile(path, &payload);
   if (outcome == ReadOutcome::kMissing) return false;
   bool matches = false;
   if (outcome == ReadOutcome::kOk) {
     try {
-      matches = payload.at("format").get<int>() == kFormatVersion && payload.at("key").get<std::string>() == key;
+      matches = payload.at("format").get<int>() == kFormatVersion && payload.at("key").get<std::string>() == stamp.key;
     } catch (const nlohmann::json::exception&) {
     }
   }
@@ -400,8 +408,15 @@ bool LayerCache::Contains(const std::string& key) {
   return true;
 }
 
-void LayerCache::Remember(const std::string& key) {
-  Status written = WriteCacheFile(MemoPath(key), nlohmann::json{{"format", kFormatVersion}, {"key", key}});
+void LayerCache::Remember(const StoredBlobStamp& before, const StoredBlobStamp& after) {
+  // Timestamps move in clock ticks (milliseconds on many file systems); a
+  // file changed within the last second might change again unseen.
+  constexpr int64_t kRacyWindowNs = 1000000000;
+  const int64_t now_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
+  if (before != after || now_ns - before.newest_change_ns <= kRacyWindowNs) return;
+  Status written = WriteCacheFile(MemoPath(before.key), nlohmann::json{{"format", kFormatVersion}, {"key", before.key}});
   if (!written.ok()) {
     std::lock_guard<std::mutex> lock(mutex_);
     stats_.write_errors++;

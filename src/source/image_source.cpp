@@ -2,8 +2,6 @@
 // all read through a FileStore; input kind detected by content.
 #include <sys/stat.h>
 
-#include <chrono>
-
 #include "imagelint/digest.h"
 #include "scan/scanner.h"
 #include "source/open.h"
@@ -97,38 +95,33 @@ class StoreImageSource final : public ImageSource {
 
   // Hashes the stored blob (no decompression) against the digest the
   // verified manifest gives it. A legacy layer.tar has only its diff ID, so
-  // its bytes are decompressed (not parsed) and hashed against that.
-  //
-  // With a memo, a blob file whose identity (device, inode, size, mtime,
-  // ctime, member offset) was recorded after an earlier successful hash is
-  // not hashed again: rewriting or replacing it changes the identity. A file
-  // changed within the last second is never recorded, because a write in
-  // the same clock tick as our stat could leave its timestamps unchanged
-  // (git's "racy clean" problem).
+  // its bytes are decompressed (not parsed) and hashed against that. A blob
+  // the memo knows unchanged since it was last hashed is not hashed again.
   Result<bool> VerifyLayerForCache(size_t index, VerifiedBlobMemo* memo) override {
     if (index >= layer_paths_.size()) return MakeError(store_->Location(), "no layer " + std::to_string(index));
     const LayerRef& ref = metadata_.layers[index];
     const std::string& expected = blob_digest_known_ ? ref.digest : ref.diff_id;
     if (expected.rfind("sha256:", 0) != 0) return false;
-    const std::string& path = layer_paths_[index];
-    std::optional<FileIdentity> before = memo ? store_->Identity(path) : std::nullopt;
-    auto memo_key = [&](const FileIdentity& identity) {
-      return "blob " + identity.key + " " + (blob_digest_known_ ? "digest " : "diff-id ") + expected;
-    };
-    if (before && memo->Contains(memo_key(*before))) return true;
+    std::optional<StoredBlobStamp> before = memo ? StoredLayerStamp(index) : std::nullopt;
+    if (before && memo->Contains(*before)) return true;
     auto hashed = HashStoredLayer(index, expected);
     if (!hashed.ok() || !*hashed || !before) return hashed;
-    std::optional<FileIdentity> after = store_->Identity(path);
-    const int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                               std::chrono::system_clock::now().time_since_epoch())
-                               .count();
-    if (after == before && now_ns - before->newest_change_ns > kRacyWindowNs) memo->Remember(memo_key(*before));
+    if (auto after = StoredLayerStamp(index)) memo->Remember(*before, *after);
     return true;
   }
 
- private:
-  static constexpr int64_t kRacyWindowNs = 1000000000;
+  std::optional<StoredBlobStamp> StoredLayerStamp(size_t index) override {
+    if (!options_.verify_digests || index >= layer_paths_.size()) return std::nullopt;
+    const LayerRef& ref = metadata_.layers[index];
+    const std::string& expected = blob_digest_known_ ? ref.digest : ref.diff_id;
+    if (expected.rfind("sha256:", 0) != 0) return std::nullopt;
+    auto identity = store_->Identity(layer_paths_[index]);
+    if (!identity) return std::nullopt;
+    return StoredBlobStamp{"blob " + identity->key + (blob_digest_known_ ? " digest " : " diff-id ") + expected,
+                           identity->newest_change_ns};
+  }
 
+ private:
   // Hashes the stored bytes of layer `index` against `expected`.
   Result<bool> HashStoredLayer(size_t index, const std::string& expected) {
     const std::string& path = layer_paths_[index];

@@ -190,13 +190,10 @@ TEST_CASE("an unchanged local blob is hashed once; a rewritten one is hashed aga
       ScanWith(*source, **cache, {&probe});
       return (*cache)->Stats();
     };
-    CHECK(scan().misses == 3);
-    CacheStats first_warm = scan();  // hashes every blob, then remembers it
-    CHECK(first_warm.hits == 3);
-    CHECK(first_warm.blobs_vouched == 0);
-    CacheStats second_warm = scan();  // nothing changed: no blob hashed
-    CHECK(second_warm.hits == 3);
-    CHECK(second_warm.blobs_vouched == 3);
+    CHECK(scan().misses == 3);  // the cold scan verified every blob and remembers it
+    CacheStats warm = scan();   // nothing changed: no blob hashed
+    CHECK(warm.hits == 3);
+    CHECK(warm.blobs_vouched == 3);
   }
 
   // Flip one byte of a layer blob in place and put its mtime back: the inode
@@ -238,6 +235,32 @@ TEST_CASE("an unchanged local blob is hashed once; a rewritten one is hashed aga
   auto scanned = ScanImage(*incomplete, {&probe}, options);
   REQUIRE_FALSE(scanned.ok());
   CHECK(scanned.error().ToString().find("missing") != std::string::npos);
+}
+
+TEST_CASE("the blob memo remembers only settled, unchanged stamps") {
+  TempDir dir;
+  auto cache = LayerCache::Open((dir / "cache").string());
+  REQUIRE(cache.ok());
+  const int64_t now_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
+  StoredBlobStamp settled{"blob 1:2:3:4:5 digest sha256:aa", now_ns - 5000000000};
+  StoredBlobStamp fresh{"blob 1:2:3:4:6 digest sha256:aa", now_ns - 100000000};
+  StoredBlobStamp moved{"blob 1:2:3:4:7 digest sha256:aa", now_ns - 5000000000};
+  (*cache)->Remember(fresh, fresh);      // changed 0.1 s ago: could change again unseen
+  (*cache)->Remember(settled, moved);    // changed while it was hashed
+  CHECK_FALSE((*cache)->Contains(fresh));
+  CHECK_FALSE((*cache)->Contains(settled));
+  CHECK_FALSE((*cache)->Contains(moved));
+  (*cache)->Remember(settled, settled);
+  CHECK((*cache)->Contains(settled));
+  CHECK_FALSE((*cache)->Contains(StoredBlobStamp{settled.key + "0", settled.newest_change_ns}));
+  // A damaged memo file is discarded, never trusted.
+  for (const auto& file : CacheFiles(dir / "cache" / "verified")) {
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << "garbage";
+  }
+  CHECK_FALSE((*cache)->Contains(settled));
+  CHECK((*cache)->Stats().discarded == 1);
 }
 
 TEST_CASE("a second image shares the cached base layers") {
