@@ -11,7 +11,7 @@ packages=(
   build-essential cmake ninja-build pkg-config ccache git ca-certificates
   libarchive-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev doctest-dev
   libcurl4-openssl-dev libssl-dev libzstd-dev liblz4-dev libisal-dev
-  isal zstd skopeo umoci docker-registry apache2-utils python3 python3-jsonschema
+  isal zstd skopeo umoci docker-registry apache2-utils openssl python3 python3-jsonschema
 )
 missing=()
 for p in "${packages[@]}"; do

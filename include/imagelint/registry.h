@@ -65,6 +65,10 @@ struct RegistryOptions {
   // plain HTTP (loopback hosts always are, as with Docker).
   std::vector<std::string> insecure_registries;
   std::string ca_file;  // PEM bundle replacing the system CAs; empty = system
+  // "HOST:PORT:CONNECT-HOST:CONNECT-PORT" (curl's --connect-to): reach a
+  // registry name at another address while TLS still checks that name.
+  // For split-horizon DNS, and for tests of certificate checking.
+  std::vector<std::string> connect_to;
   long connect_timeout_seconds = 30;
   long idle_timeout_seconds = 60;  // a transfer with no byte for this long fails (and is retried)
   int max_attempts = 5;            // per request, for 429/5xx and dropped connections

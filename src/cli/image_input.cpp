@@ -1,5 +1,6 @@
 #include "cli/image_input.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <mutex>
@@ -53,6 +54,13 @@ void AddImageInputOptions(CLI::App& app, const std::shared_ptr<ImageInputArgs>& 
                  "loopback registries always are)");
   app.add_option("--ca-file", args->ca_file, "PEM CA bundle for registry TLS instead of the system's")
       ->check(CLI::ExistingFile);
+  app.add_option("--connect-to", args->connect_to,
+                 "HOST:PORT:CONNECT-HOST:CONNECT-PORT: reach registry HOST:PORT at another address, TLS still "
+                 "checking HOST (as curl --connect-to; repeatable)")
+      ->check([](const std::string& value) {
+        return std::count(value.begin(), value.end(), ':') >= 3 ? std::string()
+                                                                : std::string("expected HOST:PORT:CONNECT-HOST:CONNECT-PORT");
+      });
 }
 
 void AddImageReadFlags(CLI::App& app, ImageReadFlags& flags) {
@@ -113,6 +121,7 @@ Result<ScannedImage> ReadImageArgument(const std::string& image, ReadImageOption
   registry::RegistryOptions registry_options;
   registry_options.insecure_registries = args.insecure_registries;
   registry_options.ca_file = args.ca_file;
+  registry_options.connect_to = args.connect_to;
   if (!args.username.empty() || args.password_stdin) {
     if (args.username.empty() || !args.password_stdin) {
       return MakeError("--username", "--username and --password-stdin go together");

@@ -22,6 +22,7 @@ struct ImageInputArgs {
   bool password_stdin = false;
   std::vector<std::string> insecure_registries;
   std::string ca_file;
+  std::vector<std::string> connect_to;
 };
 
 // --cache-dir, --no-cache, --username, --password-stdin, --insecure-registry, --ca-file.

@@ -47,6 +47,7 @@ Client::Client(Reference ref, RegistryOptions options) : ref_(std::move(ref)), o
 HttpConfig Client::Config(bool verify) const {
   HttpConfig config;
   config.ca_file = options_.ca_file;
+  config.connect_to = options_.connect_to;
   config.verify_tls = verify;
   config.connect_timeout_seconds = options_.connect_timeout_seconds;
   config.idle_timeout_seconds = options_.idle_timeout_seconds;

@@ -71,6 +71,7 @@ struct HttpStream::Impl {
   CURL* easy = nullptr;
   CURLM* multi = nullptr;
   curl_slist* header_list = nullptr;
+  curl_slist* connect_to = nullptr;
   std::vector<uint8_t> body;  // received, not yet handed out
   size_t body_position = 0;
   bool head_done = false;
@@ -86,6 +87,7 @@ struct HttpStream::Impl {
     if (easy) curl_easy_cleanup(easy);
     if (multi) curl_multi_cleanup(multi);
     if (header_list) curl_slist_free_all(header_list);
+    if (connect_to) curl_slist_free_all(connect_to);
   }
 
   static size_t OnHeader(char* data, size_t size, size_t count, void* user) {
@@ -168,6 +170,8 @@ Result<std::unique_ptr<HttpStream>> OpenHttp(const HttpRequest& request, const H
   curl_easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, config.verify_tls ? 1L : 0L);
   curl_easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, config.verify_tls ? 2L : 0L);
   if (!config.ca_file.empty()) curl_easy_setopt(easy, CURLOPT_CAINFO, config.ca_file.c_str());
+  for (const auto& entry : config.connect_to) impl.connect_to = curl_slist_append(impl.connect_to, entry.c_str());
+  if (impl.connect_to) curl_easy_setopt(easy, CURLOPT_CONNECT_TO, impl.connect_to);
   curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &HttpStream::Impl::OnHeader);
   curl_easy_setopt(easy, CURLOPT_HEADERDATA, &impl);
   curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &HttpStream::Impl::OnBody);

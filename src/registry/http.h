@@ -20,6 +20,7 @@ namespace imagelint::registry {
 
 struct HttpConfig {
   std::string ca_file;
+  std::vector<std::string> connect_to;  // CURLOPT_CONNECT_TO entries
   bool verify_tls = true;
   long connect_timeout_seconds = 30;
   long idle_timeout_seconds = 60;

@@ -131,3 +131,32 @@ TEST_CASE("imagelint REF --fleet: a verdict for a registry image") {
   CHECK(missing.exit_code == 2);
   CHECK(missing.err.find(registry.host() + "/test/img:gone") != std::string::npos);
 }
+
+TEST_CASE("imagelint facts REF over verified TLS: --ca-file and --connect-to") {
+  if (!NeedCli()) return;
+  if (!NeedExternal("openssl", HaveProgram("openssl"), "the TLS test makes its certificates with openssl")) return;
+  const std::string name = "registry.imagelint.test";
+  TempDir dir;
+  TestTlsFiles tls = MakeTestTls(dir / "tls", name);
+  LocalRegistry registry(RegistryAuth::kNone, "", "", "", &tls);
+  Push(registry, SampleImage("cli-tls"), "test/img:v1");
+  const std::string port = std::to_string(registry.port());
+  const std::string ref = name + ":" + port + "/test/img:v1";
+  const std::string connect = name + ":" + port + ":127.0.0.1:" + port;
+
+  auto refused = RunImagelint({"facts", ref, "--no-cache", "--connect-to", connect});
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.err.find(ref) != std::string::npos);
+  CHECK(refused.err.find("certificate") != std::string::npos);
+  CHECK(refused.out.empty());
+
+  auto trusted =
+      RunImagelint({"facts", ref, "--no-cache", "--connect-to", connect, "--ca-file", tls.ca_cert.string()});
+  INFO(trusted.err);
+  REQUIRE(trusted.exit_code == 0);
+  CHECK(nlohmann::json::parse(trusted.out)["image"]["ref"] == ref);
+
+  auto malformed = RunImagelint({"facts", ref, "--no-cache", "--connect-to", "nonsense"});
+  CHECK(malformed.exit_code == 2);
+  CHECK(malformed.err.find("--connect-to") != std::string::npos);
+}

@@ -190,14 +190,36 @@ TokenServer::TokenServer(std::string token, bool refuse)
 
 // ------------------------------------------------------------ LocalRegistry
 
+TestTlsFiles MakeTestTls(const std::filesystem::path& dir, const std::string& server_name) {
+  std::filesystem::create_directories(dir);
+  TestTlsFiles files{dir / "ca.pem", dir / "server.pem", dir / "server-key.pem"};
+  auto run = [](const std::vector<std::string>& argv) {
+    auto result = RunCommand(argv, "", 60);
+    if (result.exit_code != 0) throw std::runtime_error(argv[0] + " " + argv[1] + " failed: " + result.err);
+  };
+  const std::string ca_key = (dir / "ca-key.pem").string(), csr = (dir / "server.csr").string();
+  const std::string ext = (dir / "server.ext").string();
+  run({"openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", ca_key, "-out", files.ca_cert.string(),
+       "-days", "2", "-subj", "/CN=imagelint test CA"});
+  run({"openssl", "req", "-newkey", "rsa:2048", "-nodes", "-keyout", files.server_key.string(), "-out", csr,
+       "-subj", "/CN=" + server_name});
+  WriteFileText(ext, "subjectAltName=DNS:" + server_name + ",IP:127.0.0.1\nextendedKeyUsage=serverAuth\n");
+  run({"openssl", "x509", "-req", "-in", csr, "-CA", files.ca_cert.string(), "-CAkey", ca_key, "-CAcreateserial",
+       "-out", files.server_cert.string(), "-days", "2", "-extfile", ext});
+  return files;
+}
+
 LocalRegistry::LocalRegistry(RegistryAuth auth, const std::string& realm, const std::string& user,
-                             const std::string& password) {
+                             const std::string& password, const TestTlsFiles* tls) {
   storage_ = dir_ / "store";
   std::filesystem::create_directories(storage_);
   port_ = FreeLoopbackPort();
   std::string config = "version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: " +
                        storage_.string() + "\n  delete:\n    enabled: true\nhttp:\n  addr: 127.0.0.1:" +
                        std::to_string(port_) + "\n  secret: imagelint-test-secret\n";
+  if (tls) {
+    config += "  tls:\n    certificate: " + tls->server_cert.string() + "\n    key: " + tls->server_key.string() + "\n";
+  }
   if (auth == RegistryAuth::kSilly) {
     config += "auth:\n  silly:\n    realm: " + realm + "\n    service: imagelint-test\n";
     silly_ = true;

@@ -77,12 +77,24 @@ class TokenServer {
 
 enum class RegistryAuth { kNone, kSilly, kHtpasswd };
 
+// A certificate authority and a server certificate it signed, made with the
+// openssl command line for tests of TLS verification.
+struct TestTlsFiles {
+  std::filesystem::path ca_cert;      // PEM, the CA to trust
+  std::filesystem::path server_cert;  // PEM, for `server_name` and 127.0.0.1
+  std::filesystem::path server_key;
+};
+// Writes a fresh CA and server certificate under `dir`. Throws on failure.
+TestTlsFiles MakeTestTls(const std::filesystem::path& dir, const std::string& server_name);
+
 class LocalRegistry {
  public:
   // Starts docker-registry on a free loopback port; `realm` for kSilly,
-  // user/password for kHtpasswd. Throws std::runtime_error on failure.
+  // user/password for kHtpasswd; HTTPS with `tls` when given. Throws
+  // std::runtime_error on failure.
   LocalRegistry(RegistryAuth auth = RegistryAuth::kNone, const std::string& realm = "",
-                const std::string& user = "", const std::string& password = "");
+                const std::string& user = "", const std::string& password = "",
+                const TestTlsFiles* tls = nullptr);
   ~LocalRegistry();
   int port() const { return port_; }
   std::string host() const { return "127.0.0.1:" + std::to_string(port_); }

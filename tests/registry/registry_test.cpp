@@ -329,3 +329,44 @@ TEST_CASE("blob redirects to another host do not carry the registry's Authorizat
   CHECK(redirected >= 3);  // config + 2 layers
   CHECK(registry_saw_token);
 }
+
+TEST_CASE("TLS: certificates are verified by default; --ca-file trusts a private CA") {
+  if (!NeedRegistry()) return;
+  if (!NeedExternal("openssl", HaveProgram("openssl"), "the TLS test makes its certificates with openssl")) return;
+  // A registry name that is not loopback, so imagelint insists on verified
+  // HTTPS; CONNECT_TO sends its connections to the local registry while TLS
+  // still checks the certificate against that name.
+  const std::string name = "registry.imagelint.test";
+  TempDir dir;
+  TestTlsFiles tls = MakeTestTls(dir / "tls", name);
+  TestTlsFiles other = MakeTestTls(dir / "other", name);  // same name, another CA
+  LocalRegistry registry(RegistryAuth::kNone, "", "", "", &tls);
+  PushImage(registry, SampleImage("tls"), "test/img:v1");
+  const std::string port = std::to_string(registry.port());
+  const std::string reference = name + ":" + port + "/test/img:v1";
+  registry::RegistryOptions options = FastOptions();
+  options.max_attempts = 1;
+  options.connect_to = {name + ":" + port + ":127.0.0.1:" + port};
+
+  auto untrusted = Pull(reference, options);  // system CAs do not know ours
+  REQUIRE_FALSE(untrusted.ok());
+  std::string message = untrusted.error().ToString();
+  INFO(message);
+  CHECK(message.find(name) != std::string::npos);
+  CHECK((message.find("certificate") != std::string::npos || message.find("SSL") != std::string::npos));
+
+  options.ca_file = other.ca_cert.string();  // a CA that did not sign it
+  CHECK_FALSE(Pull(reference, options).ok());
+
+  options.ca_file = tls.ca_cert.string();
+  auto trusted = Pull(reference, options);
+  INFO((trusted.ok() ? std::string() : trusted.error().ToString()));
+  REQUIRE(trusted.ok());
+  CHECK(EnvOf(*trusted).find("MARKER=tls") != std::string::npos);
+
+  // --insecure-registry for that name: HTTPS without verification works too.
+  registry::RegistryOptions insecure = FastOptions();
+  insecure.connect_to = options.connect_to;
+  insecure.insecure_registries = {name + ":" + port};
+  CHECK(Pull(reference, insecure).ok());
+}
