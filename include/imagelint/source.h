@@ -75,6 +75,13 @@ struct OpenOptions {
   uint64_t max_uncompressed_layer_bytes = 64ull << 30;  // gzip-bomb limit per layer (overridable)
   uint64_t max_metadata_bytes = 16ull << 20;          // manifests, configs, index.json
   bool verify_digests = true;                         // blob digests and diff IDs
+  // --image: which image of an archive or layout that holds several (docker
+  // save of several tags, an OCI layout with several ref names): a name as
+  // stored (RepoTags, io.containerd.image.name, org.opencontainers.image.ref.name;
+  // "ubuntu" matches "docker.io/library/ubuntu:latest") or "@N" (0-based, in
+  // stored order). Empty: a container holding several images is an error
+  // listing them, never a silent pick of the first.
+  std::string image_name;
 };
 
 // Names the stored bytes of one layer for VerifiedBlobMemo: the identity of

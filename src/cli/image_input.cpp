@@ -47,6 +47,9 @@ void AddImageInputOptions(CLI::App& app, const std::shared_ptr<ImageInputArgs>& 
   app.add_option("--cache-dir", args->cache_dir,
                  "layer cache directory (default $XDG_CACHE_HOME/imagelint or ~/.cache/imagelint)");
   app.add_flag("--no-cache", args->no_cache, "neither read nor write the layer cache");
+  app.add_option("--image", args->image_name,
+                 "NAME or @N: the image to read from an archive or OCI layout that holds several "
+                 "(docker save of several names, a layout with several ref names)");
   app.add_option("--username", args->username, "registry user name (with --password-stdin)");
   app.add_flag("--password-stdin", args->password_stdin, "read the registry password or token from standard input");
   app.add_option("--insecure-registry", args->insecure_registries,
@@ -101,6 +104,7 @@ bool IsRegistryArgument(const std::string& argument) {
 
 Result<ScannedImage> ReadImageArgument(const std::string& image, ReadImageOptions options,
                                        const ImageInputArgs& args) {
+  options.open.image_name = args.image_name;
   std::unique_ptr<LayerCache> cache;
   // Unverified layers (--no-verify) must not fill a cache that verified
   // scans trust.

@@ -16,6 +16,7 @@
 namespace imagelint::cli {
 
 struct ImageInputArgs {
+  std::string image_name;  // --image NAME|@N
   std::string cache_dir;
   bool no_cache = false;
   std::string username;
@@ -25,7 +26,8 @@ struct ImageInputArgs {
   std::vector<std::string> connect_to;
 };
 
-// --cache-dir, --no-cache, --username, --password-stdin, --insecure-registry, --ca-file.
+// --image, --cache-dir, --no-cache, --username, --password-stdin, --insecure-registry,
+// --ca-file, --connect-to.
 void AddImageInputOptions(CLI::App& app, const std::shared_ptr<ImageInputArgs>& args);
 
 // How commands that only read one image (facts, ls) read it.

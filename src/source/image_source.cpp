@@ -2,6 +2,9 @@
 // all read through a FileStore; input kind detected by content.
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <map>
+
 #include "imagelint/digest.h"
 #include "scan/scanner.h"
 #include "source/open.h"
@@ -66,6 +69,49 @@ Platform PlatformOf(const nlohmann::json& config) {
     platform.variant = config.value("variant", std::string());
   }
   return platform;
+}
+
+// A layout's top-level index may hold several images (skopeo/umoci tags,
+// `docker save` of several names): descriptors grouped by name, platform
+// variants of one name staying together. Returns the index narrowed to the
+// image OpenOptions::image_name picks.
+Result<nlohmann::json> SelectImageInIndex(const nlohmann::json& index, const std::string& wanted,
+                                          const std::string& subject) {
+  if (!index.is_object() || !index.contains("manifests") || !index["manifests"].is_array()) {
+    return MakeError(subject, "image index without a manifests list");
+  }
+  std::vector<std::string> keys;
+  std::vector<std::vector<std::string>> names;
+  std::vector<std::vector<nlohmann::json>> members;
+  std::map<std::string, size_t> by_digest;
+  for (const auto& descriptor : index["manifests"]) {
+    std::string containerd = Annotation(descriptor, "io.containerd.image.name");
+    std::string ref = Annotation(descriptor, "org.opencontainers.image.ref.name");
+    std::string key = containerd.empty() ? ref : containerd;
+    std::string digest = descriptor.is_object() ? descriptor.value("digest", std::string()) : std::string();
+    // Several names for one manifest (docker save a:1 a:2 of one image) are one image.
+    auto same = digest.empty() ? by_digest.end() : by_digest.find(digest);
+    size_t group = same != by_digest.end() ? same->second : std::find(keys.begin(), keys.end(), key) - keys.begin();
+    if (group == keys.size()) {
+      keys.push_back(key);
+      names.emplace_back();
+      members.emplace_back();
+    }
+    if (same == by_digest.end()) {
+      members[group].push_back(descriptor);
+      if (!digest.empty()) by_digest.emplace(digest, group);
+    }
+    for (const auto& name : {containerd, ref}) {
+      if (!name.empty() && std::find(names[group].begin(), names[group].end(), name) == names[group].end()) {
+        names[group].push_back(name);
+      }
+    }
+  }
+  auto chosen = SelectNamedImage(names, wanted, subject);
+  if (!chosen.ok()) return chosen.error();
+  nlohmann::json narrowed = index;
+  narrowed["manifests"] = members[*chosen];
+  return narrowed;
 }
 
 class StoreImageSource final : public ImageSource {
@@ -169,9 +215,11 @@ Result<std::unique_ptr<ImageSource>> OpenOci(std::unique_ptr<FileStore> store, c
   }
   auto index = ReadJson(*store, "index.json", limit);
   if (!index.ok()) return index.error();
-  // Walk nested indexes down to one image manifest.
-  nlohmann::json current = *index;
   std::string subject = store->Describe("index.json");
+  auto narrowed = SelectImageInIndex(*index, options.image_name, subject);
+  if (!narrowed.ok()) return narrowed.error();
+  // Walk nested indexes down to one image manifest.
+  nlohmann::json current = std::move(*narrowed);
   nlohmann::json descriptor;
   std::string ref;
   for (int depth = 0;; ++depth) {
@@ -227,10 +275,20 @@ Result<std::unique_ptr<ImageSource>> OpenDockerLegacy(std::unique_ptr<FileStore>
   std::string subject = store->Describe("manifest.json");
   auto manifest = ReadJson(*store, "manifest.json", limit);
   if (!manifest.ok()) return manifest.error();
-  if (!manifest->is_array() || manifest->empty() || !(*manifest)[0].is_object()) {
-    return MakeError(subject, "expected a non-empty array of images");
+  if (!manifest->is_array() || manifest->empty()) return MakeError(subject, "expected a non-empty array of images");
+  std::vector<std::vector<std::string>> names;
+  for (const auto& entry : *manifest) {
+    if (!entry.is_object()) return MakeError(subject, "image entry is not an object");
+    names.emplace_back();
+    if (entry.contains("RepoTags") && entry["RepoTags"].is_array()) {
+      for (const auto& tag : entry["RepoTags"]) {
+        if (tag.is_string()) names.back().push_back(tag.get<std::string>());
+      }
+    }
   }
-  const nlohmann::json& item = (*manifest)[0];
+  auto chosen = SelectNamedImage(names, options.image_name, subject);
+  if (!chosen.ok()) return chosen.error();
+  const nlohmann::json& item = (*manifest)[*chosen];
   if (!item.contains("Config") || !item["Config"].is_string()) return MakeError(subject, "image without Config");
   if (!item.contains("Layers") || !item["Layers"].is_array()) return MakeError(subject, "image without Layers");
   std::string config_path = item["Config"].get<std::string>();
@@ -250,11 +308,7 @@ Result<std::unique_ptr<ImageSource>> OpenDockerLegacy(std::unique_ptr<FileStore>
     (*layers)[i].digest = (*layers)[i].diff_id;  // a legacy layer.tar is the uncompressed tar
   }
   ImageMetadata metadata;
-  metadata.ref = path;
-  if (item.contains("RepoTags") && item["RepoTags"].is_array() && !item["RepoTags"].empty() &&
-      item["RepoTags"][0].is_string()) {
-    metadata.ref = item["RepoTags"][0].get<std::string>();
-  }
+  metadata.ref = names[*chosen].empty() ? path : names[*chosen].front();
   metadata.digest = Sha256Digest(*config_bytes);
   metadata.kind = "docker-archive";
   metadata.platform = PlatformOf(*config);

@@ -25,6 +25,12 @@ Result<std::unique_ptr<ImageSource>> OpenLocalImage(const std::string& path, con
 Result<nlohmann::json> SelectPlatform(const nlohmann::json& index, const Platform& wanted,
                                       bool explicit_platform, const std::string& subject);
 
+// The images a container holds, one entry per item: its names (may be empty).
+// Picks one by OpenOptions::image_name rules (see source.h): returns its
+// position, or an Error naming `subject` and listing the images.
+Result<size_t> SelectNamedImage(const std::vector<std::vector<std::string>>& names, const std::string& wanted,
+                                const std::string& subject);
+
 // Builds the LayerRef list from a parsed manifest's layers[] and the config
 // (diff_ids, history with empty_layer skipped). Shared with the registry source.
 Result<std::vector<LayerRef>> LayersFromManifest(const nlohmann::json& manifest_layers,

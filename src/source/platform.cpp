@@ -1,4 +1,5 @@
 // Platforms (containerd's normalisation), index selection, manifest -> layers.
+#include <algorithm>
 #include <set>
 
 #include "imagelint/digest.h"
@@ -129,6 +130,57 @@ Result<nlohmann::json> SelectPlatform(const nlohmann::json& index, const Platfor
   for (const auto& p : present) list += (list.empty() ? "" : ", ") + p;
   return MakeError(subject, "no image for platform " + wanted.ToString() + "; platforms present: " + list +
                                 " (choose one with --platform)");
+}
+
+namespace {
+
+// "ubuntu" -> "docker.io/library/ubuntu:latest", "reg:5000/a/b" ->
+// "reg:5000/a/b:latest": enough of Docker's normalisation to compare names.
+std::string NormalizedImageName(std::string name) {
+  size_t slash = name.find('/');
+  std::string first = slash == std::string::npos ? std::string() : name.substr(0, slash);
+  bool has_registry = !first.empty() && (first.find('.') != std::string::npos ||
+                                         first.find(':') != std::string::npos || first == "localhost");
+  if (!has_registry) name = (slash == std::string::npos ? "docker.io/library/" : "docker.io/") + name;
+  size_t last_slash = name.rfind('/');
+  if (name.find('@', last_slash) == std::string::npos && name.find(':', last_slash) == std::string::npos) {
+    name += ":latest";
+  }
+  return name;
+}
+
+}  // namespace
+
+Result<size_t> SelectNamedImage(const std::vector<std::vector<std::string>>& names, const std::string& wanted,
+                                const std::string& subject) {
+  auto describe = [&] {
+    std::string list;
+    for (size_t i = 0; i < names.size(); ++i) {
+      std::string label = names[i].empty() ? std::string("(unnamed)") : names[i].front();
+      list += (i ? ", " : "") + std::string("@") + std::to_string(i) + " " + label;
+    }
+    return list;
+  };
+  if (names.empty()) return MakeError(subject, "holds no image");
+  if (wanted.empty()) {
+    if (names.size() == 1) return size_t{0};
+    return MakeError(subject, "holds " + std::to_string(names.size()) + " images: " + describe() +
+                                  " (choose one with --image NAME or --image @N)");
+  }
+  if (wanted[0] == '@') {
+    std::string digits = wanted.substr(1);
+    if (!digits.empty() && digits.size() < 7 && std::all_of(digits.begin(), digits.end(), ::isdigit)) {
+      size_t index = std::stoul(digits);
+      if (index < names.size()) return index;
+    }
+    return MakeError(subject, "no image " + wanted + "; images: " + describe());
+  }
+  for (size_t i = 0; i < names.size(); ++i) {
+    for (const auto& name : names[i]) {
+      if (name == wanted || NormalizedImageName(name) == NormalizedImageName(wanted)) return i;
+    }
+  }
+  return MakeError(subject, "no image named " + wanted + "; images: " + describe());
 }
 
 Result<std::vector<LayerRef>> LayersFromManifest(const nlohmann::json& manifest_layers, const nlohmann::json& config,

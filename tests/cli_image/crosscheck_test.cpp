@@ -112,3 +112,29 @@ TEST_CASE("umoci + skopeo: OCI layout, OCI archive, docker-archive and unpacked 
   };
   CHECK(normalise(ls_rootfs.out) == normalise(ls_layout.out));
 }
+
+TEST_CASE("umoci: a layout holding two tagged images needs --image, which picks by name or position") {
+  if (!NeedExternal("umoci", HaveProgram("umoci"), "builds the two-image layout")) return;
+  TempDir dir;
+  const std::string layout = (dir / "layout").string();
+  Run({"umoci", "init", "--layout", layout});
+  for (const std::string tag : {"base", "train"}) {
+    Run({"umoci", "new", "--image", layout + ":" + tag});
+    Run({"umoci", "config", "--image", layout + ":" + tag, "--config.env", "WHICH=" + tag});
+  }
+  auto unpicked = Imagelint({"facts", layout});
+  CHECK(unpicked.exit_code == 2);
+  CHECK(unpicked.err.find(layout) != std::string::npos);
+  CHECK(unpicked.err.find("holds 2 images: @0 base, @1 train") != std::string::npos);
+  CHECK(unpicked.out.empty());
+
+  for (const std::string pick : {"train", "@1"}) {
+    auto picked = Imagelint({"facts", layout, "--image", pick});
+    INFO(picked.err);
+    REQUIRE(picked.exit_code == 0);
+    CHECK(nlohmann::json::parse(picked.out)["image"]["env"]["WHICH"] == "train");
+  }
+  auto missing = Imagelint({"ls", layout, "--image", "nope"});
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err.find("no image named nope; images: @0 base, @1 train") != std::string::npos);
+}

@@ -171,6 +171,62 @@ TEST_CASE("multi-platform index: --platform picks, default linux/amd64, absent p
   CHECK(none.error().message.find("platforms present: linux/arm/v7, linux/arm64") != std::string::npos);
 }
 
+TEST_CASE("an archive or layout holding several images: --image picks one, none picked is an error listing them") {
+  TempDir dir;
+  TestImage cuda = SampleImage(testing::Compression::kGzip);
+  cuda.ref = "nvidia/cuda:12.4";
+  cuda.layers[0].File("which", "cuda");
+  TestImage app = SampleImage(testing::Compression::kGzip);
+  app.ref = "registry.example.com/team/train:1.4";
+  app.layers[0].File("which", "train");
+  auto which = [](const ScannedImage& image) {
+    const TreeNode* node = image.tree.Lookup("which");
+    return node && node->entry ? node->entry->info.size : uint64_t{0};
+  };
+  for (ImageKind kind : {ImageKind::kDockerArchive, ImageKind::kDockerArchiveSkopeo, ImageKind::kDockerArchiveOci,
+                         ImageKind::kOciLayout, ImageKind::kOciArchive}) {
+    CAPTURE(static_cast<int>(kind));
+    fs::path path = dir / ("several" + std::to_string(static_cast<int>(kind)));
+    WriteImages({cuda, app}, kind, path);
+    auto read = [&](const std::string& name) {
+      ReadImageOptions options;
+      options.open.image_name = name;
+      return ReadImage(path.string(), options);
+    };
+    auto unpicked = read("");
+    REQUIRE_FALSE(unpicked.ok());
+    INFO(unpicked.error().ToString());
+    CHECK(unpicked.error().message.find("holds 2 images: @0 ") != std::string::npos);
+    CHECK(unpicked.error().message.find("train:1.4") != std::string::npos);
+    CHECK(unpicked.error().message.find("choose one with --image NAME or --image @N") != std::string::npos);
+
+    auto by_name = read("registry.example.com/team/train:1.4");
+    REQUIRE(by_name.ok());
+    CHECK(which(*by_name) == 5);
+    auto normalized = read("docker.io/nvidia/cuda:12.4");  // Docker's spelling of the same name
+    REQUIRE(normalized.ok());
+    CHECK(which(*normalized) == 4);
+    auto by_position = read("@1");
+    REQUIRE(by_position.ok());
+    CHECK(which(*by_position) == 5);
+    for (const char* bad : {"@2", "@x", "nvidia/cuda:11.8"}) {
+      auto missing = read(bad);
+      REQUIRE_FALSE(missing.ok());
+      CHECK(missing.error().message.find("images: @0 ") != std::string::npos);
+    }
+  }
+  // One manifest saved under two names (docker save a:1 a:2) is one image.
+  WriteImage(cuda, ImageKind::kOciLayout, dir / "one");
+  auto index = nlohmann::json::parse(ReadFileText(dir / "one" / "index.json"));
+  nlohmann::json alias = index["manifests"][0];
+  alias["annotations"]["io.containerd.image.name"] = "docker.io/nvidia/cuda:latest";
+  index["manifests"].push_back(alias);
+  WriteFileText(dir / "one" / "index.json", index.dump());
+  auto one = Read(dir / "one");
+  INFO((one.ok() ? std::string() : one.error().ToString()));
+  CHECK(one.ok());
+}
+
 TEST_CASE("platform strings are normalised like containerd") {
   CHECK(Platform::Parse("linux/x86_64")->ToString() == "linux/amd64");
   CHECK(Platform::Parse("aarch64")->ToString() == "linux/arm64");

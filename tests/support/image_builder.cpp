@@ -354,7 +354,7 @@ void Sabotage(std::vector<OutFile>& files, const std::string& first_layer_path, 
 }
 
 std::vector<OutFile> OciFiles(const std::vector<TestImage>& images, const std::vector<BuiltImage>& built,
-                              const WriteOptions& options, bool with_docker_manifest) {
+                              const WriteOptions& options, bool with_docker_manifest, bool several_images = false) {
   std::vector<OutFile> files;
   auto blob_path = [](const std::string& digest) { return "blobs/sha256/" + Hex(digest); };
   auto add_blob = [&](const std::string& digest, const std::vector<uint8_t>& bytes) {
@@ -373,7 +373,7 @@ std::vector<OutFile> OciFiles(const std::vector<TestImage>& images, const std::v
                        {"size", built[i].manifest.size()},
                        {"annotations", {{"io.containerd.image.name", images[i].ref},
                                         {"org.opencontainers.image.ref.name", Tag(images[i].ref)}}}};
-    if (built.size() > 1 || options.nested_index) descriptor["platform"] = built[i].platform;
+    if ((built.size() > 1 && !several_images) || options.nested_index) descriptor["platform"] = built[i].platform;
     manifests.push_back(descriptor);
   }
   json index = {{"schemaVersion", 2}, {"mediaType", "application/vnd.oci.image.index.v1+json"}};
@@ -393,11 +393,12 @@ std::vector<OutFile> OciFiles(const std::vector<TestImage>& images, const std::v
   files.push_back({"index.json", JsonBytes(index), ""});
   files.push_back({"oci-layout", JsonBytes({{"imageLayoutVersion", "1.0.0"}}), ""});
   if (with_docker_manifest) {
-    json layers = json::array();
-    for (const auto& layer : built[0].layers) layers.push_back(blob_path(layer.digest));
-    json manifest = json::array({{{"Config", blob_path(built[0].config_digest)},
-                                  {"RepoTags", {images[0].ref}},
-                                  {"Layers", layers}}});
+    json manifest = json::array();
+    for (size_t i = 0; i < (several_images ? built.size() : 1); ++i) {
+      json layers = json::array();
+      for (const auto& layer : built[i].layers) layers.push_back(blob_path(layer.digest));
+      manifest.push_back({{"Config", blob_path(built[i].config_digest)}, {"RepoTags", {images[i].ref}}, {"Layers", layers}});
+    }
     files.push_back({"manifest.json", JsonBytes(manifest), ""});
   }
   if (!built[0].layers.empty()) Sabotage(files, blob_path(built[0].layers[0].digest), options);
@@ -499,6 +500,36 @@ void WriteMultiPlatform(const std::vector<TestImage>& images, ImageKind kind, co
     case ImageKind::kOciArchive:
       files = OciFiles(images, built, options, false);
       break;
+  }
+  WriteContainer(files, kind, out, options);
+}
+
+void WriteImages(const std::vector<TestImage>& images, ImageKind kind, const fs::path& out,
+                 const WriteOptions& options) {
+  if (images.empty()) throw std::runtime_error("WriteImages: no images");
+  std::vector<BuiltImage> built;
+  for (const auto& image : images) built.push_back(Build(image, options));
+  std::vector<OutFile> files;
+  if (kind == ImageKind::kDockerArchive || kind == ImageKind::kDockerArchiveSkopeo) {
+    // One docker save of several names: shared files once, manifest.json and
+    // repositories merged.
+    json manifest = json::array();
+    json repositories = json::object();
+    for (size_t i = 0; i < images.size(); ++i) {
+      for (auto& file : DockerFiles(images[i], built[i], options, kind == ImageKind::kDockerArchiveSkopeo)) {
+        if (file.path == "manifest.json") {
+          for (auto& item : json::parse(file.bytes.begin(), file.bytes.end())) manifest.push_back(item);
+        } else if (file.path == "repositories") {
+          repositories.merge_patch(json::parse(file.bytes.begin(), file.bytes.end()));
+        } else if (std::none_of(files.begin(), files.end(), [&](const OutFile& f) { return f.path == file.path; })) {
+          files.push_back(std::move(file));
+        }
+      }
+    }
+    files.push_back({"manifest.json", JsonBytes(manifest), ""});
+    files.push_back({"repositories", JsonBytes(repositories), ""});
+  } else {
+    files = OciFiles(images, built, options, kind == ImageKind::kDockerArchiveOci, true);
   }
   WriteContainer(files, kind, out, options);
 }

@@ -94,6 +94,11 @@ void WriteImage(const TestImage& image, ImageKind kind, const std::filesystem::p
 void WriteMultiPlatform(const std::vector<TestImage>& images, ImageKind kind,
                         const std::filesystem::path& out, const WriteOptions& options = {});
 
+// Writes several distinct images into one container, as `docker save a b`
+// or an OCI layout with several ref names does (any kind but a rootfs).
+void WriteImages(const std::vector<TestImage>& images, ImageKind kind, const std::filesystem::path& out,
+                 const WriteOptions& options = {});
+
 // A layer as an uncompressed tar / as its compressed blob.
 std::vector<uint8_t> BuildLayerTar(const TestLayer& layer);
 std::vector<uint8_t> Compress(const std::vector<uint8_t>& bytes, Compression compression);
