@@ -131,6 +131,11 @@ class ImageSource {
   // from host files and verify digests; nullopt otherwise. The cache takes it
   // around a full scan too, since a verified scan proves the bytes as well.
   virtual std::optional<StoredBlobStamp> StoredLayerStamp(size_t index) { return std::nullopt; }
+  // For sources that can only be read front to back (a gzip'd tarball): the
+  // order of layers in the stream. The scanner then reads them one at a time
+  // in that order, so the whole image costs one pass of decompression rather
+  // than one pass per layer. nullopt: any order, in parallel.
+  virtual std::optional<std::vector<size_t>> SequentialLayerOrder() { return std::nullopt; }
 };
 
 }  // namespace imagelint

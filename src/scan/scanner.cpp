@@ -123,6 +123,12 @@ Result<ScannedImage> ScanImage(ImageSource& source, const std::vector<FileAnalyz
   int jobs = options.jobs;
   if (jobs <= 0) jobs = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 4u));
   jobs = static_cast<int>(std::min<size_t>(static_cast<size_t>(jobs), std::max<size_t>(count, 1)));
+  // A source read front to back (gzip'd tarball): one layer at a time, in
+  // stream order, so that its single decompressor moves forward only.
+  if (auto sequential = source.SequentialLayerOrder(); sequential && sequential->size() == count) {
+    order = std::move(*sequential);
+    jobs = 1;
+  }
 
   std::atomic<size_t> next{0};
   std::atomic<bool> failed{false};

@@ -156,6 +156,23 @@ class StoreImageSource final : public ImageSource {
     return true;
   }
 
+  std::optional<std::vector<size_t>> SequentialLayerOrder() override {
+    std::vector<std::pair<uint64_t, size_t>> offsets;
+    for (size_t i = 0; i < layer_paths_.size(); ++i) {
+      auto offset = store_->SequentialOffset(layer_paths_[i]);
+      if (offset) offsets.emplace_back(*offset, i);
+    }
+    if (offsets.empty()) return std::nullopt;  // a store that seeks
+    std::sort(offsets.begin(), offsets.end());
+    std::vector<size_t> order;
+    for (const auto& [offset, index] : offsets) order.push_back(index);
+    // Layers held in memory (small ones) have no offset: any time is fine.
+    for (size_t i = 0; i < layer_paths_.size(); ++i) {
+      if (std::find(order.begin(), order.end(), i) == order.end()) order.push_back(i);
+    }
+    return order;
+  }
+
   std::optional<StoredBlobStamp> StoredLayerStamp(size_t index) override {
     if (!options_.verify_digests || index >= layer_paths_.size()) return std::nullopt;
     const LayerRef& ref = metadata_.layers[index];

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <mutex>
@@ -332,6 +333,13 @@ class ArchiveStore final : public FileStore {
     return identity;
   }
 
+  std::optional<uint64_t> SequentialOffset(const std::string& path) const override {
+    auto member = Find(path);
+    if (!gzip_ || !member.ok() || captured_.count((*member)->name)) return std::nullopt;
+    return (*member)->offset;
+  }
+  uint64_t RestartsFromStart() const override { return cursors_->inflated_from_start.load(); }
+
   std::string Describe(const std::string& path) const override { return path_ + ":" + path; }
   std::string Location() const override { return path_; }
 
@@ -368,25 +376,66 @@ class ArchiveStore final : public FileStore {
     int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return MakeError(path_, std::string("cannot open: ") + std::strerror(errno));
     if (!gzip_) return std::unique_ptr<ByteStream>(std::make_unique<FileRangeStream>(fd, member.offset, member.size, name));
-    // A gzip'd archive cannot seek: decompress again up to the member.
     ::close(fd);
-    auto file = OpenHostFile(path_);
-    if (!file.ok()) return file.error();
-    auto input = std::make_unique<StreamTarInput>(Decompressor(std::move(*file), Codec::kGzip, UINT64_MAX));
-    IMAGELINT_TRY(input->Skip(member.offset));
-    return std::unique_ptr<ByteStream>(std::make_unique<SliceStream>(std::move(input), member.size, name));
+    // A gzip'd archive cannot seek. Continue the decompressor a previous
+    // member left behind when it stopped before this one (members read in
+    // archive order cost one pass in all); else decompress from the start.
+    std::unique_ptr<StreamTarInput> input = cursors_->TakeAtOrBefore(member.offset);
+    if (!input) {
+      auto file = OpenHostFile(path_);
+      if (!file.ok()) return file.error();
+      input = std::make_unique<StreamTarInput>(Decompressor(std::move(*file), Codec::kGzip, UINT64_MAX));
+      cursors_->inflated_from_start++;
+    }
+    IMAGELINT_TRY(input->Skip(member.offset - input->offset));
+    return std::unique_ptr<ByteStream>(std::make_unique<SliceStream>(std::move(input), member.size, name, cursors_));
   }
+
+  // Decompressors parked between members of a gzip'd archive, by position.
+  struct CursorPool {
+    std::mutex mutex;
+    std::vector<std::unique_ptr<StreamTarInput>> parked;
+    std::atomic<uint64_t> inflated_from_start{0};
+    static constexpr size_t kMaxParked = 4;
+
+    std::unique_ptr<StreamTarInput> TakeAtOrBefore(uint64_t offset) {
+      std::lock_guard<std::mutex> lock(mutex);
+      auto best = parked.end();
+      for (auto it = parked.begin(); it != parked.end(); ++it) {
+        if ((*it)->offset <= offset && (best == parked.end() || (*it)->offset > (*best)->offset)) best = it;
+      }
+      if (best == parked.end()) return nullptr;
+      auto input = std::move(*best);
+      parked.erase(best);
+      return input;
+    }
+    void Park(std::unique_ptr<StreamTarInput> input) {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (parked.size() >= kMaxParked) parked.erase(parked.begin());  // oldest out
+      parked.push_back(std::move(input));
+    }
+  };
 
   class SliceStream final : public ByteStream {
    public:
-    SliceStream(std::unique_ptr<StreamTarInput> input, uint64_t size, std::string name)
-        : input_(std::move(input)), left_(size), name_(std::move(name)) {}
+    SliceStream(std::unique_ptr<StreamTarInput> input, uint64_t size, std::string name,
+                std::shared_ptr<CursorPool> pool)
+        : input_(std::move(input)), left_(size), name_(std::move(name)), pool_(std::move(pool)) {}
+    ~SliceStream() override {
+      if (input_ && healthy_) pool_->Park(std::move(input_));
+    }
     Result<size_t> Read(std::span<uint8_t> buffer) override {
       if (left_ == 0) return size_t{0};
       size_t want = static_cast<size_t>(std::min<uint64_t>(buffer.size(), left_));
       auto n = input_->ReadFull(buffer.first(want));
-      if (!n.ok()) return WithSubject(n.error(), name_);
-      if (*n == 0) return MakeError(name_, "archive is truncated");
+      if (!n.ok()) {
+        healthy_ = false;
+        return WithSubject(n.error(), name_);
+      }
+      if (*n == 0) {
+        healthy_ = false;
+        return MakeError(name_, "archive is truncated");
+      }
       left_ -= *n;
       return *n;
     }
@@ -396,12 +445,15 @@ class ArchiveStore final : public FileStore {
     std::unique_ptr<StreamTarInput> input_;
     uint64_t left_;
     std::string name_;
+    std::shared_ptr<CursorPool> pool_;
+    bool healthy_ = true;  // a decompressor that failed is never reused
   };
 
   std::string path_;
   bool gzip_;
   std::map<std::string, ArchiveMember> members_;
   std::map<std::string, std::vector<uint8_t>> captured_;
+  std::shared_ptr<CursorPool> cursors_ = std::make_shared<CursorPool>();
 };
 
 class DirectoryStore final : public FileStore {

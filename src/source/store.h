@@ -38,6 +38,12 @@ class FileStore {
   // Identity of the host file (and place in it) holding `path`; nullopt when
   // it cannot be established (missing member, stat failure, bytes in memory).
   virtual std::optional<FileIdentity> Identity(const std::string& path) const = 0;
+  // Where `path`'s bytes start in a store that can only be read front to
+  // back (a gzip'd archive); nullopt for stores that seek, or bytes in memory.
+  // Readers that open members in increasing order of it pay for one pass.
+  virtual std::optional<uint64_t> SequentialOffset(const std::string& path) const { return std::nullopt; }
+  // How many member reads had to decompress the archive from its start.
+  virtual uint64_t RestartsFromStart() const { return 0; }
   // "image.tar:blobs/sha256/..." for messages.
   virtual std::string Describe(const std::string& path) const = 0;
   virtual std::string Location() const = 0;

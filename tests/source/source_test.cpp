@@ -2,6 +2,8 @@
 #include <doctest/doctest.h>
 
 #include "facts/facts.h"
+#include "source/open.h"
+#include "source/store.h"
 #include "support/image_builder.h"
 #include "support/test_support.h"
 
@@ -289,4 +291,67 @@ TEST_CASE("real-tool images from testdata: docker save (legacy) and BuildKit OCI
     REQUIRE_FALSE(wrong.ok());
     CHECK(wrong.error().message.find("platforms present: linux/arm64") != std::string::npos);
   }
+}
+
+TEST_CASE("a gzip'd docker save is decompressed once, not once per layer") {
+  // Layers over the 1 MiB in-memory capture limit, so each is read from the stream.
+  auto noise = [](size_t size, uint32_t seed) {
+    std::string text(size, '\0');
+    for (size_t i = 0; i < size; ++i) {
+      seed = seed * 1664525u + 1013904223u;
+      text[i] = static_cast<char>(seed >> 24);
+    }
+    return text;
+  };
+  TestImage image;
+  for (uint32_t i = 0; i < 4; ++i) {
+    image.Layer(testing::Compression::kNone).File("layer" + std::to_string(i), noise((3u << 19) + i, i + 1));
+  }
+  TempDir dir;
+  WriteImage(image, ImageKind::kDockerArchive, dir / "plain.tar");
+  WriteImage(image, ImageKind::kDockerArchive, dir / "saved.tar.gz", {.gzip_outer = true});
+
+  auto store = OpenArchiveStore((dir / "saved.tar.gz").string(), 16 << 20);
+  REQUIRE(store.ok());
+  auto manifest = (*store)->ReadSmall("manifest.json", 1 << 20);
+  REQUIRE(manifest.ok());
+  std::vector<std::string> layers;
+  const nlohmann::json items = nlohmann::json::parse(manifest->begin(), manifest->end());
+  for (const auto& path : items[0]["Layers"]) {
+    layers.push_back(path.get<std::string>());
+  }
+  REQUIRE(layers.size() == 4);
+  auto read_in = [&](const std::vector<std::string>& order) {
+    for (const auto& path : order) {
+      REQUIRE((*store)->SequentialOffset(path).has_value());
+      auto stream = (*store)->Open(path);
+      REQUIRE(stream.ok());
+      auto bytes = ReadAll(**stream, 64 << 20);
+      REQUIRE(bytes.ok());
+      CHECK(bytes->size() > (3u << 19));
+    }
+  };
+  read_in(layers);  // archive order: one decompressor carried from member to member
+  CHECK((*store)->RestartsFromStart() == 1);
+  std::vector<std::string> reversed(layers.rbegin(), layers.rend());
+  read_in(reversed);  // backwards: correct, but each member starts over
+  CHECK((*store)->RestartsFromStart() >= 4);
+
+  // The image source reads its layers in stream order, and the result is the
+  // same as from the plain tarball.
+  auto source = OpenLocalImage((dir / "saved.tar.gz").string(), OpenOptions{});
+  REQUIRE(source.ok());
+  auto order = (*source)->SequentialLayerOrder();
+  REQUIRE(order.has_value());
+  CHECK(*order == std::vector<size_t>{0, 1, 2, 3});
+  auto plain = OpenLocalImage((dir / "plain.tar").string(), OpenOptions{});
+  REQUIRE(plain.ok());
+  CHECK_FALSE((*plain)->SequentialLayerOrder().has_value());
+  auto from_gzip = Read(dir / "saved.tar.gz");
+  auto from_plain = Read(dir / "plain.tar");
+  REQUIRE(from_gzip.ok());
+  REQUIRE(from_plain.ok());
+  CHECK(from_gzip->layers.size() == 4);
+  for (size_t i = 0; i < 4; ++i) CHECK(from_gzip->layers[i].diff_id == from_plain->layers[i].diff_id);
+  CHECK(from_gzip->tree.Lookup("layer3") != nullptr);
 }
