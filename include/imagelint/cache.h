@@ -46,6 +46,39 @@ struct CacheStats {
 };
 
 // Also the memo of verified local blobs (verified/<xx>/<sha256 of key>.cbor).
+// What a cache directory holds (imagelint cache info).
+struct CacheUsage {
+  uint64_t layers = 0;           // layer directories (entry list + analyzer files)
+  uint64_t layer_bytes = 0;
+  uint64_t memo_entries = 0;     // verified-blob stamps
+  uint64_t memo_bytes = 0;
+  uint64_t stale_temporaries = 0;  // leftovers of interrupted writes, older than an hour
+  uint64_t TotalBytes() const { return layer_bytes + memo_bytes; }
+};
+
+struct PruneOptions {
+  std::optional<uint64_t> max_bytes;   // evict least recently used items until the rest fits
+  std::optional<int64_t> unused_for_seconds;  // evict items not used for this long
+};
+
+struct PruneResult {
+  CacheUsage before;
+  CacheUsage after;
+  uint64_t layers_removed = 0;
+  uint64_t memo_entries_removed = 0;
+  uint64_t temporaries_removed = 0;
+};
+
+// Reads the usage of a cache directory. Errors: it does not exist or is not
+// a directory. Only imagelint's own names are counted.
+Result<CacheUsage> MeasureCache(const std::string& directory);
+// Evicts layers and memo entries, least recently used first (a hit refreshes
+// an item's time), and removes stale temporaries. Safe beside running scans:
+// a layer directory is renamed away before it is deleted, so a reader finds
+// it whole or not at all (then scans the layer again). Touches only
+// imagelint's own names under layers/ and verified/, never follows symlinks.
+Result<PruneResult> PruneCache(const std::string& directory, const PruneOptions& options);
+
 class LayerCache final : public VerifiedBlobMemo {
  public:
   // Creates `directory` when needed. Errors: it cannot be created or written.

@@ -423,3 +423,90 @@ TEST_CASE("default cache directory follows XDG_CACHE_HOME") {
     unsetenv("XDG_CACHE_HOME");
   }
 }
+
+TEST_CASE("prune: least recently used first, unused-for, stale temporaries; never outside its own names") {
+  TempDir dir;
+  const fs::path cache_dir = dir / "cache";
+  std::vector<std::string> markers = {"old", "middle", "new"};
+  {
+    auto cache = LayerCache::Open(cache_dir.string());
+    REQUIRE(cache.ok());
+    ProbeAnalyzer probe("probe", 1);
+    for (const auto& marker : markers) {
+      WriteImage(CacheImage(marker), ImageKind::kOciLayout, dir / marker);
+      auto source = Open(dir / marker);
+      ScanWith(*source, **cache, {&probe});
+    }
+  }
+  auto before = MeasureCache(cache_dir.string());
+  REQUIRE(before.ok());
+  CHECK(before->layers == 5);  // two shared base layers + one top layer per image
+
+  // Age every layer, then make each image's own top layer younger in order.
+  const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  auto set_age = [](const fs::path& file, int64_t seconds_since_epoch) {
+    struct timespec times[2] = {{seconds_since_epoch, 0}, {seconds_since_epoch, 0}};
+    REQUIRE(::utimensat(AT_FDCWD, file.c_str(), times, 0) == 0);
+  };
+  std::vector<fs::path> entries;
+  for (const auto& file : CacheFiles(cache_dir / "layers")) {
+    if (file.filename() == "entries.cbor") {
+      entries.push_back(file);
+      set_age(file, now - 40 * 86400);
+    }
+  }
+  REQUIRE(entries.size() == 5);
+  // A warm scan of "new" refreshes its three layers (hits touch entries.cbor).
+  {
+    auto cache = LayerCache::Open(cache_dir.string());
+    REQUIRE(cache.ok());
+    ProbeAnalyzer probe("probe", 1);
+    auto source = Open(dir / "new");
+    ScanWith(*source, **cache, {&probe});
+    CHECK((*cache)->Stats().hits == 3);
+  }
+  // Things prune must not touch: a symlink and a foreign file in the cache.
+  fs::create_directories(dir / "outside");
+  WriteFileText(dir / "outside" / "keep", "x");
+  fs::create_directory_symlink(dir / "outside", cache_dir / "layers" / "ab");
+  WriteFileText(cache_dir / "notes.txt", "mine");
+  fs::path temporary = entries[0].parent_path() / "entries.cbor.tmp.1.2.3";
+  WriteFileText(temporary, "torn");
+  set_age(temporary, now - 7200);
+
+  PruneOptions unused;
+  unused.unused_for_seconds = 30 * 86400;
+  auto pruned = PruneCache(cache_dir.string(), unused);
+  REQUIRE(pruned.ok());
+  CHECK(pruned->layers_removed == 2);  // the top layers of "old" and "middle"
+  CHECK(pruned->temporaries_removed == 1);
+  CHECK(pruned->after.layers == 3);
+  CHECK(fs::exists(dir / "outside" / "keep"));
+  CHECK(fs::exists(cache_dir / "notes.txt"));
+
+  // The image scanned last still hits entirely.
+  {
+    auto cache = LayerCache::Open(cache_dir.string());
+    REQUIRE(cache.ok());
+    ProbeAnalyzer probe("probe", 1);
+    auto source = Open(dir / "new");
+    ScanWith(*source, **cache, {&probe});
+    CHECK((*cache)->Stats().hits == 3);
+  }
+
+  // A size bound evicts until the rest fits; zero empties the cache.
+  PruneOptions bounded;
+  bounded.max_bytes = pruned->after.TotalBytes() - 1;
+  auto smaller = PruneCache(cache_dir.string(), bounded);
+  REQUIRE(smaller.ok());
+  CHECK(smaller->after.TotalBytes() < pruned->after.TotalBytes());
+  bounded.max_bytes = 0;
+  auto empty = PruneCache(cache_dir.string(), bounded);
+  REQUIRE(empty.ok());
+  CHECK(empty->after.TotalBytes() == 0);
+  CHECK(empty->after.layers == 0);
+  CHECK(fs::exists(dir / "outside" / "keep"));
+  CHECK_FALSE(MeasureCache((dir / "nowhere").string()).ok());
+}

@@ -117,3 +117,45 @@ TEST_CASE("--platform, --max-layer-bytes and bad option values") {
   auto bad_format = Imagelint({"facts", (dir / "layout").string(), "--format", "yaml"});
   CHECK(bad_format.exit_code == 2);
 }
+
+TEST_CASE("imagelint cache: info and prune, text and JSON, exit codes") {
+  TempDir dir;
+  WriteImage(GoldenImage(), ImageKind::kOciLayout, dir / "img");
+  const std::string cache = (dir / "cache").string();
+  auto scanned = RunImagelint({"facts", (dir / "img").string(), "--cache-dir", cache});
+  REQUIRE(scanned.exit_code == 0);
+
+  auto info = RunImagelint({"cache", "info", "--cache-dir", cache, "--format", "json"});
+  INFO(info.err);
+  REQUIRE(info.exit_code == 0);
+  auto usage = nlohmann::json::parse(info.out);
+  CHECK(usage["directory"] == cache);
+  CHECK(usage["layers"] == 2);
+  CHECK(usage["total_bytes"].get<uint64_t>() > 0);
+  auto text = RunImagelint({"cache", "--cache-dir", cache});
+  CHECK(text.exit_code == 0);
+  CHECK(text.out.rfind(cache + ": 2 layers (", 0) == 0);
+
+  auto nothing = RunImagelint({"cache", "prune", "--cache-dir", cache});
+  CHECK(nothing.exit_code == 2);
+  CHECK(nothing.err == "imagelint: cache prune: give --max-size SIZE and/or --unused-for DURATION\n");
+  auto bad_size = RunImagelint({"cache", "prune", "--cache-dir", cache, "--max-size", "10Q"});
+  CHECK(bad_size.exit_code == 2);
+  CHECK(bad_size.err.find("--max-size") != std::string::npos);
+  auto bad_age = RunImagelint({"cache", "prune", "--cache-dir", cache, "--unused-for", "3 weeks"});
+  CHECK(bad_age.exit_code == 2);
+  CHECK(bad_age.err.find("--unused-for") != std::string::npos);
+  auto kept = RunImagelint({"cache", "prune", "--cache-dir", cache, "--unused-for", "30d"});
+  CHECK(kept.exit_code == 0);
+  CHECK(kept.out.find("removed 0 layers") != std::string::npos);
+
+  auto emptied = RunImagelint({"cache", "prune", "--cache-dir", cache, "--max-size", "0", "--format", "json"});
+  REQUIRE(emptied.exit_code == 0);
+  auto result = nlohmann::json::parse(emptied.out);
+  CHECK(result["removed"]["layers"] == 2);
+  CHECK(result["after"]["total_bytes"] == 0);
+
+  auto missing = RunImagelint({"cache", "--cache-dir", (dir / "nowhere").string()});
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err.find("no such cache directory") != std::string::npos);
+}
