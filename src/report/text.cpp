@@ -200,7 +200,6 @@ std::string SuppressionSource(const json& by) {
 
 std::string RenderText(const json& report, const RenderOptions& options) {
   Painter paint(options.color);
-  size_t width = std::max<size_t>(options.width, 40);
   std::string out;
   const json& images = Arr(report, "images");
   RenderMatrix(out, report, options, paint);
