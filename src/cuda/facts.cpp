@@ -113,6 +113,13 @@ bool GoParseBool(const std::string& value) {
   return value == "1" || value == "t" || value == "T" || value == "TRUE" || value == "true" || value == "True";
 }
 
+// Directories the loader searches last. glibc's built-in list plus the
+// Debian/Ubuntu multiarch directories (their ld.so.conf.d and the distro's
+// configured slibdir); same order as `Loader()` reports candidates in.
+constexpr const char* kDefaultLoaderDirs[] = {"lib/x86_64-linux-gnu", "usr/lib/x86_64-linux-gnu",
+                                              "lib/aarch64-linux-gnu", "usr/lib/aarch64-linux-gnu",
+                                              "lib64", "usr/lib64", "lib", "usr/lib"};
+
 class Builder {
  public:
   Builder(const CudaFactsInput& input) : input_(input), env_(ParseEnv(input.config)) {
@@ -126,13 +133,14 @@ class Builder {
 
   void Run(json& facts) {
     json cuda = json::object();
+    loader_ = Loader();          // before Binaries: executables' libcudart lookups use it
     json binaries = Binaries();  // also collects static runtimes
     cuda["runtimes"] = Runtimes();
     cuda["static_runtimes"] = static_runtimes_;
     cuda["drivers"] = Drivers();
     cuda["driver_libraries"] = driver_libraries_;
     cuda["requirements"] = Requirements();
-    cuda["loader"] = Loader();
+    cuda["loader"] = loader_;
     cuda["toolkits"] = Toolkits();
     json packages = json::array();
     for (const CudaFile* file : texts_["dpkg_status"])
@@ -148,6 +156,8 @@ class Builder {
   }
 
  private:
+  json loader_ = json::object();  // Loader(), computed first
+
   json Layer(const CudaFile& file) const {
     return file.layer;
   }
@@ -525,11 +535,65 @@ class Builder {
     };
     for (const auto& dir : ld_library_path) consider(dir.get<std::string>(), "LD_LIBRARY_PATH");
     for (const auto& entry : conf) consider(entry["dir"].get<std::string>(), "ld.so.conf");
-    for (const char* dir : {"lib/x86_64-linux-gnu", "usr/lib/x86_64-linux-gnu", "lib/aarch64-linux-gnu",
-                            "usr/lib/aarch64-linux-gnu", "lib64", "usr/lib64", "lib", "usr/lib"})
-      consider(dir, "default");
+    for (const char* dir : kDefaultLoaderDirs) consider(dir, "default");
     out["libcuda_candidates"] = candidates;
     return out;
+  }
+
+  // Where the dynamic loader would find `soname` for the executable `file`,
+  // in glibc's order: DT_RPATH (only without DT_RUNPATH), LD_LIBRARY_PATH,
+  // DT_RUNPATH, the ld.so cache, the default directories. The cache is taken
+  // as the ld.so.conf directories: the NVIDIA runtime's update-ldcache hook
+  // runs ldconfig in the container at start (nvidia-container-stack.md
+  // §update-ldcache), so files added after the image's last ldconfig count.
+  json LookupForExecutable(const CudaFile& file, const json& elf, const std::string& soname) {
+    std::string origin = DirName(file.path);
+    auto expand = [&](std::string dir) {
+      for (const std::string token : {"${ORIGIN}", "$ORIGIN"}) {
+        for (size_t at = dir.find(token); at != std::string::npos; at = dir.find(token, at + origin.size() + 1)) {
+          dir.replace(at, token.size(), "/" + origin);
+        }
+      }
+      return dir;
+    };
+    std::vector<std::pair<std::string, std::string>> search;  // dir, via
+    bool has_runpath = elf.contains("runpath");
+    if (!has_runpath && elf.contains("rpath"))
+      for (const auto& dir : elf["rpath"]) search.emplace_back(expand(dir.get<std::string>()), "RPATH");
+    for (const auto& dir : loader_.value("ld_library_path", json::array()))
+      search.emplace_back(dir.get<std::string>(), "LD_LIBRARY_PATH");
+    if (has_runpath)
+      for (const auto& dir : elf["runpath"]) search.emplace_back(expand(dir.get<std::string>()), "RUNPATH");
+    for (const auto& entry : loader_.value("ld_so_conf", json::array()))
+      search.emplace_back(entry.value("dir", ""), "ld.so.conf");
+    for (const char* dir : kDefaultLoaderDirs) search.emplace_back(std::string("/") + dir, "default");
+    json lookup = {{"needed", soname}, {"found", nullptr}, {"via", nullptr}};
+    json searched = json::array();
+    bool incomplete = false;
+    for (const auto& [dir, via] : search) {
+      // A relative entry depends on the working directory, $LIB and $PLATFORM
+      // on the loader build and the CPU: not decidable from the image.
+      if (dir.empty() || dir[0] != '/' || dir.find('$') != std::string::npos) {
+        incomplete = incomplete || !dir.empty();
+        continue;
+      }
+      searched.push_back(dir);
+      std::string clean = dir.substr(1);
+      while (EndsWith(clean, "/")) clean.pop_back();
+      std::string path = clean.empty() ? soname : clean + "/" + soname;
+      auto resolved = Resolve(path);
+      const CudaFile* target = resolved ? Find(*resolved) : nullptr;
+      if (target == nullptr) target = Find(path);
+      if (target == nullptr || (target->type != EntryType::kRegular && target->type != EntryType::kHardlink)) continue;
+      // Shown through the directory's real path ("bin/../lib" -> "lib"), the file name kept.
+      auto real_dir = clean.empty() ? std::optional<std::string>("") : Resolve(clean);
+      lookup["found"] = Shown(real_dir ? (real_dir->empty() ? soname : *real_dir + "/" + soname) : path);
+      lookup["via"] = via;
+      break;
+    }
+    lookup["searched"] = searched;
+    if (incomplete && lookup["found"].is_null()) lookup["incomplete"] = true;
+    return lookup;
   }
 
   // --- toolkits ----------------------------------------------------------------
@@ -604,6 +668,10 @@ class Builder {
       row["needed"] = needed;
       if (elf.contains("runpath")) row["runpath"] = elf["runpath"];
       if (elf.contains("rpath")) row["rpath"] = elf["rpath"];
+      // Executables only: a shared library's lookups also depend on whoever loads it.
+      if (!cudart_needed.empty() && elf.contains("interp")) {
+        row["cudart_lookup"] = LookupForExecutable(file, elf, cudart_needed);
+      }
       row["sass"] = elf.value("sass", json::array());
       row["ptx"] = elf.value("ptx", json::array());
       if (elf.contains("fatbin")) {

@@ -228,17 +228,17 @@ class Parser {
       node->children = {*condition, *then_branch, *else_branch};
       return NodePtr(node);
     }
-    return ParseOr(depth + 1);
+    return ParseOr(depth);
   }
 
   Result<NodePtr> ParseOr(int depth) {
     IMAGELINT_TRY(CheckDepth(depth));
-    auto left = ParseAnd(depth + 1);
+    auto left = ParseAnd(depth);
     if (!left.ok()) return left;
     NodePtr result = *left;
     while (IsKeyword("or") || IsPunct("||")) {
       Token at = Next();
-      auto right = ParseAnd(depth + 1);
+      auto right = ParseAnd(depth);
       if (!right.ok()) return right;
       auto node = MakeNode(NodeKind::kOr, at);
       node->children = {result, *right};
@@ -249,12 +249,12 @@ class Parser {
 
   Result<NodePtr> ParseAnd(int depth) {
     IMAGELINT_TRY(CheckDepth(depth));
-    auto left = ParseNot(depth + 1);
+    auto left = ParseNot(depth);
     if (!left.ok()) return left;
     NodePtr result = *left;
     while (IsKeyword("and") || IsPunct("&&")) {
       Token at = Next();
-      auto right = ParseNot(depth + 1);
+      auto right = ParseNot(depth);
       if (!right.ok()) return right;
       auto node = MakeNode(NodeKind::kAnd, at);
       node->children = {result, *right};
@@ -273,17 +273,17 @@ class Parser {
       node->children = {*operand};
       return NodePtr(node);
     }
-    return ParseComparison(depth + 1);
+    return ParseComparison(depth);
   }
 
   Result<NodePtr> ParseComparison(int depth) {
     IMAGELINT_TRY(CheckDepth(depth));
-    auto left = ParseAdditive(depth + 1);
+    auto left = ParseAdditive(depth);
     if (!left.ok()) return left;
     static const std::set<std::string> kOps = {"==", "!=", "<", "<=", ">", ">="};
     if (Peek().kind == Tok::kPunct && kOps.count(Peek().text)) {
       Token at = Next();
-      auto right = ParseAdditive(depth + 1);
+      auto right = ParseAdditive(depth);
       if (!right.ok()) return right;
       auto node = MakeNode(NodeKind::kCompare, at);
       node->name = at.text;
@@ -295,7 +295,7 @@ class Parser {
       bool negated = IsKeyword("not");
       Next();
       if (negated) Next();
-      auto right = ParseAdditive(depth + 1);
+      auto right = ParseAdditive(depth);
       if (!right.ok()) return right;
       auto node = MakeNode(NodeKind::kIn, at);
       node->negated = negated;
@@ -330,12 +330,12 @@ class Parser {
 
   Result<NodePtr> ParseAdditive(int depth) {
     IMAGELINT_TRY(CheckDepth(depth));
-    auto left = ParseUnary(depth + 1);
+    auto left = ParseUnary(depth);
     if (!left.ok()) return left;
     NodePtr result = *left;
     while (IsPunct("+") || IsPunct("-")) {
       Token at = Next();
-      auto right = ParseUnary(depth + 1);
+      auto right = ParseUnary(depth);
       if (!right.ok()) return right;
       auto node = MakeNode(at.text == "+" ? NodeKind::kAdd : NodeKind::kSubtract, at);
       node->children = {result, *right};
@@ -354,12 +354,12 @@ class Parser {
       node->children = {*operand};
       return NodePtr(node);
     }
-    return ParsePostfix(depth + 1);
+    return ParsePostfix(depth);
   }
 
   Result<NodePtr> ParsePostfix(int depth) {
     IMAGELINT_TRY(CheckDepth(depth));
-    auto primary = ParsePrimary(depth + 1);
+    auto primary = ParsePrimary(depth);
     if (!primary.ok()) return primary;
     NodePtr result = *primary;
     int chain = 0;

@@ -329,6 +329,47 @@ TEST_CASE("IL012 missing-cuda-runtime") {
   CHECK(Findings(Run({WithoutCompat(BaseFacts())}, kSeedFleet), 0, "IL012").empty());
 }
 
+TEST_CASE("IL014 cuda-runtime-off-loader-path") {
+  json facts = WithoutCompat(BaseFacts());
+  json program = {{"path", "/opt/app/bin/train"},
+                  {"layer", 2},
+                  {"type", "exec"},
+                  {"needed", {"libcudart.so.11.0", "libc.so.6"}},
+                  {"sass", {"sm_80"}},
+                  {"ptx", json::array()},
+                  {"cudart_lookup",
+                   {{"needed", "libcudart.so.11.0"},
+                    {"found", nullptr},
+                    {"via", nullptr},
+                    {"searched", {"/usr/local/nvidia/lib", "/usr/local/nvidia/lib64", "/usr/lib"}}}}};
+  facts["binaries"].push_back(program);
+  json report = Run({facts}, kSeedFleet);
+  json il014 = Findings(report, 0, "IL014");
+  REQUIRE(il014.size() == 1);
+  CHECK(il014[0]["evidence"][0]["path"] == "/opt/app/bin/train");
+  std::string message = il014[0]["message"].get<std::string>();
+  CHECK(message.find("/usr/local/cuda-11.3/targets/x86_64-linux/lib/libcudart.so.11.0") != std::string::npos);
+  CHECK(message.find("searches only /usr/local/nvidia/lib, /usr/local/nvidia/lib64, /usr/lib") != std::string::npos);
+  CHECK(il014[0]["predicted_error"]["name"] == "library-not-found");
+  CHECK(il014[0]["fix"].get<std::string>().find("/usr/local/cuda-11.3/targets/x86_64-linux/lib") != std::string::npos);
+  CHECK(Findings(report, 0, "IL012").empty());  // the file exists: IL012 stays quiet
+
+  // Found by the loader, undecidable search path, or no libcudart in the image at all: not IL014.
+  json found = facts;
+  found["binaries"][1]["cudart_lookup"]["found"] = "/usr/local/cuda-11.3/targets/x86_64-linux/lib/libcudart.so.11.0";
+  found["binaries"][1]["cudart_lookup"]["via"] = "ld.so.conf";
+  CHECK(Findings(Run({found}, kSeedFleet), 0, "IL014").empty());
+  json incomplete = facts;
+  incomplete["binaries"][1]["cudart_lookup"]["incomplete"] = true;
+  CHECK(Findings(Run({incomplete}, kSeedFleet), 0, "IL014").empty());
+  json absent = facts;
+  absent["cuda"]["runtimes"] = json::array();
+  json absent_report = Run({absent}, kSeedFleet);
+  CHECK(Findings(absent_report, 0, "IL014").empty());
+  CHECK(Findings(absent_report, 0, "IL012").size() == 2);  // that is IL012's case, for both binaries
+  CHECK(Findings(Run({WithoutCompat(BaseFacts())}, kSeedFleet), 0, "IL014").empty());
+}
+
 TEST_CASE("unknown GPU class: cannot tell, never a silent pass") {
   json report = Run({BaseFacts()}, R"(pools:
   - name: mystery-460

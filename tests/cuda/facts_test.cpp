@@ -320,3 +320,67 @@ TEST_CASE("facts: imagelint facts on the example image built with umoci and skop
   CHECK(text.out.find("libcuda 550.163.01  [compat]") != std::string::npos);
   CHECK(text.out.find("/usr/local/cuda-12.4/compat/libcuda.so.550.163.01  (layer 2 sha256:") != std::string::npos);
 }
+
+TEST_CASE("facts: where the loader finds an executable's libcudart (RPATH, LD_LIBRARY_PATH, RUNPATH, ld.so.conf)") {
+  auto program = [](std::string runpath, std::string rpath = "") {
+    return MakeElf({.type = 2, .needed = {"libcudart.so.12", "libc.so.6"}, .runpath = std::move(runpath),
+                    .rpath = std::move(rpath), .interp = "/lib64/ld-linux-x86-64.so.2"});
+  };
+  auto lookup_of = [](const json& facts, const std::string& path) {
+    const json* row = FindByPath(facts["binaries"], path);
+    REQUIRE(row);
+    REQUIRE(row->contains("cudart_lookup"));
+    return (*row)["cudart_lookup"];
+  };
+  auto tree_with = [&](Bytes binary) {
+    auto tree = std::make_unique<HostTree>();
+    AddMemoryFile(*tree, "opt/app/lib/libcudart.so.12.4.127", Library("libcudart.so.12"), 1);
+    AddSymlink(*tree, "opt/app/lib/libcudart.so.12", "libcudart.so.12.4.127", 1);
+    AddMemoryFile(*tree, "opt/app/bin/train", std::move(binary), 2);
+    return tree;
+  };
+
+  auto bare = tree_with(program(""));
+  json lookup = lookup_of(Build(*bare), "/opt/app/bin/train");
+  CHECK(lookup["needed"] == "libcudart.so.12");
+  CHECK(lookup["found"].is_null());
+  CHECK_FALSE(lookup.contains("incomplete"));
+  CHECK(lookup["searched"].size() == 8);  // the default directories only
+
+  auto origin = tree_with(program("$ORIGIN/../lib"));
+  lookup = lookup_of(Build(*origin), "/opt/app/bin/train");
+  CHECK(lookup["found"] == "/opt/app/lib/libcudart.so.12");
+  CHECK(lookup["via"] == "RUNPATH");
+
+  auto env = tree_with(program(""));
+  lookup = lookup_of(Build(*env, json::array({"LD_LIBRARY_PATH=/usr/local/nvidia/lib64:/opt/app/lib"})),
+                     "/opt/app/bin/train");
+  CHECK(lookup["via"] == "LD_LIBRARY_PATH");
+  CHECK(lookup["found"] == "/opt/app/lib/libcudart.so.12");
+
+  auto conf = tree_with(program(""));
+  AddMemoryFile(*conf, "etc/ld.so.conf", Text("include /etc/ld.so.conf.d/*.conf\n"), 0);
+  AddMemoryFile(*conf, "etc/ld.so.conf.d/app.conf", Text("/opt/app/lib\n"), 2);
+  lookup = lookup_of(Build(*conf), "/opt/app/bin/train");
+  CHECK(lookup["via"] == "ld.so.conf");
+
+  // DT_RPATH counts only without DT_RUNPATH (glibc): here RUNPATH misses.
+  auto both = tree_with(program("/nowhere", "/opt/app/lib"));
+  lookup = lookup_of(Build(*both), "/opt/app/bin/train");
+  CHECK(lookup["found"].is_null());
+  auto rpath = tree_with(program("", "/opt/app/lib"));
+  CHECK(lookup_of(Build(*rpath), "/opt/app/bin/train")["via"] == "RPATH");
+
+  // A relative entry cannot be decided from the image.
+  auto relative = tree_with(program("lib"));
+  lookup = lookup_of(Build(*relative), "/opt/app/bin/train");
+  CHECK(lookup["found"].is_null());
+  CHECK(lookup["incomplete"] == true);
+
+  // Shared libraries get no lookup: their loader decides.
+  auto library = tree_with(program(""));
+  AddMemoryFile(*library, "opt/app/lib/libkernels.so", Library("libkernels.so", {"libcudart.so.12"}), 2);
+  const json* kernels = FindByPath(Build(*library)["binaries"], "/opt/app/lib/libkernels.so");
+  REQUIRE(kernels);
+  CHECK_FALSE(kernels->contains("cudart_lookup"));
+}

@@ -137,7 +137,7 @@ Bytes MakeElf(const ElfSpec& spec) {
   Bytes alloc_notes;
   for (const NoteSpec& note : spec.notes)
     if (note.allocated) Append(alloc_notes, NoteBytes(note, le));
-  const size_t nph = 2 + (alloc_notes.empty() ? 0 : 1);
+  const size_t nph = 2 + (alloc_notes.empty() ? 0 : 1) + (spec.interp.empty() ? 0 : 1);
   Bytes b(ehsize + nph * phent, 0);
 
   struct Sec {
@@ -159,6 +159,11 @@ Bytes MakeElf(const ElfSpec& spec) {
   if (!spec.soname.empty()) dyn.push_back({14, add_str(spec.soname)});
   if (!spec.runpath.empty()) dyn.push_back({29, add_str(spec.runpath)});
   if (!spec.rpath.empty()) dyn.push_back({15, add_str(spec.rpath)});
+  uint64_t interp_off = b.size();
+  if (!spec.interp.empty()) {
+    b.insert(b.end(), spec.interp.begin(), spec.interp.end());
+    b.push_back(0);
+  }
   Pad(b, 8);
   uint64_t dynstr_off = b.size();
   Append(b, dynstr);
@@ -287,6 +292,7 @@ Bytes MakeElf(const ElfSpec& spec) {
   put_ph(0, 1, 0, load_end);
   put_ph(1, 2, dynamic_off, dynamic_size);
   if (!alloc_notes.empty()) put_ph(2, 4, notes_off, alloc_notes.size());
+  if (!spec.interp.empty()) put_ph(nph - 1, 3, interp_off, spec.interp.size() + 1);
   return b;
 }
 

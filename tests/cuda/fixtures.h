@@ -60,6 +60,7 @@ struct ElfSpec {
   std::string soname;
   std::vector<std::string> needed;
   std::string runpath, rpath;
+  std::string interp;       // PT_INTERP (an executable), e.g. "/lib64/ld-linux-x86-64.so.2"
   std::vector<NoteSpec> notes;
   Bytes fatbin;             // goes into .nv_fatbin (8-aligned)
   std::string fatbin_section = ".nv_fatbin";
