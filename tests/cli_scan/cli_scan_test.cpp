@@ -117,3 +117,53 @@ TEST_CASE("scan --rules: a user rule file adds findings") {
   CHECK(result.exit_code == 1);
   CHECK(result.out.find("warning TEAM001 no-devel-images [image]") != std::string::npos);
 }
+
+TEST_CASE("scan a Dockerfile: --build-arg (value or from the environment) and --target reach the prediction") {
+  TempDir dir;
+  WriteFileText(dir / "Dockerfile",
+                "ARG CUDA=12.4.1\n"
+                "FROM nvidia/cuda:${CUDA}-runtime-ubuntu22.04 AS app\n"
+                "ENV APP=1\n"
+                "FROM ubuntu:22.04 AS other\n"
+                "RUN true\n");
+  WriteFileText(dir / "fleet.yaml", kFleet);
+  const std::string dockerfile = (dir / "Dockerfile").string(), fleet = (dir / "fleet.yaml").string();
+  // The requirement string of the predicted base image, from IL001's evidence.
+  auto requirement = [](const json& report) {
+    for (const auto& finding : report["images"][0]["findings"]) {
+      if (finding.dump().find("IL001") == std::string::npos) continue;
+      return finding["evidence"][0]["detail"].get<std::string>();
+    }
+    return std::string();
+  };
+  auto scan = [&](std::vector<std::string> extra, std::vector<std::string> env = {}) {
+    std::vector<std::string> args = {dockerfile, "--fleet", fleet, "--format", "json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunImagelint(args, "", env);
+  };
+
+  auto defaults = scan({"--target", "app"});
+  REQUIRE(defaults.exit_code == 1);  // CUDA 12.4 on 460 drivers: IL001
+  json report = json::parse(defaults.out);
+  CHECK(report["images"][0]["ref"] == dockerfile + "#app");
+  CHECK(requirement(report).find("cuda>=12.4") != std::string::npos);
+
+  auto overridden = scan({"--target", "app", "--build-arg", "CUDA=11.8.0"});
+  REQUIRE(overridden.exit_code == 1);
+  CHECK(requirement(json::parse(overridden.out)).find("cuda>=11.8") != std::string::npos);
+
+  auto from_env = scan({"--target", "app", "--build-arg", "CUDA"}, {"CUDA=12.6.3"});
+  REQUIRE(from_env.exit_code == 1);
+  CHECK(requirement(json::parse(from_env.out)).find("cuda>=12.6") != std::string::npos);
+
+  auto other = scan({"--target", "other"});  // the last stage (named like the file): no CUDA at all
+  CHECK(json::parse(other.out)["images"][0]["ref"] == dockerfile);
+  CHECK(requirement(json::parse(other.out)).empty());
+
+  auto missing = scan({"--target", "nope"});
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err.find("target stage \"nope\" not found") != std::string::npos);
+  auto malformed = scan({"--build-arg", "=x"});
+  CHECK(malformed.exit_code == 2);
+  CHECK(malformed.err == "imagelint: --build-arg: expected NAME=VALUE, got \"=x\"\n");
+}
