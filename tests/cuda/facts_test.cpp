@@ -380,7 +380,8 @@ TEST_CASE("facts: where the loader finds an executable's libcudart (RPATH, LD_LI
   // Shared libraries get no lookup: their loader decides.
   auto library = tree_with(program(""));
   AddMemoryFile(*library, "opt/app/lib/libkernels.so", Library("libkernels.so", {"libcudart.so.12"}), 2);
-  const json* kernels = FindByPath(Build(*library)["binaries"], "/opt/app/lib/libkernels.so");
+  const json library_facts = Build(*library);
+  const json* kernels = FindByPath(library_facts["binaries"], "/opt/app/lib/libkernels.so");
   REQUIRE(kernels);
   CHECK_FALSE(kernels->contains("cudart_lookup"));
 }
