@@ -1,6 +1,5 @@
 // `imagelint cache [info|prune]`: what the layer cache holds, and bounding it
 // (least recently used layers first, or those unused for a while).
-#include <cstdio>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
@@ -32,19 +31,6 @@ Result<int64_t> ParseDuration(const std::string& text) {
   if (unit == "h") return value * 3600;
   if (unit == "d") return value * 86400;
   return MakeError("--unused-for", "unknown unit \"" + unit + "\" (use s, m, h or d)");
-}
-
-std::string HumanBytes(uint64_t bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes);
-  int unit = 0;
-  while (value >= 1024 && unit < 4) {
-    value /= 1024;
-    ++unit;
-  }
-  char text[32];
-  std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", value, units[unit]);
-  return text;
 }
 
 nlohmann::json UsageJson(const CacheUsage& usage) {

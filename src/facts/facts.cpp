@@ -123,8 +123,6 @@ nlohmann::json BuildImageFacts(const ScannedImage& image) {
           {"problems", problems}};
 }
 
-namespace {
-
 std::string HumanBytes(uint64_t bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double value = static_cast<double>(bytes);
@@ -137,6 +135,8 @@ std::string HumanBytes(uint64_t bytes) {
   std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", value, units[unit]);
   return text;
 }
+
+namespace {
 
 std::string Str(const nlohmann::json& value) { return value.is_string() ? value.get<std::string>() : value.dump(); }
 

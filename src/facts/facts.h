@@ -36,6 +36,8 @@ std::function<void(const ScanProgress&)> TerminalProgress();
 
 // "64G", "512M", "1048576" -> bytes (for --max-layer-bytes).
 Result<uint64_t> ParseByteSize(const std::string& text);
+// 1536 -> "1.5 KiB", 12 -> "12 B" (binary units, for people).
+std::string HumanBytes(uint64_t bytes);
 
 // Every content analyzer imagelint runs by default (add yours here).
 std::vector<std::unique_ptr<FileAnalyzer>> DefaultAnalyzers();
