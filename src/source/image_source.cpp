@@ -80,9 +80,12 @@ Result<nlohmann::json> SelectImageInIndex(const nlohmann::json& index, const std
   if (!index.is_object() || !index.contains("manifests") || !index["manifests"].is_array()) {
     return MakeError(subject, "image index without a manifests list");
   }
-  std::vector<std::string> keys;
-  std::vector<std::vector<std::string>> names;
-  std::vector<std::vector<nlohmann::json>> members;
+  struct Image {
+    std::string key;                          // containerd name, else ref name
+    std::vector<std::string> names;
+    std::vector<nlohmann::json> descriptors;  // its platform variants
+  };
+  std::vector<Image> images;
   std::map<std::string, size_t> by_digest;
   for (const auto& descriptor : index["manifests"]) {
     std::string containerd = Annotation(descriptor, "io.containerd.image.name");
@@ -91,26 +94,29 @@ Result<nlohmann::json> SelectImageInIndex(const nlohmann::json& index, const std
     std::string digest = descriptor.is_object() ? descriptor.value("digest", std::string()) : std::string();
     // Several names for one manifest (docker save a:1 a:2 of one image) are one image.
     auto same = digest.empty() ? by_digest.end() : by_digest.find(digest);
-    size_t group = same != by_digest.end() ? same->second : std::find(keys.begin(), keys.end(), key) - keys.begin();
-    if (group == keys.size()) {
-      keys.push_back(key);
-      names.emplace_back();
-      members.emplace_back();
-    }
+    size_t at = same != by_digest.end()
+                    ? same->second
+                    : static_cast<size_t>(std::find_if(images.begin(), images.end(),
+                                                       [&](const Image& image) { return image.key == key; }) -
+                                          images.begin());
+    if (at == images.size()) images.push_back({key, {}, {}});
+    Image& image = images[at];
     if (same == by_digest.end()) {
-      members[group].push_back(descriptor);
-      if (!digest.empty()) by_digest.emplace(digest, group);
+      image.descriptors.push_back(descriptor);
+      if (!digest.empty()) by_digest.emplace(digest, at);
     }
     for (const auto& name : {containerd, ref}) {
-      if (!name.empty() && std::find(names[group].begin(), names[group].end(), name) == names[group].end()) {
-        names[group].push_back(name);
+      if (!name.empty() && std::find(image.names.begin(), image.names.end(), name) == image.names.end()) {
+        image.names.push_back(name);
       }
     }
   }
+  std::vector<std::vector<std::string>> names;
+  for (const auto& image : images) names.push_back(image.names);
   auto chosen = SelectNamedImage(names, wanted, subject);
   if (!chosen.ok()) return chosen.error();
   nlohmann::json narrowed = index;
-  narrowed["manifests"] = members[*chosen];
+  narrowed["manifests"] = images[*chosen].descriptors;
   return narrowed;
 }
 
@@ -145,8 +151,7 @@ class StoreImageSource final : public ImageSource {
   // the memo knows unchanged since it was last hashed is not hashed again.
   Result<bool> VerifyLayerForCache(size_t index, VerifiedBlobMemo* memo) override {
     if (index >= layer_paths_.size()) return MakeError(store_->Location(), "no layer " + std::to_string(index));
-    const LayerRef& ref = metadata_.layers[index];
-    const std::string& expected = blob_digest_known_ ? ref.digest : ref.diff_id;
+    const std::string& expected = StoredDigest(index);
     if (expected.rfind("sha256:", 0) != 0) return false;
     std::optional<StoredBlobStamp> before = memo ? StoredLayerStamp(index) : std::nullopt;
     if (before && memo->Contains(*before)) return true;
@@ -175,16 +180,22 @@ class StoreImageSource final : public ImageSource {
 
   std::optional<StoredBlobStamp> StoredLayerStamp(size_t index) override {
     if (!options_.verify_digests || index >= layer_paths_.size()) return std::nullopt;
-    const LayerRef& ref = metadata_.layers[index];
-    const std::string& expected = blob_digest_known_ ? ref.digest : ref.diff_id;
+    const std::string& expected = StoredDigest(index);
     if (expected.rfind("sha256:", 0) != 0) return std::nullopt;
-    auto identity = store_->Identity(layer_paths_[index]);
-    if (!identity) return std::nullopt;
-    return StoredBlobStamp{"blob " + identity->key + (blob_digest_known_ ? " digest " : " diff-id ") + expected,
-                           identity->newest_change_ns};
+    auto stamp = store_->Identity(layer_paths_[index]);
+    if (!stamp) return std::nullopt;
+    stamp->key = "blob " + stamp->key + (blob_digest_known_ ? " digest " : " diff-id ") + expected;
+    return stamp;
   }
 
  private:
+  // What the stored bytes of layer `index` hash to: the blob digest, or for
+  // a legacy layer.tar (only its diff ID known) the diff ID.
+  const std::string& StoredDigest(size_t index) const {
+    const LayerRef& ref = metadata_.layers[index];
+    return blob_digest_known_ ? ref.digest : ref.diff_id;
+  }
+
   // Hashes the stored bytes of layer `index` against `expected`.
   Result<bool> HashStoredLayer(size_t index, const std::string& expected) {
     const std::string& path = layer_paths_[index];

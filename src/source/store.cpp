@@ -30,10 +30,10 @@ constexpr int kMaxLinkHops = 16;
 int64_t Nanoseconds(const struct timespec& t) { return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec; }
 
 // dev:ino:size:mtime:ctime of a host file (following symlinks, as open does).
-std::optional<FileIdentity> HostFileIdentity(const std::string& path) {
+std::optional<StoredBlobStamp> HostFileStamp(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
-  FileIdentity identity;
+  StoredBlobStamp identity;
   identity.key = std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) +
                  ":" + std::to_string(Nanoseconds(st.st_mtim)) + ":" + std::to_string(Nanoseconds(st.st_ctim));
   identity.newest_change_ns = std::max(Nanoseconds(st.st_mtim), Nanoseconds(st.st_ctim));
@@ -323,10 +323,10 @@ class ArchiveStore final : public FileStore {
   }
 
   // The archive file's identity plus where the member's bytes lie in it.
-  std::optional<FileIdentity> Identity(const std::string& path) const override {
+  std::optional<StoredBlobStamp> Identity(const std::string& path) const override {
     auto member = Find(path);
     if (!member.ok()) return std::nullopt;
-    auto identity = HostFileIdentity(path_);
+    auto identity = HostFileStamp(path_);
     if (!identity) return std::nullopt;
     identity->key += std::string(gzip_ ? ":gzip@" : ":@") + std::to_string((*member)->offset) + "+" +
                      std::to_string((*member)->size);
@@ -373,10 +373,11 @@ class ArchiveStore final : public FileStore {
     if (auto it = captured_.find(member.name); it != captured_.end()) {
       return MemoryStream(it->second, name);
     }
-    int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return MakeError(path_, std::string("cannot open: ") + std::strerror(errno));
-    if (!gzip_) return std::unique_ptr<ByteStream>(std::make_unique<FileRangeStream>(fd, member.offset, member.size, name));
-    ::close(fd);
+    if (!gzip_) {
+      int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) return MakeError(path_, std::string("cannot open: ") + std::strerror(errno));
+      return std::unique_ptr<ByteStream>(std::make_unique<FileRangeStream>(fd, member.offset, member.size, name));
+    }
     // A gzip'd archive cannot seek. Continue the decompressor a previous
     // member left behind when it stopped before this one (members read in
     // archive order cost one pass in all); else decompress from the start.
@@ -479,10 +480,10 @@ class DirectoryStore final : public FileStore {
     if (!stream.ok()) return stream.error();
     return stream;
   }
-  std::optional<FileIdentity> Identity(const std::string& path) const override {
+  std::optional<StoredBlobStamp> Identity(const std::string& path) const override {
     auto full = Full(path);
     if (!full.ok()) return std::nullopt;
-    return HostFileIdentity(*full);
+    return HostFileStamp(*full);
   }
   std::string Describe(const std::string& path) const override { return path_ + "/" + path; }
   std::string Location() const override { return path_; }

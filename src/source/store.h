@@ -11,21 +11,13 @@
 #include <vector>
 
 #include "imagelint/result.h"
+#include "imagelint/source.h"
 #include "imagelint/stream.h"
 
 namespace imagelint {
 
 // Message of the Error for a path the store does not hold.
 inline constexpr const char* kNotInStore = "not found in the image container";
-
-// Who a stored file is on the host, for VerifiedBlobMemo: equal keys mean the
-// bytes were not rewritten in between (every write moves ctime, which no
-// user can set back). `newest_change_ns` is the later of mtime and ctime.
-struct FileIdentity {
-  std::string key;
-  int64_t newest_change_ns = 0;
-  bool operator==(const FileIdentity&) const = default;
-};
 
 class FileStore {
  public:
@@ -35,9 +27,10 @@ class FileStore {
   virtual Result<std::vector<uint8_t>> ReadSmall(const std::string& path, uint64_t limit) const = 0;
   // A stream over the member; may be called from several threads at once.
   virtual Result<std::unique_ptr<ByteStream>> Open(const std::string& path) const = 0;
-  // Identity of the host file (and place in it) holding `path`; nullopt when
-  // it cannot be established (missing member, stat failure, bytes in memory).
-  virtual std::optional<FileIdentity> Identity(const std::string& path) const = 0;
+  // Stamp of the host file (and place in it) holding `path`, without the
+  // digest part (see StoredBlobStamp); nullopt when it cannot be established
+  // (missing member, stat failure).
+  virtual std::optional<StoredBlobStamp> Identity(const std::string& path) const = 0;
   // Where `path`'s bytes start in a store that can only be read front to
   // back (a gzip'd archive); nullopt for stores that seek, or bytes in memory.
   // Readers that open members in increasing order of it pay for one pass.
