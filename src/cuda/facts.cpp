@@ -533,21 +533,19 @@ class Builder {
       }
       candidates.push_back(row);
     };
-    for (const auto& dir : ld_library_path) consider(dir.get<std::string>(), "LD_LIBRARY_PATH");
-    for (const auto& entry : conf) consider(entry["dir"].get<std::string>(), "ld.so.conf");
-    for (const char* dir : kDefaultLoaderDirs) consider(dir, "default");
+    // libcuda is dlopen'ed by libcudart: no RPATH/RUNPATH of the program applies.
+    for (const auto& [dir, via] : SearchOrder(out, json::object(), "")) consider(dir, via);
     out["libcuda_candidates"] = candidates;
     return out;
   }
 
-  // Where the dynamic loader would find `soname` for the executable `file`,
-  // in glibc's order: DT_RPATH (only without DT_RUNPATH), LD_LIBRARY_PATH,
-  // DT_RUNPATH, the ld.so cache, the default directories. The cache is taken
-  // as the ld.so.conf directories: the NVIDIA runtime's update-ldcache hook
-  // runs ldconfig in the container at start (nvidia-container-stack.md
-  // §update-ldcache), so files added after the image's last ldconfig count.
-  json LookupForExecutable(const CudaFile& file, const json& elf, const std::string& soname) {
-    std::string origin = DirName(file.path);
+  // The directories the dynamic loader searches for the DT_NEEDED entries of
+  // an object with `elf`'s RPATH/RUNPATH, in glibc's order, with "via" names:
+  // DT_RPATH (only without DT_RUNPATH), LD_LIBRARY_PATH, DT_RUNPATH, the
+  // ld.so.conf directories of `loader` (the cache), the default directories.
+  // $ORIGIN becomes `origin` (the object's directory, no leading slash).
+  std::vector<std::pair<std::string, std::string>> SearchOrder(const json& loader, const json& elf,
+                                                               const std::string& origin) const {
     auto expand = [&](std::string dir) {
       for (const std::string token : {"${ORIGIN}", "$ORIGIN"}) {
         for (size_t at = dir.find(token); at != std::string::npos; at = dir.find(token, at + origin.size() + 1)) {
@@ -556,17 +554,27 @@ class Builder {
       }
       return dir;
     };
-    std::vector<std::pair<std::string, std::string>> search;  // dir, via
+    std::vector<std::pair<std::string, std::string>> search;
     bool has_runpath = elf.contains("runpath");
     if (!has_runpath && elf.contains("rpath"))
       for (const auto& dir : elf["rpath"]) search.emplace_back(expand(dir.get<std::string>()), "RPATH");
-    for (const auto& dir : loader_.value("ld_library_path", json::array()))
+    for (const auto& dir : loader.value("ld_library_path", json::array()))
       search.emplace_back(dir.get<std::string>(), "LD_LIBRARY_PATH");
     if (has_runpath)
       for (const auto& dir : elf["runpath"]) search.emplace_back(expand(dir.get<std::string>()), "RUNPATH");
-    for (const auto& entry : loader_.value("ld_so_conf", json::array()))
+    for (const auto& entry : loader.value("ld_so_conf", json::array()))
       search.emplace_back(entry.value("dir", ""), "ld.so.conf");
     for (const char* dir : kDefaultLoaderDirs) search.emplace_back(std::string("/") + dir, "default");
+    return search;
+  }
+
+  // Where the dynamic loader would find `soname` for the executable `file`
+  // (SearchOrder). The cache is taken as the ld.so.conf directories: the
+  // NVIDIA runtime's update-ldcache hook runs ldconfig in the container at
+  // start (nvidia-container-stack.md §update-ldcache), so files added after
+  // the image's last ldconfig count.
+  json LookupForExecutable(const CudaFile& file, const json& elf, const std::string& soname) {
+    const auto search = SearchOrder(loader_, elf, DirName(file.path));
     json lookup = {{"needed", soname}, {"found", nullptr}, {"via", nullptr}};
     json searched = json::array();
     bool incomplete = false;
