@@ -19,6 +19,21 @@ namespace imagelint::testing::rules_fixture {
 
 using nlohmann::json;
 
+// Two pools on driver 460 (CUDA 11.2): a GeForce, where forward compatibility
+// is refused, and a data-centre A100, where it works.
+inline constexpr const char* kSeedFleet = R"(pools:
+  - name: rtx3090-460
+    gpu: NVIDIA GeForce RTX 3090
+    driver: "460.67"
+    container_toolkit: "1.4.0"
+    runtime: docker-gpus
+  - name: a100-460
+    gpu: NVIDIA A100-SXM4-40GB
+    driver: "460.32.03"
+    container_toolkit: "1.4.0"
+    runtime: docker-gpus
+)";
+
 // FROM nvidia/cuda:11.3.1-cudnn8-devel-ubuntu20.04 + a CUDA library built for
 // sm_80/sm_86: libcudart 11.3.109, the cuda-compat-11-3 libcuda 465.19.01.
 inline json BaseFacts() {

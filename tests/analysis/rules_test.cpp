@@ -12,24 +12,12 @@ using namespace imagelint;
 using imagelint::testing::rules_fixture::BaseFacts;
 using imagelint::testing::rules_fixture::Env;
 using imagelint::testing::rules_fixture::Findings;
+using imagelint::testing::rules_fixture::kSeedFleet;
 using imagelint::testing::rules_fixture::Run;
 using imagelint::testing::rules_fixture::Verdict;
 using nlohmann::json;
 
 namespace {
-
-const char* kSeedFleet = R"(pools:
-  - name: rtx3090-460
-    gpu: NVIDIA GeForce RTX 3090
-    driver: "460.67"
-    container_toolkit: "1.4.0"
-    runtime: docker-gpus
-  - name: a100-460
-    gpu: NVIDIA A100-SXM4-40GB
-    driver: "460.32.03"
-    container_toolkit: "1.4.0"
-    runtime: docker-gpus
-)";
 
 json WithoutCompat(json facts) {
   facts["cuda"]["drivers"] = json::array();

@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include "analysis/rules_fixture.h"
 #include "support/image_builder.h"
 #include "support/test_support.h"
 
@@ -20,6 +21,7 @@ using imagelint::testing::RunImagelint;
 using imagelint::testing::TempDir;
 using imagelint::testing::TestImage;
 using imagelint::testing::WriteFileText;
+using imagelint::testing::rules_fixture::kSeedFleet;
 using nlohmann::json;
 
 namespace {
@@ -70,19 +72,6 @@ TestImage SeedImage() {
   return image;
 }
 
-const char* kFleet = R"(pools:
-  - name: rtx3090-460
-    gpu: NVIDIA GeForce RTX 3090
-    driver: "460.67"
-    container_toolkit: "1.4.0"
-    runtime: docker-gpus
-  - name: a100-460
-    gpu: NVIDIA A100-SXM4-40GB
-    driver: "460.32.03"
-    container_toolkit: "1.4.0"
-    runtime: docker-gpus
-)";
-
 json ScanJson(const fs::path& image, const fs::path& fleet, int expected_exit) {
   auto result = RunImagelint({image.string(), "--fleet", fleet.string(), "--format", "json", "--no-cache"});
   CHECK_MESSAGE(result.exit_code == expected_exit, result.err);
@@ -103,7 +92,7 @@ json VerdictOf(const json& report, const std::string& pool) {
 TEST_CASE("seed story end to end: compat libcuda 804 on GeForce 460, fixed by deleting compat in a later layer") {
   if (!NeedExternal("NVIDIA packages", HaveDebs(), "genuine libcuda/libcudart (scripts/fetch-nvidia-debs.sh)")) return;
   TempDir dir;
-  WriteFileText(dir / "fleet.yaml", kFleet);
+  WriteFileText(dir / "fleet.yaml", kSeedFleet);
   TestImage broken = SeedImage();
   imagelint::testing::WriteImage(broken, ImageKind::kDockerArchive, dir / "seed.tar");
   json report = ScanJson(dir / "seed.tar", dir / "fleet.yaml", 1);
@@ -142,7 +131,7 @@ TEST_CASE("seed story end to end: compat libcuda 804 on GeForce 460, fixed by de
 TEST_CASE("image: stub libcuda on LD_LIBRARY_PATH (IL005, 34) and a baked-in libcuda (IL006)") {
   if (!NeedExternal("NVIDIA packages", HaveDebs(), "genuine libcuda/libcudart (scripts/fetch-nvidia-debs.sh)")) return;
   TempDir dir;
-  WriteFileText(dir / "fleet.yaml", kFleet);
+  WriteFileText(dir / "fleet.yaml", kSeedFleet);
   TestImage stub = SeedImage();
   stub.Layer().Whiteout("usr/local/cuda-11.3/compat");
   std::string libcuda = FileText(DebRoot("libcuda1_bullseye") / kLibcuda470);
