@@ -90,6 +90,26 @@ uint32_t CubinSmFromFlags(uint32_t e_flags, uint8_t abi_version) {
   return (e_flags >> 8) & 0xFF;
 }
 
+namespace {
+
+// How many bytes of a payload declaring `declared_size` to decode: all, or
+// with `partial` (an inspection window) at most `max_output`. False, with
+// result.error set, when all of it is wanted and it exceeds the limit.
+bool DecodeTarget(uint64_t declared_size, uint64_t max_output, bool partial, DecompressResult& result,
+                  uint64_t& target) {
+  target = declared_size;
+  if (target <= max_output) return true;
+  if (!partial) {
+    result.error = "declared uncompressed size " + std::to_string(declared_size) + " exceeds limit " +
+                   std::to_string(max_output);
+    return false;
+  }
+  target = max_output;
+  return true;
+}
+
+}  // namespace
+
 DecompressResult DecompressLz4Block(std::span<const uint8_t> input, uint64_t declared_size,
                                     uint64_t max_output, bool partial) {
   DecompressResult result;
@@ -97,15 +117,8 @@ DecompressResult DecompressLz4Block(std::span<const uint8_t> input, uint64_t dec
     result.error = "LZ4 payload too large";
     return result;
   }
-  uint64_t target = declared_size;
-  if (target > max_output) {
-    if (!partial) {
-      result.error = "declared uncompressed size " + std::to_string(declared_size) + " exceeds limit " +
-                     std::to_string(max_output);
-      return result;
-    }
-    target = max_output;
-  }
+  uint64_t target = 0;
+  if (!DecodeTarget(declared_size, max_output, partial, result, target)) return result;
   result.data.resize(target);
   if (target == 0) return result;
   int produced;
@@ -147,15 +160,8 @@ DecompressResult DecompressZstd(std::span<const uint8_t> input, uint64_t declare
                    std::to_string(declared_size);
     return result;
   }
-  uint64_t target = declared_size;
-  if (target > max_output) {
-    if (!partial) {
-      result.error = "declared uncompressed size " + std::to_string(declared_size) + " exceeds limit " +
-                     std::to_string(max_output);
-      return result;
-    }
-    target = max_output;
-  }
+  uint64_t target = 0;
+  if (!DecodeTarget(declared_size, max_output, partial, result, target)) return result;
   result.data.resize(target);
   ZSTD_DCtx* context = ZSTD_createDCtx();
   if (context == nullptr) {
