@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/version.h"
+
 namespace imagelint::dockerfile {
 
 inline bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
@@ -35,19 +37,8 @@ inline bool IsVersion(std::string_view s) {
     if (!std::isdigit(static_cast<unsigned char>(c)) && c != '.') return false;
   return true;
 }
-// Numeric, component by component; missing components count as 0.
-inline int CompareVersions(std::string_view a, std::string_view b) {
-  auto pa = SplitOn(a, '.'), pb = SplitOn(b, '.');
-  for (size_t i = 0; i < std::max(pa.size(), pb.size()); ++i) {
-    unsigned long long x = 0, y = 0;
-    if (i < pa.size())
-      for (char c : pa[i]) x = std::isdigit(static_cast<unsigned char>(c)) ? x * 10 + (c - '0') % 10 : x;
-    if (i < pb.size())
-      for (char c : pb[i]) y = std::isdigit(static_cast<unsigned char>(c)) ? y * 10 + (c - '0') % 10 : y;
-    if (x != y) return x < y ? -1 : 1;
-  }
-  return 0;
-}
+// Natural version order (common/version.h); total, so text never fails.
+inline int CompareVersions(std::string_view a, std::string_view b) { return CompareNaturalVersions(a, b); }
 // "1.12.1" -> "1.12"
 inline std::string MajorMinor(std::string_view version) {
   auto parts = SplitOn(version, '.');

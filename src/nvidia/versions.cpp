@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "imagelint/nvidia.h"
+#include "common/version.h"
 
 namespace imagelint::nvidia {
 namespace {
@@ -32,15 +33,7 @@ bool Components(std::string_view s, std::vector<uint64_t>& out) {
 }  // namespace
 
 std::optional<int> CompareVersions(std::string_view a, std::string_view b) {
-  std::vector<uint64_t> ca, cb;
-  if (!Components(a, ca) || !Components(b, cb)) return std::nullopt;
-  size_t n = std::max(ca.size(), cb.size());
-  for (size_t i = 0; i < n; ++i) {
-    uint64_t x = i < ca.size() ? ca[i] : 0;
-    uint64_t y = i < cb.size() ? cb[i] : 0;
-    if (x != y) return x < y ? -1 : 1;
-  }
-  return 0;
+  return ::imagelint::CompareVersions(a, b);
 }
 
 std::optional<int> CompareToolkitVersions(std::string_view a, std::string_view b) {

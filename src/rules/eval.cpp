@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "imagelint/rules.h"
+#include "common/version.h"
 #include "rules/ast.h"
 
 namespace imagelint::rules {
@@ -403,48 +404,7 @@ std::string RenderValue(const Value& value) {
 }
 
 std::optional<int> CompareVersionStrings(std::string_view a, std::string_view b) {
-  // Natural version order: split on '.', compare each component by its
-  // leading number, then by the rest as text. "v12.2" == "12.2".
-  auto strip = [](std::string_view s) {
-    if (!s.empty() && (s[0] == 'v' || s[0] == 'V') && s.size() > 1 && std::isdigit(static_cast<unsigned char>(s[1])))
-      s.remove_prefix(1);
-    return s;
-  };
-  a = strip(a);
-  b = strip(b);
-  auto next = [](std::string_view& s) {
-    size_t dot = s.find('.');
-    std::string_view part = s.substr(0, dot);
-    s = dot == std::string_view::npos ? std::string_view() : s.substr(dot + 1);
-    return part;
-  };
-  while (!a.empty() || !b.empty()) {
-    std::string_view pa = next(a), pb = next(b);
-    auto split = [](std::string_view part, std::string_view& digits, std::string_view& rest) {
-      size_t i = 0;
-      while (i < part.size() && std::isdigit(static_cast<unsigned char>(part[i]))) ++i;
-      digits = part.substr(0, i);
-      rest = part.substr(i);
-    };
-    std::string_view da, ra, db, rb;
-    split(pa, da, ra);
-    split(pb, db, rb);
-    // Compare digit runs numerically without overflow: strip leading zeros, then length, then text.
-    auto trim = [](std::string_view d) {
-      while (d.size() > 1 && d[0] == '0') d.remove_prefix(1);
-      return d;
-    };
-    std::string_view ta = trim(da.empty() ? "0" : da), tb = trim(db.empty() ? "0" : db);
-    if (ta.size() != tb.size()) return ta.size() < tb.size() ? -1 : 1;
-    if (int c = ta.compare(tb); c != 0) return c < 0 ? -1 : 1;
-    if (int c = ra.compare(rb); c != 0) {
-      // "12.2" (no suffix) sorts after "12.2-rc": a release beats its pre-release.
-      if (ra.empty()) return 1;
-      if (rb.empty()) return -1;
-      return c < 0 ? -1 : 1;
-    }
-  }
-  return 0;
+  return CompareNaturalVersions(a, b);
 }
 
 }  // namespace imagelint::rules

@@ -1,0 +1,40 @@
+// Small string and path helpers every module shares. Paths here are the
+// '/'-separated paths inside an image or a Dockerfile, never host paths
+// (those go through std::filesystem).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace imagelint {
+
+inline bool StartsWith(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix;
+}
+inline bool EndsWith(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+// ASCII only: bytes >= 0x80 are left as they are (names can be any bytes).
+std::string ToLower(std::string_view text);
+
+// Without leading and trailing ASCII whitespace (space, \t, \n, \r, \f, \v).
+std::string_view TrimView(std::string_view text);
+inline std::string Trim(std::string_view text) { return std::string(TrimView(text)); }
+
+// "a,b,,c" on ',' -> {"a", "b", "", "c"}; "" -> {""}.
+std::vector<std::string> SplitOn(std::string_view text, char separator);
+
+// "usr/lib/libcuda.so.1" -> "libcuda.so.1"; a path without '/' is its own base name.
+inline std::string BaseName(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
+// "usr/lib/libcuda.so.1" -> "usr/lib"; "libcuda.so.1" -> ""; "/x" -> "".
+inline std::string DirName(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? std::string() : std::string(path.substr(0, slash));
+}
+
+}  // namespace imagelint

@@ -1,0 +1,47 @@
+#include <doctest/doctest.h>
+
+#include "common/text.h"
+#include "common/version.h"
+
+using namespace imagelint;
+
+TEST_CASE("string and path helpers") {
+  CHECK(StartsWith("libcudart.so.12", "libcudart.so."));
+  CHECK_FALSE(StartsWith("lib", "libcudart"));
+  CHECK(EndsWith("Dockerfile.gpu", ".gpu"));
+  CHECK_FALSE(EndsWith("u", ".gpu"));
+  CHECK(ToLower("GeForce RTX \xc3\x84") == "geforce rtx \xc3\x84");  // non-ASCII bytes untouched
+  CHECK(Trim(" \t x y \r\n") == "x y");
+  CHECK(Trim(" \t ") == "");
+  CHECK(SplitOn("a,b,,c", ',') == std::vector<std::string>{"a", "b", "", "c"});
+  CHECK(SplitOn("", ',') == std::vector<std::string>{""});
+  CHECK(BaseName("usr/lib/libcuda.so.1") == "libcuda.so.1");
+  CHECK(BaseName("libcuda.so.1") == "libcuda.so.1");
+  CHECK(DirName("usr/lib/libcuda.so.1") == "usr/lib");
+  CHECK(DirName("libcuda.so.1") == "");
+  CHECK(DirName("/x") == "");
+}
+
+TEST_CASE("strict dotted versions") {
+  CHECK(*CompareVersions("470.256.02", "470.57.02") == 1);
+  CHECK(*CompareVersions("12.4", "12.4.0") == 0);
+  CHECK(*CompareVersions("9", "10") == -1);
+  CHECK(*CompareVersions("999999999999999999", "1") == 1);
+  CHECK_FALSE(CompareVersions("9999999999999999999", "1").has_value());  // 19 digits: not a version
+  CHECK_FALSE(CompareVersions("12.4-1", "12.4").has_value());
+  CHECK_FALSE(CompareVersions("", "1").has_value());
+  CHECK_FALSE(CompareVersions("1..2", "1").has_value());
+  CHECK_FALSE(CompareVersions("1.", "1").has_value());
+}
+
+TEST_CASE("natural versions order what people write") {
+  CHECK(CompareNaturalVersions("v12.2", "12.2") == 0);
+  CHECK(CompareNaturalVersions("460.67", "450.80.02") == 1);
+  CHECK(CompareNaturalVersions("1.17.0-rc.1", "1.17.0") == -1);
+  CHECK(CompareNaturalVersions("12.2", "12.2-rc") == 1);
+  CHECK(CompareNaturalVersions("2.1.0a0", "2.1.0") == -1);
+  CHECK(CompareNaturalVersions("12.10", "12.9") == 1);
+  CHECK(CompareNaturalVersions("12", "12.0.0") == 0);
+  CHECK(CompareNaturalVersions("", "") == 0);
+  CHECK(CompareNaturalVersions("abc", "abd") == -1);
+}
