@@ -43,6 +43,8 @@ bool IsStrictVersion(std::string_view s) {
 
 }  // namespace
 
+bool IsDottedVersion(std::string_view text) { return IsStrictVersion(text); }
+
 std::optional<int> CompareVersions(std::string_view a, std::string_view b) {
   if (!IsStrictVersion(a) || !IsStrictVersion(b)) return std::nullopt;
   while (!a.empty() || !b.empty()) {

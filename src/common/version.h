@@ -17,6 +17,9 @@ namespace imagelint {
 // than 18 digits. Returns -1, 0 or 1.
 std::optional<int> CompareVersions(std::string_view a, std::string_view b);
 
+// Whether `text` is such a strict dotted version ("535.104.05", "8.6", "12").
+bool IsDottedVersion(std::string_view text);
+
 // Natural order for versions as people write them ("v2.1.0", "1.17.0-rc.1",
 // "12.4.127", "2.1.0a0"): a leading 'v' before a digit is ignored; dot-separated
 // components compare by their leading number, then by the rest as text, where

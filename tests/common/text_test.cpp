@@ -32,6 +32,11 @@ TEST_CASE("strict dotted versions") {
   CHECK_FALSE(CompareVersions("", "1").has_value());
   CHECK_FALSE(CompareVersions("1..2", "1").has_value());
   CHECK_FALSE(CompareVersions("1.", "1").has_value());
+  CHECK(IsDottedVersion("535.104.05"));
+  CHECK(IsDottedVersion("12"));
+  CHECK_FALSE(IsDottedVersion("v12.2"));
+  CHECK_FALSE(IsDottedVersion(".1"));
+  CHECK_FALSE(IsDottedVersion(""));
 }
 
 TEST_CASE("natural versions order what people write") {
