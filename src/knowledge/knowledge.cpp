@@ -10,12 +10,17 @@
 #include <set>
 #include <sstream>
 
+#include "common/text.h"
+#include "common/version.h"
+
 namespace imagelint {
 namespace {
 
 using nlohmann::json;
 
-enum class FieldType { kString, kVersion, kInt, kBool, kTri, kStringList, kIntList, kVersionList, kEnum, kUnconfirmed };
+enum class FieldType {
+  kString, kVersion, kInt, kBool, kTri, kStringList, kIntList, kVersionList, kEnum, kUnconfirmed, kUrl, kUrlList
+};
 
 struct FieldSpec {
   const char* name;
@@ -36,9 +41,13 @@ constexpr size_t kMaxRows = 100000;
 const std::vector<TableSchema>& Schemas() {
   using F = FieldType;
   static const std::vector<TableSchema> schemas = {
-      {{"sources", "sources.yaml", "id", "source key of the reference notes (S1...)"},
+      {{"sources", "sources.yaml", "id", "the public sources rows cite (S1...): title and http(s) URL"},
        false,
-       {{"id", F::kString, true}, {"title", F::kString, true}, {"provides", F::kString, false}}},
+       {{"id", F::kString, true},
+        {"title", F::kString, true},
+        {"url", F::kUrl, true},
+        {"also", F::kUrlList, false},
+        {"provides", F::kString, false}}},
       {{"toolkits", "toolkits.yaml", "version", "CUDA toolkit releases: toolkit driver, runfile driver, PTX ISA"},
        true,
        {{"version", F::kVersion, true},
@@ -129,6 +138,7 @@ const std::vector<TableSchema>& Schemas() {
         {"brand_names", F::kEnum, true, "basic|full"},
         {"hook_needs_ld_so_cache", F::kBool, true},
         {"lnc_message_style", F::kEnum, true, "factor|token|token-suffix"},
+        {"compat_modes", F::kStringList, false},
         {"note", F::kString, false}}},
       {{"pytorch", "pytorch.yaml", "build", "PyTorch wheels → CUDA variants and TORCH_CUDA_ARCH_LIST"},
        true,
@@ -156,6 +166,8 @@ const std::vector<TableSchema>& Schemas() {
         {"requirement", F::kString, true},
         {"since_lnc", F::kString, false},
         {"forward_compat", F::kTri, true},
+        {"spellings", F::kStringList, false},
+        {"product_words", F::kStringList, false},
         {"note", F::kString, false}}},
   };
   return schemas;
@@ -167,26 +179,15 @@ const TableSchema* FindSchema(std::string_view kind) {
   return nullptr;
 }
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-bool IsVersion(const std::string& s) {
-  if (s.empty() || s.front() == '.' || s.back() == '.') return false;
-  bool prev_dot = false;
-  for (char c : s) {
-    if (c == '.') {
-      if (prev_dot) return false;
-      prev_dot = true;
-    } else if (std::isdigit(static_cast<unsigned char>(c))) {
-      prev_dot = false;
-    } else {
-      return false;
-    }
-  }
-  return true;
+// An absolute http(s) address: a scheme, something after it, no white space
+// or control characters (a source must be a page anyone can open).
+bool IsUrl(std::string_view s) {
+  std::string_view rest;
+  if (StartsWith(s, "https://")) rest = s.substr(8);
+  else if (StartsWith(s, "http://")) rest = s.substr(7);
+  else return false;
+  if (rest.empty() || rest.front() == '/' || s.size() > 2048) return false;
+  return std::none_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) <= ' ' || c == 0x7f; });
 }
 
 bool ParseInt(const std::string& s, long long& out) {
@@ -323,7 +324,7 @@ class TableParser {
         if (s.empty()) return At(node, std::string("field '") + spec.name + "' is empty");
         return json(s);
       case FieldType::kVersion:
-        if (!IsVersion(s))
+        if (!IsDottedVersion(s))
           return At(node, std::string("field '") + spec.name + "' must be a version (digits and dots), got '" + s + "'");
         return json(s);
       case FieldType::kInt: {
@@ -340,6 +341,10 @@ class TableParser {
         if (s == "false" || s == "no") return json(false);
         if (s == "unknown") return json(nullptr);
         return At(node, std::string("field '") + spec.name + "' must be true, false or unknown, got '" + s + "'");
+      case FieldType::kUrl:
+        if (!IsUrl(s))
+          return At(node, std::string("field '") + spec.name + "' must be an http:// or https:// address, got '" + s + "'");
+        return json(s);
       case FieldType::kEnum: {
         std::string values = spec.enum_values;
         std::istringstream parts(values);
@@ -359,6 +364,7 @@ class TableParser {
       case FieldType::kStringList: element = FieldType::kString; break;
       case FieldType::kIntList: element = FieldType::kInt; break;
       case FieldType::kVersionList: element = FieldType::kVersion; break;
+      case FieldType::kUrlList: element = FieldType::kUrl; break;
       default:
         if (node.IsNull() && !spec.required) return json(nullptr);
         return Scalar(spec, node, spec.type);
@@ -417,35 +423,9 @@ size_t EditDistance(const std::string& a, const std::string& b) {
   return prev[b.size()];
 }
 
-// Numeric dotted compare (local copy; nvidia.h has the public one).
-int CompareDotted(const std::string& a, const std::string& b) {
-  std::istringstream sa(a), sb(b);
-  while (true) {
-    std::string pa, pb;
-    bool ha = static_cast<bool>(std::getline(sa, pa, '.'));
-    bool hb = static_cast<bool>(std::getline(sb, pb, '.'));
-    if (!ha && !hb) return 0;
-    long long va = ha && !pa.empty() ? std::atoll(pa.c_str()) : 0;
-    long long vb = hb && !pb.empty() ? std::atoll(pb.c_str()) : 0;
-    if (va != vb) return va < vb ? -1 : 1;
-  }
-}
-
-// "1.18.0-rc.1" → (1.18.0, "rc.1").
-int CompareToolkit(std::string a, std::string b) {
-  if (!a.empty() && a[0] == 'v') a = a.substr(1);
-  if (!b.empty() && b[0] == 'v') b = b.substr(1);
-  auto split = [](const std::string& s) {
-    size_t dash = s.find('-');
-    return std::pair<std::string, std::string>(s.substr(0, dash), dash == std::string::npos ? "" : s.substr(dash + 1));
-  };
-  auto [ca, pa] = split(a);
-  auto [cb, pb] = split(b);
-  int c = CompareDotted(ca, cb);
-  if (c != 0) return c;
-  if (pa.empty() != pb.empty()) return pa.empty() ? 1 : -1;
-  return pa < pb ? -1 : (pa > pb ? 1 : 0);
-}
+// Versions of a table (digits and dots, checked at load time) against a
+// caller's; anything that is not a version matches nothing.
+bool SameVersion(std::string_view a, std::string_view b) { return CompareVersions(a, b) == 0; }
 
 }  // namespace
 
@@ -585,28 +565,30 @@ const json* Knowledge::FindMinorFloor(int cuda_major) const {
 
 const json* Knowledge::FindPtxIsa(std::string_view isa) const {
   for (const auto& row : Table("ptx_isa"))
-    if (CompareDotted(row["isa"].get<std::string>(), std::string(isa)) == 0) return &row;
+    if (SameVersion(row["isa"].get<std::string>(), isa)) return &row;
   return nullptr;
 }
 
 const json* Knowledge::FindCompatPackage(std::string_view cuda_major_minor) const {
   for (const auto& row : Table("forward_compat"))
-    if (CompareDotted(row["package"].get<std::string>(), std::string(cuda_major_minor)) == 0) return &row;
+    if (SameVersion(row["package"].get<std::string>(), cuda_major_minor)) return &row;
   return nullptr;
 }
 
 const json* Knowledge::FindArchitecture(std::string_view compute_capability) const {
   for (const auto& row : Table("architectures"))
     for (const auto& cc : row["compute_capabilities"])
-      if (CompareDotted(cc.get<std::string>(), std::string(compute_capability)) == 0) return &row;
+      if (SameVersion(cc.get<std::string>(), compute_capability)) return &row;
   return nullptr;
 }
 
 const json* Knowledge::ToolkitBehaviour(std::string_view version) const {
   const json* best = nullptr;
   for (const auto& row : Table("container_toolkit")) {
-    if (CompareToolkit(row["version"].get<std::string>(), std::string(version)) > 0) continue;
-    if (best == nullptr || CompareToolkit(row["version"].get<std::string>(), best->at("version").get<std::string>()) > 0)
+    // Pre-releases sort before their release: "1.18.0-rc.1" < "1.18.0".
+    if (CompareNaturalVersions(row["version"].get<std::string>(), version) > 0) continue;
+    if (best == nullptr ||
+        CompareNaturalVersions(row["version"].get<std::string>(), best->at("version").get<std::string>()) > 0)
       best = &row;
   }
   return best;
@@ -616,7 +598,7 @@ std::string Knowledge::NewestContainerToolkit() const {
   std::string newest;
   for (const auto& row : Table("container_toolkit")) {
     std::string v = row["version"];
-    if (newest.empty() || CompareToolkit(v, newest) > 0) newest = v;
+    if (newest.empty() || CompareNaturalVersions(v, newest) > 0) newest = v;
   }
   return newest;
 }
@@ -635,14 +617,14 @@ const json* Knowledge::FindTorchBuild(std::string_view torch_version, std::strin
   int dots = static_cast<int>(std::count(version.begin(), version.end(), '.'));
   if (dots >= 2) version = version.substr(0, version.rfind('.'));
   for (const auto& row : Table("pytorch"))
-    if (row["variant"] == variant && CompareDotted(row["torch"].get<std::string>(), version) == 0) return &row;
+    if (row["variant"] == variant && SameVersion(row["torch"].get<std::string>(), version)) return &row;
   return nullptr;
 }
 
 const json* Knowledge::FindBrand(std::string_view name) const {
-  std::string wanted = Lower(name);
+  std::string wanted = ToLower(name);
   for (const auto& row : Table("nvml_brands"))
-    if (Lower(row["name"].get<std::string>()) == wanted || row["requirement"] == wanted) return &row;
+    if (ToLower(row["name"].get<std::string>()) == wanted || row["requirement"] == wanted) return &row;
   return nullptr;
 }
 

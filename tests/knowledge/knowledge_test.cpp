@@ -46,6 +46,41 @@ TEST_CASE("every knowledge table loads and every row cites a source") {
   CHECK(k.Table("no-such-table").empty());
 }
 
+TEST_CASE("every source is public: a title and an http(s) address anyone can open") {
+  const Knowledge& k = Loaded();
+  auto is_url = [](const std::string& url) {
+    return (url.rfind("https://", 0) == 0 || url.rfind("http://", 0) == 0) && url.find(' ') == std::string::npos;
+  };
+  const json& sources = k.Table("sources");
+  REQUIRE(sources.size() >= 20);
+  for (const auto& source : sources) {
+    CAPTURE(source.dump());
+    CHECK(is_url(source.at("url").get<std::string>()));
+    for (const auto& also : source.value("also", json::array())) CHECK(is_url(also.get<std::string>()));
+    CHECK_FALSE(source.at("title").get<std::string>().empty());
+  }
+  // Every source is cited by some row, and every row's ids are sources (the loader checks the latter).
+  std::string citations;
+  for (const auto& info : imagelint::KnowledgeTables())
+    for (const auto& row : k.Table(info.kind)) citations += " " + row.value("source", std::string()) + " ";
+  for (const auto& source : sources) {
+    CAPTURE(source.at("id"));
+    CHECK(citations.find(" " + source.at("id").get<std::string>() + " ") != std::string::npos);
+  }
+}
+
+TEST_CASE("knowledge tables cite their public sources, not notes outside the repository") {
+  for (const auto& info : imagelint::KnowledgeTables()) {
+    CAPTURE(info.file);
+    std::string text = imagelint::testing::ReadFileText(imagelint::testing::SourceDir() / "rules/knowledge" / info.file);
+    for (const char* note : {"\xc2\xa7", "cuda-compat-data", "nvidia-container-stack", "formats.md", "worked-examples",
+                             "peers-and-style", "reference/"}) {
+      CAPTURE(note);
+      CHECK(text.find(note) == std::string::npos);
+    }
+  }
+}
+
 TEST_CASE("UNCONFIRMED marks stay as a field") {
   const Knowledge& k = Loaded();
   const json* r565 = k.FindBranch(565);
@@ -197,6 +232,27 @@ TEST_CASE("schema violations are file:line:column errors") {
     REQUIRE_FALSE(rows.ok());
     CHECK(rows.error().line == 8);
     CHECK(rows.error().column == 17);
+  }
+  SUBCASE("a source without an address, or with one that is not http(s)") {
+    auto missing = parse("sources", "kind: sources\nschema: 1\nrows:\n  - id: S1\n    title: Notes\n");
+    REQUIRE_FALSE(missing.ok());
+    CHECK(missing.error().message.find("missing required field 'url'") != std::string::npos);
+    for (const char* url : {"notes/cuda-compat-data.md", "ftp://example.com/x", "https://", "https://a b", "https:///x"}) {
+      CAPTURE(url);
+      auto bad = parse("sources", std::string("kind: sources\nschema: 1\nrows:\n  - id: S1\n    title: T\n    url: \"") +
+                                      url + "\"\n");
+      REQUIRE_FALSE(bad.ok());
+      CHECK(bad.error().line == 6);
+      CHECK(bad.error().message.find("must be an http:// or https:// address") != std::string::npos);
+    }
+    auto also = parse("sources",
+                      "kind: sources\nschema: 1\nrows:\n  - id: S1\n    title: T\n    url: https://example.com/a\n"
+                      "    also: [https://example.com/b, /work/notes.md]\n");
+    REQUIRE_FALSE(also.ok());
+    CHECK(also.error().line == 7);
+    auto ok = parse("sources", "kind: sources\nschema: 1\nrows:\n  - id: S1\n    title: T\n    url: https://example.com/a\n"
+                               "    also: [http://example.com/b]\n");
+    CHECK(ok.ok());
   }
   SUBCASE("YAML syntax error") {
     auto rows = parse("ptx_isa", "kind: ptx_isa\nschema: 1\nrows:\n  - isa: [\n");
