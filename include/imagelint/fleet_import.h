@@ -40,12 +40,30 @@ struct GpuFacts {
   std::optional<bool> datacenter;
 };
 
-// Looks a product name up; accepts nvidia-smi spellings and GFD-sanitised
-// label values ("NVIDIA-A100-SXM4-80GB"). nullopt when the product is unknown.
-using GpuResolver = std::function<std::optional<GpuFacts>(std::string_view product)>;
+// One NVML brand as the importers read it (a row of nvml-brands.yaml).
+struct BrandNames {
+  std::string requirement;                 // "vapps": how requirements and fleet files spell it
+  std::vector<std::string> spellings;      // how tools print it: "VApps", "NVIDIA Virtual Applications"
+  std::vector<std::string> product_words;  // words of a product name that give it away ("geforce")
+};
+// The brands of the knowledge files, in file order.
+std::vector<BrandNames> BrandNamesFromKnowledge(const Knowledge& knowledge);
 
-// A resolver over the GPU products of the knowledge files (`knowledge` must
-// outlive it).
+// What the importers know about GPUs. `find` looks a product name up; it
+// accepts nvidia-smi spellings and GFD-sanitised label values
+// ("NVIDIA-A100-SXM4-80GB") and gives nullopt when the product is unknown.
+// `brands` reads the brand an input prints and guesses one from an unknown
+// product's name.
+struct GpuResolver {
+  std::function<std::optional<GpuFacts>(std::string_view product)> find;
+  std::vector<BrandNames> brands;
+  std::optional<GpuFacts> operator()(std::string_view product) const {
+    return find ? find(product) : std::nullopt;
+  }
+};
+
+// A resolver over the GPU products and brands of the knowledge files
+// (`knowledge` must outlive it).
 GpuResolver ResolverFromKnowledge(const Knowledge& knowledge);
 
 enum class InputKind { kKubernetesNodes, kNvidiaSmiXml, kContainerCliCsv, kFleetYaml };

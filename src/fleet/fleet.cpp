@@ -1,11 +1,14 @@
 // The fleet YAML of DESIGN.md (docs/fleet.md).
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cctype>
 #include <fstream>
 #include <set>
 #include <sstream>
 
+#include "common/text.h"
+#include "common/version.h"
 #include "imagelint/fleet.h"
 #include "imagelint/knowledge.h"
 
@@ -17,32 +20,43 @@ using nlohmann::json;
 constexpr size_t kMaxFleetBytes = 16u << 20;
 constexpr size_t kMaxPools = 100000;
 
+// The launch paths and platforms imagelint models (docs/fleet.md): each runtime is
+// a branch of nvidia::ResolveLaunchPath, so a new one needs code, not data. The
+// values NVIDIA's own settings take (brands, cuda-compat-mode) come from the
+// knowledge files.
 const std::set<std::string> kRuntimes = {"docker-gpus", "nvidia-runtime", "cdi", "k8s-device-plugin"};
-const std::set<std::string> kCompatModes = {"ldconfig", "mount", "hook", "disabled"};
 const std::set<std::string> kPlatforms = {"linux/amd64", "linux/arm64"};
 const std::set<std::string> kPoolKeys = {"name",     "gpu",      "compute_capability", "brand",
                                          "datacenter", "driver", "container_toolkit", "runtime",
                                          "platform", "count",    "cuda_compat_mode",   "disable_require",
                                          "integrated", "selector_labels", "source", "architecture"};
-// Brand strings the NVIDIA container stack knows (nvidia-container-stack.md §1.5).
-const std::set<std::string> kBrands = {"quadro", "tesla",  "nvs",       "grid",        "geforce",   "titan",
-                                       "vapps",  "vpc",    "vcs",       "vws",         "cloudgaming", "quadrortx",
-                                       "nvidiartx", "nvidia", "geforcertx", "titanrtx", "unknown"};
+// "a, b, c" of one field of every row of a knowledge table (first-seen order,
+// no repeats): the values a fleet field may take.
+std::vector<std::string> KnownValues(const Knowledge& knowledge, std::string_view table, const char* field) {
+  std::vector<std::string> out;
+  auto add = [&](const nlohmann::json& value) {
+    if (value.is_string() && std::find(out.begin(), out.end(), value.get<std::string>()) == out.end())
+      out.push_back(value.get<std::string>());
+  };
+  for (const auto& row : knowledge.Table(table)) {
+    if (!row.contains(field)) continue;
+    if (row[field].is_array()) {
+      for (const auto& value : row[field]) add(value);
+    } else {
+      add(row[field]);
+    }
+  }
+  return out;
+}
+
+std::string JoinComma(const std::vector<std::string>& values) {
+  std::string out;
+  for (const auto& value : values) out += (out.empty() ? "" : ", ") + value;
+  return out;
+}
 
 bool IsVersion(const std::string& s, int min_parts) {
-  if (s.empty() || s.front() == '.' || s.back() == '.') return false;
-  int parts = 1;
-  char prev = 0;
-  for (char c : s) {
-    if (c == '.') {
-      if (prev == '.') return false;
-      ++parts;
-    } else if (!std::isdigit(static_cast<unsigned char>(c))) {
-      return false;
-    }
-    prev = c;
-  }
-  return parts >= min_parts;
+  return IsDottedVersion(s) && static_cast<int>(std::count(s.begin(), s.end(), '.')) + 1 >= min_parts;
 }
 
 bool IsToolkitVersion(std::string s) {
@@ -200,14 +214,12 @@ class FleetParser {
     if (node["brand"]) {
       auto brand = ScalarField(node["brand"], p, "brand");
       if (!brand.ok()) return brand.error();
-      std::string lower;
-      for (char c : *brand) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      if (!kBrands.count(lower)) {
-        std::string allowed;
-        for (const auto& b : kBrands) allowed += (allowed.empty() ? "" : ", ") + b;
-        return At(node["brand"], "pool '" + p + "': field 'brand': unknown brand '" + *brand + "' (known: " + allowed + ")");
-      }
-      pool.brand = lower;
+      // NVML brands as requirements spell them (nvml-brands.yaml).
+      const nlohmann::json* row = knowledge_.FindBrand(*brand);
+      if (row == nullptr)
+        return At(node["brand"], "pool '" + p + "': field 'brand': unknown brand '" + *brand + "' (known: " +
+                                     JoinComma(KnownValues(knowledge_, "nvml_brands", "requirement")) + ")");
+      pool.brand = row->at("requirement").get<std::string>();
     }
     if (node["datacenter"]) {
       auto dc = BoolField(node["datacenter"], p, "datacenter");
@@ -267,10 +279,11 @@ class FleetParser {
       auto mode = optional_string("cuda_compat_mode");
       if (!mode.ok()) return mode.error();
       if (*mode) {
-        if (!kCompatModes.count(**mode))
-          return At(value_node("cuda_compat_mode"), "pool '" + p +
-                                                        "': field 'cuda_compat_mode' must be one of ldconfig, mount, hook, "
-                                                        "disabled, got '" + **mode + "'");
+        // The container toolkit's cuda-compat-mode values (container-toolkit.yaml).
+        std::vector<std::string> modes = KnownValues(knowledge_, "container_toolkit", "compat_modes");
+        if (std::find(modes.begin(), modes.end(), **mode) == modes.end())
+          return At(value_node("cuda_compat_mode"), "pool '" + p + "': field 'cuda_compat_mode' must be one of " +
+                                                        JoinComma(modes) + ", got '" + **mode + "'");
         pool.cuda_compat_mode = **mode;
       }
     }

@@ -1,5 +1,8 @@
 // Single-host tools: `nvidia-smi -q -x` (XML) and `nvidia-container-cli info
-// --csv` (nvidia-container-stack.md §1.5), one or more hosts per file.
+// --csv` (libnvidia-container src/cli/info.c prints NVRM version, CUDA version
+// and per device Model, Brand, UUID, Bus Location and Architecture:
+// https://github.com/NVIDIA/libnvidia-container/blob/HEAD/src/cli/info.c),
+// one or more hosts per file.
 #include <algorithm>
 #include <map>
 #include <string>
@@ -13,12 +16,12 @@ namespace {
 // "host: NAME" in a comment names the next host's output (our convention for
 // concatenating several hosts into one file).
 std::optional<std::string> HostFromComment(std::string_view comment) {
-  std::string text = TrimCopy(comment);
+  std::string text = Trim(comment);
   for (const char* prefix : {"host:", "hostname:", "node:"}) {
     std::string lower = ToLower(text.substr(0, std::string_view(prefix).size()));
     if (lower == prefix) {
       // The first word is the name; the rest of the comment is free text.
-      std::string rest = TrimCopy(std::string_view(text).substr(std::string_view(prefix).size()));
+      std::string rest = Trim(std::string_view(text).substr(std::string_view(prefix).size()));
       std::string name = rest.substr(0, rest.find_first_of(" \t"));
       if (!name.empty() && name.size() <= 253) return name;
     }
@@ -109,7 +112,7 @@ Result<ImportResult> ImportNvidiaSmiXml(std::string_view xml_text, const std::st
       std::string brand = gpu->ChildText("product_brand");
       if (!brand.empty() && brand != "N/A") {
         entry.input_brand_raw = brand;
-        entry.brand = NormaliseBrand(brand);
+        entry.brand = NormaliseBrand(brand, gpus.brands);
       }
       // Newer nvidia-smi versions print the compute capability; older ones do not.
       if (std::string cc = gpu->ChildText("compute_cap"); !cc.empty() && cc != "N/A") {
@@ -133,7 +136,7 @@ std::vector<std::string> SplitCsv(std::string_view line) {
   size_t start = 0;
   while (true) {
     size_t comma = line.find(',', start);
-    fields.push_back(TrimCopy(line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start)));
+    fields.push_back(Trim(line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start)));
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
@@ -168,7 +171,7 @@ Result<ImportResult> ImportContainerCliCsv(std::string_view csv_text, const std:
   while (pos <= csv_text.size()) {
     size_t end = csv_text.find('\n', pos);
     if (end == std::string_view::npos) end = csv_text.size();
-    std::string line = TrimCopy(csv_text.substr(pos, end - pos));
+    std::string line = Trim(csv_text.substr(pos, end - pos));
     pos = end + 1;
     ++line_number;
     auto fail = [&](const std::string& message) { return MakeErrorAtLine(source, line_number, 1, message); };
@@ -183,7 +186,7 @@ Result<ImportResult> ImportContainerCliCsv(std::string_view csv_text, const std:
       continue;
     }
     std::string lower = ToLower(line);
-    if (lower.rfind("nvrm version", 0) == 0) {
+    if (StartsWith(lower, "nvrm version")) {
       if (static_cast<int>(parsed.size()) >= limits.max_hosts)
         return fail("more than " + std::to_string(limits.max_hosts) + " hosts");
       Host host;
@@ -212,7 +215,7 @@ Result<ImportResult> ImportContainerCliCsv(std::string_view csv_text, const std:
       case Expect::kSection:
       case Expect::kDeviceRows:
       case Expect::kOtherRows:
-        if (lower.rfind("device index", 0) == 0) {
+        if (StartsWith(lower, "device index")) {
           // The GPU table; other tables (MIG devices in newer versions) are skipped.
           bool gpu_table = lower.find("model") != std::string::npos && lower.find("brand") != std::string::npos &&
                            lower.find("mig") == std::string::npos;
@@ -239,7 +242,7 @@ Result<ImportResult> ImportContainerCliCsv(std::string_view csv_text, const std:
           entry.lookup_name = model;
           if (!brand.empty()) {
             entry.input_brand_raw = brand;
-            entry.brand = NormaliseBrand(brand);
+            entry.brand = NormaliseBrand(brand, gpus.brands);
           }
           if (!arch.empty()) {
             if (!IsComputeCapability(arch)) return fail("architecture \"" + arch + "\" is not a compute capability");

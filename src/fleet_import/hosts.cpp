@@ -6,21 +6,6 @@
 
 namespace imagelint::fleet_import {
 
-std::string ToLower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
-
-std::string TrimCopy(std::string_view text) {
-  size_t begin = 0, end = text.size();
-  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
-  while (begin < end && space(text[begin])) ++begin;
-  while (end > begin && space(text[end - 1])) --end;
-  return std::string(text.substr(begin, end - begin));
-}
-
 namespace {
 
 bool AllDigits(std::string_view text) {
@@ -54,39 +39,32 @@ bool IsComputeCapability(std::string_view text) {
          parts[1].size() <= 2;
 }
 
-std::string NormaliseBrand(std::string_view printed) {
-  std::string squashed;
-  for (char c : ToLower(TrimCopy(printed)))
-    if (c != ' ' && c != '_' && c != '-') squashed += c;
-  // nvidia-smi spells the virtualisation brands out in words; NVML's enum
-  // names (and requirement strings) use the short forms.
-  static const std::pair<const char*, const char*> kLongForms[] = {
-      {"nvidiavirtualapplications", "vapps"},
-      {"nvidiavirtualpc", "vpc"},
-      {"nvidiavirtualcomputeserver", "vcs"},
-      {"nvidiartxvirtualworkstation", "vws"},
-      {"nvidiacloudgaming", "cloudgaming"},
-  };
-  for (const auto& [long_form, short_form] : kLongForms)
-    if (squashed == long_form) return short_form;
-  // NVML's nvmlBrandType_t names (nvidia-container-stack.md §1.5); anything
-  // else is a brand this version does not know.
-  static const char* kNvmlBrands[] = {"quadro", "tesla", "nvs", "grid", "geforce", "titan",
-                                      "vapps", "vpc", "vcs", "vws", "cloudgaming", "quadrortx",
-                                      "nvidiartx", "nvidia", "geforcertx", "titanrtx", "unknown"};
-  for (const char* brand : kNvmlBrands)
-    if (squashed == brand) return squashed;
-  return squashed.empty() ? std::string() : std::string("unknown");
+namespace {
+// "NVIDIA RTX" / "nvidia-rtx" / "NVIDIA_RTX" → "nvidiartx".
+std::string Squashed(std::string_view text) {
+  std::string out;
+  for (char c : ToLower(TrimView(text)))
+    if (c != ' ' && c != '_' && c != '-') out += c;
+  return out;
+}
+}  // namespace
+
+std::string NormaliseBrand(std::string_view printed, const std::vector<BrandNames>& brands) {
+  std::string squashed = Squashed(printed);
+  if (squashed.empty()) return {};
+  for (const auto& brand : brands) {
+    if (squashed == Squashed(brand.requirement)) return brand.requirement;
+    for (const auto& spelling : brand.spellings)
+      if (squashed == Squashed(spelling)) return brand.requirement;
+  }
+  return "unknown";  // a brand this version of the knowledge files does not know
 }
 
-std::optional<std::string> GuessBrandFromName(std::string_view product) {
+std::optional<std::string> GuessBrandFromName(std::string_view product, const std::vector<BrandNames>& brands) {
   std::string lower = ToLower(product);
-  auto has = [&](const char* word) { return lower.find(word) != std::string::npos; };
-  if (has("geforce")) return "geforce";
-  if (has("titan")) return "titan";
-  if (has("quadro")) return "quadro";
-  if (has("tesla")) return "tesla";
-  if (has("rtx")) return "nvidiartx";
+  for (const auto& brand : brands)
+    for (const auto& word : brand.product_words)
+      if (!word.empty() && lower.find(ToLower(word)) != std::string::npos) return brand.requirement;
   return std::nullopt;
 }
 
@@ -119,7 +97,7 @@ std::string Slug(std::string_view text) {
     }
   }
   while (!out.empty() && out.back() == '-') out.pop_back();
-  if (out.rfind("nvidia-", 0) == 0 && out.size() > 7) out = out.substr(7);
+  if (StartsWith(out, "nvidia-") && out.size() > 7) out = out.substr(7);
   return out.empty() ? "gpu" : out;
 }
 
@@ -177,7 +155,7 @@ std::vector<ImportedPool> GroupHosts(const std::vector<HostGpus>& hosts, const s
     pool.selector_labels = first.selector_labels;
     pool.source = source + ": " + JoinNames(imported.hosts, 20);
 
-    std::optional<GpuFacts> facts = gpus ? gpus(first.lookup_name) : std::nullopt;
+    std::optional<GpuFacts> facts = gpus(first.lookup_name);
     if (facts) {
       imported.in_knowledge = true;
       imported.known = *facts;
@@ -206,7 +184,7 @@ std::vector<ImportedPool> GroupHosts(const std::vector<HostGpus>& hosts, const s
       pool.compute_capability = first.compute_capability;
       if (first.brand && !first.brand->empty()) {
         pool.brand = first.brand;
-      } else if (auto guess = GuessBrandFromName(first.lookup_name)) {
+      } else if (auto guess = GuessBrandFromName(first.lookup_name, gpus.brands)) {
         pool.brand = guess;
         imported.brand_guessed = true;
       }

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/text.h"
 #include "imagelint/fleet_import.h"
 
 namespace imagelint::fleet_import {
@@ -42,13 +43,11 @@ bool IsDriverVersion(std::string_view text);
 // "8.6", "12.0", "10.3".
 bool IsComputeCapability(std::string_view text);
 // NVML brand as nvidia-smi / nvidia-container-cli print it → lowercase
-// requirement-string spelling ("NVIDIA RTX" → "nvidiartx"); "" stays "".
-std::string NormaliseBrand(std::string_view printed);
-// Brand guessed from a product name ("GeForce" → geforce ...); nullopt when
-// the name gives no hint.
-std::optional<std::string> GuessBrandFromName(std::string_view product);
-
-std::string ToLower(std::string_view text);
-std::string TrimCopy(std::string_view text);
+// requirement-string spelling ("NVIDIA RTX" → "nvidiartx"); "" stays "", a
+// brand `brands` does not know is "unknown".
+std::string NormaliseBrand(std::string_view printed, const std::vector<BrandNames>& brands);
+// Brand guessed from a product name by the brands' product words
+// ("GeForce" → geforce ...); nullopt when the name gives no hint.
+std::optional<std::string> GuessBrandFromName(std::string_view product, const std::vector<BrandNames>& brands);
 
 }  // namespace imagelint::fleet_import

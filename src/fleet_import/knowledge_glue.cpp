@@ -12,7 +12,7 @@ namespace {
 // both sides sanitised, lowercase, prefix removed.
 std::string LabelKey(std::string_view name) {
   std::string key = ToLower(SanitiseLabelValue(name));
-  if (key.rfind("nvidia-", 0) == 0) key = key.substr(7);
+  if (StartsWith(key, "nvidia-")) key = key.substr(7);
   return key;
 }
 
@@ -34,8 +34,27 @@ GpuFacts FactsOf(const nlohmann::json& row) {
 
 }  // namespace
 
+std::vector<BrandNames> BrandNamesFromKnowledge(const Knowledge& knowledge) {
+  auto strings = [](const nlohmann::json& row, const char* field) {
+    std::vector<std::string> out;
+    for (const auto& item : row.value(field, nlohmann::json::array()))
+      if (item.is_string()) out.push_back(item.get<std::string>());
+    return out;
+  };
+  std::vector<BrandNames> brands;
+  for (const auto& row : knowledge.Table("nvml_brands")) {
+    BrandNames brand;
+    brand.requirement = row.value("requirement", std::string());
+    brand.spellings.push_back(row.value("name", std::string()));
+    for (auto& spelling : strings(row, "spellings")) brand.spellings.push_back(std::move(spelling));
+    brand.product_words = strings(row, "product_words");
+    brands.push_back(std::move(brand));
+  }
+  return brands;
+}
+
 GpuResolver ResolverFromKnowledge(const Knowledge& knowledge) {
-  return [&knowledge](std::string_view product) -> std::optional<GpuFacts> {
+  auto find = [&knowledge](std::string_view product) -> std::optional<GpuFacts> {
     if (const nlohmann::json* row = knowledge.FindGpu(product)) return FactsOf(*row);
     std::string wanted = LabelKey(product);
     if (wanted.empty()) return std::nullopt;
@@ -46,6 +65,7 @@ GpuResolver ResolverFromKnowledge(const Knowledge& knowledge) {
     }
     return std::nullopt;
   };
+  return GpuResolver{find, BrandNamesFromKnowledge(knowledge)};
 }
 
 Result<Fleet> LoadFleetAnyFormat(const std::string& path, const Knowledge& knowledge) {

@@ -90,7 +90,7 @@ std::string SanitiseLabelValue(std::string_view name) {
   }
   std::string out;
   bool in_space = false;
-  for (char c : TrimCopy(kept)) {
+  for (char c : Trim(kept)) {
     if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
       in_space = true;
       continue;

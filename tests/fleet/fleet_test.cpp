@@ -1,6 +1,9 @@
 // The fleet YAML: lookups, defaults, and errors that name pool, field and line.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <functional>
+
 #include "imagelint/fleet.h"
 #include "imagelint/knowledge.h"
 #include "support/test_support.h"
@@ -118,6 +121,68 @@ TEST_CASE("validation errors name pool and field") {
     CHECK(fleet.error().message.find(c.expect) != std::string::npos);
     CHECK(fleet.error().line == c.line);
     CHECK(fleet.error().subject == "fleet.yaml");
+  }
+}
+
+namespace {
+// A copy of the knowledge files with one file's text changed by `edit`.
+Knowledge EditedKnowledge(const imagelint::testing::TempDir& dir, const std::string& file,
+                          const std::function<std::string(std::string)>& edit) {
+  namespace fs = std::filesystem;
+  fs::path out = dir / "knowledge";
+  fs::create_directories(out);
+  for (const auto& entry : fs::directory_iterator(imagelint::testing::SourceDir() / "rules" / "knowledge"))
+    fs::copy_file(entry.path(), out / entry.path().filename());
+  imagelint::testing::WriteFileText(out / file, edit(imagelint::testing::ReadFileText(out / file)));
+  auto k = Knowledge::Load(out);
+  if (!k.ok()) FAIL(k.error().ToString());
+  return *k;
+}
+}  // namespace
+
+TEST_CASE("brands and cuda-compat modes a pool may name are the knowledge files'") {
+  auto one = [](const std::string& field) {
+    return "pools:\n  - name: a\n    compute_capability: \"8.0\"\n    driver: \"470.57.02\"\n    " + field + "\n";
+  };
+  // Brands: nvml-brands.yaml, any case, stored as requirements spell them.
+  auto fleet = Parse(one("brand: GeForce"));
+  REQUIRE(fleet.ok());
+  CHECK(fleet->pools[0].brand == std::optional<std::string>("geforce"));
+  fleet = Parse(one("brand: NvidiaRTX"));
+  REQUIRE(fleet.ok());
+  CHECK(fleet->pools[0].brand == std::optional<std::string>("nvidiartx"));
+  auto bad = Parse(one("brand: radeon"));
+  REQUIRE_FALSE(bad.ok());
+  for (const auto& row : K().Table("nvml_brands"))
+    CHECK(bad.error().message.find(row.at("requirement").get<std::string>()) != std::string::npos);
+  // cuda-compat-mode values: container-toolkit.yaml.
+  auto mode = Parse(one("cuda_compat_mode: hook"));
+  REQUIRE(mode.ok());
+  CHECK(mode->pools[0].cuda_compat_mode == std::optional<std::string>("hook"));
+  auto bad_mode = Parse(one("cuda_compat_mode: auto"));
+  REQUIRE_FALSE(bad_mode.ok());
+  CHECK(bad_mode.error().message.find("must be one of ldconfig, mount, hook, disabled, got 'auto'") != std::string::npos);
+
+  // Changing the data changes what a fleet may say, with no C++ change.
+  imagelint::testing::TempDir dir;
+  SUBCASE("a new brand") {
+    Knowledge k = EditedKnowledge(dir, "nvml-brands.yaml", [](std::string text) {
+      return text + "  - id: 17\n    name: NVIDIA DLA\n    requirement: nvidiadla\n    forward_compat: unknown\n"
+                    "    source: S20\n";
+    });
+    auto with_dla = imagelint::ParseFleet(one("brand: nvidiadla"), "fleet.yaml", k);
+    REQUIRE(with_dla.ok());
+    CHECK(with_dla->pools[0].brand == std::optional<std::string>("nvidiadla"));
+  }
+  SUBCASE("a mode no toolkit row lists any more") {
+    Knowledge k = EditedKnowledge(dir, "container-toolkit.yaml", [](std::string text) {
+      for (size_t at; (at = text.find("mount, hook, disabled]")) != std::string::npos;)
+        text.replace(at, 22, "mount, disabled]");
+      return text;
+    });
+    auto without_hook = imagelint::ParseFleet(one("cuda_compat_mode: hook"), "fleet.yaml", k);
+    REQUIRE_FALSE(without_hook.ok());
+    CHECK(without_hook.error().message.find("must be one of ldconfig, mount, disabled") != std::string::npos);
   }
 }
 

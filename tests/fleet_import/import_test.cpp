@@ -7,6 +7,7 @@
 
 #include "fleet_import/xml.h"
 #include "imagelint/fleet_import.h"
+#include "imagelint/knowledge.h"
 #include "support/test_support.h"
 
 namespace fi = imagelint::fleet_import;
@@ -19,7 +20,18 @@ std::string Fixture(const std::string& name) {
   return ReadFileText(SourceDir() / "tests/fleet_import/fixtures" / name);
 }
 
-// Test-only table: a few products with the facts the reference notes give.
+// The NVML brands of the knowledge files (the brands are NVIDIA's, not the
+// test's: nvml-brands.yaml).
+std::vector<fi::BrandNames> KnowledgeBrands() {
+  static const std::vector<fi::BrandNames> brands = [] {
+    auto knowledge = imagelint::Knowledge::Load(SourceDir() / "rules/knowledge");
+    REQUIRE_MESSAGE(knowledge.ok(), knowledge.error().ToString());
+    return fi::BrandNamesFromKnowledge(*knowledge);
+  }();
+  return brands;
+}
+
+// Test-only product table: a few products with the facts NVIDIA publishes for them.
 fi::GpuResolver TestGpus() {
   static const std::map<std::string, fi::GpuFacts> table = {
       {"nvidia-a100-sxm4-80gb", {"NVIDIA A100-SXM4-80GB", "8.0", "nvidia", true}},
@@ -29,7 +41,7 @@ fi::GpuResolver TestGpus() {
       {"nvidia-l4", {"NVIDIA L4", "8.9", "nvidia", true}},
       {"tesla-v100-sxm2-16gb", {"Tesla V100-SXM2-16GB", "7.0", "tesla", true}},
   };
-  return [](std::string_view product) -> std::optional<fi::GpuFacts> {
+  auto find = [](std::string_view product) -> std::optional<fi::GpuFacts> {
     std::string key;
     for (char c : fi::SanitiseLabelValue(product)) key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     auto it = table.find(key);
@@ -37,6 +49,7 @@ fi::GpuResolver TestGpus() {
     if (it == table.end()) return std::nullopt;
     return it->second;
   };
+  return fi::GpuResolver{find, KnowledgeBrands()};
 }
 
 const fi::ImportedPool* FindPool(const fi::ImportResult& result, const std::string& name) {

@@ -2,6 +2,7 @@
 // the fleet YAML loader: brand from the product name, guesses, any-format loading.
 #include <doctest/doctest.h>
 
+#include "fleet_import/hosts.h"
 #include "imagelint/fleet.h"
 #include "imagelint/fleet_import.h"
 #include "imagelint/knowledge.h"
@@ -160,4 +161,45 @@ TEST_CASE("LoadFleetAnyFormat: a fleet YAML file goes to the fleet loader; error
   REQUIRE_FALSE(unknown.ok());
   CHECK(unknown.error().ToString().find("NVIDIA Imaginary 9000") != std::string::npos);
   CHECK(unknown.error().ToString().find("lab-7") != std::string::npos);
+}
+
+TEST_CASE("brands an input prints, and brands guessed from names, come from nvml-brands.yaml") {
+  auto brands = fi::BrandNamesFromKnowledge(TheKnowledge());
+  CHECK(brands.size() == TheKnowledge().Table("nvml_brands").size());
+  // NVML names and the longer names nvidia-smi prints for vGPU brands.
+  CHECK(fi::NormaliseBrand("GeForce", brands) == "geforce");
+  CHECK(fi::NormaliseBrand("NVIDIA RTX", brands) == "nvidiartx");
+  CHECK(fi::NormaliseBrand("Quadro RTX", brands) == "quadrortx");
+  CHECK(fi::NormaliseBrand("NVIDIA Virtual Compute Server", brands) == "vcs");
+  CHECK(fi::NormaliseBrand("NVIDIA RTX Virtual Workstation", brands) == "vws");
+  CHECK(fi::NormaliseBrand("nvidia_cloud-gaming", brands) == "cloudgaming");
+  CHECK(fi::NormaliseBrand("Radeon", brands) == "unknown");
+  CHECK(fi::NormaliseBrand("  ", brands).empty());
+  // Product words, tried in file order.
+  CHECK(fi::GuessBrandFromName("NVIDIA TITAN RTX", brands) == std::optional<std::string>("titan"));
+  CHECK(fi::GuessBrandFromName("Quadro RTX 6000", brands) == std::optional<std::string>("quadro"));
+  CHECK(fi::GuessBrandFromName("NVIDIA GeForce GTX TITAN X", brands) == std::optional<std::string>("geforce"));
+  CHECK(fi::GuessBrandFromName("NVIDIA RTX A6000", brands) == std::optional<std::string>("nvidiartx"));
+  CHECK(fi::GuessBrandFromName("Tesla K80", brands) == std::optional<std::string>("tesla"));
+  CHECK_FALSE(fi::GuessBrandFromName("NVIDIA H100 80GB HBM3", brands).has_value());
+  // Without brand knowledge nothing is known or guessed.
+  CHECK(fi::NormaliseBrand("GeForce", {}) == "unknown");
+  CHECK_FALSE(fi::GuessBrandFromName("GeForce RTX 3090", {}).has_value());
+}
+
+TEST_CASE("a brand added to nvml-brands.yaml is read by the import with no C++ change") {
+  TempDir dir;
+  auto out = dir / "knowledge";
+  std::filesystem::create_directories(out);
+  for (const auto& entry : std::filesystem::directory_iterator(SourceDir() / "rules/knowledge"))
+    std::filesystem::copy_file(entry.path(), out / entry.path().filename());
+  WriteFileText(out / "nvml-brands.yaml",
+                ReadFileText(out / "nvml-brands.yaml") +
+                    "  - id: 17\n    name: NVIDIA DLA\n    requirement: nvidiadla\n    forward_compat: unknown\n"
+                    "    spellings: [\"NVIDIA Deep Learning Accelerator\"]\n    product_words: [dla]\n    source: S20\n");
+  auto knowledge = imagelint::Knowledge::Load(out);
+  REQUIRE_MESSAGE(knowledge.ok(), knowledge.error().ToString());
+  auto brands = fi::BrandNamesFromKnowledge(*knowledge);
+  CHECK(fi::NormaliseBrand("NVIDIA Deep Learning Accelerator", brands) == "nvidiadla");
+  CHECK(fi::GuessBrandFromName("NVIDIA DLA Test Part", brands) == std::optional<std::string>("nvidiadla"));
 }

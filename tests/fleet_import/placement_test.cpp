@@ -14,7 +14,7 @@ using imagelint::testing::SourceDir;
 namespace {
 
 fi::GpuResolver NoGpus() {
-  return [](std::string_view) -> std::optional<fi::GpuFacts> { return std::nullopt; };
+  return fi::GpuResolver{[](std::string_view) -> std::optional<fi::GpuFacts> { return std::nullopt; }, {}};
 }
 
 nlohmann::json Verdict(const std::string& pool, const std::string& status, int code = 0, const std::string& name = "",
