@@ -63,13 +63,19 @@ struct RequirementResult {
   nlohmann::json ToJson() const;
 };
 
-// Evaluates one requirement value exactly as LNC's dsl_evaluate (§1.3–1.6):
+// Evaluates one requirement value exactly as LNC's dsl_evaluate (src/cli/dsl.c):
 // space-separated OR terms of comma-separated AND factors, short-circuit,
 // dsl_compare_version, case-insensitive keys, brand only = / !=, checked once
-// per device (or once with no device). `lnc_version` picks the message style
-// (< 1.0.4 / 1.0.4–1.0.5 / newer); empty = newest.
+// per device (or once with no device). `message_style` is the runtime's
+// error text: "factor" (the failing factor, spaced), "token" (the first
+// token), "token-suffix" (first token, plus the driver hint after cuda>=);
+// empty = "token-suffix", the current one.
 RequirementResult EvaluateRequirement(std::string_view requirement, const RequirementHost& host,
-                                      std::string_view lnc_version = "");
+                                      std::string_view message_style = "");
+// The message style of a libnvidia-container version: container-toolkit.yaml's
+// lnc_message_style of the row that applies (the oldest row's for older
+// versions); empty version = the newest.
+std::string RequirementMessageStyle(std::string_view lnc_version, const Knowledge& knowledge);
 
 // Go strconv.ParseBool as used for NVIDIA_DISABLE_REQUIRE (§1.2): only
 // 1 t T TRUE true True are true.

@@ -1,4 +1,7 @@
-// Driver ↔ runtime compatibility (cuda-compat-data.md §2, §3, §9).
+// Driver ↔ runtime compatibility: NVIDIA's CUDA Compatibility guide (minor
+// version and forward compatibility, source S2:
+// https://docs.nvidia.com/deploy/cuda-compatibility/) over the tables of
+// toolkits.yaml, minor-version.yaml, driver-branches.yaml and forward-compat.yaml.
 #include "imagelint/nvidia.h"
 #include "internal.h"
 

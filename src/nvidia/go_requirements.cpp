@@ -1,10 +1,14 @@
-// The nvidia-container-toolkit Go evaluator (CSV/Tegra mode, §1.7) and the
-// runtime's reading of NVIDIA_VISIBLE_DEVICES / NVIDIA_DRIVER_CAPABILITIES
-// (§3, tables G and H).
+// The nvidia-container-toolkit Go evaluator (CSV/Tegra mode:
+// internal/requirements/constraints/{factory,binary,logical,property}.go) and
+// the runtime's reading of NVIDIA_VISIBLE_DEVICES / NVIDIA_DRIVER_CAPABILITIES
+// (cmd/nvidia-container-runtime-hook/container_config.go; upstream tests
+// TestGetDriverCapabilities and TestGetDevicesFromEnvvar), source S8:
+// https://github.com/NVIDIA/nvidia-container-toolkit
 #include <algorithm>
 #include <cctype>
 #include <set>
 
+#include "common/text.h"
 #include "imagelint/nvidia.h"
 #include "internal.h"
 
@@ -20,34 +24,17 @@ struct GoFactor {
 using GoTerm = std::vector<GoFactor>;  // AND
 using GoExpr = std::vector<GoTerm>;    // OR
 
-std::string Trim(std::string_view s) {
-  size_t a = 0, b = s.size();
-  while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
-  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
-  return std::string(s.substr(a, b - a));
-}
-
-std::vector<std::string> Split(std::string_view s, char sep) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (true) {
-    size_t end = s.find(sep, start);
-    out.emplace_back(s.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
-    if (end == std::string_view::npos) break;
-    start = end + 1;
-  }
-  return out;
-}
-
 // golang.org/x/mod/semver.IsValid("v" + value) for the core part: 1 to 3
 // numeric components without leading zeros, optional -prerelease/+build.
+// Deliberately not common/version.h: the toolkit rejects what semver rejects
+// ("11.06", four components), and the prediction must reject it too.
 bool ValidSemver(const std::string& value, std::vector<uint64_t>* parts = nullptr) {
   std::string core = value.substr(0, value.find_first_of("-+"));
   if (core.size() != value.size()) {
     std::string rest = value.substr(core.size() + 1);
     if (rest.empty()) return false;
   }
-  auto pieces = Split(core, '.');
+  auto pieces = SplitOn(core, '.');
   if (pieces.empty() || pieces.size() > 3) return false;
   std::vector<uint64_t> numbers;
   for (const auto& piece : pieces) {
@@ -82,9 +69,9 @@ Result<std::optional<GoFactor>> ParseFactor(std::string_view text) {
 
 Result<GoExpr> ParseGo(std::string_view requirement) {
   GoExpr expr;
-  for (const auto& term : Split(requirement, ' ')) {
+  for (const auto& term : SplitOn(requirement, ' ')) {
     GoTerm factors;
-    for (const auto& factor : Split(term, ',')) {
+    for (const auto& factor : SplitOn(term, ',')) {
       auto parsed = ParseFactor(factor);
       if (!parsed.ok()) return parsed.error();
       if (*parsed) factors.push_back(**parsed);
@@ -192,7 +179,7 @@ std::optional<std::vector<std::string>> VisibleDevices(const nlohmann::json& env
   if (it->second.empty() || it->second == "void") return std::nullopt;
   if (it->second == "none") return std::vector<std::string>{""};
   std::vector<std::string> out;
-  for (const auto& item : Split(it->second, ',')) {
+  for (const auto& item : SplitOn(it->second, ',')) {
     std::string trimmed = Trim(item);
     if (trimmed == "all") return std::vector<std::string>{"all"};
     if (!trimmed.empty()) out.push_back(trimmed);
@@ -214,7 +201,7 @@ Result<std::vector<std::string>> DriverCapabilities(const nlohmann::json& env_js
   if (!explicit_value) {
     wanted = {"compute", "utility"};
   } else {
-    for (const auto& item : Split(it->second, ',')) {
+    for (const auto& item : SplitOn(it->second, ',')) {
       std::string trimmed = Trim(item);
       if (trimmed == "all") return sorted_supported;
       if (!trimmed.empty()) wanted.push_back(trimmed);

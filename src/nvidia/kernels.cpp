@@ -1,6 +1,11 @@
-// SASS / PTX vs compute capability (cuda-compat-data.md §5–§7; sass.yaml).
+// SASS / PTX vs compute capability: the binary compatibility rules of the CUDA
+// C++ Programming Guide
+// (https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#binary-compatibility)
+// with the exceptions of sass.yaml, and the PTX ISA limits of ptx-isa.yaml and
+// driver-branches.yaml.
 #include <cctype>
 
+#include "common/text.h"
 #include "imagelint/nvidia.h"
 #include "internal.h"
 
@@ -18,7 +23,7 @@ struct Target {
 // "sm_86", "sm_90a", "compute_100f", "86", "8.6" → Target.
 std::optional<Target> ParseTarget(std::string_view text) {
   for (std::string_view prefix : {"sm_", "compute_", "lto_"})
-    if (text.rfind(prefix, 0) == 0) {
+    if (StartsWith(text, prefix)) {
       text.remove_prefix(prefix.size());
       break;
     }

@@ -1,7 +1,12 @@
-// Which libcuda.so.1 a CUDA process loads (nvidia-container-stack.md §2, §5).
+// Which libcuda.so.1 a CUDA process loads: the dynamic loader's search order
+// (ld.so(8): LD_LIBRARY_PATH, then the ld.so cache), and how the container
+// toolkit puts compat libraries in that order (libnvidia-container
+// src/cli/compat_mode.c; nvidia-container-toolkit cmd/nvidia-cdi-hook/cudacompat;
+// sources S8, S9 of rules/knowledge/sources.yaml).
 #include <algorithm>
 #include <set>
 
+#include "common/text.h"
 #include "imagelint/nvidia.h"
 #include "internal.h"
 
@@ -13,15 +18,6 @@ using nlohmann::json;
 std::string Str(const json& j, const char* key) {
   if (!j.is_object() || !j.contains(key) || !j[key].is_string()) return "";
   return j[key].get<std::string>();
-}
-
-std::string DirName(const std::string& path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "" : path.substr(0, slash);
-}
-std::string BaseName(const std::string& path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
 // A directory as the loader sees it, made comparable: leading "/", no

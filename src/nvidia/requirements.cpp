@@ -1,12 +1,15 @@
 // NVIDIA_REQUIRE_* evaluation as libnvidia-container's C evaluator does it
-// (src/cli/dsl.c, src/cli/configure.c; nvidia-container-stack.md §1.3–1.6),
-// the collection of requirement strings from an image env (NCT
-// cuda_image.go, §1.2) and the launch paths that check them (§1.1).
+// (src/cli/dsl.c, src/cli/configure.c, source S9:
+// https://github.com/NVIDIA/libnvidia-container), the collection of
+// requirement strings from an image env (nvidia-container-toolkit
+// internal/config/image/cuda_image.go, source S8) and the launch paths that
+// check them (container-toolkit.yaml).
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <set>
 
+#include "common/text.h"
 #include "imagelint/nvidia.h"
 #include "internal.h"
 
@@ -49,7 +52,9 @@ bool ReadNumber(std::string_view s, size_t& pos, uintmax_t& out) {
   return true;
 }
 
-// dsl_compare_version: 1 true, 0 false, -1 invalid.
+// dsl_compare_version: 1 true, 0 false, -1 invalid. Deliberately not
+// common/version.h: this copies LNC's C comparison (strtoumax per component,
+// runs of dots skipped, trailing zeros ignored), including what it rejects.
 int CompareVersionDsl(std::string_view v1, Cmp cmp, std::string_view v2) {
   auto only_digits_dots = [](std::string_view s) {
     return std::all_of(s.begin(), s.end(), [](char c) { return c == '.' || std::isdigit(static_cast<unsigned char>(c)); });
@@ -131,25 +136,13 @@ int EvaluateFactor(std::string_view factor, const FactorContext& ctx, std::strin
   return result;
 }
 
-std::vector<std::string_view> SplitKeepEmpty(std::string_view s, char sep) {
-  std::vector<std::string_view> out;
-  size_t start = 0;
-  while (true) {
-    size_t end = s.find(sep, start);
-    out.push_back(s.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
-    if (end == std::string_view::npos) break;
-    start = end + 1;
-  }
-  return out;
-}
-
 // dsl_evaluate for one device: 1 satisfied, 0 unsatisfied, -1 invalid.
 int EvaluateOnce(std::string_view requirement, const FactorContext& ctx, std::string& last_failed) {
   int ret = 1;
-  for (std::string_view term : SplitKeepEmpty(requirement, ' ')) {
+  for (const std::string& term : SplitOn(requirement, ' ')) {
     if (term.empty()) continue;
     bool all_true = true;
-    for (std::string_view factor : SplitKeepEmpty(term, ',')) {
+    for (const std::string& factor : SplitOn(term, ',')) {
       if (factor.empty()) continue;
       ret = EvaluateFactor(factor, ctx, last_failed);
       if (ret < 0) return -1;
@@ -163,13 +156,6 @@ int EvaluateOnce(std::string_view requirement, const FactorContext& ctx, std::st
   return ret ? 1 : 0;
 }
 
-std::string MessageStyleFor(std::string_view lnc_version) {
-  if (lnc_version.empty()) return "token-suffix";
-  if (CompareToolkitVersions(lnc_version, "1.0.4").value_or(1) < 0) return "factor";
-  if (CompareToolkitVersions(lnc_version, "1.0.6").value_or(1) < 0) return "token";
-  return "token-suffix";
-}
-
 const char* kPrefix = "nvidia-container-cli: requirement error: ";
 
 }  // namespace
@@ -178,8 +164,17 @@ nlohmann::json RequirementResult::ToJson() const {
   return {{"satisfied", satisfied}, {"invalid", invalid}, {"message", message}, {"requirement", requirement}};
 }
 
+std::string RequirementMessageStyle(std::string_view lnc_version, const Knowledge& knowledge) {
+  const json& rows = knowledge.Table("container_toolkit");
+  const json* row = lnc_version.empty() ? knowledge.ToolkitBehaviour(knowledge.NewestContainerToolkit())
+                                        : knowledge.ToolkitBehaviour(lnc_version);
+  if (row == nullptr && !rows.empty()) row = &rows[0];  // older than every row: the oldest style
+  if (row == nullptr || !row->contains("lnc_message_style")) return "token-suffix";
+  return row->at("lnc_message_style").get<std::string>();
+}
+
 RequirementResult EvaluateRequirement(std::string_view requirement, const RequirementHost& host,
-                                      std::string_view lnc_version) {
+                                      std::string_view message_style) {
   RequirementResult result;
   std::vector<const RequirementDevice*> devices;
   for (const auto& device : host.devices) devices.push_back(&device);
@@ -195,7 +190,7 @@ RequirementResult EvaluateRequirement(std::string_view requirement, const Requir
       result.message = std::string(kPrefix) + "invalid expression";
       return result;
     }
-    std::string style = MessageStyleFor(lnc_version);
+    std::string_view style = message_style.empty() ? std::string_view("token-suffix") : message_style;
     if (style == "factor") {
       result.message = std::string(kPrefix) + "unsatisfied condition: " + last_failed;
     } else {
@@ -217,10 +212,10 @@ bool ParseDisableRequire(std::string_view value) {
 std::optional<std::string> LegacyCudaMajorMinor(std::string_view cuda_version) {
   std::string_view v = cuda_version;
   if (!v.empty() && v[0] == 'v') v.remove_prefix(1);  // x/mod semver takes a "v" prefix (current NCT)
-  std::vector<std::string_view> parts = SplitKeepEmpty(v, '.');
+  std::vector<std::string> parts = SplitOn(v, '.');
   if (parts.empty() || parts.size() > 3) return std::nullopt;
   std::vector<uint64_t> numbers;
-  for (std::string_view part : parts) {
+  for (const std::string& part : parts) {
     if (part.empty() || part.size() > 10) return std::nullopt;
     uint64_t value = 0;
     for (char c : part) {
@@ -337,7 +332,7 @@ LaunchPath ResolveLaunchPath(const Pool& pool, const Knowledge& knowledge) {
     path.note = "no container-toolkit knowledge";
     return path;
   }
-  bool has_mode_config = row->at("default_compat_mode") == "ldconfig";  // cuda-compat-mode exists (>= 1.17.7)
+  bool has_mode_config = row->contains("compat_modes");  // the toolkit has a cuda-compat-mode setting (>= 1.17.7)
   std::string version_row = row->at("version").get<std::string>();
   if (path.runtime == "cdi") {
     path.mode = "cdi";
@@ -387,7 +382,7 @@ StartCheck CheckStart(const nlohmann::json& facts, const Pool& pool, const Knowl
     return it->second;
   };
   check.disabled = ParseDisableRequire(get("NVIDIA_DISABLE_REQUIRE").value_or("")) || pool.disable_require.value_or(false);
-  // Devices (§3): docker --gpus and the device plugin inject NVIDIA_VISIBLE_DEVICES;
+  // Devices: docker --gpus and the device plugin inject NVIDIA_VISIBLE_DEVICES;
   // with --runtime=nvidia the image's own value decides.
   bool legacy_image = !get("CUDA_VERSION").value_or("").empty() && get("NVIDIA_REQUIRE_CUDA").value_or("").empty();
   bool no_device = false;
@@ -421,9 +416,9 @@ StartCheck CheckStart(const nlohmann::json& facts, const Pool& pool, const Knowl
   }
   RequirementHost host = HostFactsForPool(pool, knowledge);
   if (no_device) host.devices.clear();
-  std::string lnc = check.path.toolkit;
+  std::string style = RequirementMessageStyle(check.path.toolkit, knowledge);
   for (const std::string& requirement : check.requirements) {
-    RequirementResult result = EvaluateRequirement(requirement, host, lnc);
+    RequirementResult result = EvaluateRequirement(requirement, host, style);
     if (!result.satisfied) {
       check.satisfied = false;
       check.message = result.message;

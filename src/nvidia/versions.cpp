@@ -37,26 +37,14 @@ std::optional<int> CompareVersions(std::string_view a, std::string_view b) {
 }
 
 std::optional<int> CompareToolkitVersions(std::string_view a, std::string_view b) {
-  auto split = [](std::string_view s) {
+  // The natural order of common/version.h, for versions whose core ("1.18.0"
+  // of "v1.18.0-rc.1") is a dotted version: a pre-release before its release.
+  auto core = [](std::string_view s) {
     if (!s.empty() && (s[0] == 'v' || s[0] == 'V')) s.remove_prefix(1);
-    size_t dash = s.find('-');
-    return std::pair<std::string_view, std::string_view>(
-        s.substr(0, dash), dash == std::string_view::npos ? std::string_view() : s.substr(dash + 1));
+    return s.substr(0, s.find('-'));
   };
-  auto [core_a, pre_a] = split(a);
-  auto [core_b, pre_b] = split(b);
-  auto c = CompareVersions(core_a, core_b);
-  if (!c) return std::nullopt;
-  if (*c != 0) return c;
-  if (pre_a.empty() != pre_b.empty()) return pre_a.empty() ? 1 : -1;
-  if (pre_a == pre_b) return 0;
-  // "rc.10" > "rc.9": compare the trailing numbers when the prefixes agree.
-  size_t dot_a = pre_a.rfind('.'), dot_b = pre_b.rfind('.');
-  if (dot_a != std::string_view::npos && dot_b != std::string_view::npos &&
-      pre_a.substr(0, dot_a) == pre_b.substr(0, dot_b)) {
-    if (auto n = CompareVersions(pre_a.substr(dot_a + 1), pre_b.substr(dot_b + 1))) return n;
-  }
-  return pre_a < pre_b ? -1 : 1;
+  if (!IsDottedVersion(core(a)) || !IsDottedVersion(core(b))) return std::nullopt;
+  return CompareNaturalVersions(a, b);
 }
 
 std::optional<int> DriverBranch(std::string_view driver) {

@@ -24,7 +24,7 @@ enum Expect { kSat, kUnsat, kInvalid };
 void Check(const std::string& requirement, const RequirementHost& host, Expect expect, const std::string& message = "",
            const std::string& lnc = "") {
   CAPTURE(requirement);
-  auto result = EvaluateRequirement(requirement, host, lnc);
+  auto result = EvaluateRequirement(requirement, host, imagelint::nvidia::RequirementMessageStyle(lnc, K()));
   CHECK(result.satisfied == (expect == kSat));
   CHECK(result.invalid == (expect == kInvalid));
   if (expect == kInvalid) CHECK(result.message == kPrefix + "invalid expression");
@@ -145,6 +145,21 @@ TEST_CASE("C evaluator: message style by libnvidia-container version") {
   Check("cuda>=11.3", host, kUnsat, "unsatisfied condition: cuda>=11.3", "1.0.5");
   Check("cuda>=11.3", host, kUnsat, "unsatisfied condition: cuda>=11.3" + kSuffix, "1.0.6");
   Check("cuda!11.2", host, kUnsat, "unsatisfied condition: cuda != 11.2", "1.0.0");
+}
+
+TEST_CASE("the message style of a libnvidia-container version is container-toolkit.yaml's") {
+  using imagelint::nvidia::RequirementMessageStyle;
+  CHECK(RequirementMessageStyle("1.0.0", K()) == "factor");
+  CHECK(RequirementMessageStyle("0.9.0", K()) == "factor");  // older than every row: the oldest style
+  CHECK(RequirementMessageStyle("1.0.5", K()) == "token");
+  CHECK(RequirementMessageStyle("1.17.4", K()) == "token-suffix");
+  CHECK(RequirementMessageStyle("", K()) == "token-suffix");
+  // The style is data: a row saying otherwise changes the answer without C++ changes.
+  for (const auto& row : K().Table("container_toolkit"))
+    CHECK(RequirementMessageStyle(row.at("version").get<std::string>(), K()) == row.at("lnc_message_style"));
+  auto host = Host460();
+  CHECK(EvaluateRequirement("cuda>=11.3", host, "token").message == kPrefix + "unsatisfied condition: cuda>=11.3");
+  CHECK(EvaluateRequirement("cuda>=11.3", host).message == kPrefix + "unsatisfied condition: cuda>=11.3" + kSuffix);
 }
 
 TEST_CASE("NVIDIA_DISABLE_REQUIRE is Go strconv.ParseBool") {
