@@ -1,5 +1,6 @@
-// Reading images straight from a registry (OCI distribution spec / Docker
-// Registry HTTP API v2; formats.md §4).
+// Reading images straight from a registry (OCI distribution spec,
+// https://github.com/opencontainers/distribution-spec/blob/main/spec.md, and
+// the Docker Registry HTTP API v2 it grew from).
 //
 //   auto ref = registry::ParseReference("nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04");
 //   registry::RegistryOptions options;                  // credentials, TLS, retries

@@ -17,6 +17,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/text.h"
+
 extern char** environ;
 
 namespace imagelint::registry {
@@ -25,11 +27,6 @@ namespace {
 constexpr size_t kMaxAuthFileBytes = 4 << 20;
 constexpr size_t kMaxHelperOutput = 1 << 20;
 constexpr int kHelperTimeoutMs = 30000;
-
-std::string Lower(std::string text) {
-  for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
 
 bool IsTokenChar(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("!#$%&'*+-.^_`|~/=:", c) != nullptr;
@@ -109,12 +106,12 @@ std::vector<Challenge> ParseChallenges(const std::string& header) {
       } else {
         while (i < n && header[i] != ',' && header[i] != ' ') value += header[i++];
       }
-      challenges.back().params[Lower(word)] = value;
+      challenges.back().params[ToLower(word)] = value;
       skip_space();
       if (i < n && header[i] == ',') ++i;
     } else {
       Challenge challenge;
-      challenge.scheme = Lower(word);
+      challenge.scheme = ToLower(word);
       challenges.push_back(std::move(challenge));
     }
   }
@@ -335,7 +332,9 @@ Result<std::optional<Credentials>> LookupCredentials(const Reference& ref) {
     const char* value = std::getenv(name);
     return value ? value : "";
   };
-  // skopeo/podman order first, then Docker's (formats.md §4.4).
+  // skopeo/podman order first (containers-auth.json(5):
+  // https://github.com/containers/image/blob/main/docs/containers-auth.json.5.md),
+  // then Docker's ~/.docker/config.json.
   std::vector<std::string> files;
   if (!env("REGISTRY_AUTH_FILE").empty()) {
     files.push_back(env("REGISTRY_AUTH_FILE"));

@@ -1,5 +1,8 @@
-// Registry authentication pieces: WWW-Authenticate parsing, Basic encoding,
-// and credential stores (formats.md §4.3, §4.4).
+// Registry authentication pieces: WWW-Authenticate parsing, Basic encoding
+// (Docker registry token authentication:
+// https://distribution.github.io/distribution/spec/auth/token/), and
+// credential stores (containers-auth.json(5), Docker's config.json and
+// credential helpers: https://docs.docker.com/reference/cli/docker/login/).
 #pragma once
 
 #include <map>

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/text.h"
 #include "registry/auth.h"
 
 namespace imagelint::registry {
@@ -18,8 +19,7 @@ constexpr uint64_t kMaxTokenBody = 1 << 20;
 std::string BaseContentType(const std::string& value) {
   std::string type = value.substr(0, value.find(';'));
   while (!type.empty() && type.back() == ' ') type.pop_back();
-  std::transform(type.begin(), type.end(), type.begin(), [](unsigned char c) { return std::tolower(c); });
-  return type;
+  return ToLower(type);
 }
 
 std::string Clip(std::string text, size_t limit = 200) {
@@ -105,8 +105,7 @@ Result<std::string> Client::FetchToken(const std::string& realm, const std::stri
   auto credentials = Creds();
   if (!credentials.ok()) return credentials.error();
   const std::string subject = ref_.ToString();
-  std::string lower_realm = realm;
-  std::transform(lower_realm.begin(), lower_realm.end(), lower_realm.begin(), ::tolower);
+  std::string lower_realm = ToLower(realm);
   if (!lower_realm.starts_with("https://") && !lower_realm.starts_with("http://")) {
     return MakeError(subject, "token realm is not an HTTP URL: " + Clip(realm));
   }

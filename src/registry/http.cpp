@@ -7,6 +7,8 @@
 #include <cstring>
 #include <mutex>
 
+#include "common/text.h"
+
 namespace imagelint::registry {
 namespace {
 
@@ -15,18 +17,6 @@ constexpr size_t kMaxHeaderBytes = 256 * 1024;
 void GlobalInit() {
   static std::once_flag once;
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
-std::string Lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
-  return text;
-}
-
-std::string Trim(std::string_view text) {
-  size_t b = 0, e = text.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(text[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(text[e - 1]))) --e;
-  return std::string(text.substr(b, e - b));
 }
 
 bool Retryable(CURLcode code) {
@@ -114,7 +104,7 @@ struct HttpStream::Impl {
     }
     size_t colon = trimmed.find(':');
     if (colon != std::string::npos) {
-      self->head->headers.emplace(Lower(trimmed.substr(0, colon)), Trim(std::string_view(trimmed).substr(colon + 1)));
+      self->head->headers.emplace(ToLower(trimmed.substr(0, colon)), Trim(std::string_view(trimmed).substr(colon + 1)));
     }
     return n;
   }
@@ -291,7 +281,7 @@ Result<std::string> ResolveUrl(const std::string& base, const std::string& locat
   }
   curl_url_cleanup(url);
   if (result.empty()) return MakeError(base, "invalid redirect location \"" + location + "\"");
-  std::string lower = Lower(result);
+  std::string lower = ToLower(result);
   if (!lower.starts_with("http://") && !lower.starts_with("https://")) {
     return MakeError(base, "redirect to a non-HTTP URL");
   }
@@ -309,7 +299,7 @@ std::string UrlOrigin(const std::string& text) {
     curl_url_get(url, CURLUPART_SCHEME, &scheme, 0);
     curl_url_get(url, CURLUPART_HOST, &host, 0);
     curl_url_get(url, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT);
-    if (scheme && host) origin = Lower(scheme) + "://" + Lower(host) + ":" + (port ? port : "");
+    if (scheme && host) origin = ToLower(scheme) + "://" + ToLower(host) + ":" + (port ? port : "");
     curl_free(scheme);
     curl_free(host);
     curl_free(port);

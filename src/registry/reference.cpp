@@ -1,10 +1,11 @@
-// Image references, parsed like docker/distribution's ParseNormalizedNamed
-// (formats.md §4.1).
+// Image references, parsed like ParseNormalizedNamed of distribution/reference
+// (https://github.com/distribution/reference/blob/main/normalize.go).
 #include <arpa/inet.h>
 
 #include <algorithm>
 #include <cctype>
 
+#include "common/text.h"
 #include "imagelint/digest.h"
 #include "imagelint/registry.h"
 
@@ -116,8 +117,7 @@ std::string Reference::ToString() const {
 }
 
 bool IsLoopbackHost(std::string_view host_port) {
-  std::string host = HostWithoutPort(host_port);
-  std::transform(host.begin(), host.end(), host.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::string host = ToLower(HostWithoutPort(host_port));
   if (host == "localhost" || host.ends_with(".localhost")) return true;
   in_addr v4{};
   if (inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <set>
 
+#include "common/text.h"
 #include "imagelint/digest.h"
 #include "source/open.h"
 
@@ -9,13 +10,9 @@ namespace imagelint {
 namespace {
 
 Platform Normalize(Platform p) {
-  auto lower = [](std::string s) {
-    for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-  };
-  p.os = lower(p.os);
-  p.architecture = lower(p.architecture);
-  p.variant = lower(p.variant);
+  p.os = ToLower(p.os);
+  p.architecture = ToLower(p.architecture);
+  p.variant = ToLower(p.variant);
   if (p.os == "macos") p.os = "darwin";
   if (p.architecture == "x86_64" || p.architecture == "x86-64" || p.architecture == "amd64") {
     p.architecture = "amd64";
