@@ -1,5 +1,6 @@
 // The merged file system of an image: layers applied in order with OCI
-// whiteouts and opaque directories (formats.md §3.6), links resolved inside
+// whiteouts and opaque directories (OCI image spec layer.md, "Whiteouts":
+// https://github.com/opencontainers/image-spec/blob/main/layer.md), links resolved inside
 // the tree only. Nothing here touches the host file system.
 #pragma once
 

@@ -1,4 +1,6 @@
-// Applying layers (formats.md §3.6): per layer, first the whiteouts and
+// Applying layers (OCI image spec, "Image Layer Filesystem Changeset",
+// https://github.com/opencontainers/image-spec/blob/main/layer.md#whiteouts):
+// per layer, first the whiteouts and
 // opaque markers delete from what the lower layers built (they never hide
 // entries of their own layer, wherever they sit in the tar), then the layer's
 // entries are added: directory over directory updates attributes, anything
@@ -9,6 +11,8 @@
 
 #include <deque>
 
+#include "common/text.h"
+
 namespace imagelint {
 namespace {
 
@@ -18,20 +22,12 @@ constexpr std::string_view kMetaPrefix = ".wh..wh.";
 constexpr std::string_view kOpaque = ".wh..wh..opq";
 constexpr std::string_view kPlnkDir = ".wh..wh.plnk";
 
-std::string_view Trim(std::string_view path) {
+std::string_view TrimSlashes(std::string_view path) {
   while (!path.empty() && path.front() == '/') path.remove_prefix(1);
   while (!path.empty() && path.back() == '/') path.remove_suffix(1);
   return path;
 }
 
-std::string DirOf(std::string_view path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string_view::npos ? std::string() : std::string(path.substr(0, slash));
-}
-std::string BaseOf(std::string_view path) {
-  size_t slash = path.rfind('/');
-  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
-}
 std::string Join(const std::string& dir, std::string_view name) {
   return dir.empty() ? std::string(name) : dir + "/" + std::string(name);
 }
@@ -113,10 +109,10 @@ void ImageTree::Apply(const std::vector<LayerResult>& layers, size_t index) {
   const std::string where = " (layer " + std::to_string(index) + ")";
   // 1. Deletions of lower-layer content.
   for (const auto& entry : layer.entries) {
-    std::string base = BaseOf(entry.info.path);
+    std::string base = BaseName(entry.info.path);
     if (base.compare(0, kWhiteoutPrefix.size(), kWhiteoutPrefix) != 0) continue;
     int hops = 0;
-    auto dir = Walk(DirOf(entry.info.path), true, hops);
+    auto dir = Walk(DirName(entry.info.path), true, hops);
     if (base == kOpaque) {
       if (dir.ok()) RemoveSubtree(*dir, true);
       continue;
@@ -141,13 +137,13 @@ void ImageTree::Apply(const std::vector<LayerResult>& layers, size_t index) {
   // 2. Additions.
   for (const auto& entry : layer.entries) {
     const std::string& path = entry.info.path;
-    std::string base = BaseOf(path);
+    std::string base = BaseName(path);
     if (path.compare(0, kPlnkDir.size(), kPlnkDir) == 0) {
       if (entry.info.type == EntryType::kRegular) plnk_[path] = &entry;
       continue;
     }
     if (base.compare(0, kWhiteoutPrefix.size(), kWhiteoutPrefix) == 0) continue;
-    std::string parent = EnsureParents(DirOf(path), index);
+    std::string parent = EnsureParents(DirName(path), index);
     if (parent == "\x01") {
       problems_.push_back(path + ": a parent is not a directory" + where);
       continue;
@@ -185,18 +181,18 @@ Result<std::string> ImageTree::Walk(std::string_view path, bool follow_last, int
     pending.pop_front();
     if (part == ".") continue;
     if (part == "..") {
-      current = DirOf(current);  // clamped at the root
+      current = DirName(current);  // clamped at the root
       continue;
     }
     std::string candidate = Join(current, part);
     auto it = nodes_.find(candidate);
     if (it == nodes_.end()) {
-      return MakeError("/" + std::string(Trim(path)), "/" + candidate + " does not exist in the image");
+      return MakeError("/" + std::string(TrimSlashes(path)), "/" + candidate + " does not exist in the image");
     }
     const LayerEntry* entry = it->second.entry;
     if (entry->info.type == EntryType::kSymlink && (!pending.empty() || follow_last)) {
       if (++hops > kMaxHops) {
-        return MakeError("/" + std::string(Trim(path)),
+        return MakeError("/" + std::string(TrimSlashes(path)),
                          "too many levels of symbolic links (a loop through /" + candidate + ")");
       }
       const std::string& target = entry->info.link_target;
@@ -208,7 +204,7 @@ Result<std::string> ImageTree::Walk(std::string_view path, bool follow_last, int
       continue;
     }
     if (!pending.empty() && entry->info.type != EntryType::kDirectory) {
-      return MakeError("/" + std::string(Trim(path)), "/" + candidate + " is not a directory");
+      return MakeError("/" + std::string(TrimSlashes(path)), "/" + candidate + " is not a directory");
     }
     current = std::move(candidate);
   }
@@ -216,18 +212,18 @@ Result<std::string> ImageTree::Walk(std::string_view path, bool follow_last, int
 }
 
 const TreeNode* ImageTree::Lookup(std::string_view path) const {
-  path = Trim(path);
+  path = TrimSlashes(path);
   if (path.empty()) return nullptr;
   int hops = 0;
-  auto parent = Walk(DirOf(path), true, hops);
+  auto parent = Walk(DirName(path), true, hops);
   if (!parent.ok()) return nullptr;
-  auto it = nodes_.find(Join(*parent, BaseOf(path)));
+  auto it = nodes_.find(Join(*parent, BaseName(path)));
   return it == nodes_.end() ? nullptr : &it->second;
 }
 
 Result<std::string> ImageTree::Resolve(std::string_view path) const {
   int hops = 0;
-  auto resolved = Walk(Trim(path), true, hops);
+  auto resolved = Walk(TrimSlashes(path), true, hops);
   if (!resolved.ok()) return resolved.error();
   return "/" + *resolved;
 }
@@ -245,7 +241,7 @@ void ImageTree::ForEach(const std::function<void(const std::string& path, const 
 std::vector<std::string> ImageTree::List(std::string_view directory) const {
   std::vector<std::string> names;
   int hops = 0;
-  auto dir = Walk(Trim(directory), true, hops);
+  auto dir = Walk(TrimSlashes(directory), true, hops);
   if (!dir.ok()) return names;
   std::string prefix = dir->empty() ? std::string() : *dir + "/";
   for (auto it = nodes_.lower_bound(prefix); it != nodes_.end(); ++it) {

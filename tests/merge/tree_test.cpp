@@ -1,4 +1,5 @@
-// Layer application per formats.md §3.6, on hand-built layer results.
+// Layer application per the OCI image spec's whiteout rules (layer.md), on
+// hand-built layer results.
 #include <doctest/doctest.h>
 
 #include "imagelint/tree.h"
