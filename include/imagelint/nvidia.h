@@ -6,8 +6,12 @@
 // files (knowledge.h). The rule engine exposes these as functions of the
 // rule language; each struct has ToJson() for that purpose.
 //
-// Sources: /work/shared/reference/nvidia-container-stack.md (§ numbers below)
-// and cuda-compat-data.md, restated in rules/knowledge/*.yaml.
+// Sources: the NVIDIA code whose behaviour this predicts -
+// libnvidia-container (https://github.com/NVIDIA/libnvidia-container, src/cli)
+// and nvidia-container-toolkit (https://github.com/NVIDIA/nvidia-container-toolkit)
+// - and NVIDIA's CUDA Compatibility guide
+// (https://docs.nvidia.com/deploy/cuda-compatibility/); the tables they need
+// are rules/knowledge/*.yaml, each row citing rules/knowledge/sources.yaml.
 #pragma once
 
 #include <optional>
@@ -29,15 +33,18 @@ namespace imagelint::nvidia {
 // as 0; leading zeros do not matter ("535.104.05" == "535.104.5").
 // Returns -1/0/1, or nullopt if either side is not digits-and-dots.
 std::optional<int> CompareVersions(std::string_view a, std::string_view b);
+// (Both are the comparators of common/version.h: CompareVersions itself, and
+// CompareNaturalVersions for versions whose core is dotted.)
 // Container-toolkit versions ("1.17.4", "v1.18.0-rc.1"): a leading "v" is
-// ignored; a pre-release sorts before its release (1.18.0-rc.1 < 1.18.0).
+// ignored; a pre-release sorts before its release (1.18.0-rc.1 < 1.18.0);
+// nullopt when the part before "-" is not a dotted version.
 std::optional<int> CompareToolkitVersions(std::string_view a, std::string_view b);
 // The branch (first component) of a driver version: 460 for "460.67".
 std::optional<int> DriverBranch(std::string_view driver);
 // "11.8.89" → "11.8", "12" → "12.0"; nullopt when not a version.
 std::optional<std::string> MajorMinor(std::string_view version);
 
-// ---------------------------------------------------- requirements (a, §1)
+// ------------------------------------------------------- requirements (a)
 
 // A GPU as the requirement check sees it: compute capability ("8.6") and the
 // brand string LNC renders ("GeForce", "Tesla", "Unknown"... any case).
@@ -46,7 +53,7 @@ struct RequirementDevice {
   std::string brand;
 };
 
-// Host facts for the C evaluator (§1.5). Empty cuda/driver = fact missing
+// Host facts for the C evaluator (LNC src/driver.c). Empty cuda/driver = fact missing
 // (the factor then passes, as in LNC). No devices = `NVIDIA_VISIBLE_DEVICES=none`.
 struct RequirementHost {
   std::string cuda;    // "11.2": the driver's own CUDA version
@@ -77,11 +84,11 @@ RequirementResult EvaluateRequirement(std::string_view requirement, const Requir
 // versions); empty version = the newest.
 std::string RequirementMessageStyle(std::string_view lnc_version, const Knowledge& knowledge);
 
-// Go strconv.ParseBool as used for NVIDIA_DISABLE_REQUIRE (§1.2): only
+// Go strconv.ParseBool as used for NVIDIA_DISABLE_REQUIRE (NCT cuda_image.go): only
 // 1 t T TRUE true True are true.
 bool ParseDisableRequire(std::string_view value);
 
-// Legacy image rule (§1.2, table E): "11.6.2" → "11.6"; nullopt for values
+// Legacy image rule (NCT cuda_image.go): "11.6.2" → "11.6"; nullopt for values
 // the toolkit rejects (the hook then fails the container).
 std::optional<std::string> LegacyCudaMajorMinor(std::string_view cuda_version);
 
@@ -98,7 +105,7 @@ Result<std::vector<std::string>> CollectRequirements(const nlohmann::json& env);
 // brands beyond GeForce/TITAN read "Unknown" before LNC 1.9.0).
 RequirementHost HostFactsForPool(const Pool& pool, const Knowledge& knowledge);
 
-// The Go evaluator of nvidia-container-toolkit (§1.7), used only in CSV/Tegra
+// The Go evaluator of nvidia-container-toolkit (internal/requirements), used only in CSV/Tegra
 // mode: same split, but properties are case-sensitive and unknown ones are
 // skipped, the operator is the first of != <= >= = < > found, versions are
 // semver, and `driver`/`brand` facts are never set (driver factors are false,
@@ -112,18 +119,18 @@ struct GoRequirementHost {
 };
 RequirementResult EvaluateRequirementGo(std::string_view requirement, const GoRequirementHost& host);
 
-// NVIDIA_VISIBLE_DEVICES as the runtime reads it with default config (§3,
-// table H): nullopt = not a GPU container (unset, empty or "void"; unset on
+// NVIDIA_VISIBLE_DEVICES as the runtime reads it with default config (NCT
+// cuda_image.go): nullopt = not a GPU container (unset, empty or "void"; unset on
 // a legacy CUDA_VERSION-only image gives ["all"]); "none" gives [""].
 std::optional<std::vector<std::string>> VisibleDevices(const nlohmann::json& env);
-// NVIDIA_DRIVER_CAPABILITIES resolution (table G): "all" → `supported`;
+// NVIDIA_DRIVER_CAPABILITIES resolution (NCT container_config.go): "all" → `supported`;
 // unset on a legacy image → `supported`; unset/empty otherwise →
 // compute,utility (those of them in `supported`); an explicit value outside
 // `supported` is an error (the hook panics). Sorted.
 Result<std::vector<std::string>> DriverCapabilities(const nlohmann::json& env,
                                                     const std::vector<std::string>& supported);
 
-// Launch path resolution (§1.1; container-toolkit.yaml).
+// Launch path resolution (container-toolkit.yaml).
 struct LaunchPath {
   std::string runtime;           // pool.runtime or the default ("docker-gpus")
   std::string toolkit;           // pool.container_toolkit or the newest known
@@ -136,7 +143,7 @@ struct LaunchPath {
 LaunchPath ResolveLaunchPath(const Pool& pool, const Knowledge& knowledge);
 
 // Full start check of an image (facts JSON with image.env) on a pool:
-// the launch path, the visible devices (§3: docker --gpus/k8s inject them;
+// the launch path, the visible devices (docker --gpus/k8s inject them;
 // nvidia-runtime uses the image's NVIDIA_VISIBLE_DEVICES: unset/void = not a
 // GPU container), then every requirement.
 struct StartCheck {
@@ -152,7 +159,7 @@ struct StartCheck {
 };
 StartCheck CheckStart(const nlohmann::json& facts, const Pool& pool, const Knowledge& knowledge);
 
-// ------------------------------------------------ libcuda selection (b, §2)
+// --------------------------------------------------- libcuda selection (b)
 
 // Compat-library decision of the enable-cuda-compat hook / LNC for one compat
 // libcuda version against the host driver, by mechanism:
@@ -168,7 +175,7 @@ StartCheck CheckStart(const nlohmann::json& facts, const Pool& pool, const Knowl
 bool CompatWouldBeUsed(std::string_view mechanism, std::string_view compat_version,
                        std::string_view host_driver, const nlohmann::json& note = nullptr);
 // Tegra/Orin rule of the hook (NCT ≥ 1.19): compat used iff the note's
-// "CUDA Version" is newer than the host's CUDA version (table K1–K3).
+// "CUDA Version" is newer than the host's CUDA version (NCT cudacompat.go useCompatLibraries).
 bool TegraCompatWouldBeUsed(std::string_view note_cuda_version, std::string_view host_cuda);
 
 struct LibcudaSelection {
@@ -190,7 +197,7 @@ struct LibcudaSelection {
 // then a bundled library newer than the host's in a system dir.
 LibcudaSelection SelectLibcuda(const nlohmann::json& facts, const Pool& pool, const Knowledge& knowledge);
 
-// ---------------------------------- driver ↔ runtime compatibility (c, §2–3)
+// -------------------------------------- driver ↔ runtime compatibility (c)
 
 struct DriverCompat {
   bool ok = true;

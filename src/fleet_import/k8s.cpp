@@ -1,5 +1,6 @@
-// `kubectl get nodes -o json` with GPU Feature Discovery labels
-// (nvidia-container-stack.md §4).
+// `kubectl get nodes -o json` with GPU Feature Discovery labels (NVIDIA
+// k8s-device-plugin docs/gpu-feature-discovery/README.md and internal/lm/:
+// https://github.com/NVIDIA/k8s-device-plugin).
 #include <string>
 
 #include <nlohmann/json.hpp>

@@ -1,5 +1,7 @@
-// Upstream tables A, B, C (the Go evaluator of CSV/Tegra mode), G
-// (capabilities) and H (devices) of nvidia-container-stack.md §1.10.
+// The upstream unit-test vectors of nvidia-container-toolkit
+// (https://github.com/NVIDIA/nvidia-container-toolkit): the Go evaluator of
+// CSV/Tegra mode (internal/requirements/constraints), capabilities and
+// devices (cmd/nvidia-container-runtime-hook, internal/config/image).
 #include "common.h"
 
 using imagelint::nvidia::DriverCapabilities;
@@ -9,7 +11,7 @@ using imagelint::nvidia::ParseRequirementGo;
 using imagelint::nvidia::VisibleDevices;
 using nlohmann::json;
 
-TEST_CASE("Table A: Go parse of a single factor") {
+TEST_CASE("Go parse of a single factor (upstream constraints/factory_test.go TestParse)") {
   auto parsed = [](const char* text) { return ParseRequirementGo(text); };
   CHECK(*parsed("") == "");                  // A1 nil
   CHECK_FALSE(parsed("notvalid").ok());      // A2
@@ -27,7 +29,7 @@ TEST_CASE("Table A: Go parse of a single factor") {
   CHECK(*parsed("CUDA>=11.6") == "");  // case-sensitive: unknown, skipped
 }
 
-TEST_CASE("Table B: Go constraint structure (space = OR, comma = AND)") {
+TEST_CASE("Go constraint structure, space = OR, comma = AND (upstream TestNewConstraintFromRequirement)") {
   CHECK(*ParseRequirementGo("") == "");                                                       // B1
   CHECK_FALSE(ParseRequirementGo("notvalid").ok());                                           // B2
   CHECK(*ParseRequirementGo("cuda>=11.6 foo=bar") == "cuda>=11.6");                           // B3
@@ -36,7 +38,7 @@ TEST_CASE("Table B: Go constraint structure (space = OR, comma = AND)") {
   CHECK(*ParseRequirementGo("cuda<13.6 cuda>=11.6,arch=5.3") == "OR(cuda<13.6, AND(cuda>=11.6, arch=5.3))");  // B6
 }
 
-TEST_CASE("Table C: logical combinators through requirement strings") {
+TEST_CASE("logical combinators through requirement strings (upstream logical_test.go)") {
   GoRequirementHost host{"12.0", "8.7"};
   const std::string T = "cuda>=1.0", F = "cuda<1.0";
   auto sat = [&](const std::string& requirement) { return EvaluateRequirementGo(requirement, host).satisfied; };
@@ -68,7 +70,7 @@ TEST_CASE("Go evaluator facts and messages (CSV mode: driver and brand never set
   CHECK(or_fail.message == "requirements not met: cuda>=12.8||brand=tesla&&driver>=535 not met");
 }
 
-TEST_CASE("Table G: capability resolution") {
+TEST_CASE("capability resolution (upstream container_config_test.go TestGetDriverCapabilities)") {
   const std::vector<std::string> supported = {"compute", "display", "utility", "video"};
   using V = std::vector<std::string>;
   auto caps = [&](json env, const std::vector<std::string>& sup) {
@@ -94,7 +96,7 @@ TEST_CASE("Table G: capability resolution") {
   CHECK(caps(modern, {"compute"}) == V{"compute"});                                                  // G10
 }
 
-TEST_CASE("Table H: device selection from env (default config, privileged)") {
+TEST_CASE("device selection from env, default config, privileged (upstream TestGetDevicesFromEnvvar)") {
   using V = std::vector<std::string>;
   CHECK_FALSE(VisibleDevices(json::object()).has_value());                                       // H1
   CHECK_FALSE(VisibleDevices({{"NVIDIA_VISIBLE_DEVICES", ""}}).has_value());                      // H2

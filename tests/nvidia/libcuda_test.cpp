@@ -1,5 +1,6 @@
-// Which libcuda.so.1 wins (nvidia-container-stack.md §2, §5): upstream tables J
-// and K, the seed story, the container-toolkit version timeline, and images
+// Which libcuda.so.1 wins: the upstream vectors of nvidia-container-toolkit
+// cmd/nvidia-cdi-hook/cudacompat (cudacompat_test.go TestCompatLibs and
+// TestCompatLibsWithElfHeader, cuda-elf-header_test.go TestUseCompat), the seed story, the container-toolkit version timeline, and images
 // that force a library through LD_LIBRARY_PATH or ld.so.conf.
 #include "common.h"
 
@@ -73,7 +74,7 @@ json SeedFacts(bool compat_deleted = false) {
 }
 }  // namespace
 
-TEST_CASE("Table J: enable-cuda-compat hook, major-compare fallback (no ELF note)") {
+TEST_CASE("enable-cuda-compat hook, major-compare fallback without an ELF note (upstream TestCompatLibs)") {
   auto select = [](json drivers, const std::string& host) { return SelectLibcuda(Facts(drivers), HookPool(host), K()); };
   CHECK(select(json::array(), "222.55.66").kind == "host");                                                       // J1
   auto j2 = select({Driver("/usr/local/cuda/compat/libcuda.so.333.88.99", "333.88.99", "compat")}, "222.55.66");  // J2/J3
@@ -106,7 +107,7 @@ TEST_CASE("Table J: enable-cuda-compat hook, major-compare fallback (no ELF note
   CHECK_FALSE(CompatWouldBeUsed("hook", "222.88.99", ""));
 }
 
-TEST_CASE("Table K: ELF note cases (575.57.08, CUDA 12.9, Driver [535..575])") {
+TEST_CASE("ELF note cases, 575.57.08, CUDA 12.9, Driver [535..575] (upstream TestCompatLibsWithElfHeader, TestUseCompat)") {
   CHECK(TegraCompatWouldBeUsed("12.9", "12.8"));         // K1
   CHECK_FALSE(TegraCompatWouldBeUsed("12.9", "12.9"));   // K2
   CHECK_FALSE(TegraCompatWouldBeUsed("12.9", "12.10"));  // K3

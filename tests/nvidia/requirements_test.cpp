@@ -1,6 +1,7 @@
-// NVIDIA_REQUIRE_* as libnvidia-container's C evaluator (nvidia-container-stack.md
-// §1.3–1.6, "Table I": own vectors), upstream tables D, E, F (requirements
-// column), and the start check per launch path.
+// NVIDIA_REQUIRE_* as libnvidia-container's C evaluator (src/cli/dsl.c; it has
+// no upstream unit tests, so these vectors are our own, read from the C), the
+// upstream vectors of nvidia-container-toolkit for the requirement strings an
+// env yields, and the start check per launch path.
 #include "common.h"
 
 using imagelint::nvidia::CheckStart;
@@ -167,7 +168,7 @@ TEST_CASE("NVIDIA_DISABLE_REQUIRE is Go strconv.ParseBool") {
   for (const char* no : {"", "0", "yes", "y", "on", "TrUe", "false", " true"}) CHECK_FALSE(ParseDisableRequire(no));
 }
 
-TEST_CASE("Table D: env -> requirement strings") {
+TEST_CASE("env -> requirement strings (upstream cuda_image_test.go TestGetRequirements)") {
   auto reqs = [](json env) {
     auto r = CollectRequirements(env);
     REQUIRE(r.ok());
@@ -197,7 +198,7 @@ TEST_CASE("Table D: env -> requirement strings") {
   CHECK_FALSE(CollectRequirements({{"CUDA_VERSION", "9.0.bar"}}).ok());
 }
 
-TEST_CASE("Table E: CUDA_VERSION -> major.minor for the legacy cuda>=") {
+TEST_CASE("CUDA_VERSION -> major.minor for the legacy cuda>= (upstream TestParseMajorMinorVersionValid/Invalid)") {
   CHECK(LegacyCudaMajorMinor("0") == std::optional<std::string>("0.0"));
   CHECK(LegacyCudaMajorMinor("8") == std::optional<std::string>("8.0"));
   CHECK(LegacyCudaMajorMinor("7.5") == std::optional<std::string>("7.5"));
@@ -215,7 +216,7 @@ namespace {
 json Facts(json env) { return {{"image", {{"env", env}}}}; }
 }  // namespace
 
-TEST_CASE("Table F (requirements column) and device gating on the legacy runtime path") {
+TEST_CASE("requirements of the hook config (upstream container_config_test.go TestGetNvidiaConfig) and device gating on the legacy runtime path") {
   auto pool = MakePool("Tesla T4", "470.57.02", "1.17.3", "nvidia-runtime");
   auto start = [&](json env) { return CheckStart(Facts(env), pool, K()); };
   // F1/F2: no env -> not a GPU container
@@ -250,7 +251,7 @@ TEST_CASE("Table F (requirements column) and device gating on the legacy runtime
   CHECK(start({{"NVIDIA_VISIBLE_DEVICES", "all"}}).requirements.empty());                              // F26
 }
 
-TEST_CASE("start check per launch path and toolkit version (§1.1)") {
+TEST_CASE("start check per launch path and toolkit version (container-toolkit.yaml)") {
   json seed_env = {{"CUDA_VERSION", "11.3.0"},
                    {"NVIDIA_REQUIRE_CUDA",
                     "cuda>=11.3 brand=tesla,driver>=418,driver<419 brand=tesla,driver>=450,driver<451 driver>=450"}};
