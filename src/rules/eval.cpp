@@ -186,14 +186,23 @@ class Evaluator {
     return a == b;
   }
 
-  Result<Value> Compare(const Node& node) {
+  // Evaluates both operands of a binary node, left first; an error or an
+  // unknown operand is the result, else `apply(left, right)`.
+  template <typename Apply>
+  Result<Value> Binary(const Node& node, Apply apply) {
     auto left = Eval(*node.children[0]);
     if (!left.ok()) return left;
     auto right = Eval(*node.children[1]);
     if (!right.ok()) return right;
     if (left->unknown || right->unknown) return Value::Unknown();
-    const auto& a = left->json;
-    const auto& b = right->json;
+    return apply(left->json, right->json);
+  }
+
+  Result<Value> Compare(const Node& node) {
+    return Binary(node, [&](const nlohmann::json& a, const nlohmann::json& b) { return Order(node, a, b); });
+  }
+
+  Result<Value> Order(const Node& node, const nlohmann::json& a, const nlohmann::json& b) {
     const std::string& op = node.name;
     if (op == "==") return Value::Of(Equal(a, b));
     if (op == "!=") return Value::Of(!Equal(a, b));
@@ -219,21 +228,19 @@ class Evaluator {
   }
 
   Result<Value> In(const Node& node) {
-    auto needle = Eval(*node.children[0]);
-    if (!needle.ok()) return needle;
-    auto haystack = Eval(*node.children[1]);
-    if (!haystack.ok()) return haystack;
-    if (needle->unknown || haystack->unknown) return Value::Unknown();
+    return Binary(node, [&](const nlohmann::json& needle, const nlohmann::json& h) { return Contains(node, needle, h); });
+  }
+
+  Result<Value> Contains(const Node& node, const nlohmann::json& needle, const nlohmann::json& h) {
     bool found = false;
-    const auto& h = haystack->json;
     if (h.is_array()) {
-      found = std::any_of(h.begin(), h.end(), [&](const nlohmann::json& e) { return Equal(e, needle->json); });
+      found = std::any_of(h.begin(), h.end(), [&](const nlohmann::json& e) { return Equal(e, needle); });
     } else if (h.is_string()) {
-      if (!needle->json.is_string()) return Fail(node, "'in' a string needs a string on the left");
-      found = h.get_ref<const std::string&>().find(needle->json.get_ref<const std::string&>()) != std::string::npos;
+      if (!needle.is_string()) return Fail(node, "'in' a string needs a string on the left");
+      found = h.get_ref<const std::string&>().find(needle.get_ref<const std::string&>()) != std::string::npos;
     } else if (h.is_object()) {
-      if (!needle->json.is_string()) return Fail(node, "'in' an object needs a key string on the left");
-      found = h.contains(needle->json.get<std::string>());
+      if (!needle.is_string()) return Fail(node, "'in' an object needs a key string on the left");
+      found = h.contains(needle.get<std::string>());
     } else if (h.is_null()) {
       found = false;
     } else {
@@ -243,13 +250,10 @@ class Evaluator {
   }
 
   Result<Value> Arithmetic(const Node& node) {
-    auto left = Eval(*node.children[0]);
-    if (!left.ok()) return left;
-    auto right = Eval(*node.children[1]);
-    if (!right.ok()) return right;
-    if (left->unknown || right->unknown) return Value::Unknown();
-    const auto& a = left->json;
-    const auto& b = right->json;
+    return Binary(node, [&](const nlohmann::json& a, const nlohmann::json& b) { return AddOrSubtract(node, a, b); });
+  }
+
+  Result<Value> AddOrSubtract(const Node& node, const nlohmann::json& a, const nlohmann::json& b) {
     bool add = node.kind == NodeKind::kAdd;
     if (a.is_number() && b.is_number()) {
       if (a.is_number_float() || b.is_number_float())

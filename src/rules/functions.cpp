@@ -4,6 +4,7 @@
 #include <cctype>
 #include <set>
 
+#include "common/text.h"
 #include "imagelint/rules.h"
 
 namespace imagelint::rules {
@@ -100,9 +101,7 @@ FunctionRegistry BuiltinFunctions() {
   Add(r, "lower", 1, 1, "lower-case string", [](const std::vector<Value>& a) -> Result<Value> {
     auto s = StringArg(a, 0);
     if (!s.ok()) return s.error();
-    std::string out = *s;
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return Value::Of(out);
+    return Value::Of(ToLower(*s));
   });
   Add(r, "upper", 1, 1, "upper-case string", [](const std::vector<Value>& a) -> Result<Value> {
     auto s = StringArg(a, 0);
@@ -115,13 +114,13 @@ FunctionRegistry BuiltinFunctions() {
     auto s = StringArg(a, 0), p = StringArg(a, 1);
     if (!s.ok()) return s.error();
     if (!p.ok()) return p.error();
-    return Value::Of(s->rfind(*p, 0) == 0);
+    return Value::Of(StartsWith(*s, *p));
   });
   Add(r, "ends_with", 2, 2, "ends_with(s, suffix)", [](const std::vector<Value>& a) -> Result<Value> {
     auto s = StringArg(a, 0), p = StringArg(a, 1);
     if (!s.ok()) return s.error();
     if (!p.ok()) return p.error();
-    return Value::Of(s->size() >= p->size() && s->compare(s->size() - p->size(), p->size(), *p) == 0);
+    return Value::Of(EndsWith(*s, *p));
   });
   Add(r, "glob", 2, 2, "glob(path, pattern): '*' within a path component, '**' across, '?'",
       [](const std::vector<Value>& a) -> Result<Value> {
@@ -283,16 +282,15 @@ FunctionRegistry BuiltinFunctions() {
   Add(r, "basename", 1, 1, "last path component", [](const std::vector<Value>& a) -> Result<Value> {
     auto s = StringArg(a, 0);
     if (!s.ok()) return s.error();
-    size_t slash = s->find_last_of('/');
-    return Value::Of(slash == std::string::npos ? *s : s->substr(slash + 1));
+    return Value::Of(BaseName(*s));
   });
   Add(r, "dirname", 1, 1, "path without its last component", [](const std::vector<Value>& a) -> Result<Value> {
     auto s = StringArg(a, 0);
     if (!s.ok()) return s.error();
-    size_t slash = s->find_last_of('/');
-    if (slash == std::string::npos) return Value::Of(".");
-    if (slash == 0) return Value::Of("/");
-    return Value::Of(s->substr(0, slash));
+    // POSIX dirname(1) for the two cases DirName leaves empty: "x" -> ".", "/x" -> "/".
+    if (s->find('/') == std::string::npos) return Value::Of(".");
+    std::string dir = DirName(*s);
+    return Value::Of(dir.empty() ? std::string("/") : dir);
   });
   auto extreme = [](bool want_max) {
     return [want_max](const std::vector<Value>& a) -> Result<Value> {

@@ -182,6 +182,12 @@ TEST_CASE("more built-ins") {
   CHECK(Eval("flatten([[1], 2, [3, 4]])") == json::array({1, 2, 3, 4}));
   CHECK(Eval("basename('/a/b.so')") == "b.so");
   CHECK(Eval("dirname('/a/b.so')") == "/a");
+  CHECK(Eval("dirname('/b.so')") == "/");
+  CHECK(Eval("dirname('b.so')") == ".");
+  CHECK(Eval("basename('b.so')") == "b.so");
+  CHECK(Eval("ends_with('libcuda.so.1', '.so.1')") == true);
+  CHECK(Eval("ends_with('1', '.so.1')") == false);
+  CHECK(Eval("starts_with('sm_90a', 'compute_')") == false);
   CHECK(Eval("max(['11.8', '11.10', '11.2'])") == "11.10");
   CHECK(Eval("min([3, 1, 2])") == 1);
   CHECK(Eval("max([])") == nullptr);
