@@ -18,6 +18,24 @@ std::string_view TrimView(std::string_view text) {
   return text;
 }
 
+std::string PercentEncode(std::string_view text, std::string_view keep) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (char ch : text) {
+    auto c = static_cast<unsigned char>(ch);
+    bool unreserved = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+                      c == '.' || c == '_' || c == '~';
+    if (unreserved || (c != 0 && keep.find(ch) != std::string_view::npos)) {
+      out += ch;
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
 std::vector<std::string> SplitOn(std::string_view text, char separator) {
   std::vector<std::string> out;
   size_t start = 0;

@@ -26,6 +26,11 @@ inline std::string Trim(std::string_view text) { return std::string(TrimView(tex
 // "a,b,,c" on ',' -> {"a", "b", "", "c"}; "" -> {""}.
 std::vector<std::string> SplitOn(std::string_view text, char separator);
 
+// Percent-encoding (RFC 3986): every byte but the unreserved characters
+// (A-Z a-z 0-9 - . _ ~) and those in `keep` becomes %XX (upper-case hex).
+// PercentEncode("cuda:12.4 x") -> "cuda%3A12.4%20x"; with keep "/", paths keep their slashes.
+std::string PercentEncode(std::string_view text, std::string_view keep = "");
+
 // "usr/lib/libcuda.so.1" -> "libcuda.so.1"; a path without '/' is its own base name.
 inline std::string BaseName(std::string_view path) {
   size_t slash = path.rfind('/');

@@ -252,20 +252,7 @@ Result<size_t> HttpStream::Read(std::span<uint8_t> buffer) {
   return n;
 }
 
-std::string UrlEscape(const std::string& text) {
-  std::string out;
-  static const char* hex = "0123456789ABCDEF";
-  for (unsigned char c : text) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  return out;
-}
+std::string UrlEscape(const std::string& text) { return PercentEncode(text); }
 
 Result<std::string> ResolveUrl(const std::string& base, const std::string& location) {
   CURLU* url = curl_url();

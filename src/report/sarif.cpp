@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/text.h"
 #include "imagelint/report.h"
 #include "util.h"
 
@@ -29,22 +30,7 @@ std::string Truncate(std::string text, size_t limit) {
 
 // Percent-encodes everything outside RFC 3986 unreserved characters and '/'.
 // ':' is encoded too, so that "cuda:12.4" never reads as a URI scheme.
-std::string EncodePath(const std::string& path) {
-  static const char* hex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : path) {
-    bool keep = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
-                c == '_' || c == '~' || c == '/';
-    if (keep) {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  return out;
-}
+std::string EncodePath(const std::string& path) { return PercentEncode(path, "/"); }
 
 // A host path (tarball, Dockerfile) as a URI: relative stays relative (GitHub
 // resolves it against the checkout), absolute becomes file://.

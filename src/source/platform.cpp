@@ -72,14 +72,7 @@ std::string Platform::ToString() const {
 }
 
 Result<Platform> Platform::Parse(std::string_view text) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t slash = text.find('/', start);
-    if (slash == std::string_view::npos) slash = text.size();
-    parts.emplace_back(text.substr(start, slash - start));
-    start = slash + 1;
-  }
+  std::vector<std::string> parts = SplitOn(text, '/');
   for (const auto& part : parts) {
     if (part.empty()) return MakeError(std::string(text), "not a platform (expected os/arch[/variant])");
   }

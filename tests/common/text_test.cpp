@@ -20,6 +20,10 @@ TEST_CASE("string and path helpers") {
   CHECK(DirName("usr/lib/libcuda.so.1") == "usr/lib");
   CHECK(DirName("libcuda.so.1") == "");
   CHECK(DirName("/x") == "");
+  CHECK(PercentEncode("repository:a/b:pull") == "repository%3Aa%2Fb%3Apull");
+  CHECK(PercentEncode("usr/local/cuda:12.4 x", "/") == "usr/local/cuda%3A12.4%20x");
+  CHECK(PercentEncode("A-z_0.9~") == "A-z_0.9~");
+  CHECK(PercentEncode(std::string_view("\xff\0", 2)) == "%FF%00");
 }
 
 TEST_CASE("strict dotted versions") {
