@@ -45,6 +45,7 @@ struct BrandNames {
   std::string requirement;                 // "vapps": how requirements and fleet files spell it
   std::vector<std::string> spellings;      // how tools print it: "VApps", "NVIDIA Virtual Applications"
   std::vector<std::string> product_words;  // words of a product name that give it away ("geforce")
+  std::string since_lnc;                   // libnvidia-container prints it as Unknown before this ("" = always known)
 };
 // The brands of the knowledge files, in file order.
 std::vector<BrandNames> BrandNamesFromKnowledge(const Knowledge& knowledge);

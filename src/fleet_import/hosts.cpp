@@ -101,6 +101,15 @@ std::string Slug(std::string_view text) {
   return out.empty() ? "gpu" : out;
 }
 
+// Why an input can print Unknown for `brand`: libnvidia-container before the
+// brand's since_lnc (nvml-brands.yaml) did not map it.
+std::string WhyUnknown(const std::string& brand, const std::vector<BrandNames>& brands) {
+  for (const auto& row : brands)
+    if (row.requirement == brand && !row.since_lnc.empty())
+      return " (libnvidia-container before " + row.since_lnc + " prints " + brand + " as Unknown)";
+  return "";
+}
+
 std::string Arch(const std::string& platform) {
   size_t slash = platform.find('/');
   return slash == std::string::npos ? platform : platform.substr(slash + 1);
@@ -174,9 +183,8 @@ std::vector<ImportedPool> GroupHosts(const std::vector<HostGpus>& hosts, const s
       } else {
         pool.brand = facts->brand;
         if (first.brand && *first.brand == "unknown" && facts->brand)
-          imported.notes.push_back("the input reports brand Unknown (libnvidia-container before 1.9.0 maps "
-                                   "newer NVML brands to Unknown); the GPU knowledge file says " +
-                                   *facts->brand);
+          imported.notes.push_back("the input reports brand Unknown" + WhyUnknown(*facts->brand, gpus.brands) +
+                                   "; the GPU knowledge file says " + *facts->brand);
       }
     } else {
       // Not in the knowledge file: keep what the input said, guess the rest.

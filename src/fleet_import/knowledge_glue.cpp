@@ -48,6 +48,7 @@ std::vector<BrandNames> BrandNamesFromKnowledge(const Knowledge& knowledge) {
     brand.spellings.push_back(row.value("name", std::string()));
     for (auto& spelling : strings(row, "spellings")) brand.spellings.push_back(std::move(spelling));
     brand.product_words = strings(row, "product_words");
+    brand.since_lnc = row.value("since_lnc", std::string());
     brands.push_back(std::move(brand));
   }
   return brands;

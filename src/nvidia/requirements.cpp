@@ -362,7 +362,7 @@ LaunchPath ResolveLaunchPath(const Pool& pool, const Knowledge& knowledge) {
   }
   path.note = path.mode == "legacy"
                   ? "nvidia runtime in legacy mode (toolkit " + version_row + "): requirements checked"
-                  : "nvidia runtime auto mode resolves to jit-cdi (toolkit >= 1.18.0): requirements not checked";
+                  : "nvidia runtime auto mode resolves to jit-cdi (toolkit " + version_row + "): requirements not checked";
   return path;
 }
 

@@ -203,3 +203,22 @@ TEST_CASE("a brand added to nvml-brands.yaml is read by the import with no C++ c
   CHECK(fi::NormaliseBrand("NVIDIA Deep Learning Accelerator", brands) == "nvidiadla");
   CHECK(fi::GuessBrandFromName("NVIDIA DLA Test Part", brands) == std::optional<std::string>("nvidiadla"));
 }
+
+TEST_CASE("an input's Unknown brand is explained by the brand's since_lnc in nvml-brands.yaml") {
+  auto result = fi::ImportContainerCliCsv(ReadFileText(FixturePath("container-cli-hosts.csv")), "cli.csv",
+                                          fi::ResolverFromKnowledge(TheKnowledge()));
+  REQUIRE_MESSAGE(result.ok(), result.error().ToString());
+  const fi::ImportedPool* h100 = nullptr;
+  for (const auto& pool : result->pools)
+    if (pool.pool.gpu == "NVIDIA H100 80GB HBM3") h100 = &pool;
+  REQUIRE(h100);
+  REQUIRE(h100->pool.brand.has_value());
+  const auto* row = TheKnowledge().FindBrand(*h100->pool.brand);
+  REQUIRE(row);
+  REQUIRE(row->contains("since_lnc"));
+  std::string expected = "libnvidia-container before " + row->at("since_lnc").get<std::string>() + " prints " +
+                         *h100->pool.brand + " as Unknown";
+  bool found = false;
+  for (const auto& note : h100->notes) found |= note.find(expected) != std::string::npos;
+  CHECK(found);
+}
