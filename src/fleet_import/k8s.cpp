@@ -193,7 +193,7 @@ class NodeReader {
       std::string profiles;
       for (const auto& [key, value] : labels) {
         // nvidia.com/mig-<profile>.count
-        if (key.rfind("nvidia.com/mig-", 0) == 0 && key.ends_with(".count")) {
+        if (StartsWith(key, "nvidia.com/mig-") && key.ends_with(".count")) {
           if (!profiles.empty()) profiles += ", ";
           profiles += key.substr(15, key.size() - 15 - 6) + " x" + value;
         }

@@ -509,14 +509,14 @@ const json* Knowledge::FindGpu(std::string_view product) const {
     return nullptr;
   };
   if (const json* row = match(wanted)) return row;
-  if (wanted.rfind("nvidia ", 0) == 0) return match(wanted.substr(7));
+  if (StartsWith(wanted, "nvidia ")) return match(wanted.substr(7));
   return match("nvidia " + wanted);
 }
 
 std::vector<std::string> Knowledge::ClosestGpuNames(std::string_view product, size_t max) const {
   // Compared without the "nvidia " prefix, so that short names do not win
   // only by being short.
-  auto strip = [](std::string s) { return s.rfind("nvidia ", 0) == 0 ? s.substr(7) : s; };
+  auto strip = [](std::string s) { return StartsWith(s, "nvidia ") ? s.substr(7) : s; };
   std::string wanted = strip(Canonical(product));
   std::vector<std::pair<size_t, std::string>> scored;
   for (const auto& row : Table("gpus")) {

@@ -162,7 +162,7 @@ LibcudaSelection SelectLibcuda(const nlohmann::json& facts, const Pool& pool, co
   // Only libcuda rows (facts list other driver libraries separately).
   json libcuda = json::array();
   for (const auto& row : drivers)
-    if (row.is_object() && BaseName(Str(row, "path")).rfind("libcuda.so", 0) == 0) libcuda.push_back(row);
+    if (row.is_object() && StartsWith(BaseName(Str(row, "path")), "libcuda.so")) libcuda.push_back(row);
   json loader = cuda.contains("loader") && cuda["loader"].is_object() ? cuda["loader"] : json::object();
   auto env = internal::ImageEnv(facts);
   LaunchPath launch = ResolveLaunchPath(pool, knowledge);

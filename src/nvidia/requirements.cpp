@@ -196,7 +196,7 @@ RequirementResult EvaluateRequirement(std::string_view requirement, const Requir
     } else {
       std::string_view token = requirement.substr(0, requirement.find(' '));
       result.message = std::string(kPrefix) + "unsatisfied condition: " + std::string(token);
-      if (style == "token-suffix" && token.rfind("cuda>=", 0) == 0)
+      if (style == "token-suffix" && StartsWith(token, "cuda>="))
         result.message += ", please update your driver to a newer version, or use an earlier cuda container";
     }
     return result;
@@ -263,8 +263,8 @@ Result<std::vector<std::string>> CollectRequirements(const nlohmann::json& env_j
   };
   if (ParseDisableRequire(get("NVIDIA_DISABLE_REQUIRE"))) return out;
   for (const auto& [key, value] : env) {
-    if (key.rfind("NVIDIA_REQUIRE_", 0) != 0) continue;
-    if (key.rfind("NVIDIA_REQUIRE_JETPACK", 0) == 0) continue;
+    if (!StartsWith(key, "NVIDIA_REQUIRE_")) continue;
+    if (StartsWith(key, "NVIDIA_REQUIRE_JETPACK")) continue;
     out.push_back(value);
   }
   std::string cuda_version = get("CUDA_VERSION");
