@@ -38,9 +38,17 @@ std::string NormalizeDir(std::string dir) {
     size_t end = dir.find('/', kCuda.size());
     dir = "/usr/local/cuda" + (end == std::string::npos ? std::string() : dir.substr(end));
   }
-  for (const char* target : {"/targets/x86_64-linux/lib", "/targets/sbsa-linux/lib", "/targets/aarch64-linux/lib"}) {
-    size_t at = dir.find(target);
-    if (at != std::string::npos) dir = dir.substr(0, at) + "/lib64" + dir.substr(at + std::string(target).size());
+  // The toolkit installs its libraries in targets/<target>/lib and links lib64
+  // to it, whatever the target (x86_64-linux, sbsa-linux, ...): fold the
+  // first "/targets/<one component>/lib" that is a whole directory.
+  for (size_t at = dir.find("/targets/"); at != std::string::npos; at = dir.find("/targets/", at + 1)) {
+    size_t target_end = dir.find('/', at + 9);
+    if (target_end == std::string::npos || target_end == at + 9) break;
+    std::string_view rest = std::string_view(dir).substr(target_end);
+    if (StartsWith(rest, "/lib") && (rest.size() == 4 || rest[4] == '/')) {
+      dir = dir.substr(0, at) + "/lib64" + dir.substr(target_end + 4);
+      break;
+    }
   }
   return dir;
 }

@@ -308,6 +308,17 @@ TEST_CASE("images that force a libcuda: LD_LIBRARY_PATH, ld.so.conf, stubs, bund
     json harmless = Facts({Driver("/usr/local/cuda-12.4/targets/x86_64-linux/lib/stubs/libcuda.so", "", "stub")},
                           {{"LIBRARY_PATH", "/usr/local/cuda/lib64/stubs"}});
     CHECK(SelectLibcuda(harmless, pool, K()).kind == "host");
+    // Any toolkit target folds into lib64, not only the ones of today's images.
+    for (const char* target : {"x86_64-linux", "sbsa-linux", "ppc64le-linux"}) {
+      CAPTURE(target);
+      json other = Facts({Driver("/usr/local/cuda-12.4/targets/" + std::string(target) + "/lib/stubs/libcuda.so", "", "stub")},
+                         {{"LD_LIBRARY_PATH", "/usr/local/cuda/lib64/stubs"}});
+      CHECK(SelectLibcuda(other, pool, K()).kind == "stub");
+    }
+    // "targets/x/libexec" is not the library directory.
+    json libexec = Facts({Driver("/usr/local/cuda-12.4/targets/x86_64-linux/libexec/libcuda.so", "", "stub")},
+                         {{"LD_LIBRARY_PATH", "/usr/local/cuda/lib64exec"}});
+    CHECK(SelectLibcuda(libexec, pool, K()).kind == "host");
   }
   SUBCASE("a libcuda baked into /usr/lib: ldconfig picks the highest version") {
     json facts = Facts({Driver("/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15", "550.54.15", "bundled")});
