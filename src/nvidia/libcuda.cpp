@@ -118,16 +118,9 @@ const json* Preferred(const std::vector<const json*>& rows) {
 bool CapabilitiesIncludeCompute(const std::map<std::string, std::string>& env) {
   auto it = env.find("NVIDIA_DRIVER_CAPABILITIES");
   if (it == env.end() || it->second.empty()) return true;  // default compute,utility (legacy image: all)
-  std::string value = it->second;
-  size_t start = 0;
-  while (start <= value.size()) {
-    size_t end = value.find(',', start);
-    if (end == std::string::npos) end = value.size();
-    std::string item = value.substr(start, end - start);
-    item.erase(0, item.find_first_not_of(' '));
-    item.erase(item.find_last_not_of(' ') + 1);
+  for (const std::string& entry : SplitOn(it->second, ',')) {
+    std::string_view item = TrimView(entry);
     if (item == "all" || item == "compute" || item == "video") return true;
-    start = end + 1;
   }
   return false;
 }

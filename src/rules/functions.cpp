@@ -176,10 +176,7 @@ FunctionRegistry BuiltinFunctions() {
   Add(r, "trim", 1, 1, "whitespace removed at both ends", [](const std::vector<Value>& a) -> Result<Value> {
     auto s = StringArg(a, 0);
     if (!s.ok()) return s.error();
-    size_t start = s->find_first_not_of(" \t\r\n");
-    if (start == std::string::npos) return Value::Of("");
-    size_t end = s->find_last_not_of(" \t\r\n");
-    return Value::Of(s->substr(start, end - start + 1));
+    return Value::Of(Trim(*s));
   });
   Add(r, "join", 2, 2, "join(list, separator)", [](const std::vector<Value>& a) -> Result<Value> {
     auto list = ListArg(a, 0);
