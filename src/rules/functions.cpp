@@ -1,8 +1,10 @@
 // The rule language's own functions; knowledge functions are registered by
 // src/analysis/ (see docs/rule-language.md for the full list).
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <set>
+#include <tuple>
 
 #include "common/text.h"
 #include "imagelint/rules.h"
@@ -87,6 +89,23 @@ void Add(FunctionRegistry& registry, std::string name, int min_args, int max_arg
   registry.Register(std::move(spec));
 }
 
+// A function of N string arguments: each is checked (in order) before `impl`
+// gets them as const std::string&.
+template <size_t N, typename Impl>
+void AddOnStrings(FunctionRegistry& registry, std::string name, std::string summary, Impl impl) {
+  Add(registry, std::move(name), N, N, std::move(summary), [impl](const std::vector<Value>& a) -> Result<Value> {
+    std::array<std::string, N> strings;
+    for (size_t i = 0; i < N; ++i) {
+      auto arg = StringArg(a, i);
+      if (!arg.ok()) return arg.error();
+      strings[i] = std::move(*arg);
+    }
+    return std::apply(impl, strings);
+  });
+}
+
+using Str = const std::string&;
+
 }  // namespace
 
 FunctionRegistry BuiltinFunctions() {
@@ -98,69 +117,43 @@ FunctionRegistry BuiltinFunctions() {
     if (j.is_array() || j.is_object()) return Value::Of(static_cast<int64_t>(j.size()));
     return ArgError("needs a list, string or object");
   });
-  Add(r, "lower", 1, 1, "lower-case string", [](const std::vector<Value>& a) -> Result<Value> {
-    auto s = StringArg(a, 0);
-    if (!s.ok()) return s.error();
-    return Value::Of(ToLower(*s));
-  });
-  Add(r, "upper", 1, 1, "upper-case string", [](const std::vector<Value>& a) -> Result<Value> {
-    auto s = StringArg(a, 0);
-    if (!s.ok()) return s.error();
-    std::string out = *s;
+  AddOnStrings<1>(r, "lower", "lower-case string", [](Str s) -> Result<Value> { return Value::Of(ToLower(s)); });
+  AddOnStrings<1>(r, "upper", "upper-case string", [](Str s) -> Result<Value> {
+    std::string out = s;
     for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     return Value::Of(out);
   });
-  Add(r, "starts_with", 2, 2, "starts_with(s, prefix)", [](const std::vector<Value>& a) -> Result<Value> {
-    auto s = StringArg(a, 0), p = StringArg(a, 1);
-    if (!s.ok()) return s.error();
-    if (!p.ok()) return p.error();
-    return Value::Of(StartsWith(*s, *p));
-  });
-  Add(r, "ends_with", 2, 2, "ends_with(s, suffix)", [](const std::vector<Value>& a) -> Result<Value> {
-    auto s = StringArg(a, 0), p = StringArg(a, 1);
-    if (!s.ok()) return s.error();
-    if (!p.ok()) return p.error();
-    return Value::Of(EndsWith(*s, *p));
-  });
-  Add(r, "glob", 2, 2, "glob(path, pattern): '*' within a path component, '**' across, '?'",
-      [](const std::vector<Value>& a) -> Result<Value> {
-        auto s = StringArg(a, 0), p = StringArg(a, 1);
-        if (!s.ok()) return s.error();
-        if (!p.ok()) return p.error();
-        return Value::Of(GlobMatch(*p, *s));
-      });
-  Add(r, "split", 2, 2, "split(s, separator) -> list of strings", [](const std::vector<Value>& a) -> Result<Value> {
-    auto s = StringArg(a, 0), sep = StringArg(a, 1);
-    if (!s.ok()) return s.error();
-    if (!sep.ok()) return sep.error();
-    if (sep->empty()) return ArgError("empty separator");
+  AddOnStrings<2>(r, "starts_with", "starts_with(s, prefix)",
+                  [](Str s, Str prefix) -> Result<Value> { return Value::Of(StartsWith(s, prefix)); });
+  AddOnStrings<2>(r, "ends_with", "ends_with(s, suffix)",
+                  [](Str s, Str suffix) -> Result<Value> { return Value::Of(EndsWith(s, suffix)); });
+  AddOnStrings<2>(r, "glob", "glob(path, pattern): '*' within a path component, '**' across, '?'",
+                  [](Str path, Str pattern) -> Result<Value> { return Value::Of(GlobMatch(pattern, path)); });
+  AddOnStrings<2>(r, "split", "split(s, separator) -> list of strings", [](Str s, Str sep) -> Result<Value> {
+    if (sep.empty()) return ArgError("empty separator");
     nlohmann::json out = nlohmann::json::array();
     size_t pos = 0;
     while (true) {
       if (out.size() > 100000) return ArgError("too many pieces");
-      size_t next = s->find(*sep, pos);
-      out.push_back(s->substr(pos, next == std::string::npos ? std::string::npos : next - pos));
+      size_t next = s.find(sep, pos);
+      out.push_back(s.substr(pos, next == std::string::npos ? std::string::npos : next - pos));
       if (next == std::string::npos) break;
-      pos = next + sep->size();
+      pos = next + sep.size();
     }
     return Value::Of(std::move(out));
   });
-  Add(r, "replace", 3, 3, "replace(s, old, new): every occurrence", [](const std::vector<Value>& a) -> Result<Value> {
-    auto s = StringArg(a, 0), from = StringArg(a, 1), to = StringArg(a, 2);
-    if (!s.ok()) return s.error();
-    if (!from.ok()) return from.error();
-    if (!to.ok()) return to.error();
-    if (from->empty()) return ArgError("empty search string");
+  AddOnStrings<3>(r, "replace", "replace(s, old, new): every occurrence", [](Str s, Str from, Str to) -> Result<Value> {
+    if (from.empty()) return ArgError("empty search string");
     std::string out;
     size_t pos = 0;
     while (true) {
-      size_t next = s->find(*from, pos);
+      size_t next = s.find(from, pos);
       if (next == std::string::npos) break;
-      out += s->substr(pos, next - pos) + *to;
+      out += s.substr(pos, next - pos) + to;
       if (out.size() > (1u << 20)) return ArgError("result too long");
-      pos = next + from->size();
+      pos = next + from.size();
     }
-    out += s->substr(pos);
+    out += s.substr(pos);
     return Value::Of(out);
   });
   Add(r, "object", 0, 32, "object(key1, value1, key2, value2...): build an object (evidence items)",
@@ -173,11 +166,7 @@ FunctionRegistry BuiltinFunctions() {
         }
         return Value::Of(std::move(out));
       });
-  Add(r, "trim", 1, 1, "whitespace removed at both ends", [](const std::vector<Value>& a) -> Result<Value> {
-    auto s = StringArg(a, 0);
-    if (!s.ok()) return s.error();
-    return Value::Of(Trim(*s));
-  });
+  AddOnStrings<1>(r, "trim", "whitespace removed at both ends", [](Str s) -> Result<Value> { return Value::Of(Trim(s)); });
   Add(r, "join", 2, 2, "join(list, separator)", [](const std::vector<Value>& a) -> Result<Value> {
     auto list = ListArg(a, 0);
     auto sep = StringArg(a, 1);
@@ -192,18 +181,11 @@ FunctionRegistry BuiltinFunctions() {
     }
     return Value::Of(out);
   });
-  Add(r, "version_compare", 2, 2, "-1, 0 or 1: natural version order (\"12.10\" > \"12.9\")",
-      [](const std::vector<Value>& a) -> Result<Value> {
-        auto x = StringArg(a, 0), y = StringArg(a, 1);
-        if (!x.ok()) return x.error();
-        if (!y.ok()) return y.error();
-        return Value::Of(*CompareVersionStrings(*x, *y));
-      });
-  Add(r, "version_major", 1, 1, "first numeric component of a version string (\"460.67\" -> 460)",
-      [](const std::vector<Value>& a) -> Result<Value> {
-        auto s = StringArg(a, 0);
-        if (!s.ok()) return s.error();
-        std::string_view v = *s;
+  AddOnStrings<2>(r, "version_compare", "-1, 0 or 1: natural version order (\"12.10\" > \"12.9\")",
+                  [](Str x, Str y) -> Result<Value> { return Value::Of(*CompareVersionStrings(x, y)); });
+  AddOnStrings<1>(r, "version_major", "first numeric component of a version string (\"460.67\" -> 460)",
+      [](Str s) -> Result<Value> {
+        std::string_view v = s;
         if (!v.empty() && (v[0] == 'v' || v[0] == 'V')) v.remove_prefix(1);
         int64_t n = 0;
         size_t i = 0;
@@ -211,13 +193,11 @@ FunctionRegistry BuiltinFunctions() {
         if (i == 0) return Value::Of(nullptr);
         return Value::Of(n);
       });
-  Add(r, "major_minor", 1, 1, "\"11.3.109\" -> \"11.3\"", [](const std::vector<Value>& a) -> Result<Value> {
-    auto s = StringArg(a, 0);
-    if (!s.ok()) return s.error();
-    size_t first = s->find('.');
-    if (first == std::string::npos) return Value::Of(*s + ".0");
-    size_t second = s->find('.', first + 1);
-    return Value::Of(s->substr(0, second));
+  AddOnStrings<1>(r, "major_minor", "\"11.3.109\" -> \"11.3\"", [](Str s) -> Result<Value> {
+    size_t first = s.find('.');
+    if (first == std::string::npos) return Value::Of(s + ".0");
+    size_t second = s.find('.', first + 1);
+    return Value::Of(s.substr(0, second));
   });
   Add(r, "number", 1, 1, "parse a number from a string (null if not a number)",
       [](const std::vector<Value>& a) -> Result<Value> {
@@ -276,17 +256,11 @@ FunctionRegistry BuiltinFunctions() {
     }
     return Value::Of(std::move(out));
   });
-  Add(r, "basename", 1, 1, "last path component", [](const std::vector<Value>& a) -> Result<Value> {
-    auto s = StringArg(a, 0);
-    if (!s.ok()) return s.error();
-    return Value::Of(BaseName(*s));
-  });
-  Add(r, "dirname", 1, 1, "path without its last component", [](const std::vector<Value>& a) -> Result<Value> {
-    auto s = StringArg(a, 0);
-    if (!s.ok()) return s.error();
+  AddOnStrings<1>(r, "basename", "last path component", [](Str s) -> Result<Value> { return Value::Of(BaseName(s)); });
+  AddOnStrings<1>(r, "dirname", "path without its last component", [](Str s) -> Result<Value> {
     // POSIX dirname(1) for the two cases DirName leaves empty: "x" -> ".", "/x" -> "/".
-    if (s->find('/') == std::string::npos) return Value::Of(".");
-    std::string dir = DirName(*s);
+    if (s.find('/') == std::string::npos) return Value::Of(".");
+    std::string dir = DirName(s);
     return Value::Of(dir.empty() ? std::string("/") : dir);
   });
   auto extreme = [](bool want_max) {

@@ -231,32 +231,22 @@ class Parser {
     return ParseOr(depth);
   }
 
-  Result<NodePtr> ParseOr(int depth) {
-    IMAGELINT_TRY(CheckDepth(depth));
-    auto left = ParseAnd(depth);
-    if (!left.ok()) return left;
-    NodePtr result = *left;
-    while (IsKeyword("or") || IsPunct("||")) {
-      Token at = Next();
-      auto right = ParseAnd(depth);
-      if (!right.ok()) return right;
-      auto node = MakeNode(NodeKind::kOr, at);
-      node->children = {result, *right};
-      result = node;
-    }
-    return result;
-  }
+  Result<NodePtr> ParseOr(int depth) { return ParseLogical(depth, NodeKind::kOr, "or", "||", &Parser::ParseAnd); }
+  Result<NodePtr> ParseAnd(int depth) { return ParseLogical(depth, NodeKind::kAnd, "and", "&&", &Parser::ParseNot); }
 
-  Result<NodePtr> ParseAnd(int depth) {
+  // One left-associative level `a OP b OP c`, OP spelled as a keyword or as
+  // punctuation; the operands are parsed by the next level down.
+  Result<NodePtr> ParseLogical(int depth, NodeKind kind, const char* keyword, const char* punct,
+                               Result<NodePtr> (Parser::*operand)(int)) {
     IMAGELINT_TRY(CheckDepth(depth));
-    auto left = ParseNot(depth);
+    auto left = (this->*operand)(depth);
     if (!left.ok()) return left;
     NodePtr result = *left;
-    while (IsKeyword("and") || IsPunct("&&")) {
+    while (IsKeyword(keyword) || IsPunct(punct)) {
       Token at = Next();
-      auto right = ParseNot(depth);
+      auto right = (this->*operand)(depth);
       if (!right.ok()) return right;
-      auto node = MakeNode(NodeKind::kAnd, at);
+      auto node = MakeNode(kind, at);
       node->children = {result, *right};
       result = node;
     }

@@ -4,53 +4,94 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <set>
 #include <sstream>
 
 #include <yaml-cpp/yaml.h>
 
+#include <utility>
+
 #include "imagelint/rules.h"
 
 namespace imagelint::rules {
 
-std::string_view SeverityName(Severity severity) {
-  switch (severity) {
-    case Severity::kNote: return "note";
-    case Severity::kWarning: return "warning";
-    case Severity::kError: return "error";
-  }
-  return "error";
+namespace {
+
+// Each enum's names, once: both directions read the same table.
+constexpr std::pair<Severity, std::string_view> kSeverityNames[] = {
+    {Severity::kNote, "note"}, {Severity::kWarning, "warning"}, {Severity::kError, "error"}};
+constexpr std::pair<Stage, std::string_view> kStageNames[] = {{Stage::kContainerStart, "container-start"},
+                                                              {Stage::kProcessStart, "process-start"},
+                                                              {Stage::kCuInit, "cuInit"},
+                                                              {Stage::kKernelLoad, "kernel-load"},
+                                                              {Stage::kRuntime, "runtime"}};
+
+template <typename Enum, size_t N>
+std::string_view NameOf(const std::pair<Enum, std::string_view> (&table)[N], Enum value, std::string_view fallback) {
+  for (const auto& [entry, name] : table)
+    if (entry == value) return name;
+  return fallback;
 }
 
-std::optional<Severity> ParseSeverity(std::string_view text) {
-  if (text == "note") return Severity::kNote;
-  if (text == "warning") return Severity::kWarning;
-  if (text == "error") return Severity::kError;
+// Small scanners for the names a rule file gives (no std::regex on rule
+// files: its backtracking recursion overflows the stack on long input).
+bool IsAsciiAlpha(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
+bool IsAsciiDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsAsciiSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+bool IsIdentifierChar(char c) { return IsAsciiAlpha(c) || IsAsciiDigit(c) || c == '_'; }
+
+// "IL001": a letter, then up to 63 letters, digits, '_' or '-'.
+bool IsRuleId(std::string_view s) {
+  if (s.empty() || s.size() > 64 || !IsAsciiAlpha(s[0])) return false;
+  return std::all_of(s.begin() + 1, s.end(), [](char c) { return IsIdentifierChar(c) || c == '-'; });
+}
+
+// "requirement-unsatisfied": lower-case words of [a-z0-9] joined by single '-', at most 16 words.
+bool IsKebabCase(std::string_view s) {
+  if (s.empty() || s.front() == '-' || s.back() == '-' || s.find("--") != std::string_view::npos) return false;
+  if (std::count(s.begin(), s.end(), '-') > 15) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return (c >= 'a' && c <= 'z') || IsAsciiDigit(c) || c == '-'; });
+}
+
+// "start", "_x1": a letter or '_', then letters, digits or '_'.
+bool IsVariableName(std::string_view s) {
+  if (s.empty() || !(IsAsciiAlpha(s[0]) || s[0] == '_')) return false;
+  return std::all_of(s.begin() + 1, s.end(), IsIdentifierChar);
+}
+
+// "  b in facts.binaries": the variable ("b") and the length of the head up to
+// the list expression; nullopt unless it is `name in <expression>`.
+std::optional<std::pair<std::string, size_t>> ForeachHead(std::string_view text) {
+  size_t pos = 0;
+  while (pos < text.size() && IsAsciiSpace(text[pos])) ++pos;
+  size_t start = pos;
+  while (pos < text.size() && IsIdentifierChar(text[pos])) ++pos;
+  std::string_view name = text.substr(start, pos - start);
+  if (!IsVariableName(name) || pos == text.size() || !IsAsciiSpace(text[pos])) return std::nullopt;
+  while (pos < text.size() && IsAsciiSpace(text[pos])) ++pos;
+  if (text.substr(pos, 2) != "in") return std::nullopt;
+  pos += 2;
+  if (pos == text.size() || !IsAsciiSpace(text[pos])) return std::nullopt;
+  while (pos < text.size() && IsAsciiSpace(text[pos])) ++pos;
+  return std::make_pair(std::string(name), pos);
+}
+
+template <typename Enum, size_t N>
+std::optional<Enum> ValueOf(const std::pair<Enum, std::string_view> (&table)[N], std::string_view text) {
+  for (const auto& [entry, name] : table)
+    if (name == text) return entry;
   return std::nullopt;
 }
+
+}  // namespace
+
+std::string_view SeverityName(Severity severity) { return NameOf(kSeverityNames, severity, "error"); }
+std::optional<Severity> ParseSeverity(std::string_view text) { return ValueOf(kSeverityNames, text); }
 
 std::string_view ScopeName(Scope scope) { return scope == Scope::kImage ? "image" : "pool"; }
 
-std::string_view StageName(Stage stage) {
-  switch (stage) {
-    case Stage::kContainerStart: return "container-start";
-    case Stage::kProcessStart: return "process-start";
-    case Stage::kCuInit: return "cuInit";
-    case Stage::kKernelLoad: return "kernel-load";
-    case Stage::kRuntime: return "runtime";
-  }
-  return "runtime";
-}
-
-std::optional<Stage> ParseStage(std::string_view text) {
-  if (text == "container-start") return Stage::kContainerStart;
-  if (text == "process-start") return Stage::kProcessStart;
-  if (text == "cuInit") return Stage::kCuInit;
-  if (text == "kernel-load") return Stage::kKernelLoad;
-  if (text == "runtime") return Stage::kRuntime;
-  return std::nullopt;
-}
+std::string_view StageName(Stage stage) { return NameOf(kStageNames, stage, "runtime"); }
+std::optional<Stage> ParseStage(std::string_view text) { return ValueOf(kStageNames, text); }
 
 namespace {
 
@@ -218,13 +259,11 @@ class RuleFileReader {
     rule.line = node.Mark().line + 1;
     auto id = Scalar(node["id"], "id");
     if (!id.ok()) return id.error();
-    static const std::regex kId("[A-Za-z][A-Za-z0-9_-]{0,63}");
-    static const std::regex kName("[a-z0-9]+(-[a-z0-9]+){0,15}");
-    if (!std::regex_match(*id, kId)) return At(node["id"], "rule id '" + *id + "' must look like IL001");
+    if (!IsRuleId(*id)) return At(node["id"], "rule id '" + *id + "' must look like IL001");
     rule.id = *id;
     auto name = Scalar(node["name"], "name");
     if (!name.ok()) return name.error();
-    if (name->size() > 100 || !std::regex_match(*name, kName))
+    if (name->size() > 100 || !IsKebabCase(*name))
       return At(node["name"], "rule name '" + *name + "' must be kebab-case");
     rule.name = *name;
     auto title = Scalar(node["title"], "title");
@@ -260,10 +299,9 @@ class RuleFileReader {
       const YAML::Node& lets = node["let"];
       if (!lets.IsMap()) return At(lets, "'let' is a map of name: expression");
       if (lets.size() > 64) return At(lets, "too many 'let' bindings");
-      static const std::regex kVar("[A-Za-z_][A-Za-z0-9_]*");
       for (auto it = lets.begin(); it != lets.end(); ++it) {
         std::string var = it->first.as<std::string>();
-        if (!std::regex_match(var, kVar)) return At(it->first, "'" + var + "' is not a variable name");
+        if (!IsVariableName(var)) return At(it->first, "'" + var + "' is not a variable name");
         auto expression = ParseExpression(it->second, "let " + var);
         if (!expression.ok()) return expression.error();
         rule.lets.emplace_back(var, std::move(*expression));
@@ -272,15 +310,13 @@ class RuleFileReader {
     if (node["foreach"]) {
       auto text = Scalar(node["foreach"], "foreach");
       if (!text.ok()) return text.error();
-      static const std::regex kForeach(R"(^\s*([A-Za-z_][A-Za-z0-9_]*)\s+in\s+)");
-      std::smatch match;
-      if (!std::regex_search(*text, match, kForeach))
-        return At(node["foreach"], "'foreach' is written 'name in list-expression'");
+      auto head = ForeachHead(*text);
+      if (!head) return At(node["foreach"], "'foreach' is written 'name in list-expression'");
       SourceLocation where = Locate(node["foreach"]);
-      where.column += static_cast<int>(match.length(0));
-      auto list = Expression::Parse(std::string_view(*text).substr(match.length(0)), where);
+      where.column += static_cast<int>(head->second);
+      auto list = Expression::Parse(std::string_view(*text).substr(head->second), where);
       if (!list.ok()) return list.error();
-      rule.foreach = std::make_pair(match[1].str(), std::move(*list));
+      rule.foreach = std::make_pair(head->first, std::move(*list));
     }
     auto condition = ParseExpression(node["condition"], "condition");
     if (!condition.ok()) return condition.error();

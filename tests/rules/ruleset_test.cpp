@@ -104,6 +104,29 @@ TEST_CASE("rule-file errors carry file:line:column") {
   CHECK(LoadError(bad_foreach) == "bad.yaml:9:14: 'foreach' is written 'name in list-expression'");
   std::string bad_foreach_expr = std::string(kMinimal) + "    foreach: b in (binaries\n";
   CHECK(LoadError(bad_foreach_expr) == "bad.yaml:9:28: expected ')' to close '(', found 'end of expression'");
+  for (const char* head : {"1b in binaries", "b inbinaries", "b in", "bin binaries", "in binaries"}) {
+    CAPTURE(head);
+    CHECK(LoadError(std::string(kMinimal) + "    foreach: \"" + head + "\"\n").find("'foreach' is written") !=
+          std::string::npos);
+  }
+  // Names are checked by scanners, not std::regex: long names are errors, not stack overflows.
+  std::string long_id = kMinimal;
+  long_id.replace(long_id.find("X001") != std::string::npos ? long_id.find("X001") : 0, 0, std::string(200000, 'A'));
+  CHECK(LoadError(long_id).find("must look like IL001") != std::string::npos);
+  std::string long_name = kMinimal;
+  long_name.replace(long_name.find("minimal-rule"), 12, std::string(100000, 'a'));
+  CHECK(LoadError(long_name).find("must be kebab-case") != std::string::npos);
+  for (const char* name : {"a--b", "-a", "a-", "a-b-c-d-e-f-g-h-i-j-k-l-m-n-o-p-q"}) {
+    std::string bad = kMinimal;
+    bad.replace(bad.find("minimal-rule"), 12, name);
+    CAPTURE(name);
+    CHECK(LoadError(bad).find("must be kebab-case") != std::string::npos);
+  }
+  for (const char* var : {"x-y", "1x", "\"\""}) {
+    CAPTURE(var);
+    CHECK(LoadError(std::string(kMinimal) + "    let:\n      " + var + ": 1\n").find("is not a variable name") !=
+          std::string::npos);
+  }
 }
 
 TEST_CASE("hostile rule files hit limits") {
