@@ -138,13 +138,8 @@ class NodeReader {
         out->driver = *full;
         out->selector_labels[kDriverFull] = *full;
       } else {
-        auto major = Get(labels, kDriverMajor), minor = Get(labels, kDriverMinor);
-        auto revision = Get(labels, kDriverRevision);
-        if (!minor) return Fail(name, "has " + std::string(kDriverMajor) + " but no " + kDriverMinor);
-        out->driver = *major + "." + *minor + (revision && !revision->empty() ? "." + *revision : "");
-        out->selector_labels[kDriverMajor] = *major;
-        out->selector_labels[kDriverMinor] = *minor;
-        if (revision) out->selector_labels[kDriverRevision] = *revision;
+        auto driver = DriverFromParts(name, labels, kDriverMajor, kDriverMinor, kDriverRevision, out);
+        if (!driver.ok()) return driver.error();
       }
       if (auto runtime = Get(labels, kRuntimeFull)) {
         out->cuda_version = *runtime;
@@ -152,13 +147,8 @@ class NodeReader {
         out->cuda_version = *major + "." + *minor;
       }
     } else {
-      auto major = Get(labels, kOldDriverMajor), minor = Get(labels, kOldDriverMinor);
-      auto revision = Get(labels, kOldDriverRev);
-      if (!minor) return Fail(name, "has " + std::string(kOldDriverMajor) + " but no " + kOldDriverMinor);
-      out->driver = *major + "." + *minor + (revision && !revision->empty() ? "." + *revision : "");
-      out->selector_labels[kOldDriverMajor] = *major;
-      out->selector_labels[kOldDriverMinor] = *minor;
-      if (revision) out->selector_labels[kOldDriverRev] = *revision;
+      auto driver = DriverFromParts(name, labels, kOldDriverMajor, kOldDriverMinor, kOldDriverRev, out);
+      if (!driver.ok()) return driver.error();
       if (auto rmajor = Get(labels, kOldRuntimeMajor), rminor = Get(labels, kOldRuntimeMinor); rmajor && rminor)
         out->cuda_version = *rmajor + "." + *rminor;
       out->notes.push_back("labelled by an older GPU Feature Discovery (only the deprecated "
@@ -245,6 +235,20 @@ class NodeReader {
   }
 
  private:
+  // The driver version from one label generation's major/minor/revision
+  // labels (the major is present: it chose the generation); the labels found
+  // become selector labels.
+  Status DriverFromParts(const std::string& name, const Labels& labels, const char* major_key,
+                         const char* minor_key, const char* revision_key, HostGpus* out) {
+    auto major = Get(labels, major_key), minor = Get(labels, minor_key), revision = Get(labels, revision_key);
+    if (!minor) return Fail(name, "has " + std::string(major_key) + " but no " + minor_key);
+    out->driver = *major + "." + *minor + (revision && !revision->empty() ? "." + *revision : "");
+    out->selector_labels[major_key] = *major;
+    out->selector_labels[minor_key] = *minor;
+    if (revision) out->selector_labels[revision_key] = *revision;
+    return OkStatus();
+  }
+
   static const nlohmann::json* Find(const nlohmann::json& object, const char* key) {
     auto it = object.find(key);
     return it == object.end() ? nullptr : &*it;

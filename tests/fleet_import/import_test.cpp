@@ -212,6 +212,15 @@ TEST_CASE("k8s: malformed input is an error naming the node or line") {
     CHECK(r.error().ToString().find("node \"gpu-7\"") != std::string::npos);
     CHECK(r.error().ToString().find("no driver version label") != std::string::npos);
   }
+  SUBCASE("a driver major label without its minor, in either label generation") {
+    for (const char* major : {"nvidia.com/cuda.driver-version.major", "nvidia.com/cuda.driver.major"}) {
+      CAPTURE(major);
+      auto r = import(std::string(R"({"items": [{"metadata": {"name": "gpu-6", "labels": {"nvidia.com/gpu.product": "Tesla-T4", ")") +
+                      major + R"(": "470"}}}]})");
+      REQUIRE_FALSE(r.ok());
+      CHECK(r.error().ToString().find("node \"gpu-6\": has " + std::string(major) + " but no ") != std::string::npos);
+    }
+  }
   SUBCASE("driver label that is not a version") {
     auto r = import(R"({"items": [{"metadata": {"name": "gpu-8", "labels": {"nvidia.com/gpu.product": "Tesla-T4",
         "nvidia.com/cuda.driver-version.full": "latest"}}}]})");
