@@ -8,8 +8,8 @@
 //     - name: NVIDIA GeForce RTX 3090
 //       compute_capability: "8.6"
 //       ...
-//       source: S4 S19     # ids from sources.yaml
-//       unconfirmed: nvidia-smi spelling   # optional: what the notes left UNCONFIRMED
+//       source: S4 S19     # ids from sources.yaml (each a public title + url)
+//       unconfirmed: nvidia-smi spelling   # optional: what no source confirms
 //
 // Rows are kept as JSON objects (so the rule language can read them as they
 // are) and validated against a per-table schema at load time: unknown fields,
