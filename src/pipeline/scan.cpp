@@ -145,8 +145,9 @@ Result<ScanResult> Scan(const ScanRequest& request, const Context& context) {
   json& report = *analysed;
   // Reporters (SARIF, GitHub) locate findings in the Dockerfile an image names.
   for (size_t i = 0; i < facts.size() && i < report["images"].size(); ++i) {
-    const json& image = facts[i].contains("image") ? facts[i]["image"] : json();
-    if (image.is_object() && image.contains("dockerfile")) report["images"][i]["dockerfile"] = image["dockerfile"];
+    auto image = facts[i].find("image");
+    if (image != facts[i].end() && image->is_object() && image->contains("dockerfile"))
+      report["images"][i]["dockerfile"] = (*image)["dockerfile"];
   }
 
   std::vector<config::Suppression> suppressions = request.ignores;
