@@ -8,9 +8,9 @@ function(imagelint_add_module name)
     PUBLIC "${PROJECT_SOURCE_DIR}/include"
     PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}" "${PROJECT_SOURCE_DIR}/src")
   target_link_libraries(imagelint_${name} PUBLIC nlohmann_json::nlohmann_json ${ARG_DEPS})
-  target_compile_definitions(imagelint_${name} PRIVATE
-    IMAGELINT_VERSION="${PROJECT_VERSION}"
-    IMAGELINT_DATA_DIR="${PROJECT_SOURCE_DIR}")
+  # No data directory is compiled into the library: the caller passes it in
+  # (imagelint::Context; the command line decides it in src/cli/environment.cpp).
+  target_compile_definitions(imagelint_${name} PRIVATE IMAGELINT_VERSION="${PROJECT_VERSION}")
   set_property(GLOBAL APPEND PROPERTY IMAGELINT_MODULES imagelint_${name})
 endfunction()
 

@@ -1,16 +1,20 @@
 // From facts to verdicts: runs a rule set over images × pools and builds the
 // report (`imagelint.report/v1`, DESIGN.md "Report"; fields documented in
-// docs/rule-language.md "Report").
+// docs/rule-language.md "Report"), then decides what is shown and whether it
+// fails. imagelint::Scan (pipeline.h) runs all of this; call it directly only
+// to analyse facts you built yourself.
 //
-//   auto rules = rules::LoadRuleSet(extra_files);              // rules.h
+//   auto rules = rules::LoadRuleSet(rules_dir, extra_files);    // rules.h
 //   auto functions = analysis::DefaultFunctions(knowledge);     // language + knowledge functions
 //   IMAGELINT_TRY(rules->CheckFunctions(functions));
 //   auto report = analysis::Analyze({facts}, fleet, *rules, functions);
-//   int exit_code = analysis::HasFindingsAtOrAbove(*report, threshold) ? 1 : 0;
+//   auto shown = analysis::Finalize(*report, {.min_severity = ...});   // after any suppressions
+//   int exit_code = analysis::HasFindingsAtOrAbove(shown, fail_on) ? 1 : 0;
 #pragma once
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -53,9 +57,33 @@ Result<nlohmann::json> Analyze(const std::vector<nlohmann::json>& facts, const F
                                const rules::RuleSet& rules, const rules::FunctionRegistry& functions,
                                const AnalyzeOptions& options = {});
 
-// True when a finding at or above `threshold` exists; nullopt = never
+// The severity of a report finding (or of a report's rule entry): its
+// "severity" read with rules::ParseSeverity, the one severity parser. The one
+// fallback: a severity that is missing or not error|warning|note counts as an
+// error, so a finding the tool cannot rank fails the verdict and the gate
+// instead of passing silently. (Analyze never writes such a finding; reports
+// built or edited elsewhere might.)
+rules::Severity FindingSeverity(const nlohmann::json& finding);
+
+// A `--fail-on` value: "error" | "warning" | "note", or "none" (nullopt: never
+// fail). Errors name the value and the accepted ones.
+Result<std::optional<rules::Severity>> ParseThreshold(std::string_view text);
+
+// The gate (the one behind exit code 1): true when a finding that was not
+// suppressed is at or above `threshold`, whether it is shown or hidden by
+// --min-severity (Finalize counts those in summary.hidden); nullopt = never
 // (--fail-on none).
 bool HasFindingsAtOrAbove(const nlohmann::json& report, std::optional<rules::Severity> threshold);
+
+// Applies --min-severity: findings below it move out of `findings` (counted in
+// summary.hidden); adds `summary` {images, pools, verdicts{pass,warn,fail},
+// findings{error,warning,note}, hidden, min_severity, suppressed,
+// expired_ignores, unused_ignores, invalid_ignores}. Idempotent; the input
+// report is not modified. Every reporter reads a finalised report.
+struct FinalizeOptions {
+  rules::Severity min_severity = rules::Severity::kNote;
+};
+nlohmann::json Finalize(const nlohmann::json& report, const FinalizeOptions& options = {});
 
 // Derives each verdict of one report image ({pool}) from the image's findings
 // (each with its `pools`): the worst severity on the pool decides pass / warn /
@@ -65,9 +93,5 @@ bool HasFindingsAtOrAbove(const nlohmann::json& report, std::optional<rules::Sev
 // are no pools). Analyze uses it, and so does anything that later removes
 // findings from a report (suppressions), so both always agree.
 void DeriveVerdicts(nlohmann::json& image);
-
-// The default plain-text rendering (80 columns): a matrix of images × pools
-// with the predicted error in each cell, then findings with evidence and fix.
-std::string RenderText(const nlohmann::json& report);
 
 }  // namespace imagelint::analysis

@@ -6,7 +6,7 @@
 // fails to read back (torn, truncated, corrupt, from another format) is
 // discarded and the layer scanned again.
 //
-//   auto cache = LayerCache::Open(DefaultCacheDirectory());
+//   auto cache = LayerCache::Open(DefaultCacheDirectory(xdg_cache_home, home));
 //   ScanOptions scan;
 //   scan.layer_scanner = (*cache)->Scanner();     // wraps ScanLayer
 //   auto image = ScanImage(source, analyzers, scan);
@@ -32,8 +32,10 @@ struct ScanOptions;  // scan/scanner.h
 using LayerScanFunction = std::function<Result<LayerResult>(
     ImageSource& source, size_t index, const std::vector<FileAnalyzer*>& analyzers, const ScanOptions& options)>;
 
-// $XDG_CACHE_HOME/imagelint, else $HOME/.cache/imagelint ("" when neither is set).
-std::string DefaultCacheDirectory();
+// <xdg_cache_home>/imagelint when that is an absolute path, else
+// <home>/.cache/imagelint ("" when neither is usable). The command line passes
+// $XDG_CACHE_HOME and $HOME; the library reads no environment.
+std::string DefaultCacheDirectory(const std::string& xdg_cache_home, const std::string& home);
 
 struct CacheStats {
   uint64_t hits = 0;        // layers served entirely from the cache

@@ -1,12 +1,10 @@
 // Configuration (.imagelint.yaml, docs/config-schema.json) and suppressions.
 //
-//   auto found = config::FindConfigFile(flag_config);        // --config, ./.imagelint.yaml, XDG
-//   auto file = found ? config::LoadConfig(*found) : Config{};
-//   config::Config merged = config::Merge(*file, from_flags);  // flags win
-//   ...analysis...
-//   auto suppressions = config::IgnoresToSuppressions(merged.ignores);
-//   + Dockerfile pragmas (`# imagelint ignore=IL003 reason`) filled by src/dockerfile/
-//   report = config::ApplySuppressions(report, suppressions, config::Today());
+//   config::CommandLineOptions flags;                          // the values of the flags
+//   flags.user_config_dir = ...;                               // $XDG_CONFIG_HOME/imagelint (the CLI decides)
+//   auto merged = config::ResolveConfig(flags);                // --config / ./.imagelint.yaml / user dir + flags
+//   ...imagelint::ScanRequestFromConfig(*merged) (pipeline.h) turns it into a scan...
+//   report = config::ApplySuppressions(report, merged->ignores + Dockerfile pragmas, today);
 //
 // Suppressions never make a finding vanish: it moves to the image's
 // `suppressed[]` list with the suppression that matched (`suppressed_by`),
@@ -91,11 +89,13 @@ Result<Config> ParseConfig(std::string_view text, const std::string& file);
 Result<Config> LoadConfig(const std::string& path);
 
 // The config file to use: `explicit_path` when given (it must exist), else
-// ./.imagelint.yaml, else $XDG_CONFIG_HOME/imagelint/config.yaml (or
-// ~/.config/imagelint/config.yaml; `.imagelint.yaml` in that directory is
-// accepted too). nullopt = none found.
+// <working_directory>/.imagelint.yaml, else <user_config_dir>/config.yaml
+// (`.imagelint.yaml` in that directory is accepted too; the command line
+// passes $XDG_CONFIG_HOME/imagelint or ~/.config/imagelint, "" = none).
+// nullopt = none found.
 Result<std::optional<std::string>> FindConfigFile(const std::string& explicit_path = "",
-                                                  const std::string& working_directory = ".");
+                                                  const std::string& working_directory = ".",
+                                                  const std::string& user_config_dir = "");
 
 // `overlay` (command-line flags) over `base` (the file): scalars in overlay
 // win; lists (rule files, overrides, ignores) are appended after the file's;
@@ -106,7 +106,35 @@ Config Merge(const Config& base, const Config& overlay);
 Result<rules::RuleOverride> ParseSeverityFlag(std::string_view spec);
 Result<Suppression> ParseIgnoreFlag(std::string_view spec);
 
-// "YYYY-MM-DD" of the current UTC day ($IMAGELINT_TODAY overrides, for tests).
+// The values of the flags that mirror .imagelint.yaml, as given on a command
+// line (empty = not given), and where to look for the file. The command line
+// declares the flags (src/cli/options.h); this is plain data.
+struct CommandLineOptions {
+  std::string config_file;  // --config
+  bool no_config = false;   // --no-config
+  std::string fleet;        // --fleet
+  std::vector<std::string> rule_files;  // --rules
+  std::vector<std::string> severity;    // --severity RULE=LEVEL
+  std::vector<std::string> disable;     // --disable RULE
+  std::vector<std::string> ignore;      // --ignore RULE[:DATE]=REASON
+  std::string fail_on;                  // --fail-on
+  std::string min_severity;             // --min-severity
+  std::vector<std::string> formats;     // --format FORMAT[=FILE]
+  std::string output;                   // --output FILE
+  std::string docs_url;                 // --docs-url
+  std::string dockerfile;               // --dockerfile (when the command has one)
+  std::string platform;                 // --platform (when the command has one)
+  bool no_inline_ignores = false;       // --no-inline-ignores
+  std::string working_directory = ".";  // where ./.imagelint.yaml is looked for
+  std::string user_config_dir;          // the user's config directory (FindConfigFile); "" = none
+};
+
+// Finds and loads the config file (unless --no-config), parses every flag
+// and merges them over it (Merge). Errors name the file:line:column or the flag.
+Result<Config> ResolveConfig(const CommandLineOptions& options);
+
+// "YYYY-MM-DD" of the current UTC day (the command line lets $IMAGELINT_TODAY
+// override it, for tests; imagelint::Context::today).
 std::string Today();
 // Whether `text` is a valid calendar date "YYYY-MM-DD".
 bool IsDate(std::string_view text);

@@ -45,9 +45,10 @@ class Knowledge {
  public:
   Knowledge() = default;
 
-  // The directory used when none is given: $IMAGELINT_KNOWLEDGE_DIR if set,
-  // else <source checkout>/rules/knowledge.
-  static std::filesystem::path DefaultDirectory();
+  // The knowledge directory of a data directory (a checkout, or an installed
+  // share/imagelint): <data_dir>/rules/knowledge. The caller decides the data
+  // directory (the command line: $IMAGELINT_KNOWLEDGE_DIR or its own location).
+  static std::filesystem::path DefaultDirectory(const std::filesystem::path& data_dir);
 
   // Loads and validates every table file of KnowledgeTables() from `dir`.
   // A missing file, a YAML syntax error or a schema violation is an Error
@@ -55,7 +56,9 @@ class Knowledge {
   // the directory (base-images.yaml, packages.yaml: the Dockerfile module's)
   // are not read here.
   static Result<Knowledge> Load(const std::filesystem::path& dir);
-  static Result<Knowledge> LoadDefault() { return Load(DefaultDirectory()); }
+  static Result<Knowledge> LoadDefault(const std::filesystem::path& data_dir) {
+    return Load(DefaultDirectory(data_dir));
+  }
 
   // Loads one table from text (tests, and `Load`): `kind` selects the schema,
   // `file_name` is only used in messages. Source ids are checked against

@@ -56,12 +56,25 @@ struct Credentials {
   bool identity_token = false; // docker "<token>" user: password is an OAuth2 refresh token
 };
 
+// Where stored credentials are looked up, in this order (skopeo/podman's,
+// then Docker's): registry_auth_file, else <xdg_runtime_dir>/containers/auth.json;
+// docker_auth_config (JSON text); <docker_config>/config.json, else
+// <home>/.docker/config.json. The command line fills these from
+// $REGISTRY_AUTH_FILE, $XDG_RUNTIME_DIR, $DOCKER_AUTH_CONFIG, $DOCKER_CONFIG and
+// $HOME; the library reads no environment. All empty = no stored credentials.
+struct CredentialStores {
+  std::string registry_auth_file;
+  std::string xdg_runtime_dir;
+  std::string docker_auth_config;
+  std::string docker_config;
+  std::string home;
+};
+
 struct RegistryOptions {
   // --username / --password-stdin; when unset, credentials come from
-  // REGISTRY_AUTH_FILE, $XDG_RUNTIME_DIR/containers/auth.json,
-  // DOCKER_AUTH_CONFIG, $DOCKER_CONFIG/config.json or ~/.docker/config.json
-  // (credHelpers, credsStore, auths).
+  // `credential_stores` (credHelpers, credsStore, auths).
   std::optional<Credentials> credentials;
+  CredentialStores credential_stores;
   // Hosts (host[:port]) reached without TLS verification, falling back to
   // plain HTTP (loopback hosts always are, as with Docker).
   std::vector<std::string> insecure_registries;
@@ -79,7 +92,7 @@ struct RegistryOptions {
 
 // Credentials stored for `ref`'s registry, if any (see RegistryOptions).
 // Errors: a malformed auth file, a failing credential helper.
-Result<std::optional<Credentials>> LookupCredentials(const Reference& ref);
+Result<std::optional<Credentials>> LookupCredentials(const Reference& ref, const CredentialStores& stores);
 
 // Resolves the reference (index -> --platform manifest -> config), verifying
 // every digest, and returns an ImageSource whose layers stream from the

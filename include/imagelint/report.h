@@ -1,15 +1,17 @@
 // Reporters: one report object (`imagelint.report/v1`, DESIGN.md "Report"),
-// six renderings (text, json, sarif, junit, github, markdown).
+// seven renderings (text, json, sarif, junit, github, markdown, k8s), and the
+// output of the other commands (rule lists, cache usage, fleet imports).
 //
-//   auto shown = report::Finalize(analysis_report, {.min_severity = ...});
-//   auto rules = report::RulesFromReport(shown);          // or FromRuleInfo(...)
-//   IMAGELINT_TRY(report::WriteReports(shown, rules, requests, options, std::cout));
-//   return report::ExitCodeFor(shown, fail_on);          // 0 or 1
+//   auto result = imagelint::Scan(request, context);       // pipeline.h: finalised report + exit code
+//   auto plan = report::PlanOutputs(config);                // --format/--output -> requests
+//   auto rules = report::RulesFromReport(result->report);   // or FromRuleInfos(...)
+//   IMAGELINT_TRY(report::WriteReports(result->report, rules, plan->requests, options, std::cout));
+//   return result->exit_code;                               // 0 or 1
 //
-// Every reporter reads the same finalised report: the findings that are shown
-// (at or above --min-severity), the suppressed ones (listed, never dropped
-// silently) and a `summary` object. The gate (ExitCodeFor) looks at every
-// finding that was not suppressed, whatever --min-severity hides.
+// Every reporter reads the same finalised report (analysis::Finalize): the
+// findings that are shown (at or above --min-severity), the suppressed ones
+// (listed, never dropped silently) and a `summary` object. The exit code is
+// not decided here (analysis::HasFindingsAtOrAbove, through imagelint::Scan).
 #pragma once
 
 #include <functional>
@@ -21,6 +23,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "imagelint/cache.h"
+#include "imagelint/config.h"
+#include "imagelint/fleet_import.h"
 #include "imagelint/result.h"
 #include "imagelint/rules.h"
 
@@ -43,13 +48,6 @@ struct FormatRequest {
   std::string path;  // empty or "-" = standard output
 };
 Result<FormatRequest> ParseFormatRequest(std::string_view spec);
-
-// `--fail-on` / `--min-severity` values: "error" | "warning" | "note" | "none".
-// nullopt means "none" (never fail / show nothing is not offered: --min-severity
-// accepts only error|warning|note).
-Result<std::optional<Severity>> ParseThreshold(std::string_view text);
-std::optional<Severity> ParseSeverityName(std::string_view text);
-std::string_view SeverityLabel(Severity severity);  // "error" | "warning" | "note"
 
 // What SARIF's rule table and `imagelint rules` need to know about a rule.
 struct RuleMeta {
@@ -74,8 +72,8 @@ struct RenderOptions {
   bool color = false;  // ANSI colour in text output (see ColorWanted)
   // Prefix of helpUri / links: docs_base_uri + rule.docs.
   std::string docs_base_uri = kDefaultDocsBaseUri;
-  // Where docs/rules/<ID>.md live, for SARIF help.markdown; empty = the
-  // built-in docs directory (DocsDir()).
+  // Where docs/rules/<ID>.md live, for SARIF help.markdown; empty = no pages
+  // (the command line passes imagelint::Context::docs_dir).
   std::string docs_dir;
   // The Dockerfile given with --dockerfile, as the user spelled it (relative
   // to the repository root for GitHub); used for locations when a finding's
@@ -86,24 +84,23 @@ struct RenderOptions {
   // --format k8s needs the fleet, which the report does not carry: a command
   // with a fleet sets this (fleet_import::RenderPlacementAdvice bound to it).
   std::function<Result<std::string>(const nlohmann::json& report)> placement;
-  // Replaces RenderText for the text format (a command with its own layout);
-  // it should end with RenderTextSummary so suppressions are never silent.
-  std::function<std::string(const nlohmann::json& report, const RenderOptions& options)> text_renderer;
 };
 
-// Applies --min-severity: findings below it move out of `findings` (counted in
-// summary.hidden); adds `summary` {images, pools, verdicts{pass,warn,fail},
-// findings{error,warning,note}, hidden, suppressed, expired_ignores,
-// unused_ignores}. Idempotent; the input report is not modified.
-struct FinalizeOptions {
-  Severity min_severity = Severity::kNote;
+// What --format/--output (flags over the config file) ask for: the requests
+// (default: text to standard output) and the render options the config sets
+// (docs-url, dockerfile). Errors: an unknown format, two formats on standard
+// output, --output with several formats.
+struct OutputPlan {
+  std::vector<FormatRequest> requests;
+  RenderOptions render;
 };
-nlohmann::json Finalize(const nlohmann::json& report, const FinalizeOptions& options = {});
+Result<OutputPlan> PlanOutputs(const config::Config& config);
 
+// The text report for people (80 columns): per image, the verdict of each
+// pool with the predicted error, then every finding with its message,
+// prediction, evidence, fix and docs; then suppressed findings,
+// expired/rejected/unused ignores and the summary line.
 std::string RenderText(const nlohmann::json& report, const RenderOptions& options = {});
-// The tail of RenderText: suppressed findings, expired/rejected/unused
-// ignores and the summary line.
-std::string RenderTextSummary(const nlohmann::json& report, const RenderOptions& options = {});
 std::string RenderJson(const nlohmann::json& report);
 std::string RenderSarif(const nlohmann::json& report, const std::vector<RuleMeta>& rules,
                         const RenderOptions& options = {});
@@ -120,16 +117,18 @@ std::string Render(const nlohmann::json& report, Format format, const std::vecto
 Status WriteReports(const nlohmann::json& report, const std::vector<RuleMeta>& rules,
                     const std::vector<FormatRequest>& requests, const RenderOptions& options, std::ostream& out);
 
-// 1 when an unsuppressed finding (shown or hidden by --min-severity) is at or
-// above `fail_on`; 0 otherwise, and always 0 for nullopt (--fail-on none).
-int ExitCodeFor(const nlohmann::json& report, std::optional<Severity> fail_on);
+// `imagelint rules`: the rule list as text (id, severity or "off", scope,
+// one-line summary; 80 columns), json or markdown (a table for docs/).
+Result<std::string> RenderRuleList(const std::vector<rules::RuleInfo>& rules, Format format);
 
-// Colour for a stream: only when it is a terminal, NO_COLOR is unset or empty
-// and TERM is not "dumb".
-bool ColorWanted(int fd);
+// `imagelint cache`: what a cache directory holds, and what a prune removed
+// (text or json).
+Result<std::string> RenderCacheUsage(const std::string& directory, const CacheUsage& usage, Format format);
+Result<std::string> RenderCachePrune(const std::string& directory, const PruneResult& pruned, Format format);
 
-// Directory with docs/rules/*.md: $IMAGELINT_DOCS_DIR, else the checkout's docs/.
-std::string DocsDir();
+// `imagelint fleet import`: what was imported, one line ("imported 3 pools
+// from 12 nodes of nodes.json; 1 without GPU information skipped").
+std::string FleetImportSummary(const fleet_import::ImportResult& imported);
 
 // A stable identity for a finding across runs (rule, image ref, pools,
 // evidence paths; never digests, line numbers or message wording): 64 hex.

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
@@ -267,10 +268,12 @@ Result<std::vector<Rule>> ParseRuleFile(std::string_view text, const std::string
                                         const RuleFileLimits& limits = {});
 Result<std::vector<Rule>> LoadRuleFile(const std::string& path, const RuleFileLimits& limits = {});
 
-// Directory of the built-in rule files: $IMAGELINT_RULES_DIR, else the
-// checkout's rules/ (compiled in).
-std::string BuiltinRulesDir();
-// Built-in rules (every rules/*.yaml, sorted) plus `extra_files` in order.
-Result<RuleSet> LoadRuleSet(const std::vector<std::string>& extra_files = {});
+// Directory of the built-in rule files of a data directory (a checkout, or an
+// installed share/imagelint): <data_dir>/rules. The caller decides the data
+// directory (the command line: $IMAGELINT_RULES_DIR or its own location).
+std::string BuiltinRulesDir(const std::filesystem::path& data_dir);
+// Built-in rules (every <builtin_dir>/*.yaml, sorted) plus `extra_files` in order.
+Result<RuleSet> LoadRuleSet(const std::filesystem::path& builtin_dir,
+                            const std::vector<std::string>& extra_files = {});
 
 }  // namespace imagelint::rules

@@ -252,11 +252,6 @@ class RuleRunner {
   AnalyzeOptions options_;
 };
 
-int SeverityRank(const std::string& name) {
-  auto severity = rules::ParseSeverity(name);
-  return severity ? static_cast<int>(*severity) : -1;
-}
-
 int StageRank(const json& predicted) {
   auto stage = rules::ParseStage(predicted.value("stage", "runtime"));
   return stage ? static_cast<int>(*stage) : 99;
@@ -378,9 +373,7 @@ Result<json> Analyze(const std::vector<json>& all_facts, const Fleet& fleet, con
 void DeriveVerdicts(json& image) {
   static const json kNone = json::array();
   const json& findings = image.contains("findings") && image["findings"].is_array() ? image["findings"] : kNone;
-  auto severity_of = [](const json& finding) {
-    return finding.contains("severity") && finding["severity"].is_string() ? SeverityRank(finding["severity"]) : -1;
-  };
+  auto severity_of = [](const json& finding) { return static_cast<int>(FindingSeverity(finding)); };
   auto on_pool = [](const json& finding, const json& pool) {
     if (!finding.contains("pools") || !finding["pools"].is_array()) return false;
     const auto& on = finding["pools"];
@@ -431,16 +424,6 @@ void DeriveVerdicts(json& image) {
     for (const auto& finding : findings) image_rank = std::max(image_rank, severity_of(finding));
   }
   image["status"] = status_of(image_rank);
-}
-
-bool HasFindingsAtOrAbove(const json& report, std::optional<Severity> threshold) {
-  if (!threshold) return false;
-  for (const auto& image : report.value("images", json::array())) {
-    for (const auto& finding : image.value("findings", json::array())) {
-      if (SeverityRank(finding.value("severity", "")) >= static_cast<int>(*threshold)) return true;
-    }
-  }
-  return false;
 }
 
 }  // namespace imagelint::analysis

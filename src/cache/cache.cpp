@@ -412,11 +412,9 @@ Result<PruneResult> PruneCache(const std::string& directory, const PruneOptions&
   return result;
 }
 
-std::string DefaultCacheDirectory() {
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  if (xdg && *xdg == '/') return std::string(xdg) + "/imagelint";
-  const char* home = std::getenv("HOME");
-  if (home && *home) return std::string(home) + "/.cache/imagelint";
+std::string DefaultCacheDirectory(const std::string& xdg_cache_home, const std::string& home) {
+  if (!xdg_cache_home.empty() && xdg_cache_home[0] == '/') return xdg_cache_home + "/imagelint";
+  if (!home.empty()) return home + "/.cache/imagelint";
   return {};
 }
 

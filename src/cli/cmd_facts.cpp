@@ -2,8 +2,7 @@
 #include <iostream>
 
 #include "cli/command.h"
-#include "cli/image_input.h"
-#include "facts/facts.h"
+#include "cli/options.h"
 
 namespace imagelint::cli {
 namespace {
@@ -11,7 +10,7 @@ namespace {
 struct FactsArgs {
   std::string image;
   std::string format = "json";
-  ImageReadFlags read;
+  ImageInputFlags input;
 };
 
 RunFunction SetupFacts(CLI::App& app) {
@@ -19,19 +18,17 @@ RunFunction SetupFacts(CLI::App& app) {
   app.add_option("IMAGE", args->image, "docker-save tarball, OCI layout directory or archive, rootfs directory, or registry reference")
       ->required();
   app.add_option("--format", args->format, "json or text")->check(CLI::IsMember({"json", "text"}));
-  AddImageReadFlags(app, args->read);
-  auto input = std::make_shared<ImageInputArgs>();
-  AddImageInputOptions(app, input);
-  return [args, input]() -> int {
-    auto options = ToReadImageOptions(args->read);
+  AddImageReadFlags(app, args->input);
+  AddImageInputOptions(app, args->input);
+  return [args](const Environment& environment) -> int {
+    auto options = ToImageReadOptions(args->input);
     if (!options.ok()) return ReportToolError(options.error());
-    auto image = ReadImageArgument(args->image, *options, *input);
-    if (!image.ok()) return ReportToolError(image.error());
-    nlohmann::json facts = BuildFacts(*image);
+    auto facts = ReadFacts(args->image, *options, ContextFor(environment, args->input));
+    if (!facts.ok()) return ReportToolError(facts.error());
     if (args->format == "text") {
-      std::cout << FactsToText(facts);
+      std::cout << FactsText(*facts);
     } else {
-      std::cout << facts.dump(2) << "\n";
+      std::cout << facts->dump(2) << "\n";
     }
     return kExitOk;
   };

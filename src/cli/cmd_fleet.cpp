@@ -7,9 +7,8 @@
 #include <memory>
 
 #include "cli/command.h"
-#include "imagelint/fleet.h"
-#include "imagelint/fleet_import.h"
-#include "imagelint/knowledge.h"
+#include "imagelint/pipeline.h"
+#include "imagelint/report.h"
 
 namespace imagelint::cli {
 namespace {
@@ -22,9 +21,9 @@ struct FleetImportArgs {
 };
 
 // "-" reads standard input (kubectl get nodes -o json | imagelint fleet import --from-k8s -).
-Result<fleet_import::ImportResult> ImportInput(const std::string& path, fleet_import::InputKind kind,
-                                               const fleet_import::GpuResolver& gpus) {
-  if (path != "-") return fleet_import::ImportFile(path, gpus, kind);
+Result<FleetImport> ImportInput(const std::string& path, fleet_import::InputKind kind, const std::string& fleet_name,
+                                const Context& context) {
+  if (path != "-") return ImportFleetFile(kind, path, fleet_name, context);
   fleet_import::ImportLimits limits;
   std::string text;
   char buffer[65536];
@@ -33,10 +32,10 @@ Result<fleet_import::ImportResult> ImportInput(const std::string& path, fleet_im
     if (text.size() > limits.max_input_bytes)
       return MakeError("<stdin>", "larger than " + std::to_string(limits.max_input_bytes) + " bytes");
   }
-  return fleet_import::ImportText(kind, text, "<stdin>", gpus, limits);
+  return ImportFleet(kind, text, "<stdin>", fleet_name, context);
 }
 
-int RunImport(const FleetImportArgs& args) {
+int RunImport(const FleetImportArgs& args, const Environment& environment) {
   std::vector<std::pair<std::string, fleet_import::InputKind>> inputs;
   if (!args.from_k8s.empty()) inputs.emplace_back(args.from_k8s, fleet_import::InputKind::kKubernetesNodes);
   if (!args.from_nvidia_smi.empty()) inputs.emplace_back(args.from_nvidia_smi, fleet_import::InputKind::kNvidiaSmiXml);
@@ -46,35 +45,26 @@ int RunImport(const FleetImportArgs& args) {
     return ReportToolError(MakeError("fleet import",
                                      "give exactly one of --from-k8s, --from-nvidia-smi, --from-nvidia-container-cli"));
 
-  auto knowledge = Knowledge::LoadDefault();
-  if (!knowledge.ok()) return ReportToolError(knowledge.error());
-  auto imported = ImportInput(inputs[0].first, inputs[0].second, fleet_import::ResolverFromKnowledge(*knowledge));
+  const std::string fleet_name = args.output.empty() ? "<imported fleet>" : args.output;
+  auto imported = ImportInput(inputs[0].first, inputs[0].second, fleet_name, environment.MakeContext());
   if (!imported.ok()) return ReportToolError(imported.error());
-  std::string yaml = fleet_import::RenderFleetYaml(*imported);
-
-  // The written file must mean to the fleet loader what the import meant.
-  auto check = ParseFleet(yaml, args.output.empty() ? "<imported fleet>" : args.output, *knowledge);
 
   if (args.output.empty() || args.output == "-") {
-    std::cout << yaml;
+    std::cout << imported->yaml;
     std::cout.flush();
     if (!std::cout) return ReportToolError(MakeError("<stdout>", "write failed"));
   } else {
     std::ofstream out(args.output, std::ios::binary | std::ios::trunc);
-    out << yaml;
+    out << imported->yaml;
     out.close();
     if (!out) return ReportToolError(MakeError(args.output, "cannot write"));
   }
 
-  const auto& r = *imported;
-  const char* unit = r.kind == fleet_import::InputKind::kKubernetesNodes ? "node" : "host";
-  std::cerr << "imagelint: imported " << r.pools.size() << " pool" << (r.pools.size() == 1 ? "" : "s") << " from "
-            << r.hosts_seen << " " << unit << (r.hosts_seen == 1 ? "" : "s") << " of " << r.source << "; "
-            << r.skipped.size() << " without GPU information skipped\n";
-  for (const auto& warning : r.warnings) std::cerr << "imagelint: warning: " << warning << "\n";
-  if (!check.ok())
-    std::cerr << "imagelint: warning: the fleet file needs editing before it loads: " << check.error().ToString()
-              << "\n";
+  std::cerr << "imagelint: " << report::FleetImportSummary(imported->imported) << "\n";
+  for (const auto& warning : imported->imported.warnings) std::cerr << "imagelint: warning: " << warning << "\n";
+  if (imported->load_problem)
+    std::cerr << "imagelint: warning: the fleet file needs editing before it loads: "
+              << imported->load_problem->ToString() << "\n";
   return kExitOk;
 }
 
@@ -93,8 +83,8 @@ RunFunction SetupFleet(CLI::App& app) {
   import->footer(
       "Hosts with identical driver, GPU product, GPU count and compute capability form one pool.\n"
       "Any of these inputs also works directly as `imagelint IMAGE --fleet FILE`.");
-  return [args, import]() -> int {
-    if (import->parsed()) return RunImport(*args);
+  return [args, import](const Environment& environment) -> int {
+    if (import->parsed()) return RunImport(*args, environment);
     return ReportToolError(MakeError("fleet", "unknown subcommand"));
   };
 }

@@ -2,8 +2,7 @@
 #include <iostream>
 
 #include "cli/command.h"
-#include "cli/image_input.h"
-#include "facts/facts.h"
+#include "cli/options.h"
 
 namespace imagelint::cli {
 namespace {
@@ -11,7 +10,7 @@ namespace {
 struct LsArgs {
   std::string image;
   std::string glob;
-  ImageReadFlags read;
+  ImageInputFlags input;
 };
 
 RunFunction SetupLs(CLI::App& app) {
@@ -19,15 +18,14 @@ RunFunction SetupLs(CLI::App& app) {
   app.add_option("IMAGE", args->image, "docker-save tarball, OCI layout directory or archive, rootfs directory, or registry reference")
       ->required();
   app.add_option("GLOB", args->glob, "only paths matching this pattern ('*' also matches '/'), e.g. 'usr/lib/*cuda*'");
-  AddImageReadFlags(app, args->read);
-  auto input = std::make_shared<ImageInputArgs>();
-  AddImageInputOptions(app, input);
-  return [args, input]() -> int {
-    auto options = ToReadImageOptions(args->read);
+  AddImageReadFlags(app, args->input);
+  AddImageInputOptions(app, args->input);
+  return [args](const Environment& environment) -> int {
+    auto options = ToImageReadOptions(args->input);
     if (!options.ok()) return ReportToolError(options.error());
-    auto image = ReadImageArgument(args->image, *options, *input);
-    if (!image.ok()) return ReportToolError(image.error());
-    std::cout << ListTree(*image, args->glob);
+    auto listing = ListImageTree(args->image, args->glob, *options, ContextFor(environment, args->input));
+    if (!listing.ok()) return ReportToolError(listing.error());
+    std::cout << *listing;
     return kExitOk;
   };
 }

@@ -3,8 +3,10 @@
 // Each src/cli/cmd_<name>.cpp registers one subcommand with a static
 // CommandRegistration: a name, a one-line summary, and a Setup function that
 // declares the subcommand's options on its CLI::App and returns the function
-// that runs it. main.cpp owns parsing, the default subcommand (`scan`) and
-// the mapping of errors to exit codes; commands return the exit code.
+// that runs it. main.cpp owns parsing, the default subcommand (`scan`), the
+// process environment (passed to the run function) and the mapping of errors
+// to exit codes; commands call the library (imagelint/pipeline.h), write
+// through the report module and return the exit code.
 #pragma once
 
 #include <functional>
@@ -13,6 +15,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/environment.h"
 #include "imagelint/result.h"
 
 namespace imagelint::cli {
@@ -22,7 +25,7 @@ inline constexpr int kExitOk = 0;        // nothing at or above --fail-on
 inline constexpr int kExitFindings = 1;  // findings at or above --fail-on
 inline constexpr int kExitToolError = 2; // imagelint could not do its job
 
-using RunFunction = std::function<int()>;
+using RunFunction = std::function<int(const Environment& environment)>;
 using SetupFunction = std::function<RunFunction(CLI::App& subcommand)>;
 
 struct CommandSpec {

@@ -36,6 +36,7 @@ std::vector<std::string> WithDefaultCommand(int argc, char** argv) {
 }
 
 int Main(int argc, char** argv) {
+  const Environment environment = Environment::FromProcess(argc > 0 ? argv[0] : nullptr);
   CLI::App app{
       "imagelint: will this CUDA container image run on our GPU fleet?\n"
       "Reads images statically (tarball, OCI layout, registry, rootfs or Dockerfile) and predicts,\n"
@@ -66,7 +67,7 @@ int Main(int argc, char** argv) {
     return code == 0 ? kExitOk : kExitToolError;
   }
   for (auto& [sub, run] : commands) {
-    if (sub->parsed()) return run();
+    if (sub->parsed()) return run(environment);
   }
   std::cout << app.help();
   return kExitToolError;

@@ -1,5 +1,4 @@
 // .imagelint.yaml: discovery, parsing (file:line:column errors), merging with flags.
-#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -59,14 +58,7 @@ std::string Resolve(const std::string& config_file, const std::string& path) {
 }
 
 bool IsThreshold(const std::string& value, bool allow_none) {
-  return value == "error" || value == "warning" || value == "note" || (allow_none && value == "none");
-}
-
-std::optional<rules::Severity> SeverityOf(const std::string& value) {
-  if (value == "error") return rules::Severity::kError;
-  if (value == "warning") return rules::Severity::kWarning;
-  if (value == "note") return rules::Severity::kNote;
-  return std::nullopt;
+  return rules::ParseSeverity(value).has_value() || (allow_none && value == "none");
 }
 
 Result<Suppression> ParseIgnoreEntry(const std::string& file, const YAML::Node& node) {
@@ -118,8 +110,6 @@ bool IsDate(std::string_view text) {
 }
 
 std::string Today() {
-  const char* env = std::getenv("IMAGELINT_TODAY");
-  if (env && IsDate(env)) return env;
   std::time_t now = std::time(nullptr);
   std::tm utc{};
   gmtime_r(&now, &utc);
@@ -188,7 +178,7 @@ Result<Config> ParseConfig(std::string_view text, const std::string& file) {
           override_entry.rule = rule;
           if (*level == "off" || *level == "false") {  // YAML 1.1 readers turn off into false
             override_entry.disabled = true;
-          } else if (auto severity = SeverityOf(*level)) {
+          } else if (auto severity = rules::ParseSeverity(*level)) {
             override_entry.severity = severity;
           } else {
             return At(file, item.second, "severity of " + rule + " must be error, warning, note or off, got '" + *level + "'");
@@ -276,7 +266,8 @@ Result<Config> LoadConfig(const std::string& path) {
 }
 
 Result<std::optional<std::string>> FindConfigFile(const std::string& explicit_path,
-                                                  const std::string& working_directory) {
+                                                  const std::string& working_directory,
+                                                  const std::string& user_config_dir) {
   std::error_code ec;
   if (!explicit_path.empty()) {
     if (!fs::is_regular_file(explicit_path, ec)) return MakeError(explicit_path, "--config: no such file");
@@ -286,14 +277,7 @@ Result<std::optional<std::string>> FindConfigFile(const std::string& explicit_pa
   if (fs::is_regular_file(local, ec)) {
     return std::optional<std::string>(working_directory == "." ? std::string(".imagelint.yaml") : local.string());
   }
-  fs::path xdg;
-  const char* xdg_env = std::getenv("XDG_CONFIG_HOME");
-  const char* home = std::getenv("HOME");
-  if (xdg_env && *xdg_env) {
-    xdg = fs::path(xdg_env) / "imagelint";
-  } else if (home && *home) {
-    xdg = fs::path(home) / ".config" / "imagelint";
-  }
+  fs::path xdg(user_config_dir);
   if (!xdg.empty()) {
     for (const char* name : {"config.yaml", ".imagelint.yaml"}) {
       if (fs::is_regular_file(xdg / name, ec)) return std::optional<std::string>((xdg / name).string());
@@ -329,7 +313,7 @@ Result<rules::RuleOverride> ParseSeverityFlag(std::string_view spec) {
   std::string level(spec.substr(equals + 1));
   if (level == "off") {
     override_entry.disabled = true;
-  } else if (auto severity = SeverityOf(level)) {
+  } else if (auto severity = rules::ParseSeverity(level)) {
     override_entry.severity = severity;
   } else {
     return MakeError("--severity", "'" + std::string(spec) + "': level must be error, warning, note or off");

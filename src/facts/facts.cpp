@@ -1,7 +1,6 @@
 #include "facts/facts.h"
 
 #include <fnmatch.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <sstream>
@@ -30,16 +29,6 @@ Result<ScannedImage> ReadImage(const std::string& path, const ReadImageOptions& 
   if (!source.ok()) return source.error();
   auto analyzers = DefaultAnalyzers();
   return ScanImage(**source, AnalyzerPointers(analyzers), options.scan);
-}
-
-std::function<void(const ScanProgress&)> TerminalProgress() {
-  if (!::isatty(STDERR_FILENO)) return {};
-  return [](const ScanProgress& progress) {
-    std::fprintf(stderr, "\rimagelint: layers %zu/%zu, %.1f MiB%s", progress.layers_done, progress.layers_total,
-                 static_cast<double>(progress.blob_bytes_done) / (1 << 20),
-                 progress.layers_done == progress.layers_total ? "\n" : "");
-    std::fflush(stderr);
-  };
 }
 
 Result<uint64_t> ParseByteSize(const std::string& text) {

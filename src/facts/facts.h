@@ -30,10 +30,6 @@ struct ReadImageOptions {
 // local image (tarball, OCI layout/archive, rootfs directory).
 Result<ScannedImage> ReadImage(const std::string& path, const ReadImageOptions& options);
 
-// A progress printer for ScanOptions::progress that draws "layers 3/7, 512 MiB"
-// on stderr when stderr is a terminal; empty (no progress) otherwise.
-std::function<void(const ScanProgress&)> TerminalProgress();
-
 // "64G", "512M", "1048576" -> bytes (for --max-layer-bytes).
 Result<uint64_t> ParseByteSize(const std::string& text);
 // 1536 -> "1.5 KiB", 12 -> "12 B" (binary units, for people).

@@ -438,9 +438,8 @@ const std::vector<KnowledgeTableInfo>& KnowledgeTables() {
   return infos;
 }
 
-std::filesystem::path Knowledge::DefaultDirectory() {
-  if (const char* env = std::getenv("IMAGELINT_KNOWLEDGE_DIR"); env != nullptr && *env != '\0') return env;
-  return std::filesystem::path(IMAGELINT_DATA_DIR) / "rules" / "knowledge";
+std::filesystem::path Knowledge::DefaultDirectory(const std::filesystem::path& data_dir) {
+  return data_dir / "rules" / "knowledge";
 }
 
 Result<json> Knowledge::ParseTable(std::string_view kind, std::string_view text, const std::string& file_name,

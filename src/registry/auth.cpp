@@ -317,7 +317,7 @@ Result<std::optional<Credentials>> CredentialsFromHelper(const std::string& help
   return std::optional<Credentials>(std::move(credentials));
 }
 
-Result<std::optional<Credentials>> LookupCredentials(const Reference& ref) {
+Result<std::optional<Credentials>> LookupCredentials(const Reference& ref, const CredentialStores& stores) {
   auto read_file = [](const std::string& path) -> std::optional<std::string> {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
@@ -328,18 +328,14 @@ Result<std::optional<Credentials>> LookupCredentials(const Reference& ref) {
     text << in.rdbuf();
     return text.str();
   };
-  auto env = [](const char* name) -> std::string {
-    const char* value = std::getenv(name);
-    return value ? value : "";
-  };
   // skopeo/podman order first (containers-auth.json(5):
   // https://github.com/containers/image/blob/main/docs/containers-auth.json.5.md),
   // then Docker's ~/.docker/config.json.
   std::vector<std::string> files;
-  if (!env("REGISTRY_AUTH_FILE").empty()) {
-    files.push_back(env("REGISTRY_AUTH_FILE"));
-  } else if (!env("XDG_RUNTIME_DIR").empty()) {
-    files.push_back(env("XDG_RUNTIME_DIR") + "/containers/auth.json");
+  if (!stores.registry_auth_file.empty()) {
+    files.push_back(stores.registry_auth_file);
+  } else if (!stores.xdg_runtime_dir.empty()) {
+    files.push_back(stores.xdg_runtime_dir + "/containers/auth.json");
   }
   for (const auto& file : files) {
     if (auto text = read_file(file)) {
@@ -347,12 +343,12 @@ Result<std::optional<Credentials>> LookupCredentials(const Reference& ref) {
       if (!found.ok() || found->has_value()) return found;
     }
   }
-  if (!env("DOCKER_AUTH_CONFIG").empty()) {
-    auto found = CredentialsFromConfig(env("DOCKER_AUTH_CONFIG"), "DOCKER_AUTH_CONFIG", ref);
+  if (!stores.docker_auth_config.empty()) {
+    auto found = CredentialsFromConfig(stores.docker_auth_config, "DOCKER_AUTH_CONFIG", ref);
     if (!found.ok() || found->has_value()) return found;
   }
-  std::string docker_dir = env("DOCKER_CONFIG");
-  if (docker_dir.empty() && !env("HOME").empty()) docker_dir = env("HOME") + "/.docker";
+  std::string docker_dir = stores.docker_config;
+  if (docker_dir.empty() && !stores.home.empty()) docker_dir = stores.home + "/.docker";
   if (!docker_dir.empty()) {
     std::string file = docker_dir + "/config.json";
     if (auto text = read_file(file)) return CredentialsFromConfig(*text, file, ref);

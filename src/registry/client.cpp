@@ -87,7 +87,7 @@ Status Client::EnsureBase() {
 Result<std::optional<Credentials>> Client::Creds() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!credentials_loaded_) {
-    auto found = LookupCredentials(ref_);
+    auto found = LookupCredentials(ref_, options_.credential_stores);
     if (!found.ok()) return found.error();
     credentials_ = *found;
     credentials_loaded_ = true;

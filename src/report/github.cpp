@@ -39,8 +39,8 @@ std::string RenderGithub(const json& report, const RenderOptions& options) {
   std::string out;
   for (const auto& image : Arr(report, "images")) {
     for (const json* finding : SortedFindings(image)) {
-      std::string severity = Str(*finding, "severity");
-      std::string command = severity == "error" ? "error" : severity == "warning" ? "warning" : "notice";
+      Severity severity = SeverityOf(*finding);
+      std::string command = severity == Severity::kError ? "error" : severity == Severity::kWarning ? "warning" : "notice";
       std::string properties;
       int line = DockerfileLine(*finding);
       std::string dockerfile = DockerfileFor(image, options);

@@ -68,7 +68,7 @@ std::string RenderJunit(const json& report) {
       Case c;
       c.name = "image";
       for (const auto& finding : Arr(image, "findings")) {
-        if (Str(finding, "severity") == "error") {
+        if (SeverityOf(finding) == Severity::kError) {
           c.failed = true;
           if (c.failure_message.empty()) c.failure_message = Str(finding, "rule") + ": " + Str(finding, "message");
           c.failure_text += FindingBlock(finding);
@@ -90,7 +90,7 @@ std::string RenderJunit(const json& report) {
       }
       for (const auto& finding : Arr(image, "findings")) {
         if (!OnPool(finding, c.name)) continue;
-        if (c.failed && Str(finding, "severity") == "error") {
+        if (c.failed && SeverityOf(finding) == Severity::kError) {
           c.failure_text += FindingBlock(finding);
         } else {
           c.out_text += FindingBlock(finding);

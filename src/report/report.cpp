@@ -1,13 +1,10 @@
-// Formats, thresholds, the finalised report, the gate and file output.
-#include <unistd.h>
-
+// Formats, output planning and file output.
 #include <algorithm>
-#include <cstdlib>
 #include <fstream>
-#include <map>
 #include <ostream>
 #include <sstream>
 
+#include "imagelint/analysis.h"
 #include "imagelint/digest.h"
 #include "imagelint/report.h"
 #include "util.h"
@@ -18,11 +15,8 @@ using nlohmann::json;
 
 namespace internal {
 
-int Rank(const json& finding) {
-  if (!finding.is_object()) return -1;
-  auto severity = ParseSeverityName(Str(finding, "severity"));
-  return severity ? static_cast<int>(*severity) : -1;
-}
+Severity SeverityOf(const json& finding) { return analysis::FindingSeverity(finding); }
+int Rank(const json& finding) { return static_cast<int>(SeverityOf(finding)); }
 
 std::string Str(const json& j, const char* key, const std::string& fallback) {
   if (!j.is_object()) return fallback;
@@ -204,29 +198,6 @@ Result<FormatRequest> ParseFormatRequest(std::string_view spec) {
   return request;
 }
 
-std::optional<Severity> ParseSeverityName(std::string_view text) {
-  if (text == "error") return Severity::kError;
-  if (text == "warning") return Severity::kWarning;
-  if (text == "note") return Severity::kNote;
-  return std::nullopt;
-}
-
-std::string_view SeverityLabel(Severity severity) {
-  switch (severity) {
-    case Severity::kError: return "error";
-    case Severity::kWarning: return "warning";
-    case Severity::kNote: return "note";
-  }
-  return "note";
-}
-
-Result<std::optional<Severity>> ParseThreshold(std::string_view text) {
-  if (text == "none") return std::optional<Severity>();
-  auto severity = ParseSeverityName(text);
-  if (!severity) return MakeError("", "'" + std::string(text) + "' is not one of error, warning, note, none");
-  return std::optional<Severity>(*severity);
-}
-
 RuleMeta FromRuleInfo(const rules::RuleInfo& info) {
   RuleMeta meta;
   meta.id = info.id;
@@ -254,7 +225,7 @@ std::vector<RuleMeta> RulesFromReport(const json& report) {
     meta.name = Str(rule, "name");
     meta.title = Str(rule, "title");
     meta.summary = Str(rule, "summary");
-    meta.severity = ParseSeverityName(Str(rule, "severity")).value_or(Severity::kWarning);
+    meta.severity = analysis::FindingSeverity(rule);
     meta.docs = Str(rule, "docs");
     meta.enabled = !(rule.contains("enabled") && rule["enabled"].is_boolean() && !rule["enabled"].get<bool>());
     out.push_back(std::move(meta));
@@ -262,66 +233,12 @@ std::vector<RuleMeta> RulesFromReport(const json& report) {
   return out;
 }
 
-json Finalize(const json& input, const FinalizeOptions& options) {
-  json report = input.is_object() ? input : json::object();
-  json hidden = {{"error", 0}, {"warning", 0}, {"note", 0}};
-  if (report.contains("summary") && report["summary"].is_object() && report["summary"].contains("hidden") &&
-      report["summary"]["hidden"].is_object()) {
-    for (const char* key : {"error", "warning", "note"}) {
-      const json& value = report["summary"]["hidden"][key];
-      if (value.is_number_integer()) hidden[key] = value;
-    }
-  }
-  json shown_counts = {{"error", 0}, {"warning", 0}, {"note", 0}};
-  json verdict_counts = {{"pass", 0}, {"warn", 0}, {"fail", 0}};
-  size_t suppressed = 0;
-  std::map<std::string, bool> pools;
-  if (!report.contains("images") || !report["images"].is_array()) report["images"] = json::array();
-  for (auto& image : report["images"]) {
-    if (!image.is_object()) continue;
-    json kept = json::array();
-    for (const auto& finding : Arr(image, "findings")) {
-      int rank = Rank(finding);
-      std::string severity = Str(finding, "severity");
-      if (rank >= 0 && rank < static_cast<int>(options.min_severity)) {
-        hidden[severity] = hidden[severity].get<int64_t>() + 1;
-        continue;
-      }
-      if (rank >= 0) shown_counts[severity] = shown_counts[severity].get<int64_t>() + 1;
-      kept.push_back(finding);
-    }
-    image["findings"] = kept;
-    suppressed += Arr(image, "suppressed").size();
-    for (const auto& verdict : Arr(image, "verdicts")) {
-      std::string status = Str(verdict, "status");
-      if (verdict_counts.contains(status)) verdict_counts[status] = verdict_counts[status].get<int64_t>() + 1;
-      pools[Str(verdict, "pool")] = true;
-    }
-  }
-  json summary = json::object();
-  summary["images"] = report["images"].size();
-  summary["pools"] = report.contains("fleet") && report["fleet"].is_object()
-                         ? Arr(report["fleet"], "pools").size()
-                         : pools.size();
-  summary["verdicts"] = verdict_counts;
-  summary["findings"] = shown_counts;
-  summary["hidden"] = hidden;
-  summary["min_severity"] = std::string(SeverityLabel(options.min_severity));
-  summary["suppressed"] = suppressed;
-  const json& ignores = report.contains("ignores") ? report["ignores"] : json::object();
-  summary["expired_ignores"] = Arr(ignores, "expired").size();
-  summary["unused_ignores"] = Arr(ignores, "unused").size();
-  summary["invalid_ignores"] = Arr(ignores, "invalid").size();
-  report["summary"] = summary;
-  return report;
-}
-
 std::string RenderJson(const json& report) { return report.dump(2) + "\n"; }
 
 std::string Render(const json& report, Format format, const std::vector<RuleMeta>& rules,
                    const RenderOptions& options) {
   switch (format) {
-    case Format::kText: return options.text_renderer ? options.text_renderer(report, options) : RenderText(report, options);
+    case Format::kText: return RenderText(report, options);
     case Format::kJson: return RenderJson(report);
     case Format::kSarif: return RenderSarif(report, rules, options);
     case Format::kJunit: return RenderJunit(report);
@@ -334,6 +251,31 @@ std::string Render(const json& report, Format format, const std::vector<RuleMeta
     }
   }
   return RenderText(report, options);
+}
+
+Result<OutputPlan> PlanOutputs(const config::Config& config) {
+  OutputPlan plan;
+  for (const auto& spec : config.formats) {
+    auto request = ParseFormatRequest(spec);
+    if (!request.ok()) return request.error();
+    plan.requests.push_back(*request);
+  }
+  if (plan.requests.empty()) plan.requests.push_back({Format::kText, ""});
+  size_t to_stdout = 0;
+  for (const auto& request : plan.requests) to_stdout += request.path.empty() || request.path == "-" ? 1 : 0;
+  if (config.output) {
+    if (plan.requests.size() != 1 || to_stdout != 1)
+      return MakeError("--output", "works with a single --format; give each format its own file instead (--format sarif=FILE)");
+    plan.requests[0].path = *config.output;
+  } else if (to_stdout > 1) {
+    return MakeError("--format", "only one format can go to standard output; give the others a file (FORMAT=FILE)");
+  }
+  if (config.docs_url) {
+    plan.render.docs_base_uri = *config.docs_url;
+    if (!plan.render.docs_base_uri.empty() && plan.render.docs_base_uri.back() != '/') plan.render.docs_base_uri += '/';
+  }
+  if (config.dockerfile) plan.render.dockerfile = *config.dockerfile;
+  return plan;
 }
 
 Status WriteReports(const json& report, const std::vector<RuleMeta>& rules,
@@ -367,41 +309,6 @@ Status WriteReports(const json& report, const std::vector<RuleMeta>& rules,
     if (!file) return MakeError(request.path, "could not write the " + std::string(FormatName(request.format)) + " report");
   }
   return OkStatus();
-}
-
-int ExitCodeFor(const json& report, std::optional<Severity> fail_on) {
-  if (!fail_on) return 0;
-  int threshold = static_cast<int>(*fail_on);
-  for (const auto& image : Arr(report, "images")) {
-    for (const auto& finding : Arr(image, "findings")) {
-      if (Rank(finding) >= threshold) return 1;
-    }
-  }
-  if (report.contains("summary") && report["summary"].is_object() && report["summary"].contains("hidden")) {
-    const json& hidden = report["summary"]["hidden"];
-    for (Severity severity : {Severity::kNote, Severity::kWarning, Severity::kError}) {
-      if (static_cast<int>(severity) < threshold) continue;
-      const json& count = hidden.is_object() && hidden.contains(SeverityLabel(severity))
-                              ? hidden[std::string(SeverityLabel(severity))]
-                              : json();
-      if (count.is_number_integer() && count.get<int64_t>() > 0) return 1;
-    }
-  }
-  return 0;
-}
-
-bool ColorWanted(int fd) {
-  const char* no_color = std::getenv("NO_COLOR");
-  if (no_color && *no_color) return false;
-  const char* term = std::getenv("TERM");
-  if (term && std::string_view(term) == "dumb") return false;
-  return isatty(fd) == 1;
-}
-
-std::string DocsDir() {
-  const char* env = std::getenv("IMAGELINT_DOCS_DIR");
-  if (env && *env) return env;
-  return std::string(IMAGELINT_DATA_DIR) + "/docs";
 }
 
 std::string FindingFingerprint(const json& image, const json& finding) {

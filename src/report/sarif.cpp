@@ -58,8 +58,8 @@ std::string BaseIdFor(const std::string& ref) {
 }
 
 std::string ReadDocs(const std::string& docs_dir, const RuleMeta& rule) {
-  std::string dir = docs_dir.empty() ? DocsDir() : docs_dir;
-  std::ifstream file(dir + "/rules/" + rule.id + ".md", std::ios::binary);
+  if (docs_dir.empty()) return "";
+  std::ifstream file(docs_dir + "/rules/" + rule.id + ".md", std::ios::binary);
   if (!file) return "";
   std::ostringstream text;
   text << file.rdbuf();
@@ -81,7 +81,7 @@ json RuleDescriptor(const RuleMeta& rule, const RenderOptions& options) {
   if (markdown.empty()) markdown = "**" + rule.id + " " + title + "**\n\n" + summary + "\n\n[Documentation](" + uri + ")\n";
   descriptor["help"] = {{"text", summary + "\n\nSee " + uri}, {"markdown", markdown}};
   descriptor["helpUri"] = uri;
-  descriptor["defaultConfiguration"] = {{"level", std::string(SeverityLabel(rule.severity))},
+  descriptor["defaultConfiguration"] = {{"level", std::string(rules::SeverityName(rule.severity))},
                                         {"enabled", rule.enabled}};
   std::string problem = rule.severity == Severity::kError     ? "error"
                         : rule.severity == Severity::kWarning ? "warning"
@@ -128,8 +128,7 @@ json ToResult(const json& image, const json& finding, const std::map<std::string
   result["ruleId"] = rule;
   auto it = rule_index.find(rule);
   if (it != rule_index.end()) result["ruleIndex"] = it->second;
-  std::string severity = Str(finding, "severity", "warning");
-  result["level"] = severity == "error" || severity == "warning" || severity == "note" ? severity : "warning";
+  result["level"] = std::string(rules::SeverityName(SeverityOf(finding)));
   result["kind"] = "fail";
   result["message"] = {{"text", ResultText(image, finding)}};
 
@@ -208,7 +207,7 @@ std::string RenderSarif(const json& report, const std::vector<RuleMeta>& rule_li
         meta.name = Str(finding, "name");
         meta.title = Str(finding, "title");
         meta.docs = Str(finding, "docs");
-        meta.severity = ParseSeverityName(Str(finding, "severity")).value_or(Severity::kWarning);
+        meta.severity = SeverityOf(finding);
         add_rule(meta);
       }
     }

@@ -1,8 +1,8 @@
-// The text report for people: a verdict matrix (pools × images), findings
-// grouped by severity with evidence and fix, suppressions, a summary line.
-// Fits 80 columns; ANSI colour only when asked (ColorWanted).
+// The text report for people: per image, the verdict of each pool with the
+// predicted error, then every finding with message, prediction, evidence, fix
+// and docs; then suppressions and a summary line. Fits RenderOptions::width
+// (80 columns); ANSI colour (in the summary's headings) only when asked.
 #include <algorithm>
-#include <map>
 
 #include "imagelint/report.h"
 #include "util.h"
@@ -14,23 +14,13 @@ using namespace internal;
 
 namespace {
 
+// ANSI colour for headings, only when asked (RenderOptions::color).
 class Painter {
  public:
   explicit Painter(bool color) : color_(color) {}
   std::string operator()(const std::string& text, const char* code) const {
     if (!color_ || text.empty()) return text;
     return std::string("\x1b[") + code + "m" + text + "\x1b[0m";
-  }
-  std::string Status(const std::string& padded, const std::string& status) const {
-    if (status == "fail") return (*this)(padded, "1;31");
-    if (status == "warn") return (*this)(padded, "33");
-    if (status == "pass") return (*this)(padded, "32");
-    return padded;
-  }
-  std::string Severity(const std::string& text, const std::string& severity) const {
-    if (severity == "error") return (*this)(text, "1;31");
-    if (severity == "warning") return (*this)(text, "33");
-    return (*this)(text, "36");
   }
 
  private:
@@ -46,148 +36,6 @@ int64_t Count(const json& j, const char* key) {
   return j[key].get<int64_t>();
 }
 
-std::string ImageLabel(const json& image) {
-  std::string label = Str(image, "ref", "?");
-  std::string digest = Str(image, "digest");
-  if (!digest.empty()) {
-    size_t colon = digest.find(':');
-    std::string hex = colon == std::string::npos ? digest : digest.substr(colon + 1);
-    label += " @" + hex.substr(0, 12);
-  }
-  std::string platform = Str(image, "platform");
-  if (!platform.empty()) label += " " + platform;
-  return label;
-}
-
-std::string StatusWord(const std::string& status) {
-  if (status == "fail") return "FAIL";
-  if (status == "warn") return "warn";
-  if (status == "pass") return "pass";
-  return status.empty() ? "-" : status;
-}
-
-// Pools in fleet order (the fleet table first, then any pool a verdict names).
-std::vector<std::string> PoolNames(const json& report) {
-  std::vector<std::string> names;
-  auto add = [&](const std::string& name) {
-    if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
-  };
-  if (report.contains("fleet")) {
-    for (const auto& pool : Arr(report["fleet"], "pools")) add(Str(pool, "name"));
-  }
-  for (const auto& image : Arr(report, "images")) {
-    for (const auto& verdict : Arr(image, "verdicts")) add(Str(verdict, "pool"));
-  }
-  return names;
-}
-
-const json* VerdictFor(const json& image, const std::string& pool) {
-  for (const auto& verdict : Arr(image, "verdicts")) {
-    if (Str(verdict, "pool") == pool) return &verdict;
-  }
-  return nullptr;
-}
-
-void RenderMatrix(std::string& out, const json& report, const RenderOptions& options, const Painter& paint) {
-  const json& images = Arr(report, "images");
-  std::vector<std::string> pools = PoolNames(report);
-  size_t width = std::max<size_t>(options.width, 40);
-  for (size_t i = 0; i < images.size(); ++i) {
-    std::string status = Str(images[i], "status");
-    std::string line = "#" + std::to_string(i + 1) + " " + ImageLabel(images[i]);
-    std::string fitted = Fit(line, width - 7);
-    out += fitted + std::string(width - 6 - fitted.size(), ' ') + paint.Status(StatusWord(status), status) + "\n";
-  }
-  if (pools.empty()) {
-    out += "(no fleet: image checks only; pass --fleet FILE for per-pool verdicts)\n";
-    return;
-  }
-  out += "\n";
-  size_t pool_width = 4;
-  for (const auto& pool : pools) pool_width = std::max(pool_width, pool.size());
-  pool_width = std::min<size_t>(pool_width, 30);
-  const size_t cell = 6;
-  size_t per_row = std::max<size_t>(1, (width - 2 - pool_width) / (cell + 1));
-  for (size_t first = 0; first < images.size(); first += per_row) {
-    size_t last = std::min(images.size(), first + per_row);
-    std::string header = "  " + Pad("POOL", pool_width);
-    for (size_t i = first; i < last; ++i) header += " " + Pad("#" + std::to_string(i + 1), cell);
-    while (!header.empty() && header.back() == ' ') header.pop_back();
-    out += paint(header, "1") + "\n";
-    for (const auto& pool : pools) {
-      std::string line = "  " + Pad(pool, pool_width);
-      for (size_t i = first; i < last; ++i) {
-        const json* verdict = VerdictFor(images[i], pool);
-        std::string status = verdict ? Str(*verdict, "status") : "";
-        line += " " + paint.Status(Pad(StatusWord(status), cell), status);
-      }
-      while (!line.empty() && line.back() == ' ') line.pop_back();
-      out += line + "\n";
-    }
-  }
-  // What users would meet where a pool fails or warns.
-  std::string details;
-  for (size_t i = 0; i < images.size(); ++i) {
-    for (const auto& verdict : Arr(images[i], "verdicts")) {
-      const json& predicted = verdict.contains("predicted_error") ? verdict["predicted_error"] : json();
-      if (!predicted.is_object()) continue;
-      std::string text = "#" + std::to_string(i + 1) + " on " + Str(verdict, "pool") + ": " + PredictedText(predicted);
-      std::string stage = Str(predicted, "stage");
-      if (!stage.empty()) text += " at " + stage;
-      std::string rule = Str(predicted, "rule");
-      if (!rule.empty()) text += " (" + rule + ")";
-      details += Wrap(text, "  ", "      ", width);
-    }
-  }
-  if (!details.empty()) out += "\nPredicted errors:\n" + details;
-}
-
-void RenderFinding(std::string& out, size_t image_index, const json& finding, const RenderOptions& options,
-                   const Painter& paint) {
-  size_t width = std::max<size_t>(options.width, 40);
-  std::string severity = Str(finding, "severity");
-  std::string head = Str(finding, "rule", "?");
-  std::string name = Str(finding, "name");
-  if (!name.empty()) head += " " + name;
-  std::string where = "#" + std::to_string(image_index + 1);
-  std::string pools = PoolList(finding);
-  if (Str(finding, "scope") == "image" || pools.empty()) {
-    where += ", image";
-  } else {
-    where += ", pools: " + pools;
-  }
-  std::string wrapped = Wrap(head + " [" + where + "]", "  ", "      ", width);
-  // Colour the rule id only (the first word), so wrapping stays exact.
-  std::string rule = Str(finding, "rule", "?");
-  if (wrapped.compare(2, rule.size(), rule) == 0)
-    wrapped = "  " + paint.Severity(rule, severity) + wrapped.substr(2 + rule.size());
-  out += wrapped;
-  out += Wrap(Str(finding, "message"), "    ", "    ", width);
-  const json& predicted = finding.contains("predicted_error") ? finding["predicted_error"] : json();
-  if (predicted.is_object()) {
-    std::string text = PredictedText(predicted);
-    std::string stage = Str(predicted, "stage");
-    if (!stage.empty()) text += " at " + stage;
-    std::string message = Str(predicted, "message");
-    if (!message.empty()) text += ": " + message;
-    out += Wrap(text, "    predicts: ", "      ", width);
-  }
-  const json& evidence = Arr(finding, "evidence");
-  size_t shown = 0;
-  for (const auto& item : evidence) {
-    if (shown == 5) {
-      out += "    evidence: ... and " + std::to_string(evidence.size() - shown) + " more (see --format json)\n";
-      break;
-    }
-    out += Wrap(EvidenceText(item), "    evidence: ", "      ", width);
-    ++shown;
-  }
-  std::string fix = Str(finding, "fix");
-  if (!fix.empty()) out += Wrap(fix, "    fix: ", "      ", width);
-  std::string docs = Str(finding, "docs");
-  if (!docs.empty()) out += Wrap(docs, "    docs: ", "      ", width);
-}
-
 std::string SuppressionSource(const json& by) {
   std::string source = Str(by, "file");
   if (source.empty()) source = Str(by, "origin", "?");
@@ -196,32 +44,61 @@ std::string SuppressionSource(const json& by) {
   return source;
 }
 
-}  // namespace
-
-std::string RenderText(const json& report, const RenderOptions& options) {
-  Painter paint(options.color);
-  std::string out;
-  const json& images = Arr(report, "images");
-  RenderMatrix(out, report, options, paint);
-
-  const char* severities[] = {"error", "warning", "note"};
-  const char* headings[] = {"ERRORS", "WARNINGS", "NOTES"};
-  for (int s = 0; s < 3; ++s) {
-    std::vector<std::pair<size_t, const json*>> group;
-    for (size_t i = 0; i < images.size(); ++i) {
-      for (const auto& finding : Arr(images[i], "findings")) {
-        if (Str(finding, "severity") == severities[s]) group.emplace_back(i, &finding);
-      }
-    }
-    if (group.empty()) continue;
-    out += "\n" + paint.Severity(std::string(headings[s]) + " (" + std::to_string(group.size()) + ")", severities[s]) + "\n";
-    for (const auto& [index, finding] : group) RenderFinding(out, index, *finding, options, paint);
-  }
-
-  return out + RenderTextSummary(report, options);
+// One line, cut to `width` ("~" marks the cut).
+std::string Cut(const std::string& line, size_t width) {
+  return line.size() > width ? line.substr(0, width - 1) + "~" : line;
 }
 
-std::string RenderTextSummary(const json& report, const RenderOptions& options) {
+// The PREDICTED ERROR cell of a pool's row.
+std::string Cell(const json& verdict) {
+  const json& predicted = verdict.contains("predicted_error") ? verdict["predicted_error"] : json();
+  if (predicted.is_object()) return PredictedText(predicted) + " (" + Str(predicted, "stage") + ")";
+  if (Str(verdict, "status") == "pass" && !Arr(verdict, "undetermined").empty()) return "- (some checks undetermined)";
+  return "-";
+}
+
+void RenderVerdicts(std::string& out, const json& image, size_t width) {
+  const json& verdicts = Arr(image, "verdicts");
+  if (verdicts.empty()) {
+    out += "  (no pools: image-level checks only; pass --fleet FILE for verdicts)\n";
+    return;
+  }
+  size_t pool_width = 4;
+  for (const auto& verdict : verdicts) pool_width = std::max(pool_width, Str(verdict, "pool").size());
+  pool_width = std::min<size_t>(pool_width, 24);
+  out += "  " + Pad("POOL", pool_width) + "  VERDICT  PREDICTED ERROR\n";
+  for (const auto& verdict : verdicts) {
+    std::string line = "  " + Pad(Str(verdict, "pool"), pool_width) + "  " + Pad(Str(verdict, "status"), 7) + "  " +
+                       Cell(verdict);
+    out += Cut(line, width) + "\n";
+  }
+}
+
+void RenderFinding(std::string& out, const json& finding, size_t width) {
+  std::string head = Str(finding, "severity") + " " + Str(finding, "rule") + " " + Str(finding, "name");
+  std::string pools = PoolList(finding);
+  if (Str(finding, "scope") == "image") {
+    head += " [image]";
+  } else if (!pools.empty()) {
+    head += " [" + pools + "]";
+  }
+  out += Wrap(head, "", "    ", width);
+  out += Wrap(Str(finding, "message"), "  ", "  ", width);
+  const json& predicted = finding.contains("predicted_error") ? finding["predicted_error"] : json();
+  if (predicted.is_object()) {
+    std::string text = "predicts: " + PredictedText(predicted) + " at " + Str(predicted, "stage");
+    if (predicted.contains("message")) text += ": " + Str(predicted, "message");
+    out += Wrap(text, "  ", "    ", width);
+  }
+  for (const auto& item : Arr(finding, "evidence")) out += Wrap(EvidenceText(item), "  evidence: ", "    ", width);
+  if (finding.contains("fix")) out += Wrap(Str(finding, "fix"), "  fix: ", "    ", width);
+  out += Wrap(Str(finding, "docs"), "  docs: ", "    ", width);
+  out += "\n";
+}
+
+// The tail: suppressed findings, expired/rejected/unused ignores and the
+// summary line (suppressions are never silent).
+std::string RenderSummary(const json& report, const RenderOptions& options) {
   Painter paint(options.color);
   size_t width = std::max<size_t>(options.width, 40);
   std::string out;
@@ -292,6 +169,28 @@ std::string RenderTextSummary(const json& report, const RenderOptions& options) 
     line += "; " + Plural(Count(summary, "invalid_ignores"), "rejected ignore", "rejected ignores");
   out += "\n" + Wrap(line, "", "  ", width);
   return out;
+}
+
+}  // namespace
+
+std::string RenderText(const json& report, const RenderOptions& options) {
+  size_t width = std::max<size_t>(options.width, 40);
+  std::string out;
+  for (const auto& image : Arr(report, "images")) {
+    std::string header = "IMAGE " + Str(image, "ref");
+    std::string digest = Str(image, "digest");
+    if (!digest.empty()) header += " (" + digest.substr(0, std::min<size_t>(digest.size(), 19)) + ")";
+    out += Cut(header, width) + "\n";
+    RenderVerdicts(out, image, width);
+    const json& findings = Arr(image, "findings");
+    if (findings.empty()) {
+      out += "\n  No findings.\n\n";
+      continue;
+    }
+    out += "\n";
+    for (const auto& finding : findings) RenderFinding(out, finding, width);
+  }
+  return out + "\n" + RenderSummary(report, options);
 }
 
 }  // namespace imagelint::report

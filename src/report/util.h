@@ -12,7 +12,9 @@ namespace imagelint::report::internal {
 
 using nlohmann::json;
 
-// Severity rank of a finding ("error" 2, "warning" 1, "note" 0, else -1).
+// A finding's severity (analysis::FindingSeverity: unknown text counts as an
+// error) and its rank (note 0, warning 1, error 2).
+Severity SeverityOf(const json& finding);
 int Rank(const json& finding);
 // j[key] as a string when it is one, else `fallback`.
 std::string Str(const json& j, const char* key, const std::string& fallback = "");

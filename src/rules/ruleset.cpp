@@ -407,16 +407,13 @@ Result<std::vector<Rule>> LoadRuleFile(const std::string& path, const RuleFileLi
   return ParseRuleFile(buffer.str(), path, limits);
 }
 
-std::string BuiltinRulesDir() {
-  if (const char* env = std::getenv("IMAGELINT_RULES_DIR"); env && *env) return env;
-  return std::string(IMAGELINT_DATA_DIR) + "/rules";
-}
+std::string BuiltinRulesDir(const std::filesystem::path& data_dir) { return (data_dir / "rules").string(); }
 
-Result<RuleSet> LoadRuleSet(const std::vector<std::string>& extra_files) {
+Result<RuleSet> LoadRuleSet(const std::filesystem::path& builtin_dir, const std::vector<std::string>& extra_files) {
   RuleSet set;
   std::vector<std::string> files;
   std::error_code ec;
-  std::string dir = BuiltinRulesDir();
+  std::string dir = builtin_dir.string();
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
     if (entry.is_regular_file() && entry.path().extension() == ".yaml") files.push_back(entry.path().string());
   }

@@ -1,8 +1,13 @@
 // Verdicts from findings: merge across pools, first failure a user meets,
-// unknown facts as "cannot tell", evidence with layers, exit threshold, text.
+// unknown facts as "cannot tell", evidence with layers; what a report shows
+// (--min-severity), the gate (--fail-on), the one severity fallback; the text
+// rendering of an analysed report.
 #include <doctest/doctest.h>
 
 #include "imagelint/analysis.h"
+#include "imagelint/config.h"
+#include "imagelint/report.h"
+#include "report/sample_report.h"
 
 using namespace imagelint;
 using namespace imagelint::rules;
@@ -149,7 +154,7 @@ TEST_CASE("verdicts: first failure a user meets, merged findings, evidence") {
   CHECK(analysis::HasFindingsAtOrAbove(*report, Severity::kError));
   CHECK(!analysis::HasFindingsAtOrAbove(*report, std::nullopt));
 
-  std::string text = analysis::RenderText(*report);
+  std::string text = report::RenderText(analysis::Finalize(*report));
   CHECK(text.find("IMAGE app:1 (sha256:0123456789ab)") != std::string::npos);
   CHECK(text.find("  rtx3090-460  fail     804 cudaErrorCompatNotSupportedOnDevice (cuInit)") != std::string::npos);
   CHECK(text.find("  a100-535     fail     209 cudaErrorNoKernelImageForDevice (kernel-load)") != std::string::npos);
@@ -250,7 +255,7 @@ TEST_CASE("no fleet: image rules only, no verdicts") {
   CHECK(image["verdicts"].empty());
   REQUIRE(image["findings"].size() == 1);
   CHECK(image["findings"][0]["rule"] == "T003");
-  CHECK(analysis::RenderText(*report).find("pass --fleet FILE") != std::string::npos);
+  CHECK(report::RenderText(analysis::Finalize(*report)).find("pass --fleet FILE") != std::string::npos);
 }
 
 TEST_CASE("pools as the language sees them") {
@@ -260,4 +265,81 @@ TEST_CASE("pools as the language sees them") {
   CHECK(!pool.contains("brand"));  // unset -> absent -> unknown in rules
   CHECK(!pool.contains("container_toolkit"));
   CHECK(pool["platform"] == "linux/amd64");
+}
+
+// --- after the rules: --min-severity, --fail-on ---------------------------------
+
+int Gate(const json& report, std::optional<Severity> fail_on) {
+  return analysis::HasFindingsAtOrAbove(report, fail_on) ? 1 : 0;
+}
+
+TEST_CASE("gate: --fail-on is separate from --min-severity") {
+  using analysis::Finalize;
+  using imagelint::testing::SampleReport;
+  json full = Finalize(SampleReport());
+  CHECK(Gate(full, Severity::kError) == 1);
+  CHECK(Gate(full, Severity::kNote) == 1);
+  CHECK(Gate(full, std::nullopt) == 0);
+
+  // Only errors shown; the warning and notes are hidden but still gate.
+  json errors_only = Finalize(SampleReport(), {.min_severity = Severity::kError});
+  CHECK(errors_only["summary"]["hidden"]["warning"] == 1);
+  CHECK(errors_only["summary"]["hidden"]["note"] == 2);
+  CHECK(errors_only["summary"]["findings"]["error"] == 1);
+  CHECK(errors_only["images"][0]["findings"].size() == 1);
+  CHECK(errors_only["images"][1]["findings"].empty());
+  json no_errors = SampleReport();
+  no_errors["images"][0]["findings"].erase(0);
+  json hidden = Finalize(no_errors, {.min_severity = Severity::kError});
+  CHECK(Gate(hidden, Severity::kError) == 0);
+  CHECK(Gate(hidden, Severity::kWarning) == 1);
+  CHECK(Gate(hidden, Severity::kNote) == 1);
+  // Finalize twice keeps what was hidden the first time.
+  CHECK(Gate(Finalize(hidden), Severity::kWarning) == 1);
+
+  // Suppressed findings do not gate.
+  config::Suppression s;
+  s.rule = "IL003";
+  s.reason = "accepted";
+  json suppressed = Finalize(config::ApplySuppressions(SampleReport(), {s}, "2026-01-01"));
+  CHECK(Gate(suppressed, Severity::kError) == 0);
+  CHECK(Gate(suppressed, Severity::kWarning) == 1);
+}
+
+TEST_CASE("--fail-on values") {
+  CHECK(analysis::ParseThreshold("none").ok());
+  CHECK_FALSE(analysis::ParseThreshold("none")->has_value());
+  CHECK(**analysis::ParseThreshold("warning") == Severity::kWarning);
+  auto fatal = analysis::ParseThreshold("fatal");
+  REQUIRE_FALSE(fatal.ok());
+  CHECK(fatal.error().message == "'fatal' is not one of error, warning, note, none");
+}
+
+TEST_CASE("one severity fallback: a finding that cannot be ranked counts as an error everywhere") {
+  CHECK(analysis::FindingSeverity(json{{"severity", "note"}}) == Severity::kNote);
+  CHECK(analysis::FindingSeverity(json{{"severity", "fatal"}}) == Severity::kError);
+  CHECK(analysis::FindingSeverity(json{{"severity", 3}}) == Severity::kError);
+  CHECK(analysis::FindingSeverity(json::object()) == Severity::kError);
+  CHECK(analysis::FindingSeverity(json("not an object")) == Severity::kError);
+
+  json report = imagelint::testing::SampleReport();
+  json& image = report["images"][1];  // passes everywhere with a note
+  image["findings"][0]["severity"] = "critical";
+  analysis::DeriveVerdicts(image);
+  CHECK(image["status"] == "fail");
+  CHECK(image["verdicts"][0]["status"] == "fail");
+  json shown = analysis::Finalize(report, {.min_severity = Severity::kError});  // never hidden
+  CHECK(shown["images"][1]["findings"].size() == 1);
+  CHECK(shown["summary"]["findings"]["error"] == 2);
+  CHECK(Gate(shown, Severity::kError) == 1);
+  // Reporters read it the same way.
+  auto rules = report::RulesFromReport(shown);
+  json sarif = json::parse(report::RenderSarif(shown, rules));
+  bool found = false;
+  for (const auto& result : sarif["runs"][0]["results"]) {
+    if (result["message"]["text"].get<std::string>().find("CUDA_VERSION is unset") == std::string::npos) continue;
+    CHECK(result["level"] == "error");
+    found = true;
+  }
+  CHECK(found);
 }

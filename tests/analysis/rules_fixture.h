@@ -14,6 +14,7 @@
 #include "imagelint/fleet.h"
 #include "imagelint/knowledge.h"
 #include "imagelint/rules.h"
+#include "support/test_support.h"
 
 namespace imagelint::testing::rules_fixture {
 
@@ -101,7 +102,7 @@ inline json Env(json facts, const std::map<std::string, std::string>& values) {
 
 inline const Knowledge& TestKnowledge() {
   static Knowledge knowledge = [] {
-    auto loaded = Knowledge::LoadDefault();
+    auto loaded = Knowledge::LoadDefault(imagelint::testing::SourceDir());
     REQUIRE_MESSAGE(loaded.ok(), loaded.error().ToString());
     return std::move(*loaded);
   }();
@@ -113,7 +114,7 @@ inline json Run(const std::vector<json>& facts, const std::string& fleet_yaml) {
   const Knowledge& knowledge = TestKnowledge();
   auto fleet = ParseFleet(fleet_yaml, "fleet.yaml", knowledge);
   REQUIRE_MESSAGE(fleet.ok(), fleet.error().ToString());
-  auto rule_set = rules::LoadRuleSet();
+  auto rule_set = rules::LoadRuleSet(rules::BuiltinRulesDir(imagelint::testing::SourceDir()));
   REQUIRE_MESSAGE(rule_set.ok(), rule_set.error().ToString());
   rules::FunctionRegistry functions = analysis::DefaultFunctions(knowledge);
   auto checked = rule_set->CheckFunctions(functions);

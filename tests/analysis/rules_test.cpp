@@ -390,7 +390,7 @@ TEST_CASE("malformed facts are tool errors naming the rule, not crashes") {
   const Knowledge& knowledge = imagelint::testing::rules_fixture::TestKnowledge();
   auto fleet = ParseFleet(kSeedFleet, "fleet.yaml", knowledge);
   REQUIRE(fleet.ok());
-  auto rule_set = rules::LoadRuleSet();
+  auto rule_set = rules::LoadRuleSet(rules::BuiltinRulesDir(imagelint::testing::SourceDir()));
   REQUIRE(rule_set.ok());
   auto report = analysis::Analyze({facts}, *fleet, *rule_set, analysis::DefaultFunctions(knowledge));
   REQUIRE(!report.ok());

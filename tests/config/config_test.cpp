@@ -1,12 +1,10 @@
-// .imagelint.yaml parsing and discovery, flag parsing, suppressions, and the
-// published JSON Schemas (config file and report).
-#include <stdlib.h>
-
+// .imagelint.yaml parsing and discovery, flag parsing and merging,
+// suppressions, and the published JSON Schemas (config file and report).
 #include <sstream>
 
 #include <doctest/doctest.h>
 
-#include "config/cli_options.h"
+#include "imagelint/analysis.h"
 #include "imagelint/config.h"
 #include "imagelint/report.h"
 #include "report/sample_report.h"
@@ -114,31 +112,34 @@ TEST_CASE("config: discovery order (--config, working directory, XDG)") {
   testing::TempDir dir;
   std::filesystem::create_directories(dir / "work");
   std::filesystem::create_directories(dir / "xdg" / "imagelint");
-  setenv("XDG_CONFIG_HOME", (dir / "xdg").c_str(), 1);
-  auto none = FindConfigFile("", (dir / "work").string());
+  const std::string user_dir = (dir / "xdg" / "imagelint").string();  // the CLI passes $XDG_CONFIG_HOME/imagelint
+  auto none = FindConfigFile("", (dir / "work").string(), user_dir);
   REQUIRE(none.ok());
   CHECK_FALSE(none->has_value());
 
   testing::WriteFileText(dir / "xdg" / "imagelint" / "config.yaml", "fail-on: none\n");
-  auto xdg = FindConfigFile("", (dir / "work").string());
+  auto xdg = FindConfigFile("", (dir / "work").string(), user_dir);
   REQUIRE(xdg.ok());
   CHECK(**xdg == (dir / "xdg" / "imagelint" / "config.yaml").string());
+  auto no_user_dir = FindConfigFile("", (dir / "work").string(), "");
+  REQUIRE(no_user_dir.ok());
+  CHECK_FALSE(no_user_dir->has_value());
 
   testing::WriteFileText(dir / "work" / ".imagelint.yaml", "fail-on: note\n");
-  auto local = FindConfigFile("", (dir / "work").string());
+  auto local = FindConfigFile("", (dir / "work").string(), user_dir);
   REQUIRE(local.ok());
   CHECK(**local == (dir / "work" / ".imagelint.yaml").string());
   auto loaded = LoadConfig(**local);
   REQUIRE(loaded.ok());
   CHECK(*loaded->fail_on == "note");
 
-  auto explicit_file = FindConfigFile((dir / "xdg" / "imagelint" / "config.yaml").string(), (dir / "work").string());
+  auto explicit_file = FindConfigFile((dir / "xdg" / "imagelint" / "config.yaml").string(), (dir / "work").string(),
+                                      user_dir);
   REQUIRE(explicit_file.ok());
   CHECK(**explicit_file == (dir / "xdg" / "imagelint" / "config.yaml").string());
-  auto missing = FindConfigFile((dir / "nope.yaml").string(), (dir / "work").string());
+  auto missing = FindConfigFile((dir / "nope.yaml").string(), (dir / "work").string(), user_dir);
   REQUIRE_FALSE(missing.ok());
   CHECK(missing.error().message.find("no such file") != std::string::npos);
-  unsetenv("XDG_CONFIG_HOME");
 
   auto bad = LoadConfig((dir / "absent.yaml").string());
   REQUIRE_FALSE(bad.ok());
@@ -190,9 +191,6 @@ TEST_CASE("dates and globs") {
   CHECK_FALSE(IsDate("2023-13-01"));
   CHECK_FALSE(IsDate("2023-1-01"));
   CHECK_FALSE(IsDate("20230101xx"));
-  setenv("IMAGELINT_TODAY", "2030-05-06", 1);
-  CHECK(Today() == "2030-05-06");
-  unsetenv("IMAGELINT_TODAY");
   CHECK(IsDate(Today()));
   CHECK(GlobMatch("rtx*", "rtx3090-460"));
   CHECK(GlobMatch("*", ""));
@@ -231,7 +229,7 @@ TEST_CASE("suppressions: the finding moves, the verdict follows") {
   // The other image is untouched.
   CHECK(report["images"][1] == testing::SampleReport()["images"][1]);
   CHECK(report["ignores"]["unused"].empty());
-  json summary = report::Finalize(report)["summary"];
+  json summary = analysis::Finalize(report)["summary"];
   CHECK(summary["suppressed"] == 1);
   CHECK(summary["verdicts"]["fail"] == 0);
 }
@@ -292,7 +290,7 @@ TEST_CASE("suppressions: a pragma without a reason is rejected, and says so") {
   CHECK(report["images"][0]["findings"].size() == 3);
   REQUIRE(report["ignores"]["invalid"].size() == 1);
   CHECK(report["ignores"]["invalid"][0]["problem"] == "has no reason");
-  json shown = report::Finalize(report);
+  json shown = analysis::Finalize(report);
   CHECK(shown["summary"]["invalid_ignores"] == 1);
   std::string text = report::RenderText(shown);
   CHECK(text.find("REJECTED IGNORES (1)") != std::string::npos);
@@ -330,115 +328,78 @@ TEST_CASE("suppressions: expired entries are reported and not applied") {
   json on_day = ApplySuppressions(testing::SampleReport(), {expired}, "2026-05-31");
   CHECK(on_day["images"][0]["findings"].size() == 2);
   CHECK(on_day["ignores"]["expired"].empty());
-  CHECK(report::Finalize(after)["summary"]["expired_ignores"] == 1);
-  CHECK(report::ExitCodeFor(report::Finalize(after), rules::Severity::kError) == 1);
+  CHECK(analysis::Finalize(after)["summary"]["expired_ignores"] == 1);
+  CHECK(analysis::HasFindingsAtOrAbove(analysis::Finalize(after), rules::Severity::kError));
 }
 
-// --- flags + file -> settings -> reports and exit code ----------------------------
+// --- flags over the file -----------------------------------------------------
 
-TEST_CASE("ResolveConfig: defaults, file, flags, --output, extra formats") {
+TEST_CASE("ResolveConfig: defaults, file, flags, --no-config") {
   testing::TempDir dir;
   CommandLineOptions options;
   options.working_directory = dir.path().string();
-  setenv("XDG_CONFIG_HOME", (dir / "xdg").c_str(), 1);
+  options.user_config_dir = (dir / "xdg" / "imagelint").string();
   auto defaults = ResolveConfig(options);
   REQUIRE(defaults.ok());
-  CHECK(defaults->formats.size() == 1);
-  CHECK(defaults->formats[0].format == report::Format::kText);
-  CHECK(*defaults->fail_on == rules::Severity::kError);
-  CHECK(defaults->min_severity == rules::Severity::kNote);
-  CHECK(defaults->inline_ignores);
+  CHECK(defaults->file.empty());
+  CHECK_FALSE(defaults->fail_on.has_value());
+  CHECK(defaults->formats.empty());
+  CHECK_FALSE(defaults->inline_ignores.has_value());
+
+  std::filesystem::create_directories(dir / "xdg" / "imagelint");
+  testing::WriteFileText(dir / "xdg" / "imagelint" / "config.yaml", "fail-on: none\n");
+  auto from_user_dir = ResolveConfig(options);
+  REQUIRE(from_user_dir.ok());
+  CHECK(*from_user_dir->fail_on == "none");
 
   testing::WriteFileText(dir / ".imagelint.yaml",
                          "fail-on: warning\nmin-severity: error\nformat: [json]\ninline-ignores: false\n");
   auto from_file = ResolveConfig(options);
   REQUIRE(from_file.ok());
-  CHECK(*from_file->fail_on == rules::Severity::kWarning);
-  CHECK(from_file->min_severity == rules::Severity::kError);
-  CHECK(from_file->formats[0].format == report::Format::kJson);
-  CHECK_FALSE(from_file->inline_ignores);
+  CHECK(from_file->file == (dir / ".imagelint.yaml").string());
+  CHECK(*from_file->fail_on == "warning");
+  CHECK(*from_file->min_severity == "error");
+  CHECK(from_file->formats == std::vector<std::string>{"json"});
+  CHECK(*from_file->inline_ignores == false);
 
   options.fail_on = "none";
   options.formats = {"sarif=out.sarif", "text"};
   options.ignore = {"IL003=accepted"};
+  options.severity = {"IL010=error"};
+  options.disable = {"IL020"};
+  options.no_inline_ignores = true;
   auto flags = ResolveConfig(options);
   REQUIRE(flags.ok());
-  CHECK_FALSE(flags->fail_on.has_value());
-  REQUIRE(flags->formats.size() == 2);
-  CHECK(flags->formats[0].path == "out.sarif");
-  CHECK(flags->config.ignores.size() == 1);
+  CHECK(*flags->fail_on == "none");
+  CHECK(*flags->min_severity == "error");  // from the file
+  CHECK(flags->formats == std::vector<std::string>{"sarif=out.sarif", "text"});
+  REQUIRE(flags->ignores.size() == 1);
+  CHECK(flags->ignores[0].origin == "flag");
+  REQUIRE(flags->overrides.size() == 2);
+  CHECK(*flags->overrides[0].severity == rules::Severity::kError);
+  CHECK(flags->overrides[1].disabled);
 
   options.no_config = true;
-  options.formats = {"json"};
-  options.output = "report.json";
-  auto output = ResolveConfig(options);
-  REQUIRE(output.ok());
-  CHECK(output->formats[0].path == "report.json");
-  CHECK(output->min_severity == rules::Severity::kNote);  // --no-config: the file's error is gone
+  auto without_file = ResolveConfig(options);
+  REQUIRE(without_file.ok());
+  CHECK_FALSE(without_file->min_severity.has_value());  // --no-config: the file's error is gone
 
-  options.formats = {"json", "text"};
-  auto two = ResolveConfig(options);
-  REQUIRE_FALSE(two.ok());
-  CHECK(two.error().message.find("single --format") != std::string::npos);
-  options.output.clear();
-  options.formats = {"json", "text"};
-  CHECK_FALSE(ResolveConfig(options).ok());  // two to stdout
-
-  options.extra_formats = {"k8s"};
-  options.formats = {"k8s=advice.yaml", "text"};
-  auto extra = ResolveConfig(options);
-  REQUIRE(extra.ok());
-  REQUIRE(extra->extra_formats.size() == 1);
-  CHECK(extra->extra_formats[0].second == "advice.yaml");
-  options.formats = {"k8s"};
-  auto only_extra = ResolveConfig(options);
-  REQUIRE(only_extra.ok());
-  CHECK(only_extra->formats.empty());
-
-  options.formats = {};
   options.ignore = {"IL003"};
   CHECK_FALSE(ResolveConfig(options).ok());
   options.ignore = {};
   options.severity = {"IL003=fatal"};
   CHECK_FALSE(ResolveConfig(options).ok());
   options.severity = {};
+  options.fail_on = "fatal";
+  auto bad_level = ResolveConfig(options);
+  REQUIRE_FALSE(bad_level.ok());
+  CHECK(bad_level.error().ToString() == "--fail-on: 'fatal' is not one of error, warning, note, none");
+  options.fail_on = "";
+  options.min_severity = "none";
+  CHECK_FALSE(ResolveConfig(options).ok());
+  options.min_severity = "";
   options.config_file = (dir / ".imagelint.yaml").string();
   CHECK_FALSE(ResolveConfig(options).ok());  // --config with --no-config
-  unsetenv("XDG_CONFIG_HOME");
-}
-
-TEST_CASE("FinishReport: suppress, filter, write, exit code") {
-  testing::TempDir dir;
-  CommandLineOptions options;
-  options.no_config = true;
-  options.formats = {"json=" + (dir / "r.json").string(), "text", "k8s=" + (dir / "advice.txt").string()};
-  options.extra_formats = {"k8s"};
-  options.ignore = {"IL003=accepted for the test"};
-  options.min_severity = "warning";
-  options.fail_on = "warning";
-  auto settings = ResolveConfig(options);
-  REQUIRE(settings.ok());
-  std::ostringstream out;
-  std::map<std::string, ExtraRenderer> extra = {
-      {"k8s", [](const json& report) -> Result<std::string> {
-         return "images: " + std::to_string(report["images"].size()) + "\n";
-       }}};
-  auto code = FinishReport(testing::SampleReport(), *settings, {}, out, {}, extra);
-  REQUIRE(code.ok());
-  CHECK(*code == 1);  // IL010 (warning) remains
-  CHECK(out.str().find("SUPPRESSED (1)") != std::string::npos);
-  CHECK(out.str().find("NOTES") == std::string::npos);  // below --min-severity
-  json written = json::parse(testing::ReadFileText(dir / "r.json"));
-  CHECK(written["summary"]["hidden"]["note"] == 2);
-  CHECK(testing::ReadFileText(dir / "advice.txt") == "images: 2\n");
-
-  options.fail_on = "error";
-  auto relaxed = ResolveConfig(options);
-  REQUIRE(relaxed.ok());
-  std::ostringstream quiet;
-  CHECK(*FinishReport(testing::SampleReport(), *relaxed, {}, quiet, {}, extra) == 0);
-  auto missing = FinishReport(testing::SampleReport(), *relaxed, {}, quiet, {}, {});
-  CHECK_FALSE(missing.ok());
 }
 
 // --- published schemas -------------------------------------------------------
@@ -494,7 +455,7 @@ TEST_CASE("docs/report-schema.json describes the report") {
   Suppression s = Ignore("IL003");
   Suppression expired = Ignore("IL010");
   expired.expires = "2020-01-01";
-  json report = report::Finalize(ApplySuppressions(testing::SampleReport(), {s, expired}, "2026-06-01"));
+  json report = analysis::Finalize(ApplySuppressions(testing::SampleReport(), {s, expired}, "2026-06-01"));
   testing::WriteFileText(dir / "report.json", report.dump());
   auto result = testing::RunCommand({"python3", "-c", kValidate, schema, (dir / "report.json").string()});
   CHECK_MESSAGE(result.exit_code == 0, (result.out + result.err));

@@ -38,7 +38,7 @@ bool HasUnknown(const json& facts, const std::string& fact) {
 
 // The knowledge tables, for arch lists (optional: skipped when they do not load).
 const imagelint::Knowledge* Tables() {
-  static auto loaded = imagelint::Knowledge::LoadDefault();
+  static auto loaded = imagelint::Knowledge::LoadDefault(imagelint::testing::SourceDir());
   return loaded.ok() ? &*loaded : nullptr;
 }
 

@@ -115,7 +115,7 @@ TEST_CASE("golden SARIF of a Dockerfile scan: results point at Dockerfile lines"
   json report = Run({analysis->facts, wheel->facts}, kFleet);
   report["images"][0]["dockerfile"] = "services/train/Dockerfile";
   report["images"][1]["dockerfile"] = "services/infer/Dockerfile";
-  report = report::Finalize(report);
+  report = analysis::Finalize(report);
   report::RenderOptions options;
   options.docs_dir = "/nonexistent";  // keep rule docs text out of the golden
   json sarif = json::parse(report::RenderSarif(report, report::RulesFromReport(report), options));

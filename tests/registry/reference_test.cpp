@@ -208,19 +208,18 @@ TEST_CASE("LookupCredentials reads REGISTRY_AUTH_FILE before docker's config") {
   WriteFileText(dir / "docker" / "config.json",
                 R"({"auths":{"r.example.com":{"auth":")" + Base64Encode("docker:pw2") +
                     R"("},"d.example.com":{"auth":")" + Base64Encode("d:pw3") + R"("}}})");
-  setenv("REGISTRY_AUTH_FILE", (dir / "auth.json").c_str(), 1);
-  setenv("DOCKER_CONFIG", (dir / "docker").c_str(), 1);
-  auto first = LookupCredentials(*ParseReference("r.example.com/x"));
+  CredentialStores stores;
+  stores.registry_auth_file = (dir / "auth.json").string();
+  stores.docker_config = (dir / "docker").string();
+  auto first = LookupCredentials(*ParseReference("r.example.com/x"), stores);
   REQUIRE(first.ok());
   REQUIRE(first->has_value());
   CHECK((*first)->username == "podman");
-  auto docker = LookupCredentials(*ParseReference("d.example.com/x"));
+  auto docker = LookupCredentials(*ParseReference("d.example.com/x"), stores);
   REQUIRE(docker.ok());
   REQUIRE(docker->has_value());
   CHECK((*docker)->username == "d");
-  auto none = LookupCredentials(*ParseReference("n.example.com/x"));
+  auto none = LookupCredentials(*ParseReference("n.example.com/x"), stores);
   REQUIRE(none.ok());
   CHECK_FALSE(none->has_value());
-  unsetenv("REGISTRY_AUTH_FILE");
-  unsetenv("DOCKER_CONFIG");
 }

@@ -198,9 +198,7 @@ TEST_CASE("htpasswd Basic auth: none, wrong, right, and from REGISTRY_AUTH_FILE"
   PushImage(registry, SampleImage("basic", 4096), "private/img:v1");
   const std::string reference = registry.host() + "/private/img:v1";
 
-  setenv("REGISTRY_AUTH_FILE", "/nonexistent/auth.json", 1);
-  setenv("DOCKER_CONFIG", "/nonexistent", 1);
-  auto anonymous = Pull(reference, FastOptions());
+  auto anonymous = Pull(reference, FastOptions());  // no credential stores: anonymous
   REQUIRE_FALSE(anonymous.ok());
   CHECK(anonymous.error().subject == reference);
   CHECK(anonymous.error().message.find("authentication required") != std::string::npos);
@@ -219,10 +217,9 @@ TEST_CASE("htpasswd Basic auth: none, wrong, right, and from REGISTRY_AUTH_FILE"
 
   TempDir dir;
   WriteFileText(dir / "auth.json", "{\"auths\":{\"" + registry.host() + "\":{\"auth\":\"ZGF2ZTpkYXZlLXB3LTQy\"}}}");
-  setenv("REGISTRY_AUTH_FILE", (dir / "auth.json").c_str(), 1);
-  auto from_file = Pull(reference, FastOptions());
-  unsetenv("REGISTRY_AUTH_FILE");
-  unsetenv("DOCKER_CONFIG");
+  auto stored = FastOptions();
+  stored.credential_stores.registry_auth_file = (dir / "auth.json").string();
+  auto from_file = Pull(reference, stored);
   INFO((from_file.ok() ? std::string() : from_file.error().ToString()));
   REQUIRE(from_file.ok());
 }

@@ -1,14 +1,12 @@
 // Reporters: golden output per format, SARIF against the official schema and
-// GitHub's reading of it, the gate, --format parsing, file output, colour.
-#include <fcntl.h>
-#include <stdlib.h>
-#include <unistd.h>
-
+// GitHub's reading of it, --format parsing and output planning, file output,
+// colour, the other commands' output.
 #include <set>
 #include <sstream>
 
 #include <doctest/doctest.h>
 
+#include "imagelint/analysis.h"
 #include "imagelint/config.h"
 #include "imagelint/report.h"
 #include "report/sample_report.h"
@@ -17,6 +15,7 @@
 namespace imagelint::report {
 namespace {
 
+using analysis::Finalize;
 using nlohmann::json;
 using testing::SampleReport;
 
@@ -106,71 +105,15 @@ TEST_CASE("text: fits 80 columns, colour only when asked") {
   RenderOptions colored;
   colored.color = true;
   std::string with_color = RenderText(report, colored);
-  CHECK(with_color.find("\x1b[1;31mFAIL") != std::string::npos);
-  // Matrix, groups, suppression and summary are all there.
-  CHECK(plain.find("  rtx3090-460 FAIL   pass") != std::string::npos);
-  CHECK(plain.find("ERRORS (1)") != std::string::npos);
+  CHECK(with_color.find("\x1b[1mSUPPRESSED (1)\x1b[0m") != std::string::npos);
+  // Verdicts with predicted errors, findings, suppression and summary are all there.
+  CHECK(plain.find("IMAGE build/app.tar (sha256:aaaaaaaaaaaa)\n") != std::string::npos);
+  CHECK(plain.find("  rtx3090-460  fail     804 cudaErrorCompatNotSupportedOnDevice (cuInit)\n") != std::string::npos);
+  CHECK(plain.find("  h100-550     pass     -\n") != std::string::npos);
+  CHECK(plain.find("warning IL010 no-sass-for-gpu [rtx3090-460]") != std::string::npos);  // a100-* suppressed
   CHECK(plain.find("SUPPRESSED (1)") != std::string::npos);
   CHECK(plain.find("EXPIRED IGNORES (1)") != std::string::npos);
   CHECK(plain.find("1 suppressed") != std::string::npos);
-}
-
-TEST_CASE("ColorWanted: a terminal, unless NO_COLOR or TERM=dumb") {
-  int master = posix_openpt(O_RDWR | O_NOCTTY);
-  REQUIRE(master >= 0);
-  REQUIRE(grantpt(master) == 0);
-  REQUIRE(unlockpt(master) == 0);
-  int terminal = open(ptsname(master), O_RDWR | O_NOCTTY);
-  REQUIRE(terminal >= 0);
-  unsetenv("NO_COLOR");
-  setenv("TERM", "xterm", 1);
-  CHECK(ColorWanted(terminal));
-  setenv("NO_COLOR", "1", 1);
-  CHECK_FALSE(ColorWanted(terminal));
-  setenv("NO_COLOR", "", 1);  // empty means unset (no-color.org)
-  CHECK(ColorWanted(terminal));
-  setenv("TERM", "dumb", 1);
-  CHECK_FALSE(ColorWanted(terminal));
-  unsetenv("NO_COLOR");
-  setenv("TERM", "xterm", 1);
-  int pipe_fds[2];
-  REQUIRE(pipe(pipe_fds) == 0);
-  CHECK_FALSE(ColorWanted(pipe_fds[1]));
-  close(pipe_fds[0]);
-  close(pipe_fds[1]);
-  close(terminal);
-  close(master);
-}
-
-TEST_CASE("gate: --fail-on is separate from --min-severity") {
-  json full = Finalize(SampleReport());
-  CHECK(ExitCodeFor(full, Severity::kError) == 1);
-  CHECK(ExitCodeFor(full, Severity::kNote) == 1);
-  CHECK(ExitCodeFor(full, std::nullopt) == 0);
-
-  // Only errors shown; the warning and notes are hidden but still gate.
-  json errors_only = Finalize(SampleReport(), {.min_severity = Severity::kError});
-  CHECK(errors_only["summary"]["hidden"]["warning"] == 1);
-  CHECK(errors_only["summary"]["hidden"]["note"] == 2);
-  CHECK(errors_only["summary"]["findings"]["error"] == 1);
-  CHECK(errors_only["images"][0]["findings"].size() == 1);
-  CHECK(errors_only["images"][1]["findings"].empty());
-  json no_errors = SampleReport();
-  no_errors["images"][0]["findings"].erase(0);
-  json hidden = Finalize(no_errors, {.min_severity = Severity::kError});
-  CHECK(ExitCodeFor(hidden, Severity::kError) == 0);
-  CHECK(ExitCodeFor(hidden, Severity::kWarning) == 1);
-  CHECK(ExitCodeFor(hidden, Severity::kNote) == 1);
-  // Finalize twice keeps what was hidden the first time.
-  CHECK(ExitCodeFor(Finalize(hidden), Severity::kWarning) == 1);
-
-  // Suppressed findings do not gate.
-  config::Suppression s;
-  s.rule = "IL003";
-  s.reason = "accepted";
-  json suppressed = Finalize(config::ApplySuppressions(SampleReport(), {s}, "2026-01-01"));
-  CHECK(ExitCodeFor(suppressed, Severity::kError) == 0);
-  CHECK(ExitCodeFor(suppressed, Severity::kWarning) == 1);
 }
 
 TEST_CASE("--format parsing") {
@@ -185,10 +128,86 @@ TEST_CASE("--format parsing") {
   CHECK_FALSE(ParseFormatRequest("sarif=").ok());
   CHECK(ParseFormatRequest("xml").error().message.find("unknown format 'xml'") != std::string::npos);
   for (const auto& name : FormatNames()) CHECK(ParseFormat(name).ok());
-  CHECK(ParseThreshold("none").ok());
-  CHECK_FALSE(ParseThreshold("none")->has_value());
-  CHECK(**ParseThreshold("warning") == Severity::kWarning);
-  CHECK_FALSE(ParseThreshold("fatal").ok());
+}
+
+TEST_CASE("PlanOutputs: default text, --output with one format, one format on stdout") {
+  config::Config config;
+  auto defaults = PlanOutputs(config);
+  REQUIRE(defaults.ok());
+  REQUIRE(defaults->requests.size() == 1);
+  CHECK(defaults->requests[0].format == Format::kText);
+  CHECK(defaults->requests[0].path.empty());
+  CHECK(defaults->render.docs_base_uri == kDefaultDocsBaseUri);
+
+  config.formats = {"sarif=out.sarif", "text", "k8s=advice.yaml"};
+  config.docs_url = "https://git.example.com/mirror/imagelint/-/blob/main";
+  config.dockerfile = "Dockerfile";
+  auto several = PlanOutputs(config);
+  REQUIRE(several.ok());
+  REQUIRE(several->requests.size() == 3);
+  CHECK(several->requests[0].path == "out.sarif");
+  CHECK(several->requests[2].format == Format::kK8s);
+  CHECK(several->render.docs_base_uri == "https://git.example.com/mirror/imagelint/-/blob/main/");
+  CHECK(several->render.dockerfile == "Dockerfile");
+
+  config.formats = {"json"};
+  config.output = "report.json";
+  auto output = PlanOutputs(config);
+  REQUIRE(output.ok());
+  CHECK(output->requests[0].path == "report.json");
+  config.formats = {"json", "text"};
+  auto two = PlanOutputs(config);
+  REQUIRE_FALSE(two.ok());
+  CHECK(two.error().message.find("single --format") != std::string::npos);
+  config.output.reset();
+  auto two_stdout = PlanOutputs(config);
+  REQUIRE_FALSE(two_stdout.ok());
+  CHECK(two_stdout.error().message.find("only one format") != std::string::npos);
+  config.formats = {"xml"};
+  CHECK_FALSE(PlanOutputs(config).ok());
+}
+
+TEST_CASE("rule lists and cache usage: text, json, markdown") {
+  rules::RuleInfo on;
+  on.id = "T001";
+  on.name = "always-warn";
+  on.title = "Always warns | on every image";
+  on.severity = Severity::kWarning;
+  on.scope = rules::Scope::kImage;
+  rules::RuleInfo off = on;
+  off.id = "T002";
+  off.name = "off-rule";
+  off.title = std::string(120, 'x');
+  off.enabled = false;
+  auto text = RenderRuleList({on, off}, Format::kText);
+  REQUIRE(text.ok());
+  CHECK(text->find("T001   warning   image  Always warns | on every image\n") != std::string::npos);
+  CHECK(text->find("T002   off       image  xxx") != std::string::npos);
+  CHECK(text->find("2 rules;") != std::string::npos);
+  std::istringstream lines(*text);
+  std::string line;
+  while (std::getline(lines, line)) CHECK(line.size() <= 80);
+  auto markdown = RenderRuleList({on}, Format::kMarkdown);
+  REQUIRE(markdown.ok());
+  CHECK(markdown->find("| [T001](docs/rules/T001.md) | always-warn | warning | image | Always warns / on every image |") !=
+        std::string::npos);
+  auto list = json::parse(*RenderRuleList({on, off}, Format::kJson));
+  CHECK(list[1]["enabled"] == false);
+  CHECK(list[0]["scope"] == "image");
+  CHECK_FALSE(RenderRuleList({on}, Format::kSarif).ok());
+
+  CacheUsage usage;
+  usage.layers = 2;
+  usage.layer_bytes = 1536;
+  CHECK(*RenderCacheUsage("/c", usage, Format::kText) ==
+        "/c: 2 layers (1.5 KiB), 0 verified-blob stamps (0 B), total 1.5 KiB\n");
+  CHECK(json::parse(*RenderCacheUsage("/c", usage, Format::kJson))["total_bytes"] == 1536);
+  PruneResult pruned;
+  pruned.before = usage;
+  pruned.layers_removed = 2;
+  CHECK(RenderCachePrune("/c", pruned, Format::kText)->rfind("/c: removed 2 layers, ", 0) == 0);
+  CHECK(json::parse(*RenderCachePrune("/c", pruned, Format::kJson))["removed"]["layers"] == 2);
+  CHECK_FALSE(RenderCacheUsage("/c", usage, Format::kMarkdown).ok());
 }
 
 TEST_CASE("WriteReports: files and stdout, errors name the file") {

@@ -189,7 +189,7 @@ TEST_CASE("the built-in rules load: fourteen rules with docs pages") {
     CHECK(rule.fix.has_value());
     CHECK_MESSAGE(fs::exists(imagelint::testing::SourceDir() / rule.docs), rule.docs);
   }
-  auto set = LoadRuleSet();
+  auto set = LoadRuleSet(BuiltinRulesDir(imagelint::testing::SourceDir()));
   REQUIRE_MESSAGE(set.ok(), set.error().ToString());
   CHECK(set->Find("forward-compat-unsupported-gpu")->id == "IL003");
   CHECK(set->Find("IL007")->predicts[0].code == 209);

@@ -1,0 +1,115 @@
+// After the rules ran: what a report shows (--min-severity, the summary) and
+// whether it fails (--fail-on). One severity reading, one gate, for every
+// reporter and for the exit code.
+#include <map>
+
+#include "imagelint/analysis.h"
+
+namespace imagelint::analysis {
+
+using nlohmann::json;
+using rules::Severity;
+
+namespace {
+
+const json& Arr(const json& j, const char* key) {
+  static const json empty = json::array();
+  if (!j.is_object()) return empty;
+  auto it = j.find(key);
+  return it != j.end() && it->is_array() ? *it : empty;
+}
+
+std::string Str(const json& j, const char* key) {
+  if (!j.is_object()) return "";
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+int64_t Count(const json& counts, Severity severity) {
+  if (!counts.is_object()) return 0;
+  auto it = counts.find(std::string(rules::SeverityName(severity)));
+  return it != counts.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
+}
+
+}  // namespace
+
+Severity FindingSeverity(const json& finding) {
+  return rules::ParseSeverity(Str(finding, "severity")).value_or(Severity::kError);
+}
+
+Result<std::optional<Severity>> ParseThreshold(std::string_view text) {
+  if (text == "none") return std::optional<Severity>();
+  auto severity = rules::ParseSeverity(text);
+  if (!severity) return MakeError("", "'" + std::string(text) + "' is not one of error, warning, note, none");
+  return std::optional<Severity>(*severity);
+}
+
+bool HasFindingsAtOrAbove(const json& report, std::optional<Severity> threshold) {
+  if (!threshold) return false;
+  for (const auto& image : Arr(report, "images")) {
+    for (const auto& finding : Arr(image, "findings")) {
+      if (FindingSeverity(finding) >= *threshold) return true;
+    }
+  }
+  // Findings hidden by --min-severity still decide the exit code.
+  const json& hidden = report.is_object() && report.contains("summary") && report["summary"].is_object()
+                           ? report["summary"].value("hidden", json::object())
+                           : json::object();
+  for (Severity severity : {Severity::kNote, Severity::kWarning, Severity::kError}) {
+    if (severity >= *threshold && Count(hidden, severity) > 0) return true;
+  }
+  return false;
+}
+
+json Finalize(const json& input, const FinalizeOptions& options) {
+  json report = input.is_object() ? input : json::object();
+  json hidden = {{"error", 0}, {"warning", 0}, {"note", 0}};
+  if (report.contains("summary") && report["summary"].is_object()) {
+    const json previous = report["summary"].value("hidden", json::object());
+    for (Severity severity : {Severity::kNote, Severity::kWarning, Severity::kError})
+      hidden[std::string(rules::SeverityName(severity))] = Count(previous, severity);
+  }
+  json shown_counts = {{"error", 0}, {"warning", 0}, {"note", 0}};
+  json verdict_counts = {{"pass", 0}, {"warn", 0}, {"fail", 0}};
+  size_t suppressed = 0;
+  std::map<std::string, bool> pools;
+  if (!report.contains("images") || !report["images"].is_array()) report["images"] = json::array();
+  for (auto& image : report["images"]) {
+    if (!image.is_object()) continue;
+    json kept = json::array();
+    for (const auto& finding : Arr(image, "findings")) {
+      Severity severity = FindingSeverity(finding);
+      std::string name(rules::SeverityName(severity));
+      if (severity < options.min_severity) {
+        hidden[name] = hidden[name].get<int64_t>() + 1;
+        continue;
+      }
+      shown_counts[name] = shown_counts[name].get<int64_t>() + 1;
+      kept.push_back(finding);
+    }
+    image["findings"] = kept;
+    suppressed += Arr(image, "suppressed").size();
+    for (const auto& verdict : Arr(image, "verdicts")) {
+      std::string status = Str(verdict, "status");
+      if (verdict_counts.contains(status)) verdict_counts[status] = verdict_counts[status].get<int64_t>() + 1;
+      pools[Str(verdict, "pool")] = true;
+    }
+  }
+  json summary = json::object();
+  summary["images"] = report["images"].size();
+  summary["pools"] = report.contains("fleet") && report["fleet"].is_object() ? Arr(report["fleet"], "pools").size()
+                                                                              : pools.size();
+  summary["verdicts"] = verdict_counts;
+  summary["findings"] = shown_counts;
+  summary["hidden"] = hidden;
+  summary["min_severity"] = std::string(rules::SeverityName(options.min_severity));
+  summary["suppressed"] = suppressed;
+  const json& ignores = report.contains("ignores") ? report["ignores"] : json::object();
+  summary["expired_ignores"] = Arr(ignores, "expired").size();
+  summary["unused_ignores"] = Arr(ignores, "unused").size();
+  summary["invalid_ignores"] = Arr(ignores, "invalid").size();
+  report["summary"] = summary;
+  return report;
+}
+
+}  // namespace imagelint::analysis

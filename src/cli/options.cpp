@@ -1,0 +1,158 @@
+// Shared flags: declarations and their values as library options.
+#include "cli/options.h"
+
+#include <algorithm>
+#include <iostream>
+#include <mutex>
+#include <optional>
+
+#include "imagelint/report.h"
+
+namespace imagelint::cli {
+
+namespace {
+
+constexpr size_t kMaxPasswordBytes = 64 * 1024;
+
+bool Has(CLI::App& app, const std::string& name) { return app.get_option_no_throw(name) != nullptr; }
+
+// stdin is read once, however many images a command reads.
+Result<std::string> PasswordFromStdin() {
+  static std::once_flag once;
+  static std::optional<Result<std::string>> password;
+  std::call_once(once, [] {
+    std::string text;
+    char chunk[4096];
+    while (std::cin.read(chunk, sizeof chunk) || std::cin.gcount() > 0) {
+      text.append(chunk, static_cast<size_t>(std::cin.gcount()));
+      if (text.size() > kMaxPasswordBytes) {
+        password.emplace(MakeError("--password-stdin", "more than 64 KiB on standard input"));
+        return;
+      }
+    }
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+    if (text.empty()) {
+      password.emplace(MakeError("--password-stdin", "nothing on standard input"));
+    } else {
+      password.emplace(std::move(text));
+    }
+  });
+  return *password;
+}
+
+}  // namespace
+
+void AddConfigFlags(CLI::App& app, config::CommandLineOptions& options) {
+  if (!Has(app, "--config"))
+    app.add_option("--config", options.config_file,
+                   "config file (default: ./.imagelint.yaml, then $XDG_CONFIG_HOME/imagelint/config.yaml), "
+                   "e.g. --config ci/imagelint.yaml");
+  if (!Has(app, "--no-config"))
+    app.add_flag("--no-config", options.no_config, "ignore every config file; use only flags and defaults");
+  if (!Has(app, "--rules"))
+    app.add_option("--rules", options.rule_files,
+                   "extra rule file, after the built-in rules (repeatable), e.g. --rules team-rules.yaml");
+  if (!Has(app, "--severity"))
+    app.add_option("--severity", options.severity,
+                   "override a rule's severity (repeatable): RULE=error|warning|note|off, e.g. --severity IL010=error");
+  if (!Has(app, "--disable"))
+    app.add_option("--disable", options.disable, "do not run this rule (repeatable), e.g. --disable IL020");
+}
+
+void AddReportFlags(CLI::App& app, config::CommandLineOptions& options) {
+  if (!Has(app, "--fail-on"))
+    app.add_option("--fail-on", options.fail_on,
+                   "exit 1 when a finding is at or above this severity: error (default), warning, note, none; "
+                   "independent of --min-severity, e.g. --fail-on warning")
+        ->check(CLI::IsMember({"error", "warning", "note", "none"}));
+  if (!Has(app, "--min-severity"))
+    app.add_option("--min-severity", options.min_severity,
+                   "show findings at or above this severity: note (default), warning, error; hidden ones still "
+                   "count for --fail-on, e.g. --min-severity warning")
+        ->check(CLI::IsMember({"error", "warning", "note"}));
+  if (!Has(app, "--format"))
+    app.add_option("--format", options.formats,
+                   "report format, optionally to a file (repeatable): text (default), json, sarif, junit, github, "
+                   "markdown, e.g. --format sarif=imagelint.sarif --format text");
+  if (!Has(app, "--output") && !Has(app, "-o"))
+    app.add_option("-o,--output", options.output, "write the (single) report format to FILE, e.g. --output report.json");
+  if (!Has(app, "--ignore"))
+    app.add_option("--ignore", options.ignore,
+                   "suppress a rule with a reason, optionally until a date (repeatable): RULE[:YYYY-MM-DD]=REASON, "
+                   "e.g. --ignore 'IL010:2026-12-31=JIT accepted until the rebuild'");
+  if (!Has(app, "--docs-url"))
+    app.add_option("--docs-url", options.docs_url,
+                   std::string("base URL of rule docs in SARIF/Markdown links (default ") + report::kDefaultDocsBaseUri +
+                       ")");
+  if (!Has(app, "--no-inline-ignores"))
+    app.add_flag("--no-inline-ignores", options.no_inline_ignores,
+                 "ignore '# imagelint ignore=RULE reason' comments in Dockerfiles");
+}
+
+void AddImageInputOptions(CLI::App& app, ImageInputFlags& flags) {
+  app.add_option("--cache-dir", flags.cache_dir,
+                 "layer cache directory (default $XDG_CACHE_HOME/imagelint or ~/.cache/imagelint)");
+  app.add_flag("--no-cache", flags.no_cache, "neither read nor write the layer cache");
+  app.add_option("--image", flags.image_name,
+                 "NAME or @N: the image to read from an archive or OCI layout that holds several "
+                 "(docker save of several names, a layout with several ref names)");
+  app.add_option("--username", flags.username, "registry user name (with --password-stdin)");
+  app.add_flag("--password-stdin", flags.password_stdin, "read the registry password or token from standard input");
+  app.add_option("--insecure-registry", flags.insecure_registries,
+                 "registry host[:port] reached without TLS verification or over plain HTTP (repeatable; "
+                 "loopback registries always are)");
+  app.add_option("--ca-file", flags.ca_file, "PEM CA bundle for registry TLS instead of the system's")
+      ->check(CLI::ExistingFile);
+  app.add_option("--connect-to", flags.connect_to,
+                 "HOST:PORT:CONNECT-HOST:CONNECT-PORT: reach registry HOST:PORT at another address, TLS still "
+                 "checking HOST (as curl --connect-to; repeatable)")
+      ->check([](const std::string& value) {
+        return std::count(value.begin(), value.end(), ':') >= 3 ? std::string()
+                                                                : std::string("expected HOST:PORT:CONNECT-HOST:CONNECT-PORT");
+      });
+}
+
+void AddImageReadFlags(CLI::App& app, ImageInputFlags& flags) {
+  app.add_option("--platform", flags.platform,
+                 "os/arch[/variant] to pick from a multi-platform image (default linux/amd64)");
+  app.add_option("--max-layer-bytes", flags.max_layer_bytes,
+                 "limit on the uncompressed size of one layer (default 64G; guards against decompression bombs)");
+  app.add_option("--jobs", flags.jobs, "layers read in parallel (default: up to 4)");
+  app.add_flag("--no-verify", flags.no_verify,
+               "skip the blob digest and diff ID checks (faster; only for images you already trust)");
+}
+
+Result<ImageReadOptions> ToImageReadOptions(const ImageInputFlags& flags) {
+  ImageReadOptions options;
+  options.platform = flags.platform;
+  options.image_name = flags.image_name;
+  if (!flags.max_layer_bytes.empty()) {
+    auto limit = ParseSize(flags.max_layer_bytes);
+    if (!limit.ok()) return WithSubject(limit.error(), "--max-layer-bytes");
+    options.max_layer_bytes = *limit;
+  }
+  options.jobs = flags.jobs;
+  options.verify_digests = !flags.no_verify;
+  options.use_cache = !flags.no_cache;
+  options.registry.insecure_registries = flags.insecure_registries;
+  options.registry.ca_file = flags.ca_file;
+  options.registry.connect_to = flags.connect_to;
+  if (!flags.username.empty() || flags.password_stdin) {
+    if (flags.username.empty() || !flags.password_stdin)
+      return MakeError("--username", "--username and --password-stdin go together");
+    auto password = PasswordFromStdin();
+    if (!password.ok()) return password.error();
+    options.registry.credentials = registry::Credentials{flags.username, *password, false};
+  }
+  return options;
+}
+
+Context ContextFor(const Environment& environment, const ImageInputFlags& flags) {
+  Context context = environment.MakeContext();
+  if (!flags.cache_dir.empty()) context.cache_dir = flags.cache_dir;
+  if (context.cache_dir.empty() && !flags.no_cache && !flags.no_verify)
+    context.warn("layer cache not used: no cache directory (set XDG_CACHE_HOME or --cache-dir)");
+  return context;
+}
+
+}  // namespace imagelint::cli

@@ -1,0 +1,90 @@
+// Image inputs: local paths and registry references, through the layer cache.
+#include "pipeline/read.h"
+
+#include <filesystem>
+#include <memory>
+
+#include "imagelint/cache.h"
+#include "imagelint/registry.h"
+
+namespace imagelint {
+namespace pipeline {
+namespace {
+
+std::string WithoutScheme(const std::string& input) {
+  return input.starts_with("docker://") ? input.substr(9) : input;
+}
+
+Result<ReadImageOptions> ScannerOptions(const ImageReadOptions& options, const Context& context) {
+  ReadImageOptions out;
+  if (!options.platform.empty()) {
+    auto platform = Platform::Parse(options.platform);
+    if (!platform.ok()) return WithSubject(platform.error(), "--platform");
+    out.open.platform = *platform;
+    out.open.platform_explicit = true;
+  }
+  if (options.max_layer_bytes) out.open.max_uncompressed_layer_bytes = *options.max_layer_bytes;
+  out.open.verify_digests = options.verify_digests;
+  out.open.image_name = options.image_name;
+  out.scan.jobs = options.jobs;
+  if (context.progress) {
+    out.scan.progress = [progress = context.progress](const ScanProgress& p) {
+      progress(ReadProgress{p.layers_done, p.layers_total, p.blob_bytes_done});
+    };
+  }
+  return out;
+}
+
+}  // namespace
+
+bool IsRegistryInput(const std::string& input) {
+  if (input.starts_with("docker://")) return true;
+  std::error_code ec;
+  if (std::filesystem::exists(input, ec)) return false;
+  return registry::ParseReference(input).ok();
+}
+
+Result<ScannedImage> ReadImageInput(const std::string& input, const ImageReadOptions& options, const Context& context) {
+  auto read = ScannerOptions(options, context);
+  if (!read.ok()) return read.error();
+  std::unique_ptr<LayerCache> cache;
+  // Unverified layers must not fill a cache that verified reads trust.
+  if (options.use_cache && options.verify_digests && !context.cache_dir.empty()) {
+    auto opened = LayerCache::Open(context.cache_dir);
+    if (opened.ok()) {
+      cache = std::move(*opened);
+      read->scan.layer_scanner = cache->Scanner(read->scan.layer_scanner);
+    } else if (context.warn) {
+      context.warn("layer cache not used: " + opened.error().ToString());
+    }
+  }
+  if (!IsRegistryInput(input)) return ReadImage(input, *read);
+
+  auto ref = registry::ParseReference(WithoutScheme(input));
+  if (!ref.ok()) return ref.error();
+  registry::RegistryOptions registry_options = options.registry;
+  registry_options.credential_stores = context.credential_stores;
+  auto source = registry::OpenRegistryImage(*ref, read->open, registry_options);
+  if (!source.ok()) return source.error();
+  auto analyzers = DefaultAnalyzers();
+  return ScanImage(**source, AnalyzerPointers(analyzers), read->scan);
+}
+
+}  // namespace pipeline
+
+Result<nlohmann::json> ReadFacts(const std::string& input, const ImageReadOptions& options, const Context& context) {
+  auto image = pipeline::ReadImageInput(input, options, context);
+  if (!image.ok()) return image.error();
+  return BuildFacts(*image);
+}
+
+std::string FactsText(const nlohmann::json& facts) { return FactsToText(facts); }
+
+Result<std::string> ListImageTree(const std::string& input, const std::string& glob, const ImageReadOptions& options,
+                                  const Context& context) {
+  auto image = pipeline::ReadImageInput(input, options, context);
+  if (!image.ok()) return image.error();
+  return ListTree(*image, glob);
+}
+
+}  // namespace imagelint

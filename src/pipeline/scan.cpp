@@ -1,0 +1,163 @@
+// imagelint::Scan: inputs -> facts -> rules x fleet -> suppressions -> the
+// finalised report and the gate. Everything the `scan` command does except
+// parsing its flags and writing its reports.
+#include <fstream>
+#include <sstream>
+
+#include "imagelint/analysis.h"
+#include "imagelint/dockerfile.h"
+#include "imagelint/fleet_import.h"
+#include "imagelint/knowledge.h"
+#include "pipeline/read.h"
+
+namespace imagelint {
+namespace {
+
+using nlohmann::json;
+
+constexpr size_t kMaxFactsDocumentBytes = 256u << 20;
+constexpr size_t kMaxDockerfileBytes = 16u << 20;
+
+// Bounded read of a whole file named on the command line or in a config.
+Result<std::string> ReadTextFile(const std::string& path, size_t limit, const std::string& what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return MakeError(path, "cannot read the " + what);
+  std::string text;
+  char chunk[65536];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, static_cast<size_t>(in.gcount()));
+    if (text.size() > limit) return MakeError(path, what + " larger than " + std::to_string(limit) + " bytes");
+  }
+  return text;
+}
+
+// The facts of one input and the Dockerfile pragmas it carries.
+struct InputFacts {
+  json facts;
+  std::vector<config::Suppression> inline_suppressions;
+};
+
+// A facts document written by `imagelint facts IMAGE` (handy for CI caches
+// and tests): a .json file whose schema is imagelint.facts/v1.
+Result<std::optional<json>> ReadFactsDocument(const std::string& path) {
+  if (path.size() < 5 || path.compare(path.size() - 5, 5, ".json") != 0) return std::optional<json>();
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return std::optional<json>();
+  auto text = ReadTextFile(path, kMaxFactsDocumentBytes, "facts document");
+  if (!text.ok()) return text.error();
+  json facts = json::parse(*text, nullptr, false);
+  if (facts.is_discarded() || !facts.is_object()) return MakeError(path, "not a JSON facts document");
+  if (facts.value("schema", "") != kFactsSchema)
+    return MakeError(path, std::string("not an ") + kFactsSchema + " document (run `imagelint facts IMAGE`)");
+  return std::optional<json>(std::move(facts));
+}
+
+// Dockerfile mode (docs/dockerfile.md): facts predicted from the text, every
+// fact with its line; `# imagelint ignore=RULE reason` comments come along.
+Result<InputFacts> DockerfileFacts(const std::string& path, const ScanRequest& request, const Knowledge& knowledge,
+                                   const Context& context) {
+  dockerfile::DockerfileOptions options;
+  options.build_args = request.build_args;
+  options.target = request.target;
+  if (!request.read.platform.empty()) options.platform = request.read.platform;
+  options.knowledge_dir = context.knowledge_dir.string();
+  options.knowledge = &knowledge;
+  auto analysis = dockerfile::AnalyzeDockerfile(path, options);
+  if (!analysis.ok()) return analysis.error();
+  return InputFacts{std::move(analysis->facts), dockerfile::ToConfigSuppressions(analysis->suppressions)};
+}
+
+// A built image with the Dockerfile it came from: each layer's history back to its line.
+Status AnnotateWithDockerfile(json& facts, const ScanRequest& request) {
+  auto text = ReadTextFile(request.dockerfile, kMaxDockerfileBytes, "--dockerfile");
+  if (!text.ok()) return text.error();
+  auto parsed = dockerfile::ParseDockerfile(*text, request.dockerfile);
+  if (!parsed.ok()) return parsed.error();
+  dockerfile::AnnotateImageFacts(facts, *parsed, request.target);
+  return OkStatus();
+}
+
+Result<InputFacts> FactsFor(const std::string& input, const ScanRequest& request, const Knowledge& knowledge,
+                            const Context& context) {
+  auto document = ReadFactsDocument(input);
+  if (!document.ok()) return document.error();
+  if (*document) return InputFacts{std::move(**document), {}};
+  if (dockerfile::IsDockerfilePath(input)) return DockerfileFacts(input, request, knowledge, context);
+  auto scanned = pipeline::ReadImageInput(input, request.read, context);
+  if (!scanned.ok()) return scanned.error();
+  InputFacts out{BuildFacts(*scanned), {}};
+  if (!request.dockerfile.empty()) IMAGELINT_TRY(AnnotateWithDockerfile(out.facts, request));
+  return out;
+}
+
+}  // namespace
+
+Result<ScanRequest> ScanRequestFromConfig(const config::Config& config) {
+  ScanRequest request;
+  std::string where = config.file.empty() ? "" : " (" + config.file + ")";
+  request.fleet_file = config.fleet.value_or("");
+  request.rule_files = config.rule_files;
+  request.overrides = config.overrides;
+  request.ignores = config.ignores;
+  request.inline_ignores = config.inline_ignores.value_or(true);
+  if (config.fail_on) {
+    auto threshold = analysis::ParseThreshold(*config.fail_on);
+    if (!threshold.ok()) return MakeError("--fail-on" + where, threshold.error().message);
+    request.fail_on = *threshold;
+  }
+  if (config.min_severity) {
+    auto severity = rules::ParseSeverity(*config.min_severity);
+    if (!severity)
+      return MakeError("--min-severity" + where, "'" + *config.min_severity + "' is not one of error, warning, note");
+    request.min_severity = *severity;
+  }
+  request.read.platform = config.platform.value_or("");
+  request.dockerfile = config.dockerfile.value_or("");
+  return request;
+}
+
+Result<ScanResult> Scan(const ScanRequest& request, const Context& context) {
+  auto knowledge = Knowledge::Load(context.knowledge_dir);
+  if (!knowledge.ok()) return knowledge.error();
+  ScanResult result;
+  if (!request.fleet_file.empty()) {
+    // A fleet YAML, or `kubectl get nodes -o json`, `nvidia-smi -q -x`, `nvidia-container-cli info --csv`.
+    auto loaded = fleet_import::LoadFleetAnyFormat(request.fleet_file, *knowledge);
+    if (!loaded.ok()) return loaded.error();
+    result.fleet = std::move(*loaded);
+  }
+  auto rule_set = rules::LoadRuleSet(context.rules_dir, request.rule_files);
+  if (!rule_set.ok()) return rule_set.error();
+  IMAGELINT_TRY(rule_set->ApplyOverrides(request.overrides));
+  rules::FunctionRegistry functions = analysis::DefaultFunctions(*knowledge);
+  IMAGELINT_TRY(rule_set->CheckFunctions(functions));
+
+  std::vector<json> facts;
+  std::vector<config::Suppression> inline_suppressions;
+  for (const auto& input : request.inputs) {
+    auto one = FactsFor(input, request, *knowledge, context);
+    if (!one.ok()) return one.error();
+    facts.push_back(std::move(one->facts));
+    for (auto& suppression : one->inline_suppressions) inline_suppressions.push_back(std::move(suppression));
+  }
+  auto analysed = analysis::Analyze(facts, result.fleet, *rule_set, functions);
+  if (!analysed.ok()) return analysed.error();
+  json& report = *analysed;
+  // Reporters (SARIF, GitHub) locate findings in the Dockerfile an image names.
+  for (size_t i = 0; i < facts.size() && i < report["images"].size(); ++i) {
+    auto image = facts[i].find("image");
+    if (image != facts[i].end() && image->is_object() && image->contains("dockerfile"))
+      report["images"][i]["dockerfile"] = (*image)["dockerfile"];
+  }
+
+  std::vector<config::Suppression> suppressions = request.ignores;
+  if (request.inline_ignores)
+    suppressions.insert(suppressions.end(), inline_suppressions.begin(), inline_suppressions.end());
+  std::string today = context.today.empty() ? config::Today() : context.today;
+  result.report = analysis::Finalize(config::ApplySuppressions(report, suppressions, today),
+                                     {.min_severity = request.min_severity});
+  result.exit_code = analysis::HasFindingsAtOrAbove(result.report, request.fail_on) ? 1 : 0;
+  return result;
+}
+
+}  // namespace imagelint
