@@ -25,9 +25,7 @@ Bytes Library(const std::string& soname, std::vector<std::string> needed = {}) {
 json Build(HostTree& tree, json env = json::array()) {
   tree.input.config = {{"config", {{"Env", env}}}};
   tree.input.layer_digests = {"sha256:aaaa", "sha256:bbbb", "sha256:cccc"};
-  json facts;
-  AddCudaFacts(tree.input, facts);
-  return facts;
+  return CudaFactsJson(tree);
 }
 
 const json* FindByPath(const json& list, const std::string& path) {
