@@ -85,7 +85,7 @@ Result<InputFacts> FactsFor(const std::string& input, const ScanRequest& request
   if (dockerfile::IsDockerfilePath(input)) return DockerfileFacts(input, request, knowledge, context);
   auto scanned = pipeline::ReadImageInput(input, request.read, context);
   if (!scanned.ok()) return scanned.error();
-  InputFacts out{BuildFacts(*scanned), {}};
+  InputFacts out{BuildFacts(*scanned, knowledge), {}};
   if (!request.dockerfile.empty()) IMAGELINT_TRY(AnnotateWithDockerfile(out.facts, request));
   return out;
 }
