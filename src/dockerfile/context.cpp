@@ -1,0 +1,46 @@
+#include "dockerfile/context.h"
+
+namespace imagelint::dockerfile {
+namespace {
+// image.layers[].created_by and rows' created_by: enough to recognise the
+// instruction, bounded so that a huge RUN does not repeat in every row.
+constexpr size_t kMaxCreatedBy = 400;
+}  // namespace
+
+std::string CreatedBy(const Instruction& inst) {
+  return inst.original.size() > kMaxCreatedBy ? inst.original.substr(0, kMaxCreatedBy) + "…" : inst.original;
+}
+
+Error Context::ErrorAt(const Instruction& inst, const std::string& message) const {
+  return MakeErrorAtLine(file.path, inst.line, inst.column, message);
+}
+
+Result<std::string> Context::Expand(const Instruction& inst, std::string_view word,
+                                    const std::map<std::string, std::string>& vars, bool* exact) const {
+  auto expanded = ExpandWord(word, vars, file.escape);
+  if (!expanded.ok()) return ErrorAt(inst, expanded.error().message);
+  if (exact) *exact = expanded->exact;
+  return expanded->value;
+}
+
+Provenance Context::Where(const Instruction& inst, const ImageModel& image, const std::string& origin) const {
+  return {inst.line, image.layers.empty() ? 0 : image.layers.size() - 1, CreatedBy(inst), origin};
+}
+
+Layer Context::MakeLayer(const Instruction& inst, bool base_image) const {
+  Layer layer{CreatedBy(inst), inst.line, inst.keyword, base_image, false};
+  // Only RUN, COPY and ADD make file-system layers (BuildKit marks the rest empty_layer).
+  layer.empty_layer = !base_image && inst.keyword != "RUN" && inst.keyword != "COPY" && inst.keyword != "ADD";
+  return layer;
+}
+
+void Context::Unknown(ImageModel& image, const Instruction& inst, const std::string& fact,
+                      const std::string& reason) const {
+  image.unknown.push_back({fact, inst.line, reason});
+}
+
+void Context::AddNote(ImageModel& image, const Instruction& inst, const std::string& text) const {
+  image.notes.push_back({inst.line, text});
+}
+
+}  // namespace imagelint::dockerfile

@@ -1,0 +1,15 @@
+// Output: the model of the target stage written as imagelint.facts/v1.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "dockerfile/context.h"
+
+namespace imagelint::dockerfile {
+
+// The facts of `image`, the model of stage `target` (docs/dockerfile.md,
+// "What the facts contain"): the same schema as a built image's facts, plus
+// provenance on every row and the dockerfile{} section.
+nlohmann::json WriteFacts(const Context& context, const ImageModel& image, size_t target);
+
+}  // namespace imagelint::dockerfile
