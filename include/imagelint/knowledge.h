@@ -115,6 +115,28 @@ class Knowledge {
   const nlohmann::json* FindBrand(std::string_view name) const;
   const nlohmann::json* FindBrandId(int id) const;
 
+  // ---- loader directories and CUDA library names (loader.yaml, cuda-targets.yaml,
+  //      cudart-sonames.yaml, runtime-libraries.yaml) ----
+
+  // The loader's default directories in search order ("/lib/x86_64-linux-gnu",
+  // ..., "/lib", "/usr/lib"). With a library triplet ("aarch64-linux-gnu"),
+  // the multiarch rows of other triplets are left out.
+  std::vector<std::string> LoaderDefaultDirectories(std::string_view lib_triplet = "") const;
+  // cuda-targets.yaml row of an image architecture ("amd64" → {cuda_target
+  // "x86_64-linux", lib_triplet "x86_64-linux-gnu", nvarch "x86_64"}); the
+  // row without a `variant` (arm64: sbsa-linux, not Jetson's aarch64-linux).
+  // nullptr when unknown.
+  const nlohmann::json* FindCudaTarget(std::string_view architecture) const;
+  // Every CUDA target directory name ("x86_64-linux", "sbsa-linux", ...).
+  std::vector<std::string> CudaTargetNames() const;
+  // libcudart's SONAME for a CUDA version: "10.2" → "libcudart.so.10.2",
+  // "11.8" → "libcudart.so.11.0", "12.4.1" → "libcudart.so.12"; nullopt for
+  // a version that is not digits and dots, or a major no row covers.
+  std::optional<std::string> CudartSoname(std::string_view cuda_version) const;
+  // runtime-libraries.yaml row for a library name without ".so..."
+  // ("libcublasLt", "libcudnn_ops_infer"): {cuda_library, driver_library}.
+  const nlohmann::json* FindRuntimeLibrary(std::string_view name) const;
+
   // ---- the Dockerfile module's tables, typed (include/imagelint/image_knowledge.h) ----
 
   // base-images.yaml and packages.yaml; empty tables before Load.

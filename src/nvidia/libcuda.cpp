@@ -26,8 +26,9 @@ std::string BaseName(const std::string& path) {
 
 // A directory as the loader sees it, made comparable: leading "/", no
 // trailing "/", /usr/local/cuda-X.Y → /usr/local/cuda, lib64 and the
-// targets/<arch>/lib spelling of the toolkit's library dir folded together.
-std::string NormalizeDir(std::string dir) {
+// targets/<arch>/lib spelling of the toolkit's library dir folded together
+// (the target names come from cuda-targets.yaml).
+std::string NormalizeDir(std::string dir, const Knowledge& knowledge) {
   if (dir.empty() || dir[0] != '/') dir = "/" + dir;
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   // collapse "//" and "/./"
@@ -42,40 +43,42 @@ std::string NormalizeDir(std::string dir) {
     size_t end = dir.find('/', kCuda.size());
     dir = "/usr/local/cuda" + (end == std::string::npos ? std::string() : dir.substr(end));
   }
-  for (const char* target : {"/targets/x86_64-linux/lib", "/targets/sbsa-linux/lib", "/targets/aarch64-linux/lib"}) {
+  for (const std::string& name : knowledge.CudaTargetNames()) {
+    std::string target = "/targets/" + name + "/lib";
     size_t at = dir.find(target);
-    if (at != std::string::npos) dir = dir.substr(0, at) + "/lib64" + dir.substr(at + std::string(target).size());
+    if (at != std::string::npos) dir = dir.substr(0, at) + "/lib64" + dir.substr(at + target.size());
   }
   return dir;
 }
 
-bool IsSystemDir(const std::string& dir) {
-  static const std::set<std::string> kSystem = {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
-                                                "/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
-                                                "/lib64", "/usr/lib64", "/lib", "/usr/lib"};
-  return kSystem.count(NormalizeDir(dir)) > 0;
+// The loader's default directories (loader.yaml), where the runtime mounts the host driver.
+bool IsSystemDir(const std::string& dir, const Knowledge& knowledge) {
+  std::vector<std::string> system = knowledge.LoaderDefaultDirectories();
+  return std::find(system.begin(), system.end(), NormalizeDir(dir, knowledge)) != system.end();
 }
 
 // libcuda rows of facts.cuda.drivers that a process would find as
 // libcuda.so.1 (or, for stubs, libcuda.so) when `dir` is searched.
-std::vector<const json*> DriversInDir(const json& drivers, const std::string& dir, bool need_so1_file) {
+std::vector<const json*> DriversInDir(const json& drivers, const std::string& dir, bool need_so1_file,
+                                      const Knowledge& knowledge) {
   std::vector<const json*> out;
-  std::string wanted = NormalizeDir(dir);
+  std::string wanted = NormalizeDir(dir, knowledge);
   for (const auto& row : drivers) {
     std::string path = Str(row, "path");
-    bool match = NormalizeDir(DirName(path)) == wanted && (!need_so1_file || BaseName(path) == "libcuda.so.1");
+    bool match =
+        NormalizeDir(DirName(path), knowledge) == wanted && (!need_so1_file || BaseName(path) == "libcuda.so.1");
     const json aliases = row.contains("aliases") && row["aliases"].is_array() ? row["aliases"] : json::array();
     for (const auto& alias : aliases) {
       if (!alias.is_string()) continue;
       std::string a = alias.get<std::string>();
-      if (NormalizeDir(DirName(a)) != wanted) continue;
+      if (NormalizeDir(DirName(a), knowledge) != wanted) continue;
       std::string base = BaseName(a);
       if (base == "libcuda.so.1" || (!need_so1_file) || (Str(row, "kind") == "stub" && base == "libcuda.so"))
         match = true;
     }
     // A stub directory only has libcuda.so; programs that dlopen("libcuda.so") and
     // any ldconfig run (which links libcuda.so.1 from the SONAME) still reach it.
-    if (!match && Str(row, "kind") == "stub" && NormalizeDir(DirName(path)) == wanted) match = true;
+    if (!match && Str(row, "kind") == "stub" && NormalizeDir(DirName(path), knowledge) == wanted) match = true;
     if (match) out.push_back(&row);
   }
   return out;
@@ -198,7 +201,7 @@ LibcudaSelection SelectLibcuda(const nlohmann::json& facts, const Pool& pool, co
     if (!loader.contains("libcuda_candidates") || !loader["libcuda_candidates"].is_array()) return nullptr;
     for (const auto& candidate : loader["libcuda_candidates"]) {
       if (!candidate.is_object() || Str(candidate, "via") != via) continue;
-      if (NormalizeDir(Str(candidate, "dir")) != NormalizeDir(dir)) continue;
+      if (NormalizeDir(Str(candidate, "dir"), knowledge) != NormalizeDir(dir, knowledge)) continue;
       std::string target = Str(candidate, "resolves_to");
       for (const auto& row : libcuda)
         if (!target.empty() && Str(row, "path") == target) return &row;
@@ -206,8 +209,8 @@ LibcudaSelection SelectLibcuda(const nlohmann::json& facts, const Pool& pool, co
     return nullptr;
   };
   for (const std::string& dir : ld_library_path) {
-    if (IsSystemDir(dir)) continue;  // the host library is mounted there too: step 4 decides
-    auto rows = DriversInDir(libcuda, dir, true);
+    if (IsSystemDir(dir, knowledge)) continue;  // the host library is mounted there too: step 4 decides
+    auto rows = DriversInDir(libcuda, dir, true, knowledge);
     if (const json* row = candidate_row(dir, "LD_LIBRARY_PATH")) rows.insert(rows.begin(), row);
     if (const json* row = Preferred(rows))
       return finish(FromRow(*row, "LD_LIBRARY_PATH",
@@ -222,10 +225,10 @@ LibcudaSelection SelectLibcuda(const nlohmann::json& facts, const Pool& pool, co
   if (loader.contains("ld_so_conf") && loader["ld_so_conf"].is_array()) {
     for (const auto& entry : loader["ld_so_conf"]) {
       std::string dir = entry.is_object() ? Str(entry, "dir") : entry.is_string() ? entry.get<std::string>() : "";
-      if (dir.empty() || IsSystemDir(dir)) continue;
+      if (dir.empty() || IsSystemDir(dir, knowledge)) continue;
       std::string file = entry.is_object() ? Str(entry, "file") : "";
       if (launch.mode != "legacy" && !file.empty() && file != "/etc/ld.so.conf" && BaseName(file) >= "00-nvcr") continue;
-      auto rows = DriversInDir(libcuda, dir, false);
+      auto rows = DriversInDir(libcuda, dir, false, knowledge);
       if (const json* row = candidate_row(dir, "ld.so.conf")) rows.insert(rows.begin(), row);
       if (const json* row = Preferred(rows))
         return finish(FromRow(*row, "ld.so.conf",
@@ -239,7 +242,7 @@ LibcudaSelection SelectLibcuda(const nlohmann::json& facts, const Pool& pool, co
   std::vector<const json*> compat;
   for (const auto& row : libcuda) {
     if (Str(row, "kind") != "compat") continue;
-    if (NormalizeDir(DirName(Str(row, "path"))).size() < 7) continue;
+    if (NormalizeDir(DirName(Str(row, "path")), knowledge).size() < 7) continue;
     std::string dir = DirName(Str(row, "path"));
     if (dir.size() >= 7 && dir.compare(dir.size() - 7, 7, "/compat") == 0 && !Str(row, "version").empty())
       compat.push_back(&row);
@@ -284,7 +287,7 @@ LibcudaSelection SelectLibcuda(const nlohmann::json& facts, const Pool& pool, co
   // to it and ldconfig points libcuda.so.1 at the highest version.
   const json* bundled = nullptr;
   for (const auto& row : libcuda) {
-    if (Str(row, "kind") != "bundled" || !IsSystemDir(DirName(Str(row, "path")))) continue;
+    if (Str(row, "kind") != "bundled" || !IsSystemDir(DirName(Str(row, "path")), knowledge)) continue;
     if (Str(row, "version").empty()) continue;
     if (CompareVersions(Str(row, "version"), host).value_or(0) <= 0) continue;
     if (bundled == nullptr || CompareVersions(Str(row, "version"), Str(*bundled, "version")).value_or(0) > 0)
