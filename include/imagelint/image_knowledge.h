@@ -49,7 +49,7 @@ struct CudaImageRelease {
 // One variable of the images' environment, with the conditions under which it is set.
 struct CudaImageEnv {
   std::string name;
-  std::string value;  // template: {cuda} {cudart} {require} {nvarch} {M} {m}
+  std::string value;  // template: {cuda} {cudart} {require} {nvarch} (cuda-targets.yaml) {M} {m}
   std::vector<std::string> flavors, architectures, distributions;  // empty = any
   CudaRange cuda;
   bool with_compat = false;  // only when the image installs the compat package
@@ -59,7 +59,6 @@ struct CudaImageEnv {
 
 struct CudaImageArchitecture {
   std::string architecture;        // "arm64" (OCI platform architecture)
-  std::string nvarch;              // NVARCH of the images ("sbsa")
   std::string images_from;         // first release with images for it ("" = all)
   std::string ubuntu_compat_from;  // Ubuntu images install the compat package from this release ("" = all)
   std::string source;

@@ -3,8 +3,8 @@
 // Which packages bring a libcuda or libcudart, and where they put it, is
 // packages.yaml's system_packages table (the files of cuda-compat-X-Y and
 // cuda-cudart-X-Y are those of the official images: cuda_image_files). A pin
-// gives the version (`name=version`, Debian's upstream part:
-// https://www.debian.org/doc/debian-policy/ch-controlfields.html#version); an
+// gives the version (`name=version`, its upstream part as
+// nvidia::PackageUpstreamVersion reads it for images too); an
 // unpinned CUDA package gets the newest release of its CUDA version in
 // cuda_images, marked unconfirmed (the repository serves its newest build). A
 // removal (purge, remove, dpkg -r/-P) takes the rows of that package out.
@@ -14,6 +14,7 @@
 #include "common/text.h"
 #include "dockerfile/base_image.h"
 #include "dockerfile/util.h"
+#include "nvidia/image_env.h"
 
 namespace imagelint::dockerfile {
 namespace {
@@ -23,7 +24,7 @@ void Install(const Context& ctx, const Instruction& inst, ImageModel& image, con
   std::string name = spec, pin;
   if (size_t eq = spec.find('='); eq != std::string::npos) {
     name = spec.substr(0, eq);
-    pin = DebianUpstreamVersion(spec.substr(eq + 1));
+    pin = nvidia::PackageUpstreamVersion(spec.substr(eq + 1));
   }
   name = name.substr(0, name.find(':'));  // package:arch
   std::map<std::string, std::string> values;
@@ -33,19 +34,24 @@ void Install(const Context& ctx, const Instruction& inst, ImageModel& image, con
     ctx.Unknown(image, inst, "cuda.drivers", "apt package \"" + spec.substr(0, 200) + "\" uses a value that cannot be computed");
     return;
   }
+  if (image.target_triplet.empty() || image.lib_triplet.empty()) {
+    ctx.Unknown(image, inst, "cuda.drivers",
+                "apt package " + name + ": its library directories on " + image.architecture + " are not in cuda-targets.yaml");
+    return;
+  }
   values["triplet"] = image.lib_triplet;
   values["target"] = image.target_triplet;
-  Provenance where = ctx.Where(inst, image, "instruction");
-  std::string knowledge = ctx.knowledge.DescribeSource(package->source);
+  facts::Provenance where = ctx.Where(inst, image, "instruction");
+  where.knowledge = ctx.knowledge.DescribeSource(package->source);
   std::string version = pin;
   if (package->kind == "compat" || package->kind == "cudart") {
     std::string mm = values["M"] + "." + values["m"];
-    std::string version_source, unconfirmed;
+    std::optional<std::string> version_source;
     const CudaImageRelease* release = ctx.images.FindCudaRelease(mm);
     if (version.empty() && release) {
       version = package->kind == "compat" ? release->compat_libcuda : release->cudart;
       version_source = "base-images.yaml (newest " + mm + " release; unpinned install)";
-      unconfirmed = "unpinned " + name + ": the repository serves its newest build";
+      where.unconfirmed = "unpinned " + name + ": the repository serves its newest build";
     } else if (!version.empty()) {
       version_source = "apt pin";
     }
@@ -60,12 +66,10 @@ void Install(const Context& ctx, const Instruction& inst, ImageModel& image, con
       image.cuda_link = home->link;
     }
     if (package->kind == "compat") {
-      DriverRow row;
-      row.where = where;
+      facts::Driver row;
+      row.provenance = where;
       row.package = name;
-      row.knowledge = knowledge;
       row.version_source = version_source;
-      row.unconfirmed = unconfirmed;
       row.path = path;
       row.name = BaseName(path);
       if (!version.empty()) row.version = version;
@@ -78,16 +82,14 @@ void Install(const Context& ctx, const Instruction& inst, ImageModel& image, con
                                 linked ? image.cuda_link : "", values);
       image.PutDriver(std::move(row));
     } else {
-      RuntimeRow row;
-      row.where = where;
+      facts::Runtime row;
+      row.provenance = where;
       row.package = name;
-      row.knowledge = knowledge;
       row.version_source = version_source;
-      row.unconfirmed = unconfirmed;
       row.path = path;
       if (!version.empty()) row.version = version;
       row.source = "apt";
-      row.soname = CudartSoname(mm);
+      row.soname = ctx.knowledge.CudartSoname(mm);
       image.runtimes.push_back(std::move(row));
     }
     return;
@@ -96,14 +98,13 @@ void Install(const Context& ctx, const Instruction& inst, ImageModel& image, con
   std::string branch = values.count("B") ? values["B"] : "";
   if (!branch.empty() && !version.empty() && !StartsWith(version, branch + ".")) version.clear();
   values["version"] = !version.empty() ? version : branch.empty() ? "*" : branch + ".*";
-  DriverRow row;
-  row.where = where;
+  facts::Driver row;
+  row.provenance = where;
   row.package = name;
-  row.knowledge = knowledge;
   row.path = FillTemplate(package->path, values);
   row.name = BaseName(row.path);
   if (!version.empty()) row.version = version;
-  row.branch = branch;
+  if (!branch.empty()) row.branch = branch;
   row.kind = "bundled";
   row.source = "apt";
   image.PutDriver(std::move(row));
@@ -113,8 +114,8 @@ template <typename Row>
 void RemoveRows(std::vector<Row>& rows, ImageModel& image, int line, const std::string& name, const std::string& spec) {
   std::vector<Row> kept;
   for (Row& row : rows) {
-    if (!row.package.empty() && GlobMatch(name, row.package, false))
-      image.changes.push_back({line, row, "package " + spec.substr(0, 200)});
+    if (row.package && GlobMatch(name, *row.package, false))
+      image.changes.push_back({line, "package " + spec.substr(0, 200), row});
     else
       kept.push_back(std::move(row));
   }
@@ -126,12 +127,6 @@ void RemoveRows(std::vector<Row>& rows, ImageModel& image, int line, const std::
 bool IsSystemPackageManager(std::string_view tool) {
   return tool == "apt-get" || tool == "apt" || tool == "aptitude" || tool == "yum" || tool == "dnf" ||
          tool == "microdnf" || tool == "zypper" || tool == "tdnf";
-}
-
-std::string DebianUpstreamVersion(std::string_view version) {
-  if (size_t colon = version.find(':'); colon != std::string_view::npos) version = version.substr(colon + 1);
-  if (size_t dash = version.rfind('-'); dash != std::string_view::npos) version = version.substr(0, dash);
-  return std::string(version);
 }
 
 void RemovePackage(ImageModel& image, int line, const std::string& spec) {

@@ -18,7 +18,4 @@ Status ApplyDpkg(const Context& context, const Instruction& inst, ImageModel& im
 // glob, `=version` ignored), recording each removal with the line.
 void RemovePackage(ImageModel& image, int line, const std::string& spec);
 
-// A Debian version without epoch and revision: "1:550.54.14-1" -> "550.54.14".
-std::string DebianUpstreamVersion(std::string_view version);
-
 }  // namespace imagelint::dockerfile

@@ -87,7 +87,7 @@ bool EnvApplies(const CudaImageEnv& row, const std::string& cuda, const std::str
 
 void CudaBase(const Context& ctx, const Instruction& from, const ImageRef& ref, const BaseImageFamily& family,
               ImageModel& image) {
-  BaseImage& base = image.base;
+  facts::BaseImage& base = image.base;
   auto tag = ParseCudaTag(ref.tag, family.flavors);
   if (!tag) {
     base.reason = "nvidia/cuda tag \"" + ref.tag.substr(0, 200) + "\" does not follow X.Y[.Z]-[cudnnN-]{" +
@@ -97,26 +97,25 @@ void CudaBase(const Context& ctx, const Instruction& from, const ImageRef& ref, 
   const CudaImageRelease* release = ctx.images.FindCudaRelease(tag->version);
   base.cuda_tag_version = tag->version;
   base.flavor = tag->flavor;
-  base.cudnn = tag->cudnn;
+  if (!tag->cudnn.empty()) base.cudnn = tag->cudnn;
   base.distribution = tag->os;
-  base.has_distribution = true;
   if (!release) {
     base.reason = "nvidia/cuda " + tag->version + " is not in base-images.yaml";
     return;
   }
   const CudaImageArchitecture* arch = ctx.images.FindArchitecture(image.architecture);
-  if (!arch) {
+  if (!arch || image.target_triplet.empty()) {
     base.reason = "nvidia/cuda publishes no " + image.os + "/" + image.architecture +
                   " images (cuda_image_architectures in base-images.yaml)";
     return;
   }
-  base.known = true;
+  base.known = facts::Known::kYes;
   base.cuda_version = release->cuda;
   base.source = ctx.knowledge.DescribeSource(release->source);
   if (std::count(tag->version.begin(), tag->version.end(), '.') == 1) {
     base.tag_resolution = "minor-only tag " + tag->version + " taken as the newest known release " + release->cuda +
                           " — UNCONFIRMED";
-    ctx.AddNote(image, from, base.tag_resolution);
+    ctx.AddNote(image, from, *base.tag_resolution);
   }
   if (!arch->images_from.empty() && CompareNaturalVersions(release->cuda, arch->images_from) < 0)
     ctx.AddNote(image, from,
@@ -129,7 +128,7 @@ void CudaBase(const Context& ctx, const Instruction& from, const ImageRef& ref, 
                           CompareNaturalVersions(release->cuda, arch->ubuntu_compat_from) < 0;
   bool with_compat = has_compat && !compat_arch_skip;
 
-  std::map<std::string, std::string> values = TemplateValues(*release, arch->nvarch, image.target_triplet);
+  std::map<std::string, std::string> values = TemplateValues(*release, image.nvarch, image.target_triplet);
   std::string mm = MajorMinor(release->cuda);
   if (const CudaImageFile* home = ctx.images.FindFile("cuda_home", release->cuda, tag->flavor)) {
     image.cuda_home = FillTemplate(home->path, values);
@@ -149,21 +148,23 @@ void CudaBase(const Context& ctx, const Instruction& from, const ImageRef& ref, 
   }
   base.env_source = ctx.knowledge.DescribeSource(family.source);
 
-  Provenance where = ctx.Where(from, image, "base-image");
+  facts::Provenance where = ctx.Where(from, image, "base-image");
   if (const CudaImageFile* cudart = ctx.images.FindFile("cudart", release->cuda, tag->flavor)) {
-    RuntimeRow runtime;
-    runtime.where = where;
+    facts::Runtime runtime;
+    runtime.provenance = where;
+    runtime.provenance.knowledge = ctx.knowledge.DescribeSource(release->source);
     runtime.path = FillTemplate(cudart->path, values);
     runtime.version = release->cudart;
-    runtime.soname = CudartSoname(release->cuda);
+    runtime.soname = ctx.knowledge.CudartSoname(release->cuda);
     runtime.source = "base-image";
-    runtime.knowledge = ctx.knowledge.DescribeSource(release->source);
     image.runtimes.push_back(std::move(runtime));
   }
   const CudaImageFile* compat = with_compat ? ctx.images.FindFile("compat", release->cuda, tag->flavor) : nullptr;
   if (compat) {
-    DriverRow driver;
-    driver.where = where;
+    facts::Driver driver;
+    driver.provenance = where;
+    driver.provenance.knowledge = ctx.knowledge.DescribeSource(release->compat_source);
+    if (release->compat_unconfirmed) driver.provenance.unconfirmed = "compat libcuda version: " + release->compat_source;
     driver.path = FillTemplate(compat->path, values);
     driver.name = BaseName(driver.path);
     driver.version = release->compat_libcuda;
@@ -175,9 +176,7 @@ void CudaBase(const Context& ctx, const Instruction& from, const ImageRef& ref, 
         break;
       }
     driver.source = "base-image";
-    driver.knowledge = ctx.knowledge.DescribeSource(release->compat_source);
     driver.aliases = FileAliases(driver.path, compat->links, image.cuda_home, image.cuda_link, values);
-    if (release->compat_unconfirmed) driver.unconfirmed = "compat libcuda version: " + release->compat_source;
     image.drivers.push_back(std::move(driver));
   } else if (compat_arch_skip) {
     ctx.AddNote(image, from,
@@ -185,26 +184,26 @@ void CudaBase(const Context& ctx, const Instruction& from, const ImageRef& ref, 
                     " carry no compat package (before " + arch->ubuntu_compat_from + ")");
   }
   if (const CudaImageFile* stub = ctx.images.FindFile("stub", release->cuda, tag->flavor)) {
-    DriverRow driver;
-    driver.where = where;
+    facts::Driver driver;
+    driver.provenance = where;
+    driver.provenance.knowledge = ctx.knowledge.DescribeSource(stub->source) + " (devel images: LIBRARY_PATH stubs)";
     driver.path = FillTemplate(stub->path, values);
     driver.name = BaseName(driver.path);
     driver.kind = "stub";
     driver.toolkit_dir = mm;
     driver.source = "base-image";
-    driver.knowledge = ctx.knowledge.DescribeSource(stub->source) + " (devel images: LIBRARY_PATH stubs)";
     driver.aliases = FileAliases(driver.path, stub->links, image.cuda_home, image.cuda_link, values);
     image.drivers.push_back(std::move(driver));
   }
   for (const CudaImageFile* conf : ctx.images.LdSoConf(release->cuda, tag->flavor))
     for (const std::string& dir : conf->dirs) image.ld_so_conf.push_back({where, dir, conf->path});
   base.require_source = ctx.knowledge.DescribeSource(release->require_source);
-  base.require_unconfirmed = release->require_unconfirmed;
+  if (release->require_unconfirmed) base.require_unconfirmed = true;
 }
 
 void TorchBase(const Context& ctx, const Instruction& from, const ImageRef& ref, const BaseImageFamily& family,
                ImageModel& image) {
-  BaseImage& base = image.base;
+  facts::BaseImage& base = image.base;
   std::string torch_version, cuda;
   const PytorchImageTag* row = ctx.images.FindPytorchTag(ref.tag);
   if (row) {
@@ -218,32 +217,30 @@ void TorchBase(const Context& ctx, const Instruction& from, const ImageRef& ref,
   if (torch_version.empty() && row) torch_version = SplitOn(ref.tag, '-')[0];
   if (torch_version.empty()) {
     base.reason = "pytorch/pytorch tag \"" + ref.tag.substr(0, 200) + "\" names no torch release and CUDA variant";
-    ctx.Unknown(image, from, "base-image", base.reason);
+    ctx.Unknown(image, from, "base-image", *base.reason);
     return;
   }
-  base.partially_known = true;
+  base.known = facts::Known::kPartial;
   base.torch = torch_version;
   base.cuda_version = cuda;
   image.frameworks_known = true;
-  Provenance where = ctx.Where(from, image, "base-image");
-  std::string knowledge = ctx.knowledge.DescribeSource(family.source);
-  FrameworkRow torch;
-  torch.where = where;
+  facts::Provenance where = ctx.Where(from, image, "base-image");
+  where.knowledge = ctx.knowledge.DescribeSource(family.source);
+  facts::Framework torch;
+  torch.provenance = where;
   torch.name = "torch";
   torch.version = torch_version;
   torch.cuda = cuda;
   if (cuda.find('.') != std::string::npos) torch.variant = "cu" + std::string(cuda).erase(cuda.find('.'), 1);
   torch.cuda_source = "base-image tag";
   torch.source = "base-image";
-  torch.knowledge = knowledge;
   AddArchList(ctx, torch);
   image.frameworks.push_back(std::move(torch));
-  RuntimeRow runtime;
-  runtime.where = where;
+  facts::Runtime runtime;
+  runtime.provenance = where;
   runtime.version = cuda;
   runtime.version_precision = "major.minor";
   runtime.source = "base-image";
-  runtime.knowledge = knowledge;
   image.runtimes.push_back(std::move(runtime));
   image.runtimes_known = true;
   if (row && row->compat.has_value()) {
@@ -327,13 +324,6 @@ std::optional<TorchTag> ParseTorchTag(std::string_view tag, const std::vector<st
   return out;
 }
 
-std::string CudartSoname(std::string_view cuda) {
-  std::string major = SplitOn(cuda, '.')[0];
-  if (major == "11") return "libcudart.so.11.0";
-  if (CompareNaturalVersions(cuda, "12.0") >= 0) return "libcudart.so." + major;
-  return "libcudart.so." + MajorMinor(cuda);
-}
-
 std::vector<std::string> FileAliases(const std::string& path, const std::vector<std::string>& link_templates,
                                      const std::string& cuda_home, const std::string& cuda_link,
                                      const std::map<std::string, std::string>& values) {
@@ -360,20 +350,23 @@ void ApplyBaseImage(const Context& ctx, const Instruction& from, const std::stri
   auto parts = SplitOn(platform, '/');
   image.os = !parts.empty() && !parts[0].empty() ? parts[0] : "linux";
   image.architecture = parts.size() > 1 ? parts[1] : "amd64";
-  // Directory names of the CUDA toolkit's targets/ and of Debian's multiarch
-  // libraries (https://wiki.debian.org/Multiarch/Tuples).
-  if (image.architecture == "arm64") {
-    image.target_triplet = "sbsa-linux";
-    image.lib_triplet = "aarch64-linux-gnu";
+  // The CUDA toolkit's targets/ directory and Debian's multiarch library
+  // directory of the platform (cuda-targets.yaml).
+  if (const nlohmann::json* target = ctx.knowledge.FindCudaTarget(image.architecture)) {
+    image.target_triplet = (*target)["cuda_target"].get<std::string>();
+    image.lib_triplet = (*target)["lib_triplet"].get<std::string>();
+    if (target->contains("nvarch") && (*target)["nvarch"].is_string()) image.nvarch = (*target)["nvarch"].get<std::string>();
   }
   ImageRef ref = ParseImageRef(ref_text);
-  BaseImage& base = image.base;
+  facts::BaseImage& base = image.base;
   base.ref = ref_text;
   base.repository = ref.repository;
   base.tag = ref.tag;
   base.digest = ref.digest;
   base.platform = platform;
-  base.line = from.line;
+  base.dockerfile = ctx.file.path;
+  base.dockerfile_line = from.line;
+  base.known = facts::Known::kNo;
   auto finish = [&](const std::string& kind, const std::string& reason) {
     base.kind = kind;
     if (!reason.empty()) {
@@ -384,7 +377,7 @@ void ApplyBaseImage(const Context& ctx, const Instruction& from, const std::stri
   if (ref_text == "scratch") {
     image.drivers_known = image.runtimes_known = image.frameworks_known = image.env_known = true;
     image.ld_so_conf_known = true;
-    base.known = true;
+    base.known = facts::Known::kYes;
     finish("scratch", "");
     return;
   }
@@ -398,7 +391,8 @@ void ApplyBaseImage(const Context& ctx, const Instruction& from, const std::stri
   }
   if (kind == "nvidia/cuda") {
     CudaBase(ctx, from, ref, *family, image);
-    finish(kind, base.known ? "" : (base.reason.empty() ? "unknown nvidia/cuda tag" : base.reason));
+    bool known = base.known == facts::Known::kYes;
+    finish(kind, known ? "" : base.reason.value_or("unknown nvidia/cuda tag"));
     return;
   }
   if (kind == "pytorch/pytorch") {

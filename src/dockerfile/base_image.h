@@ -37,10 +37,6 @@ struct TorchTag {
 };
 std::optional<TorchTag> ParseTorchTag(std::string_view tag, const std::vector<std::string>& flavors);
 
-// The libcudart SONAME of a CUDA release: libcudart.so.11.0 for every 11.x,
-// libcudart.so.<major> from 12, libcudart.so.<major.minor> before 11.
-std::string CudartSoname(std::string_view cuda);
-
 // Starts `image` from FROM `ref` (already expanded) on `platform`: its first
 // layer, env, runtimes, drivers, loader entries and frameworks as far as
 // knowledge tells; what it cannot tell goes to image.unknown.

@@ -80,8 +80,8 @@ Status ApplyConda(const Context& ctx, const Instruction& inst, ImageModel& image
       RemoveFramework(image, inst.line, known->framework);
       continue;
     }
-    FrameworkRow row;
-    row.where = ctx.Where(inst, image, "instruction");
+    facts::Framework row;
+    row.provenance = ctx.Where(inst, image, "instruction");
     row.name = known->framework;
     row.package = name;
     row.installer = "conda";

@@ -23,20 +23,31 @@ Result<std::string> Context::Expand(const Instruction& inst, std::string_view wo
   return expanded->value;
 }
 
-Provenance Context::Where(const Instruction& inst, const ImageModel& image, const std::string& origin) const {
-  return {inst.line, image.layers.empty() ? 0 : image.layers.size() - 1, CreatedBy(inst), origin};
+facts::Provenance Context::Where(const Instruction& inst, const ImageModel& image, const std::string& origin) const {
+  facts::Provenance where;
+  where.dockerfile = file.path;
+  where.dockerfile_line = inst.line;
+  where.layer = image.layers.empty() ? 0 : image.layers.size() - 1;
+  where.created_by = CreatedBy(inst);
+  where.origin = origin;
+  return where;
 }
 
-Layer Context::MakeLayer(const Instruction& inst, bool base_image) const {
-  Layer layer{CreatedBy(inst), inst.line, inst.keyword, base_image, false};
+facts::Layer Context::MakeLayer(const Instruction& inst, bool base_image) const {
+  facts::Layer layer;
+  layer.created_by = CreatedBy(inst);
+  layer.dockerfile = file.path;
+  layer.dockerfile_line = inst.line;
+  layer.instruction = inst.keyword;
+  if (base_image) layer.base_image = true;
   // Only RUN, COPY and ADD make file-system layers (BuildKit marks the rest empty_layer).
-  layer.empty_layer = !base_image && inst.keyword != "RUN" && inst.keyword != "COPY" && inst.keyword != "ADD";
+  if (!base_image && inst.keyword != "RUN" && inst.keyword != "COPY" && inst.keyword != "ADD") layer.empty_layer = true;
   return layer;
 }
 
 void Context::Unknown(ImageModel& image, const Instruction& inst, const std::string& fact,
                       const std::string& reason) const {
-  image.unknown.push_back({fact, inst.line, reason});
+  image.unknown.push_back({fact, file.path, inst.line, reason});
 }
 
 void Context::AddNote(ImageModel& image, const Instruction& inst, const std::string& text) const {

@@ -36,8 +36,8 @@ struct Context {
                              const std::map<std::string, std::string>& vars, bool* exact = nullptr) const;
 
   // Provenance of a row made by `inst` in the model's current (last) layer.
-  Provenance Where(const Instruction& inst, const ImageModel& image, const std::string& origin) const;
-  Layer MakeLayer(const Instruction& inst, bool base_image) const;
+  facts::Provenance Where(const Instruction& inst, const ImageModel& image, const std::string& origin) const;
+  facts::Layer MakeLayer(const Instruction& inst, bool base_image) const;
   void Unknown(ImageModel& image, const Instruction& inst, const std::string& fact, const std::string& reason) const;
   void AddNote(ImageModel& image, const Instruction& inst, const std::string& text) const;
 };

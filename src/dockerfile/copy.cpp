@@ -47,15 +47,15 @@ Status ApplyCopy(const Context& ctx, const Instruction& inst, ImageModel& image)
     if (StartsWith(base, "libcuda.so") || (base.find('*') != std::string::npos && GlobMatch(base, "libcuda.so.1", false))) {
       std::string path = dest_dir ? CleanPath(dest) + "/" + base : dest;
       std::string version = StartsWith(base, "libcuda.so.") ? base.substr(11) : "";
-      DriverRow row;
-      row.where = ctx.Where(inst, image, "instruction");
+      facts::Driver row;
+      row.provenance = ctx.Where(inst, image, "instruction");
       row.name = BaseName(path);
       row.path = path;
       if (IsDottedNumber(version) && version.find('.') != std::string::npos) row.version = version;
       row.kind = DriverKindOf(CanonicalPath(image, path));
       row.source = "copy";
       row.copied_from = source;
-      row.copied_from_stage = from_stage;
+      if (!from_stage.empty()) row.copied_from_stage = from_stage;
       image.PutDriver(std::move(row));
       continue;
     }

@@ -35,10 +35,10 @@ void RemoveRows(std::vector<Row>& rows, ImageModel& image, int line, const std::
   std::vector<Row> kept;
   for (Row& row : rows) {
     const std::string* path = nullptr;
-    if constexpr (std::is_same_v<Row, RuntimeRow>) path = row.path ? &*row.path : nullptr;
+    if constexpr (std::is_same_v<Row, facts::Runtime>) path = row.path ? &*row.path : nullptr;  // null: no file known
     else path = &row.path;
     if (path != nullptr && !path->empty() && Removes(target, CanonicalPath(image, *path), recursive))
-      image.changes.push_back({line, row, by});
+      image.changes.push_back({line, by, row});
     else
       kept.push_back(std::move(row));
   }
@@ -94,8 +94,8 @@ void WriteLdSoConf(const Context& ctx, const Instruction& inst, ImageModel& imag
     return;
   }
   if (truncate) {
-    std::vector<LdSoConfEntry> kept;
-    for (LdSoConfEntry& entry : image.ld_so_conf)
+    std::vector<facts::LdSoConfEntry> kept;
+    for (facts::LdSoConfEntry& entry : image.ld_so_conf)
       if (entry.file != path) kept.push_back(std::move(entry));
     image.ld_so_conf = std::move(kept);
   }
@@ -150,15 +150,15 @@ Status ApplyLink(const Context& ctx, const Instruction& inst, ImageModel& image,
   std::string resolved_target = target.value;
   if (!StartsWith(resolved_target, "/")) resolved_target = DirName(link_path) + "/" + resolved_target;
   std::string canonical_target = CanonicalPath(image, resolved_target);
-  DriverRow row;
-  row.where = ctx.Where(inst, image, "instruction");
+  facts::Driver row;
+  row.provenance = ctx.Where(inst, image, "instruction");
   row.kind = DriverKindOf(canonical_target);
   // A link to a file the model knows has its version; a link into a compat
   // directory, that of the compat library there.
-  for (const DriverRow& existing : image.drivers)
+  for (const facts::Driver& existing : image.drivers)
     if (!existing.path.empty() && CanonicalPath(image, existing.path) == canonical_target) row.version = existing.version;
   if (row.kind == "compat" && !row.version)
-    for (const DriverRow& existing : image.drivers)
+    for (const facts::Driver& existing : image.drivers)
       if (existing.kind == "compat" && !existing.path.empty() &&
           DirName(CanonicalPath(image, existing.path)) == DirName(canonical_target))
         row.version = existing.version;
@@ -167,7 +167,7 @@ Status ApplyLink(const Context& ctx, const Instruction& inst, ImageModel& image,
   row.link_target = target.value;
   row.resolves_to = canonical_target;
   row.source = "symlink";
-  row.hard_link = !symbolic;
+  if (!symbolic) row.hard_link = true;
   image.PutDriver(std::move(row));
   return OkStatus();
 }
@@ -197,26 +197,27 @@ Status ApplyMove(const Context& ctx, const Instruction& inst, ImageModel& image,
       if (StartsWith(canonical, source + "/")) return moved_to + canonical.substr(source.size());
       return std::nullopt;
     };
-    for (DriverRow& row : image.drivers) {
+    for (facts::Driver& row : image.drivers) {
       auto moved = rewrite(row.path);
       if (!moved) continue;
-      image.changes.push_back({inst.line, row, by});
+      image.changes.push_back({inst.line, by, row});
       row.path = *moved;
       row.name = BaseName(*moved);
       std::vector<std::string> aliases;
-      for (const std::string& alias : row.aliases)
+      for (const std::string& alias : row.aliases.value_or(std::vector<std::string>{}))
         if (auto moved_alias = rewrite(alias);
             moved_alias && *moved_alias != row.path && std::find(aliases.begin(), aliases.end(), *moved_alias) == aliases.end())
           aliases.push_back(*moved_alias);
-      row.aliases = std::move(aliases);
-      row.where = ctx.Where(inst, image, "instruction");
+      if (aliases.empty()) row.aliases.reset();
+      else row.aliases = std::move(aliases);
+      row.provenance = ctx.Where(inst, image, "instruction");
     }
-    for (RuntimeRow& row : image.runtimes) {
+    for (facts::Runtime& row : image.runtimes) {
       auto moved = row.path ? rewrite(*row.path) : std::nullopt;
       if (!moved) continue;
-      image.changes.push_back({inst.line, row, by});
+      image.changes.push_back({inst.line, by, row});
       row.path = *moved;
-      row.where = ctx.Where(inst, image, "instruction");
+      row.provenance = ctx.Where(inst, image, "instruction");
     }
   }
   return OkStatus();

@@ -9,16 +9,17 @@
 
 namespace imagelint::dockerfile {
 
-// pip's name normalization (PEP 503): lower case, runs of `-_.` as one `-`.
+// A package name as pip compares it (PEP 503, without collapsing runs): lower
+// case, `_` and `.` as `-`.
 std::string NormalizePackageName(std::string_view name);
 
 // Adds sass/ptx from pytorch.yaml's TORCH_CUDA_ARCH_LIST of the row's torch
 // release and variant, when the table has that build; otherwise leaves them
 // unknown (absent).
-void AddArchList(const Context& context, FrameworkRow& row);
+void AddArchList(const Context& context, facts::Framework& row);
 
 // A later install of a framework replaces the earlier one (one copy per image).
-void ReplaceFramework(ImageModel& image, FrameworkRow row);
+void ReplaceFramework(ImageModel& image, facts::Framework row);
 
 // Removes the rows of package (or framework) `name` (normalized), recording
 // each in image.changes with the removing line.

@@ -4,10 +4,14 @@
 #include <nlohmann/json.hpp>
 
 #include "dockerfile/context.h"
+#include "imagelint/facts.h"
 
 namespace imagelint::dockerfile {
 
-// The facts of `image`, the model of stage `target` (docs/dockerfile.md,
+// The typed facts of `image`, the model of stage `target`.
+facts::Facts DockerfileFacts(const Context& context, const ImageModel& image, size_t target);
+
+// The same, written by facts::WriteFacts (docs/dockerfile.md,
 // "What the facts contain"): the same schema as a built image's facts, plus
 // provenance on every row and the dockerfile{} section.
 nlohmann::json WriteFacts(const Context& context, const ImageModel& image, size_t target);

@@ -23,7 +23,6 @@
 #include <set>
 
 #include "common/text.h"
-#include "dockerfile/base_image.h"
 #include "dockerfile/frameworks.h"
 #include "dockerfile/util.h"
 
@@ -81,9 +80,9 @@ Chosen ChooseVariant(const Indexes& indexes, const std::vector<std::string>& hos
   return out;
 }
 
-FrameworkRow NewFramework(const Provenance& where, const Requirement& r, bool uv) {
-  FrameworkRow row;
-  row.where = where;
+facts::Framework NewFramework(const facts::Provenance& where, const Requirement& r, bool uv) {
+  facts::Framework row;
+  row.provenance = where;
   row.package = r.name;
   row.installer = uv ? "uv pip" : "pip";
   if (!r.exact) row.version_unknown_reason = "unresolved variable";
@@ -91,7 +90,7 @@ FrameworkRow NewFramework(const Provenance& where, const Requirement& r, bool uv
 }
 
 // torch, torchvision, torchaudio.
-void TorchPackage(const Context& ctx, const Instruction& inst, ImageModel& image, FrameworkRow row,
+void TorchPackage(const Context& ctx, const Instruction& inst, ImageModel& image, facts::Framework row,
                   const Requirement& r, const std::string& version, const std::string& local, const Chosen& index,
                   bool from_pypi) {
   row.name = r.name;
@@ -109,8 +108,9 @@ void TorchPackage(const Context& ctx, const Instruction& inst, ImageModel& image
     if (release && release->cuda.find('.') != std::string::npos) {
       chosen = "cu" + std::string(release->cuda).erase(release->cuda.find('.'), 1);
       source = "PyPI default of torch " + torch_mm;
-      row.knowledge = ctx.knowledge.DescribeSource(release->source);
-      if (!release->unconfirmed.empty() || companion_unconfirmed) row.unconfirmed = "PyPI default CUDA of torch " + torch_mm;
+      row.provenance.knowledge = ctx.knowledge.DescribeSource(release->source);
+      if (!release->unconfirmed.empty() || companion_unconfirmed)
+        row.provenance.unconfirmed = "PyPI default CUDA of torch " + torch_mm;
     }
     if (chosen.empty())
       ctx.Unknown(image, inst, "frameworks", r.name + " " + version + ": its PyPI CUDA variant is not in packages.yaml");
@@ -129,7 +129,7 @@ void TorchPackage(const Context& ctx, const Instruction& inst, ImageModel& image
 }
 
 // jax, jaxlib, jax-cuda12-plugin: CUDA from an extra, a local version or the name.
-void JaxPackage(ImageModel& image, FrameworkRow row, const Requirement& r, const std::string& local) {
+void JaxPackage(ImageModel& image, facts::Framework row, const Requirement& r, const std::string& local) {
   row.name = "jax";
   std::string cuda;
   for (const std::string& extra : r.extras)
@@ -142,15 +142,15 @@ void JaxPackage(ImageModel& image, FrameworkRow row, const Requirement& r, const
   ReplaceFramework(image, std::move(row));
 }
 
-void TensorflowPackage(const Context& ctx, const Instruction& inst, ImageModel& image, FrameworkRow row,
+void TensorflowPackage(const Context& ctx, const Instruction& inst, ImageModel& image, facts::Framework row,
                        const std::string& version) {
   row.name = "tensorflow";
   const PypiRelease* release = version.empty() ? nullptr : ctx.packages.FindPypiRelease("tensorflow", MajorMinor(version));
   if (release && !release->cuda.empty()) {
     row.cuda = release->cuda;
     row.cuda_source = "packages.yaml pypi_releases";
-    row.knowledge = ctx.knowledge.DescribeSource(release->source);
-    if (!release->unconfirmed.empty()) row.unconfirmed = "TensorFlow build CUDA";
+    row.provenance.knowledge = ctx.knowledge.DescribeSource(release->source);
+    if (!release->unconfirmed.empty()) row.provenance.unconfirmed = "TensorFlow build CUDA";
   } else {
     row.cuda_unknown = true;
     ctx.Unknown(image, inst, "frameworks",
@@ -160,7 +160,7 @@ void TensorflowPackage(const Context& ctx, const Instruction& inst, ImageModel& 
 }
 
 // cupy-cuda117 -> 11.7, cupy-cuda12x -> 12.x, cupy-cuda90 -> 90 (as the image facts read them).
-void CupyPackage(ImageModel& image, FrameworkRow row, const Requirement& r) {
+void CupyPackage(ImageModel& image, facts::Framework row, const Requirement& r) {
   std::string digits = DigitsAfter(r.name, "cupy-cuda");
   size_t end = std::string_view("cupy-cuda").size() + digits.size();
   bool any_minor = end < r.name.size() && r.name[end] == 'x';
@@ -173,10 +173,10 @@ void CupyPackage(ImageModel& image, FrameworkRow row, const Requirement& r) {
 
 // NVIDIA's CUDA wheels (nvidia-cuda-runtime-cu12...): cuda.packages, and the
 // libcudart of nvidia-cuda-runtime as a runtime.
-void NvidiaWheel(const Context& ctx, ImageModel& image, const FrameworkRow& base, const Requirement& r,
+void NvidiaWheel(const Context& ctx, ImageModel& image, const facts::Framework& base, const Requirement& r,
                  const PythonPackage& wheel, const std::string& cu) {
-  PackageRow package;
-  package.where = base.where;
+  facts::Package package;
+  package.provenance = base.provenance;
   package.package = base.package;
   package.installer = base.installer;
   package.version_unknown_reason = base.version_unknown_reason;
@@ -184,21 +184,22 @@ void NvidiaWheel(const Context& ctx, ImageModel& image, const FrameworkRow& base
   package.version = base.version;
   package.cuda_major = cu;
   package.manager = "pip";
-  package.component = wheel.component;
-  if (!wheel.component.empty()) package.knowledge = ctx.knowledge.DescribeSource(wheel.source);
-  if (wheel.component == "cudart" && !wheel.library.empty()) {
-    std::string soname = CudartSoname(cu);
-    RuntimeRow runtime;
-    runtime.where = base.where;
+  if (!wheel.component.empty()) {
+    package.component = wheel.component;
+    package.provenance.knowledge = ctx.knowledge.DescribeSource(wheel.source);
+  }
+  std::optional<std::string> soname = ctx.knowledge.CudartSoname(cu);
+  if (wheel.component == "cudart" && !wheel.library.empty() && soname) {
+    facts::Runtime runtime;
+    runtime.provenance = package.provenance;
+    if (!wheel.unconfirmed.empty()) runtime.provenance.unconfirmed = "wheel layout";
     runtime.installer = base.installer;
     runtime.version_unknown_reason = base.version_unknown_reason;
-    runtime.path = "<site-packages>/" + FillTemplate(wheel.library, {{"soname", soname.substr(soname.rfind(".so.") + 4)}});
+    runtime.path = "<site-packages>/" + FillTemplate(wheel.library, {{"soname", soname->substr(soname->rfind(".so.") + 4)}});
     runtime.version = base.version;
     runtime.soname = soname;
     runtime.source = "pip";
     runtime.package = r.name;
-    runtime.knowledge = package.knowledge;
-    if (!wheel.unconfirmed.empty()) runtime.unconfirmed = "wheel layout";
     image.runtimes.push_back(std::move(runtime));
   }
   image.packages.push_back(std::move(package));
@@ -206,7 +207,7 @@ void NvidiaWheel(const Context& ctx, ImageModel& image, const FrameworkRow& base
 
 void PipPackage(const Context& ctx, const Instruction& inst, ImageModel& image, const Requirement& r,
                 const Indexes& indexes, bool uv) {
-  FrameworkRow row = NewFramework(ctx.Where(inst, image, "instruction"), r, uv);
+  facts::Framework row = NewFramework(ctx.Where(inst, image, "instruction"), r, uv);
   std::string version = r.version, local;
   if (size_t plus = version.find('+'); plus != std::string::npos) {
     local = version.substr(plus + 1);

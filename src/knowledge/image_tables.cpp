@@ -167,8 +167,8 @@ Result<BaseImageKnowledge> BuildBaseImages(const Knowledge& k) {
                             List(row, "distributions"), {Text(row, "cuda_from"), Text(row, "cuda_to")},
                             Flag(row, "with_compat"), Unconfirmed(row), Text(row, "source")});
   for (const json& row : k.Table("cuda_image_architectures"))
-    out.architectures.push_back({Text(row, "architecture"), Text(row, "nvarch"), Text(row, "images_from"),
-                                 Text(row, "ubuntu_compat_from"), Text(row, "source")});
+    out.architectures.push_back({Text(row, "architecture"), Text(row, "images_from"), Text(row, "ubuntu_compat_from"),
+                                 Text(row, "source")});
   for (const json& row : k.Table("cuda_image_files")) {
     CudaImageFile file{Text(row, "kind"), Text(row, "path"), Text(row, "link"), List(row, "links"), List(row, "dirs"),
                        List(row, "flavors"), {Text(row, "cuda_from"), Text(row, "cuda_to")}, Text(row, "source")};
