@@ -36,7 +36,8 @@ void Install(const Context& ctx, const Instruction& inst, ImageModel& image, con
   }
   if (image.target_triplet.empty() || image.lib_triplet.empty()) {
     ctx.Unknown(image, inst, "cuda.drivers",
-                "apt package " + name + ": its library directories on " + image.architecture + " are not in cuda-targets.yaml");
+                "apt package " + name.substr(0, 200) + ": its library directories on " + image.architecture.substr(0, 64) +
+                    " are not in cuda-targets.yaml");
     return;
   }
   values["triplet"] = image.lib_triplet;

@@ -105,7 +105,7 @@ void CudaBase(const Context& ctx, const Instruction& from, const ImageRef& ref, 
   }
   const CudaImageArchitecture* arch = ctx.images.FindArchitecture(image.architecture);
   if (!arch || image.target_triplet.empty()) {
-    base.reason = "nvidia/cuda publishes no " + image.os + "/" + image.architecture +
+    base.reason = "nvidia/cuda publishes no " + image.os.substr(0, 64) + "/" + image.architecture.substr(0, 64) +
                   " images (cuda_image_architectures in base-images.yaml)";
     return;
   }

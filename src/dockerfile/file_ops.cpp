@@ -179,11 +179,15 @@ Status ApplyMove(const Context& ctx, const Instruction& inst, ImageModel& image,
   std::string flags;
   std::vector<const ShellWord*> operands = Operands(command, flags);
   if (operands.size() < 2 || flags.find('t') != std::string::npos) return OkStatus();  // -t DIR: not read
-  for (const ShellWord* word : operands)
-    if (!word->exact) {
-      if (MentionsDriver(word->value)) ctx.Unknown(image, inst, "cuda.drivers", "mv of a path that cannot be computed");
-      return OkStatus();
-    }
+  bool exact = true, driver = false;
+  for (const ShellWord* word : operands) {
+    exact = exact && word->exact;
+    driver = driver || MentionsDriver(word->value);
+  }
+  if (!exact) {
+    if (driver) ctx.Unknown(image, inst, "cuda.drivers", "mv of a path that cannot be computed");
+    return OkStatus();
+  }
   const std::string& dest_word = operands.back()->value;
   bool into_dir = operands.size() > 2 || EndsWith(dest_word, "/");
   std::string dest = CanonicalPath(image, dest_word);

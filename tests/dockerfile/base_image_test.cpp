@@ -2,6 +2,7 @@
 // entries), pytorch/pytorch tags, unknown bases, and the tag scanners.
 #include <doctest/doctest.h>
 
+#include "dockerfile/base_image.h"
 #include "dockerfile_fixture.h"
 
 using nlohmann::json;
@@ -135,4 +136,93 @@ TEST_CASE("unknown bases and unread constructs stay unknown, never guessed") {
   json scratch = Facts("FROM scratch\nCOPY app /app\n");
   CHECK(scratch["cuda"]["drivers"].empty());
   CHECK(scratch["image"]["base"]["known"] == true);
+}
+
+TEST_CASE("tag scanners: nvidia/cuda and pytorch/pytorch grammars, bounded") {
+  const std::vector<std::string> cuda_flavors = {"base", "runtime", "devel"};
+  auto tag = ParseCudaTag("12.4.1-cudnn8-devel-ubuntu22.04", cuda_flavors);
+  REQUIRE(tag.has_value());
+  CHECK(tag->version == "12.4.1");
+  CHECK(tag->cudnn == "cudnn8");
+  CHECK(tag->flavor == "devel");
+  CHECK(tag->os == "ubuntu22.04");
+  CHECK(ParseCudaTag("12.4-runtime", cuda_flavors)->os.empty());
+  CHECK(ParseCudaTag("12.4.1-cudnn-runtime-ubi8", cuda_flavors)->cudnn == "cudnn");
+  for (const char* bad : {"latest", "12-devel", "12.4.1.5-devel", "12.4.1-slim-ubuntu22.04", "12.4.1-devel-",
+                          "12.4.1-devel2", "12.4.1", "v12.4.1-devel", "12.4.1-cudnn8"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(ParseCudaTag(bad, cuda_flavors).has_value());
+  }
+  auto torch = ParseTorchTag("2.1.0-cuda12.1-cudnn8-runtime", {"runtime", "devel"});
+  REQUIRE(torch.has_value());
+  CHECK(torch->torch == "2.1.0");
+  CHECK(torch->cuda == "12.1");
+  CHECK(torch->cudnn == "8");
+  for (const char* bad : {"2.0.0-devel", "2.1.0-cuda12.1.1-cudnn8-runtime", "2.1.0-cuda12.1-cudnn8-slim", "latest"})
+    CHECK_FALSE(ParseTorchTag(bad, {"runtime", "devel"}).has_value());
+
+  ImageRef ref = ParseImageRef("docker.io/Library/Ubuntu:22.04@sha256:abc");
+  CHECK(ref.repository == "ubuntu");
+  CHECK(ref.tag == "22.04");
+  CHECK(ref.digest == "sha256:abc");
+  CHECK(ParseImageRef("localhost:5000/nvidia/cuda").tag.empty());  // a port is not a tag
+  CHECK(ParseImageRef("index.docker.io/nvidia/cuda:12.4.1-base-ubuntu22.04").repository == "nvidia/cuda");
+
+  // Hostile tags: read in one pass, reported unknown with a bounded reason.
+  std::string long_tag = "12.4." + std::string(200 * 1024, '1') + "-devel-ubuntu22.04";
+  CHECK_FALSE(ParseCudaTag(long_tag, cuda_flavors).has_value());
+  json facts = Facts("FROM nvidia/cuda:" + long_tag + "\n");
+  CHECK(facts["image"]["base"]["known"] == false);
+  CHECK(facts["image"]["base"]["reason"].get<std::string>().size() < 1000);
+  json long_torch = Facts("FROM pytorch/pytorch:" + std::string(100 * 1024, '9') + "\n");
+  CHECK(HasUnknown(long_torch, "base-image"));
+}
+
+TEST_CASE("pytorch/pytorch followed by rm -rf: no internal error (issue 13)") {
+  for (const char* tag : {"2.1.0-cuda12.1-cudnn8-runtime", "2.0.0-devel"}) {
+    CAPTURE(tag);
+    json facts = Facts(std::string("FROM pytorch/pytorch:") + tag +
+                       "\nRUN rm -rf /var/lib/apt/lists/* /usr/local/cuda/compat\n"
+                       "RUN mv /opt/conda /opt/conda2 && ln -s /x/libcuda.so.1 /usr/lib/libcuda.so.1\n");
+    const json* runtime = Find(facts["cuda"]["runtimes"], "source", "base-image");
+    REQUIRE(runtime != nullptr);  // the runtime known only by its version survives
+    CHECK((*runtime)["path"].is_null());
+    CHECK(Find(facts["frameworks"], "name", "torch") != nullptr);
+  }
+}
+
+TEST_CASE("platforms: target and library directories, NVARCH, images that do not exist") {
+  DockerfileOptions ppc;
+  ppc.platform = "linux/ppc64le";
+  json facts = Facts("FROM nvidia/cuda:12.4.1-devel-ubuntu22.04\nRUN apt-get install -y libcuda1=550.54.15-1\n", ppc);
+  CHECK(facts["image"]["env"]["NVARCH"] == "ppc64el");  // Ubuntu images' spelling
+  CHECK(facts["cuda"]["runtimes"][0]["path"] == "/usr/local/cuda-12.4/targets/ppc64le-linux/lib/libcudart.so.12.4.127");
+  CHECK(Driver(facts, "bundled")->at("path") == "/usr/lib/powerpc64le-linux-gnu/libcuda.so.550.54.15");
+  CHECK(Driver(facts, "compat") != nullptr);  // ppc64le Ubuntu images always had the compat package
+
+  DockerfileOptions arm;
+  arm.platform = "linux/arm64";
+  json rhel = Facts("FROM nvidia/cuda:12.4.1-base-ubi8\n", arm);
+  CHECK(rhel["image"]["env"]["NVARCH"] == "sbsa");
+  CHECK(Driver(rhel, "compat") != nullptr);  // RHEL-family templates always install it
+  json old_arm = Facts("FROM nvidia/cuda:11.2.2-base-ubuntu20.04\n", arm);
+  CHECK(old_arm["dockerfile"]["notes"].size() == 2);  // not recorded, and no compat package
+
+  DockerfileOptions s390x;
+  s390x.platform = "linux/s390x";
+  json none = Facts("FROM nvidia/cuda:12.4.1-base-ubuntu22.04\nRUN apt-get install -y cuda-compat-12-4\n", s390x);
+  CHECK(none["image"]["base"]["known"] == false);
+  CHECK(none["image"]["base"]["reason"].get<std::string>().find("linux/s390x") != std::string::npos);
+  CHECK(HasUnknown(none, "cuda.drivers"));  // no library directory known for the apt package
+}
+
+TEST_CASE("CUDA 13 images: loader entries and LD_LIBRARY_PATH of the newer template") {
+  json facts = Facts("FROM nvidia/cuda:13.0.0-runtime-ubuntu24.04\n");
+  CHECK(facts["image"]["env"]["LD_LIBRARY_PATH"] == "/usr/local/nvidia/lib:/usr/local/nvidia/lib64:/usr/local/cuda/lib64");
+  REQUIRE(facts["cuda"]["loader"]["ld_so_conf"].size() == 1);
+  CHECK(facts["cuda"]["loader"]["ld_so_conf"][0]["dir"] == "/usr/local/cuda/lib64");
+  CHECK(facts["cuda"]["runtimes"][0]["soname"] == "libcudart.so.13");
+  CHECK(Driver(facts, "compat")->at("package") == "cuda-compat-13-0");
+  CHECK_FALSE(facts["image"]["env"].contains("NV_CUDA_COMPAT_PACKAGE"));  // only Ubuntu amd64 images <= 12.5.0
+  CHECK(Facts("FROM nvidia/cuda:12.4.1-base-ubuntu22.04\n")["image"]["env"]["NV_CUDA_COMPAT_PACKAGE"] == "cuda-compat-12-4");
 }

@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <string>
 
 #include "imagelint/dockerfile.h"
@@ -29,9 +31,20 @@ inline imagelint::dockerfile::DockerfileOptions Options(imagelint::dockerfile::D
   return options;
 }
 
+// When IMAGELINT_TEST_FACTS_DIR is set (output_test.cpp's schema check runs
+// this test binary so), every facts document a test makes is written there.
+inline void RecordFacts(const json& facts) {
+  static const char* dir = std::getenv("IMAGELINT_TEST_FACTS_DIR");
+  static int count = 0;
+  if (dir == nullptr || *dir == '\0') return;
+  WriteFileText(std::filesystem::path(dir) / ("facts-" + std::to_string(count++) + ".json"), facts.dump());
+}
+
 inline imagelint::Result<imagelint::dockerfile::DockerfileAnalysis> Analyze(
     const std::string& text, imagelint::dockerfile::DockerfileOptions options = {}) {
-  return imagelint::dockerfile::AnalyzeDockerfileText(text, "Dockerfile", Options(std::move(options)));
+  auto analysis = imagelint::dockerfile::AnalyzeDockerfileText(text, "Dockerfile", Options(std::move(options)));
+  if (analysis.ok()) RecordFacts(analysis->facts);
+  return analysis;
 }
 
 inline json Facts(const std::string& text, imagelint::dockerfile::DockerfileOptions options = {}) {

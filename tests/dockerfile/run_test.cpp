@@ -2,6 +2,7 @@
 // the package managers and file operations.
 #include <doctest/doctest.h>
 
+#include "dockerfile/run.h"
 #include "dockerfile_fixture.h"
 
 using nlohmann::json;
@@ -70,4 +71,62 @@ TEST_CASE("RUN shell reading: quoting, sh -c, heredocs, variables, package manag
   json uninstalled = Facts("FROM nvidia/cuda:12.1.1-runtime-ubuntu22.04\n"
                            "RUN pip install torch==2.3.0+cu121 && pip uninstall -y torch\n");
   CHECK(uninstalled["frameworks"].empty());
+}
+
+TEST_CASE("RUN forms: shell, exec, heredoc scripts and heredocs fed to programs") {
+  CHECK(StripHeredocMarkers("python3 <<EOF arg") == "python3  arg");
+  CHECK(StripHeredocMarkers("bash <<-'EOT' && cat <<\"X\"") == "bash  && cat ");
+  CHECK(StripHeredocMarkers("echo a<<b") == "echo a");
+  CHECK(StripHeredocMarkers("echo << x") == "echo << x");  // no name: not a marker
+  std::string long_marker = "cat <<" + std::string(100 * 1024, 'E');
+  CHECK(StripHeredocMarkers(long_marker) == "cat ");
+
+  json facts = Facts(
+      "FROM nvidia/cuda:12.4.1-base-ubuntu22.04\n"
+      "RUN python3 <<EOF\nimport os\nEOF\n"
+      "RUN bash <<'EOF'\npip install torch==2.1.0+cu121\nEOF\n"
+      "RUN [\"pip\", \"install\", \"jax[cuda12]==0.4.30\"]\n");
+  CHECK(HasUnknown(facts, "RUN"));  // the python heredoc
+  CHECK(Find(facts["frameworks"], "name", "torch")->at("dockerfile_line") == 5);
+  CHECK(Find(facts["frameworks"], "name", "jax")->at("dockerfile_line") == 8);
+}
+
+TEST_CASE("RUN under a SHELL that is not POSIX is not read; exec form still is") {
+  json facts = Facts(
+      "FROM nvidia/cuda:12.4.1-base-ubuntu22.04\nSHELL [\"powershell\", \"-Command\"]\n"
+      "RUN pip install torch==2.1.0\nRUN [\"pip\", \"install\", \"torch==2.2.0+cu121\"]\n");
+  CHECK(HasUnknown(facts, "RUN"));
+  CHECK(Find(facts["frameworks"], "name", "torch")->at("version") == "2.2.0");
+  // The SHELL of a parent stage stays in force in the stages built on it.
+  json child = Facts(
+      "FROM nvidia/cuda:12.4.1-base-ubuntu22.04 AS a\nSHELL [\"cmd\", \"/S\", \"/C\"]\n"
+      "FROM a\nRUN pip install torch==2.1.0\n");
+  CHECK(HasUnknown(child, "RUN"));
+}
+
+TEST_CASE("installers and wrappers: .run files are unknown, sudo/env/exec are looked through") {
+  json facts = Facts(
+      "FROM nvidia/cuda:12.4.1-base-ubuntu22.04\n"
+      "RUN wget https://x/cuda_12.6.0_560.28.03_linux.run && sh cuda_12.6.0_560.28.03_linux.run --silent\n"
+      "RUN sudo -E env A=1 pip install torch==2.4.0+cu124 && exec nohup true\n");
+  CHECK(HasUnknown(facts, "cuda.drivers"));
+  CHECK(HasUnknown(facts, "cuda.runtimes"));
+  CHECK(facts["cuda"]["drivers_complete"] == false);
+  CHECK(facts["dockerfile"]["notes"].size() >= 1);  // the download
+  CHECK(Find(facts["frameworks"], "name", "torch")->at("version") == "2.4.0");
+  json direct = Facts("FROM nvidia/cuda:12.4.1-base-ubuntu22.04\nRUN ./cuda_12.6.0_560.28.03_linux.run\n");
+  CHECK(HasUnknown(direct, "cuda.drivers"));
+}
+
+TEST_CASE("long RUN lines: a 200 KB word goes through every reader without recursion") {
+  std::string word(200 * 1024, 'a');
+  for (const std::string& run : {"RUN echo " + word + " > /etc/ld.so.conf.d/x.conf", "RUN rm -rf /" + word,
+                                 "RUN ln -s /" + word + "/libcuda.so.1 /usr/lib/libcuda.so.1", "RUN curl " + word + ".run",
+                                 "RUN apt-get install -y " + word, "RUN conda install " + word + "=1.0",
+                                 "RUN dpkg -i " + word + "-cuda.deb", "RUN mv /" + word + " /x"}) {
+    CAPTURE(run.substr(0, 40));
+    auto analysis = Analyze("FROM nvidia/cuda:12.4.1-base-ubuntu22.04\n" + run + "\n");
+    REQUIRE(analysis.ok());
+    CHECK(analysis->facts.dump().size() < 2 * 1024 * 1024);
+  }
 }

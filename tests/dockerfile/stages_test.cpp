@@ -100,6 +100,7 @@ TEST_CASE("suppressions come back with the analysis") {
       "FROM nvidia/cuda:11.3.0-devel-ubuntu20.04\n# imagelint ignore=IL003 A100-only service\nRUN true\n",
       "svc/Dockerfile", Options());
   REQUIRE(analysis.ok());
+  RecordFacts(analysis->facts);
   REQUIRE(analysis->suppressions.size() == 1);
   CHECK(analysis->suppressions[0].file == "svc/Dockerfile");
   CHECK(analysis->suppressions[0].instruction_line == 3);
@@ -111,6 +112,7 @@ TEST_CASE("files: read from disk, missing file, bad knowledge directory") {
   imagelint::testing::WriteFileText(dir / "Dockerfile", kCompatTrap);
   auto analysis = AnalyzeDockerfile((dir / "Dockerfile").string(), Options());
   REQUIRE(analysis.ok());
+  RecordFacts(analysis->facts);
   CHECK(analysis->facts["image"]["env"]["CUDA_VERSION"] == "11.3.0");
   CHECK_FALSE(AnalyzeDockerfile((dir / "nope").string(), Options()).ok());
   // No knowledge is an error, never a guess.
@@ -125,4 +127,76 @@ TEST_CASE("files: read from disk, missing file, bad knowledge directory") {
   auto bad = imagelint::Knowledge::Load(dir / "knowledge");
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().subject.find("base-images.yaml") != std::string::npos);
+}
+
+TEST_CASE("ARG scopes: global values in FROM, declared-only inside stages, build args for declared names") {
+  json facts = Facts(
+      "ARG BASE=nvidia/cuda:12.4.1-base-ubuntu22.04\nARG V=1\nFROM ${BASE}\n"
+      "ENV A=${V}x\nARG V\nENV B=${V}y\nARG TARGETARCH\nENV ARCH=$TARGETARCH\n");
+  CHECK(facts["image"]["env"]["CUDA_VERSION"] == "12.4.1");
+  CHECK(facts["image"]["env"]["A"] == "x");   // not declared in the stage yet
+  CHECK(facts["image"]["env"]["B"] == "1y");  // redeclared: the global value
+  CHECK(facts["image"]["env"]["ARCH"] == "amd64");
+  DockerfileOptions args;
+  args.build_args = {{"V", "2"}, {"NOT_DECLARED", "x"}};
+  json overridden = Facts("ARG V=1\nFROM scratch\nARG V\nENV B=$V\n", args);
+  CHECK(overridden["image"]["env"]["B"] == "2");
+  CHECK(overridden["dockerfile"]["unused_build_args"] == json::array({"NOT_DECLARED"}));
+  auto bad = Analyze("FROM scratch\nARG bad-name=1\n");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().line == 2);
+}
+
+TEST_CASE("a 200 KB ARG value (a __version__-like string) is carried, not recursed on") {
+  std::string version(200 * 1024, '1');
+  json facts = Facts("ARG TORCH=" + version + "\nFROM nvidia/cuda:12.4.1-base-ubuntu22.04\nARG TORCH\n"
+                     "ENV TORCH_VERSION=$TORCH\nRUN pip install torch==${TORCH}\n"
+                     "LABEL version=\"${TORCH}\"\n");
+  CHECK(facts["image"]["env"]["TORCH_VERSION"].get<std::string>().size() == version.size());
+  CHECK(HasUnknown(facts, "frameworks"));  // too long to be a version any table knows
+  DockerfileOptions platform;
+  platform.platform = "linux/" + std::string(100 * 1024, 'x');
+  auto analysis = Analyze("FROM nvidia/cuda:12.4.1-base-ubuntu22.04\n", platform);
+  REQUIRE(analysis.ok());
+  CHECK(analysis->facts["image"]["base"]["known"] == false);
+}
+
+TEST_CASE("COPY and ADD: copied libcuda files, heredoc loader files, CUDA trees from other stages") {
+  json facts = Facts(
+      "FROM nvidia/cuda:12.4.1-devel-ubuntu22.04 AS build\n"
+      "FROM nvidia/cuda:12.4.1-base-ubuntu22.04\n"
+      "COPY libcuda.so.1 /usr/local/cuda/compat/\n"
+      "COPY [\"libcuda.so\", \"/usr/local/cuda/lib64/stubs/libcuda.so\"]\n"
+      "COPY drivers/libcuda.so.* /opt/drv/\n"
+      "ADD cuda_12.6.0_560.28.03_linux.run /tmp/\n"
+      "COPY --from=build /usr/local/cuda-12.4 /usr/local/cuda-12.4\n"
+      "COPY <<EOF /etc/ld.so.conf.d/compat.conf\n/usr/local/cuda/compat\nEOF\n");
+  const json* copied = Find(facts["cuda"]["drivers"], "path", "/usr/local/cuda/compat/libcuda.so.1");
+  REQUIRE(copied != nullptr);
+  CHECK((*copied)["kind"] == "compat");
+  CHECK((*copied)["version"].is_null());
+  CHECK((*copied)["source"] == "copy");
+  CHECK(Find(facts["cuda"]["drivers"], "path", "/usr/local/cuda/lib64/stubs/libcuda.so")->at("kind") == "stub");
+  CHECK(Find(facts["cuda"]["drivers"], "path", "/opt/drv/libcuda.so.*") != nullptr);
+  CHECK(HasUnknown(facts, "cuda.runtimes"));  // the CUDA tree copied from `build`
+  CHECK(facts["cuda"]["runtimes_complete"] == false);
+  CHECK(Find(facts["cuda"]["loader"]["ld_so_conf"], "file", "/etc/ld.so.conf.d/compat.conf") != nullptr);
+  CHECK(facts["dockerfile"]["notes"].size() == 1);  // the .run installer added
+  auto missing = Analyze("FROM scratch\nCOPY onlyone\n");
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().message.find("requires a source and a destination") != std::string::npos);
+}
+
+TEST_CASE("FROM <stage> chains: the model continues, ARGs do not, layers add up") {
+  json facts = Facts(
+      "FROM nvidia/cuda:12.1.1-devel-ubuntu22.04 AS a\nARG X=1\nENV A=$X\n"
+      "FROM a AS b\nENV B=${X}b\nRUN rm -rf /usr/local/cuda/compat\n"
+      "FROM b\nWORKDIR /x\n");
+  CHECK(facts["image"]["env"]["A"] == "1");
+  CHECK(facts["image"]["env"]["B"] == "b");
+  CHECK(Driver(facts, "compat") == nullptr);
+  CHECK(facts["image"]["layers"].size() == 8);
+  CHECK(facts["image"]["layers"][3]["empty_layer"] == true);  // FROM a
+  CHECK(facts["source"]["stage"] == 2);
+  CHECK(facts["dockerfile"]["stages"][2]["target"] == true);
 }
