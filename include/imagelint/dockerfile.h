@@ -7,9 +7,11 @@
 //
 // The parser follows BuildKit's Dockerfile frontend (directives, continuations,
 // heredocs, ARG/ENV substitution, multi-stage, --target). The facts builder
-// reads base images and packages from rules/knowledge/{base-images,packages}.yaml
+// reads base images and packages from the knowledge tables of
+// rules/knowledge/{base-images,packages}.yaml (DockerfileOptions::knowledge)
 // and leaves what it cannot know absent (unknown), never guessed; each such gap
-// is listed in facts.dockerfile.unknown with the line that caused it.
+// is listed in facts.dockerfile.unknown with the line that caused it. The
+// facts are the typed model of include/imagelint/facts.h, written by its writer.
 #pragma once
 
 #include <cstddef>
@@ -136,10 +138,10 @@ struct DockerfileOptions {
   std::map<std::string, std::string> build_args;  // --build-arg NAME=VALUE
   std::string target;                             // --target; "" = last stage
   std::string platform = "linux/amd64";           // TARGETPLATFORM when FROM has no --platform
-  std::string knowledge_dir;  // "" = $IMAGELINT_KNOWLEDGE_DIR or <data dir>/rules/knowledge
-                              // (base-images.yaml, packages.yaml)
-  // The knowledge tables (pytorch.yaml arch lists): when given, torch rows get
-  // `sass`/`ptx` from TORCH_CUDA_ARCH_LIST; when null those stay unknown.
+  // Required: the loaded knowledge (Knowledge::Load): base-images.yaml and
+  // packages.yaml for what base images and packages bring, pytorch.yaml for
+  // torch's GPU code, cuda-targets/cudart-sonames/loader.yaml. Null is an
+  // error, never a guess. Not owned; must outlive the call.
   const ::imagelint::Knowledge* knowledge = nullptr;
   ParseLimits limits;
 };
@@ -147,7 +149,7 @@ struct DockerfileOptions {
 struct DockerfileAnalysis {
   Dockerfile dockerfile;
   size_t target_stage = 0;
-  // imagelint.facts/v1 (see docs/dockerfile.md for the Dockerfile-specific parts):
+  // imagelint.facts/v1 (docs/facts-schema.json; docs/dockerfile.md for the Dockerfile-specific parts):
   //   source{kind:"dockerfile", path, target, stage}, image{ref, os, architecture,
   //   env{}, labels{}, layers[{created_by, dockerfile_line}], base{...}},
   //   cuda{runtimes[], drivers[], requirements{}, loader{}, packages[]},
