@@ -1,3 +1,5 @@
+// The context every step shares: errors at an instruction, BuildKit's word
+// expansion, and the provenance stamped on each fact row.
 #include "dockerfile/context.h"
 
 namespace imagelint::dockerfile {

@@ -1,3 +1,6 @@
+// frameworks[] rows, whoever installs them: a later install of a framework
+// replaces the earlier one (pip and conda keep one copy per environment), and
+// torch's GPU code is that of its build in pytorch.yaml.
 #include "dockerfile/frameworks.h"
 
 #include <cctype>

@@ -10,6 +10,8 @@
 // are not read at all.
 #include "dockerfile/run.h"
 
+#include <cctype>
+
 #include "common/text.h"
 #include "dockerfile/apt.h"
 #include "dockerfile/conda.h"

@@ -9,7 +9,10 @@
 // after its declaration, and redeclaring a global takes the global's value;
 // --build-arg overrides declared ARGs only. ENV values are expanded against
 // the variables as they were before the instruction.
+#include <algorithm>
+#include <cctype>
 #include <fstream>
+#include <optional>
 
 #include "common/text.h"
 #include "dockerfile/base_image.h"

@@ -1,3 +1,5 @@
+// Path cleaning, quote-aware splitting and the shell's glob match for the
+// Dockerfile module (fnmatch(3) semantics, without its recursion).
 #include "dockerfile/util.h"
 
 #include <cctype>

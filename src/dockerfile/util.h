@@ -1,5 +1,5 @@
-// Small text helpers of the Dockerfile module that common/text.h and
-// common/version.h do not have (those are used for everything else).
+// Text helpers of the Dockerfile module that common/text.h and
+// common/version.h do not provide (those serve everything else).
 #pragma once
 
 #include <string>
