@@ -4,6 +4,7 @@
 #include "cli/command.h"
 #include "cli/image_input.h"
 #include "facts/facts.h"
+#include "imagelint/knowledge.h"
 
 namespace imagelint::cli {
 namespace {
@@ -27,7 +28,9 @@ RunFunction SetupFacts(CLI::App& app) {
     if (!options.ok()) return ReportToolError(options.error());
     auto image = ReadImageArgument(args->image, *options, *input);
     if (!image.ok()) return ReportToolError(image.error());
-    nlohmann::json facts = BuildFacts(*image);
+    auto knowledge = Knowledge::LoadDefault();  // loader directories, CUDA library names
+    if (!knowledge.ok()) return ReportToolError(knowledge.error());
+    nlohmann::json facts = BuildFacts(*image, *knowledge);
     if (args->format == "text") {
       std::cout << FactsToText(facts);
     } else {

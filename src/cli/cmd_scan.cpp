@@ -105,7 +105,7 @@ Result<nlohmann::json> FactsFor(const std::string& image, const ScanArgs& args, 
   options.scan.progress = TerminalProgress();
   auto scanned = ReadImageArgument(image, options, *args.input);
   if (!scanned.ok()) return scanned.error();
-  nlohmann::json facts = BuildFacts(*scanned);
+  nlohmann::json facts = BuildFacts(*scanned, knowledge);
   if (!args.dockerfile.empty()) IMAGELINT_TRY(AnnotateWithDockerfile(facts, args));
   return facts;
 }
