@@ -113,6 +113,46 @@ TEST_CASE("requirements and loader: the toolkit's reading, provenance, what cann
   CHECK_FALSE(plain["cuda"].contains("requirements"));
 }
 
+TEST_CASE("the same NVIDIA variable means the same thing from an image and from a Dockerfile") {
+  // Both producers, over the same values: a built image's config env, and the
+  // same ENV on a scratch base (whose env is fully known).
+  struct Case {
+    std::vector<std::pair<std::string, std::string>> env;
+  };
+  std::vector<Case> cases;
+  for (const char* value : {"1", "t", "T", "true", "TRUE", "True", "0", "f", "false", "tRuE", "yes", " true", "", "2"})
+    cases.push_back({{{"NVIDIA_DISABLE_REQUIRE", value}, {"NVIDIA_REQUIRE_CUDA", "cuda>=12.4"}}});
+  for (const char* value : {"12.4.1", "v11.6", "12", "v12", "12.04", "012.4", "12.4.1-rc.1", "12.4.1+build", "1.2.3.4",
+                            "x", "4294967296.1", "11.8.0"})
+    cases.push_back({{{"CUDA_VERSION", value}}});
+  cases.push_back({{{"CUDA_VERSION", "12.4.1"}, {"NVIDIA_REQUIRE_CUDA", ""}}});
+  cases.push_back({{{"CUDA_VERSION", "12.4.1"}, {"NVIDIA_REQUIRE_CUDA", "cuda>=12.4"}, {"NV_CUDA_CUDART_VERSION", "12.4.127-1"}}});
+
+  imagelint::testing::TempDir dir;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i];
+    imagelint::testing::TestImage image;
+    image.Layer().File("etc/hostname", "x\n");
+    std::string dockerfile = "FROM scratch\n";
+    for (const auto& [name, value] : c.env) {
+      image.env.push_back(name + "=" + value);
+      dockerfile += "ENV " + name + "=\"" + value + "\"\n";
+    }
+    fs::path path = dir / ("image-" + std::to_string(i) + ".tar");
+    imagelint::testing::WriteImage(image, imagelint::testing::ImageKind::kDockerArchive, path);
+    auto scanned = imagelint::ReadImage(path.string(), {});
+    REQUIRE_MESSAGE(scanned.ok(), scanned.error().ToString());
+    json from_image = imagelint::BuildFacts(*scanned, CheckoutKnowledge())["cuda"]["requirements"];
+    json from_dockerfile = Facts(dockerfile)["cuda"]["requirements"];
+    CAPTURE(dockerfile);
+    for (const char* field : {"disabled", "legacy", "legacy_cuda_version", "legacy_cuda_version_invalid"}) {
+      CAPTURE(field);
+      CHECK(from_image.value(field, json()) == from_dockerfile.value(field, json()));
+    }
+    for (const auto& [name, value] : c.env) CHECK(from_image.value(name, json()) == from_dockerfile.value(name, json()));
+  }
+}
+
 TEST_CASE("the same Debian package version means the same release from an image and from a Dockerfile") {
   imagelint::testing::TempDir dir;
   int i = 0;
@@ -127,7 +167,7 @@ TEST_CASE("the same Debian package version means the same release from an image 
     imagelint::testing::WriteImage(image, imagelint::testing::ImageKind::kDockerArchive, path);
     auto scanned = imagelint::ReadImage(path.string(), {});
     REQUIRE_MESSAGE(scanned.ok(), scanned.error().ToString());
-    json image_facts = imagelint::BuildFacts(*scanned);
+    json image_facts = imagelint::BuildFacts(*scanned, CheckoutKnowledge());
     REQUIRE(image_facts["cuda"]["runtimes"].size() == 1);
     json dockerfile_facts = Facts(std::string("FROM ubuntu:22.04\nRUN apt-get install -y cuda-cudart-12-4=") + version + "\n");
     const json* predicted = Find(dockerfile_facts["cuda"]["runtimes"], "package", "cuda-cudart-12-4");
