@@ -1,4 +1,7 @@
-// Which libcuda.so.1 a CUDA process loads (nvidia-container-stack.md §2, §5).
+// Which libcuda.so.1 a CUDA process loads: the dynamic loader's search order (ld.so(8),
+// https://man7.org/linux/man-pages/man8/ld.so.8.html) and what NVIDIA's container runtime mounts
+// or links (NVIDIA/nvidia-container-toolkit, https://github.com/NVIDIA/nvidia-container-toolkit;
+// NVIDIA/libnvidia-container, https://github.com/NVIDIA/libnvidia-container).
 #include <algorithm>
 #include <set>
 
