@@ -21,6 +21,7 @@
 
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,6 +32,13 @@
 #include "imagelint/result.h"
 
 namespace imagelint {
+
+struct BaseImageKnowledge;  // include/imagelint/image_knowledge.h
+struct PackageKnowledge;
+class Knowledge;
+// Builds the typed base-images / packages tables of a loaded Knowledge and
+// checks them across rows (src/knowledge/image_tables.cpp; called by Load).
+Status LoadImageTables(Knowledge& knowledge);
 
 // The tables this loader knows, with their file names (rules/knowledge/<file>).
 struct KnowledgeTableInfo {
@@ -52,9 +60,8 @@ class Knowledge {
 
   // Loads and validates every table file of KnowledgeTables() from `dir`.
   // A missing file, a YAML syntax error or a schema violation is an Error
-  // naming file:line:column (the CLI maps it to exit 2). Other *.yaml files in
-  // the directory (base-images.yaml, packages.yaml: the Dockerfile module's)
-  // are not read here.
+  // naming file:line:column (the CLI maps it to exit 2). A file may hold
+  // several tables as YAML documents (base-images.yaml, packages.yaml).
   static Result<Knowledge> Load(const std::filesystem::path& dir);
   static Result<Knowledge> LoadDefault(const std::filesystem::path& data_dir) {
     return Load(DefaultDirectory(data_dir));
@@ -133,9 +140,21 @@ class Knowledge {
   // ("libcublasLt", "libcudnn_ops_infer"): {cuda_library, driver_library}.
   const nlohmann::json* FindRuntimeLibrary(std::string_view name) const;
 
+  // ---- the Dockerfile module's tables, typed (include/imagelint/image_knowledge.h) ----
+
+  // base-images.yaml and packages.yaml; empty tables before Load.
+  const BaseImageKnowledge& base_images() const;
+  const PackageKnowledge& packages() const;
+  // A row's `source` spelled out: a sources.yaml id ("S10") becomes
+  // "S10: <title>"; any other text comes back as it is.
+  std::string DescribeSource(std::string_view source) const;
+
  private:
+  friend Status LoadImageTables(Knowledge& knowledge);
   std::filesystem::path directory_;
   std::map<std::string, nlohmann::json, std::less<>> tables_;
+  std::shared_ptr<const BaseImageKnowledge> base_images_;
+  std::shared_ptr<const PackageKnowledge> packages_;
 };
 
 }  // namespace imagelint
