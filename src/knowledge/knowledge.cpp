@@ -11,6 +11,8 @@
 #include <sstream>
 
 #include "common/text.h"
+#include "common/json.h"
+#include "common/yaml.h"
 #include "common/version.h"
 
 namespace imagelint {
@@ -207,12 +209,9 @@ class TableParser {
 
   Result<json> Parse(std::string_view text) {
     if (text.size() > kMaxFileBytes) return MakeError(file_, "file too large for a knowledge table");
-    YAML::Node root;
-    try {
-      root = YAML::Load(std::string(text));
-    } catch (const YAML::Exception& e) {
-      return MakeErrorAtLine(file_, e.mark.line + 1, e.mark.column + 1, "YAML syntax error: " + e.msg);
-    }
+    auto loaded = LoadYaml(text, file_);
+    if (!loaded.ok()) return loaded.error();
+    YAML::Node root = std::move(*loaded);
     if (!root.IsMap()) return At(root, "a knowledge file is a mapping with kind, schema and rows");
     for (const auto& entry : root) {
       std::string key = entry.first.Scalar();
@@ -233,7 +232,7 @@ class TableParser {
       auto parsed = ParseRow(row);
       if (!parsed.ok()) return parsed.error();
       if (!schema_.info.key.empty()) {
-        std::string key = parsed->at(schema_.info.key).dump();
+        std::string key = DumpJson(parsed->at(schema_.info.key));
         if (!keys.insert(key).second)
           return At(row, "duplicate " + schema_.info.key + " " + key + " in table " + schema_.info.kind);
       }
@@ -485,7 +484,7 @@ Result<Knowledge> Knowledge::Load(const std::filesystem::path& dir) {
   for (const auto& branch : knowledge.Table("driver_branches")) {
     if (!knowledge.FindPtxIsa(branch["ptx_isa"].get<std::string>()))
       return MakeErrorAtLine(branch["_file"], branch["_line"], 1,
-                             "branch " + branch["branch"].dump() + " names PTX ISA " +
+                             "branch " + DumpJson(branch["branch"]) + " names PTX ISA " +
                                  branch["ptx_isa"].get<std::string>() + " which ptx-isa.yaml does not list");
   }
   return knowledge;
