@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <set>
 
+#include "common/json.h"
 #include "common/text.h"
 #include "imagelint/digest.h"
 #include "source/open.h"
@@ -44,9 +45,9 @@ bool Matches(const Platform& wanted, const Platform& have) {
 
 Platform FromJson(const nlohmann::json& json) {
   Platform p;
-  p.os = json.value("os", std::string());
-  p.architecture = json.value("architecture", std::string());
-  p.variant = json.value("variant", std::string());
+  p.os = StringField(json, "os");
+  p.architecture = StringField(json, "architecture");
+  p.variant = StringField(json, "variant");
   return Normalize(p);
 }
 
@@ -190,7 +191,9 @@ Result<std::vector<LayerRef>> LayersFromManifest(const nlohmann::json& manifest_
   if (config.contains("history") && config["history"].is_array()) {
     for (const auto& item : config["history"]) {
       if (!item.is_object()) continue;
-      if (item.value("empty_layer", false)) continue;
+      if (auto empty = item.find("empty_layer"); empty != item.end() && empty->is_boolean() && empty->get<bool>()) {
+        continue;
+      }
       history.push_back(item.contains("created_by") && item["created_by"].is_string()
                             ? item["created_by"].get<std::string>()
                             : std::string());
@@ -206,7 +209,7 @@ Result<std::vector<LayerRef>> LayersFromManifest(const nlohmann::json& manifest_
       layer.digest = descriptor["digest"].get<std::string>();
       auto valid = ValidateDigest(layer.digest);
       if (!valid.ok()) return WithSubject(valid.error(), subject);
-      layer.media_type = descriptor.value("mediaType", std::string());
+      layer.media_type = StringField(descriptor, "mediaType");
       if (descriptor.contains("size") && descriptor["size"].is_number_integer()) {
         layer.size = descriptor["size"].get<int64_t>();
       }
