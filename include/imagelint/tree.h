@@ -76,10 +76,12 @@ class ImageTree {
   Result<std::string> Walk(std::string_view path, bool follow_last, int& hops, WalkStop* stop = nullptr) const;
   void Apply(const std::vector<LayerResult>& layers, size_t index);
   void RemoveSubtree(const std::string& path, bool keep_self);
+  void AddProblem(std::string problem);
   std::string EnsureParents(const std::string& parent, size_t layer);
 
   std::map<std::string, TreeNode, std::less<>> nodes_;
   std::vector<std::string> problems_;
+  uint64_t dropped_problems_ = 0;
   // Directories created implicitly (a file whose parent no layer declares);
   // shared so that copies of the tree keep valid pointers.
   std::vector<std::shared_ptr<LayerEntry>> implicit_;

@@ -48,6 +48,22 @@ bool IsDir(const TreeNode& node) { return node.entry && node.entry->info.type ==
 
 }  // namespace
 
+// Problems are for people: the first kMaxProblems, then a count (a hostile
+// layer can make one per entry).
+void ImageTree::AddProblem(std::string problem) {
+  constexpr size_t kMaxProblems = 1000;
+  if (problems_.size() + 1 < kMaxProblems) {
+    problems_.push_back(std::move(problem));
+    return;
+  }
+  std::string summary = "... and " + std::to_string(++dropped_problems_) + " more problems";
+  if (problems_.size() + 1 == kMaxProblems) {
+    problems_.push_back(std::move(summary));
+  } else {
+    problems_.back() = std::move(summary);
+  }
+}
+
 ImageTree ImageTree::Build(const std::vector<LayerResult>& layers) {
   ImageTree tree;
   for (size_t i = 0; i < layers.size(); ++i) tree.Apply(layers, i);
@@ -135,16 +151,16 @@ void ImageTree::Apply(const std::vector<LayerResult>& layers, size_t index) {
     if (base.compare(0, kMetaPrefix.size(), kMetaPrefix) == 0) continue;  // AUFS metadata
     std::string name = base.substr(kWhiteoutPrefix.size());
     if (name.empty() || name == "." || name == "..") {
-      problems_.push_back(entry.info.path + ": invalid whiteout" + where);
+      AddProblem(entry.info.path + ": invalid whiteout" + where);
       continue;
     }
     if (!dir.ok()) {
-      problems_.push_back(entry.info.path + ": whiteout in a directory that does not exist" + where);
+      AddProblem(entry.info.path + ": whiteout in a directory that does not exist" + where);
       continue;
     }
     std::string target = Join(*dir, name);
     if (!nodes_.count(target)) {
-      problems_.push_back(entry.info.path + ": whiteout of nothing" + where);
+      AddProblem(entry.info.path + ": whiteout of nothing" + where);
       continue;
     }
     RemoveSubtree(target, false);
@@ -160,7 +176,7 @@ void ImageTree::Apply(const std::vector<LayerResult>& layers, size_t index) {
     if (base.compare(0, kWhiteoutPrefix.size(), kWhiteoutPrefix) == 0) continue;
     std::string parent = EnsureParents(DirName(path), index);
     if (parent == "\x01") {
-      problems_.push_back(path + ": a parent is not a directory" + where);
+      AddProblem(path + ": a parent is not a directory" + where);
       continue;
     }
     std::string key = Join(parent, base);
@@ -173,7 +189,7 @@ void ImageTree::Apply(const std::vector<LayerResult>& layers, size_t index) {
       } else if (const TreeNode* target = Lookup(entry.info.link_target)) {
         content = target->content;
       }
-      if (!content) problems_.push_back(path + ": hard link to missing file " + entry.info.link_target + where);
+      if (!content) AddProblem(path + ": hard link to missing file " + entry.info.link_target + where);
       node.content = content;
     }
     auto existing = nodes_.find(key);

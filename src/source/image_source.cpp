@@ -83,6 +83,7 @@ Result<nlohmann::json> SelectImageInIndex(const nlohmann::json& index, const std
   };
   std::vector<Image> images;
   std::map<std::string, size_t> by_digest;
+  std::map<std::string, size_t> by_key;  // (a linear search per descriptor was quadratic)
   for (const auto& descriptor : index["manifests"]) {
     std::string containerd = Annotation(descriptor, "io.containerd.image.name");
     std::string ref = Annotation(descriptor, "org.opencontainers.image.ref.name");
@@ -90,19 +91,24 @@ Result<nlohmann::json> SelectImageInIndex(const nlohmann::json& index, const std
     std::string digest = descriptor.is_object() ? StringField(descriptor, "digest") : std::string();
     // Several names for one manifest (docker save a:1 a:2 of one image) are one image.
     auto same = digest.empty() ? by_digest.end() : by_digest.find(digest);
-    size_t at = same != by_digest.end()
-                    ? same->second
-                    : static_cast<size_t>(std::find_if(images.begin(), images.end(),
-                                                       [&](const Image& image) { return image.key == key; }) -
-                                          images.begin());
-    if (at == images.size()) images.push_back({key, {}, {}});
+    size_t at = images.size();
+    if (same != by_digest.end()) {
+      at = same->second;
+    } else if (auto named = by_key.find(key); named != by_key.end()) {
+      at = named->second;
+    }
+    if (at == images.size()) {
+      images.push_back({key, {}, {}});
+      by_key.emplace(key, at);
+    }
     Image& image = images[at];
     if (same == by_digest.end()) {
       image.descriptors.push_back(descriptor);
       if (!digest.empty()) by_digest.emplace(digest, at);
     }
     for (const auto& name : {containerd, ref}) {
-      if (!name.empty() && std::find(image.names.begin(), image.names.end(), name) == image.names.end()) {
+      if (!name.empty() && image.names.size() < 64 &&
+          std::find(image.names.begin(), image.names.end(), name) == image.names.end()) {
         image.names.push_back(name);
       }
     }
@@ -166,10 +172,14 @@ class StoreImageSource final : public ImageSource {
     if (offsets.empty()) return std::nullopt;  // a store that seeks
     std::sort(offsets.begin(), offsets.end());
     std::vector<size_t> order;
-    for (const auto& [offset, index] : offsets) order.push_back(index);
+    std::vector<bool> placed(layer_paths_.size(), false);
+    for (const auto& [offset, index] : offsets) {
+      order.push_back(index);
+      placed[index] = true;
+    }
     // Layers held in memory (small ones) have no offset: any time is fine.
     for (size_t i = 0; i < layer_paths_.size(); ++i) {
-      if (std::find(order.begin(), order.end(), i) == order.end()) order.push_back(i);
+      if (!placed[i]) order.push_back(i);
     }
     return order;
   }

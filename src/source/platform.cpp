@@ -118,7 +118,14 @@ Result<nlohmann::json> SelectPlatform(const nlohmann::json& index, const Platfor
                                                     : std::string("(unspecified)"));
   }
   std::string list;
-  for (const auto& p : present) list += (list.empty() ? "" : ", ") + p;
+  size_t listed = 0;
+  for (const auto& p : present) {
+    if (++listed > 20) {
+      list += ", and " + std::to_string(present.size() - 20) + " more";
+      break;
+    }
+    list += (list.empty() ? "" : ", ") + p;
+  }
   return MakeError(subject, "no image for platform " + wanted.ToString() + "; platforms present: " + list +
                                 " (choose one with --platform)");
 }
@@ -145,11 +152,13 @@ std::string NormalizedImageName(std::string name) {
 Result<size_t> SelectNamedImage(const std::vector<std::vector<std::string>>& names, const std::string& wanted,
                                 const std::string& subject) {
   auto describe = [&] {
+    constexpr size_t kListed = 20;  // a message stays one readable line
     std::string list;
-    for (size_t i = 0; i < names.size(); ++i) {
+    for (size_t i = 0; i < names.size() && i < kListed; ++i) {
       std::string label = names[i].empty() ? std::string("(unnamed)") : names[i].front();
       list += (i ? ", " : "") + std::string("@") + std::to_string(i) + " " + label;
     }
+    if (names.size() > kListed) list += ", and " + std::to_string(names.size() - kListed) + " more";
     return list;
   };
   if (names.empty()) return MakeError(subject, "holds no image");

@@ -4,6 +4,7 @@
 // exception ("internal error").
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <cstring>
 #include <functional>
 
@@ -210,4 +211,25 @@ TEST_CASE("a gzip'd docker save whose layer member is empty: an error, no memcpy
   fs::path path = dir / "empty-member.tar.gz";
   WriteFileBytes(path, Compress(BuildLayerTar(outer), Compression::kGzip));
   CheckNames(ScanError(path), path.string() + ":empty.tar", "empty layer blob");
+}
+
+TEST_CASE("an index of 100,000 named images: a short error, quickly") {
+  TempDir dir;
+  fs::path layout = Layout(dir, "many");
+  json index = ReadJsonFile(layout / "index.json");
+  index["manifests"] = json::array();
+  for (int i = 0; i < 100000; ++i) {
+    std::string n = std::to_string(i);
+    std::string digest = "sha256:" + std::string(64 - n.size(), '0') + n;
+    index["manifests"].push_back({{"digest", digest}, {"annotations", {{"io.containerd.image.name", "n" + n}}}});
+  }
+  std::string text = index.dump();
+  WriteFileBytes(layout / "index.json", std::vector<uint8_t>(text.begin(), text.end()));
+  auto start = std::chrono::steady_clock::now();
+  std::string error = ScanError(layout);
+  CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < 5);
+  CAPTURE(error);
+  CHECK(error.find("holds 100000 images") != std::string::npos);
+  CHECK(error.find("and 99980 more") != std::string::npos);
+  CHECK(error.size() < 2000);
 }
