@@ -93,7 +93,9 @@ Result<std::unique_ptr<EntryReader>> OpenLayerStream(std::unique_ptr<ByteStream>
 Result<std::unique_ptr<ByteStream>> OpenDecompressed(std::unique_ptr<ByteStream> input, uint64_t limit);
 
 // Cleans a tar entry name: "./a/./b//c/" -> "a/b/c", "a/../b" -> "b".
-// Absolute names ("/etc/x") and names escaping the root ("../x") are errors.
+// Absolute names are rooted at the image root ("/" -> "", "/etc/x" ->
+// "etc/x", "/../x" -> "x"), as container runtimes apply them; relative names
+// escaping the root ("../x") are errors.
 Result<std::string> CleanEntryPath(std::string_view raw);
 
 }  // namespace imagelint

@@ -247,7 +247,7 @@ TEST_CASE("root file system directory: symlinks recorded, never followed; hard l
   fs::create_symlink("/etc/shadow", root / "usr/lib/evil");  // must stay a link in the tree
   fs::create_symlink("libx.so.1", root / "usr/lib/libx.so");
   fs::create_hard_link(root / "usr/lib/libx.so.1", root / "usr/lib/libx.hard");
-  auto scanned = Read(root);
+  auto scanned = ReadImage("rootfs:" + root.string(), ReadImageOptions{});  // no os-release: asked for by name
   REQUIRE_MESSAGE(scanned.ok(), scanned.error().ToString());
   CHECK(scanned->metadata.kind == "rootfs");
   CHECK(ListTree(*scanned, "") ==
