@@ -259,40 +259,6 @@ TEST_CASE("root file system directory: symlinks recorded, never followed; hard l
         "hardlink 0644 4 L0 /usr/lib/libx.so.1 => /usr/lib/libx.hard\n");
 }
 
-TEST_CASE("real-tool images from testdata: docker save (legacy) and BuildKit OCI archives") {
-  fs::path images = SharedDir() / "testdata" / "images";
-  if (!NeedExternal("testdata images", fs::exists(images / "test-docker-image.tar"), "real-tool fixtures")) return;
-  auto docker = Read(images / "test-docker-image.tar");
-  REQUIRE_MESSAGE(docker.ok(), docker.error().ToString());
-  CHECK(docker->metadata.kind == "docker-archive");
-  CHECK(docker->metadata.ref == "dive-test:latest");
-  CHECK(docker->metadata.platform.architecture == "amd64");
-  CHECK(docker->layers.size() == 14);
-  const ImageTree& tree = docker->tree;
-  for (const char* path : {"somefile.txt", "root/saved.txt", "root/.saved.txt", "root/.data/saved.again2.txt",
-                           "tmp/saved.again1.txt", "bin/busybox"}) {
-    CAPTURE(path);
-    CHECK(tree.Lookup(path));
-  }
-  CHECK_FALSE(tree.Lookup("root/example"));
-  CHECK(tree.List("root/example").empty());
-  CHECK(tree.Lookup("root/saved.txt")->entry->info.mode == 0755);  // chmod +x in the last layer
-  CHECK(tree.Lookup("root/saved.txt")->layer == 13);
-  CHECK(docker->layers[9].entries.size() > 0);  // the rm -rf layer carries the whiteout
-
-  for (const char* name : {"test-oci-gzip-image.tar", "test-oci-zstd-image.tar", "test-oci-uncompressed-image.tar"}) {
-    CAPTURE(name);
-    auto oci = Read(images / name);
-    REQUIRE_MESSAGE(oci.ok(), oci.error().ToString());
-    CHECK(oci->metadata.kind == "oci-archive");
-    CHECK(oci->metadata.platform.architecture == "arm64");  // the only image: taken without --platform
-    CHECK(ListTree(*oci, "") == "file 0644 11189 L0 /README.md\n");
-    auto wrong = Read(images / name, "linux/amd64");  // named explicitly: an error listing arm64
-    REQUIRE_FALSE(wrong.ok());
-    CHECK(wrong.error().message.find("platforms present: linux/arm64") != std::string::npos);
-  }
-}
-
 TEST_CASE("a gzip'd docker save is decompressed once, not once per layer") {
   // Layers over the 1 MiB in-memory capture limit, so each is read from the stream.
   auto noise = [](size_t size, uint32_t seed) {
