@@ -62,7 +62,7 @@ void AddConfigFlags(CLI::App& app, config::CommandLineOptions& options) {
         ->delimiter(',')
         ->type_name("RULE=LEVEL");
   if (!Has(app, "--disable"))
-    app.add_option("--disable", options.disable, "do not run these rules (repeatable, comma list), e.g. --disable IL013,IL020")
+    app.add_option("--disable", options.disable, "do not run these rules (repeatable, comma list), e.g. --disable IL013,IL014")
         ->delimiter(',')
         ->type_name("RULE");
 }
