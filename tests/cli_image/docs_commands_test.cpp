@@ -35,6 +35,9 @@ struct Shown {
   std::string where;    // "docs/cli.md:42" or "imagelint scan --help"
   std::string command;  // from "imagelint" on, comments removed
   std::string stdin_text;
+  // A transcript's documented error ("$ imagelint ..." then "imagelint: ..."):
+  // the command must fail with exactly that message.
+  std::string expected_error = "";
 };
 
 // Shell-like words: quotes, backslashes; |, > and < stay words of their own.
@@ -108,6 +111,8 @@ std::vector<Shown> FromMarkdown(const fs::path& file) {
     if (fenced) {
       size_t start = line.find_first_not_of(' ');
       if (start != std::string::npos) Collect(line.substr(start), where, shown);
+      if (line.rfind("imagelint: ", 0) == 0 && !shown.empty() && shown.back().where == relative + ":" + std::to_string(number - 1))
+        shown.back().expected_error = line;
       continue;
     }
     for (size_t open = line.find('`'); open != std::string::npos; open = line.find('`', open + 1)) {
@@ -192,6 +197,11 @@ Checked Check(std::vector<Token>& tokens, const FlagTable& flags) {
     while (!flag.empty() && (flag.front() == '[')) flag.erase(0, 1);
     if (flag.size() > 1 && flag[0] == '-' && !tokens[i].quoted) {
       std::string name = flag.substr(0, flag.find_first_of("=]"));
+      if (size_t bar = name.find('|'); bar != std::string::npos) {  // [-f|--format ...]: both must exist
+        std::string first = name.substr(0, bar);
+        if (!known.count(first) && !flags.at("").count(first)) checked.unknown_flags.push_back(first);
+        name = name.substr(bar + 1);
+      }
       auto found = known.find(name);
       if (found == known.end() && !flags.at("").count(name)) {
         checked.unknown_flags.push_back(name);
@@ -254,6 +264,8 @@ void MakeSandbox(const fs::path& dir) {
   WriteFileText(dir / "ci" / "team-rules.yaml", rules);
   WriteFileText(dir / "ci" / "imagelint.yaml", "version: 1\nfleet: ../fleet.yaml\n");
   fs::create_directories(dir / "docs");
+  fs::create_directories(dir / "unpacked" / "etc");
+  WriteFileText(dir / "unpacked" / "etc" / "os-release", "ID=debian\n");
   fs::create_directories(dir / "cache");
   fs::create_directories(dir / ".local/share/bash-completion/completions");
 }
@@ -268,7 +280,7 @@ void Run(const Shown& shown, const FlagTable& flags, const fs::path& sandbox, st
          int& ran, int& synopses) {
   std::vector<Token> tokens = Split(shown.command);
   Checked checked = Check(tokens, flags);
-  for (const std::string& flag : checked.unknown_flags)
+  for (const std::string& flag : shown.expected_error.empty() ? checked.unknown_flags : std::vector<std::string>{})
     failures.push_back({shown.where, shown.command, "no such flag " + flag + " for `imagelint " + checked.command_name + "`"});
   static const std::set<std::string> kNeedInput = {"scan", "facts", "ls", "explain", "completion"};
   bool bare = tokens.size() <= 1 + static_cast<size_t>(std::count(checked.command_name.begin(), checked.command_name.end(), ' ') + 1);
@@ -287,8 +299,13 @@ void Run(const Shown& shown, const FlagTable& flags, const fs::path& sandbox, st
                             "HOME=" + sandbox.string(), "XDG_CACHE_HOME=" + (sandbox / "cache").string(),
                             "XDG_CONFIG_HOME=" + (sandbox / "config").string(), "PAGER=cat"});
   ++ran;
-  if (result.exit_code != 0 && result.exit_code != 1)
+  if (!shown.expected_error.empty()) {
+    if (result.exit_code != 2 || result.err != shown.expected_error + "\n")
+      failures.push_back({shown.where, line, "documented to fail with \"" + shown.expected_error + "\", got exit " +
+                                                 std::to_string(result.exit_code) + ": " + result.err});
+  } else if (result.exit_code != 0 && result.exit_code != 1) {
     failures.push_back({shown.where, line, "exit " + std::to_string(result.exit_code) + ": " + result.err});
+  }
 }
 
 }  // namespace
