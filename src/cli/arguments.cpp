@@ -88,7 +88,15 @@ std::optional<std::string> CheckFlags(const CLI::App& root, const std::vector<st
     const std::string& token = args[i];
     if (token == "--") break;
     if (token.size() < 2 || token[0] != '-') {
-      if (const CLI::App* sub = FindSubcommand(*app, token)) app = sub;
+      if (const CLI::App* sub = FindSubcommand(*app, token)) {
+        app = sub;
+      } else if (app->get_require_subcommand_min() > 0 && app->get_parent()) {  // `imagelint fleet impot`
+        std::vector<std::string> names;
+        for (const CLI::App* sub : Subcommands(*app)) names.push_back(sub->get_name());
+        std::string hint = ClosestMatch(token, names);
+        return "imagelint: " + CommandPath(app) + ": unknown command '" + token + "'" +
+               (hint.empty() ? "" : " (did you mean '" + hint + "'?)");
+      }
       continue;
     }
     const bool long_form = token.starts_with("--");

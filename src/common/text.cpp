@@ -78,7 +78,7 @@ size_t EditDistance(std::string_view a_raw, std::string_view b_raw) {
 std::string ClosestMatch(std::string_view word, const std::vector<std::string>& candidates, size_t max_distance) {
   constexpr size_t kMaxWordBytes = 256;  // hints are for typed words, not pasted blobs
   if (word.empty() || word.size() > kMaxWordBytes) return "";
-  size_t limit = std::min(max_distance, (word.size() + 2) / 3);
+  size_t limit = std::min(max_distance, std::max<size_t>(1, word.size() / 3));
   std::string best;
   size_t best_distance = limit + 1;
   for (const std::string& candidate : candidates) {

@@ -46,7 +46,7 @@ inline std::string DirName(std::string_view path) {
 // edit distance (insertions, deletions, substitutions, swaps of neighbours;
 // ASCII case ignored), ties to the earlier candidate. "" when even the
 // nearest is further than `max_distance`, or further than a third of the
-// word's length (rounded up), so that unrelated words get no hint.
+// word's length (at least 1), so that unrelated words get no hint.
 // ClosestMatch("expain", {"scan", "explain"}) -> "explain".
 std::string ClosestMatch(std::string_view word, const std::vector<std::string>& candidates, size_t max_distance = 3);
 

@@ -61,6 +61,7 @@ TEST_CASE("ClosestMatch: edits, swaps, case; nothing for unrelated words") {
   CHECK(ClosestMatch("xy", commands) == "");
   CHECK(ClosestMatch("--flet", {"--fleet", "--format"}) == "--fleet");
   CHECK(ClosestMatch("", commands) == "");
+  CHECK(ClosestMatch("T404", {"T001"}) == "");  // two of four characters: no hint
 }
 
 TEST_CASE("scan takes the image flags facts and ls take") {
@@ -139,6 +140,7 @@ TEST_CASE("unknown flags and commands: imagelint: prefix, the closest match, exi
            {{"fleet", "import", "--from-k8", "n.json"}, "imagelint: fleet import: unknown flag --from-k8 (did you mean --from-k8s?)"},
            {{"expain", "IL003"}, "imagelint: unknown command 'expain' (did you mean 'explain'?)"},
            {{"rule"}, "imagelint: unknown command 'rule' (did you mean 'rules'?)"},
+           {{"fleet", "impot", "--from-k8s", "n.json"}, "imagelint: fleet: unknown command 'impot' (did you mean 'import'?)"},
            {{"explain", "IL0003"}, "imagelint: IL0003: no such rule (did you mean IL003?)"},
            {{"explain", "forward-compat-unsuported-gpu"},
             "imagelint: forward-compat-unsuported-gpu: no such rule (did you mean forward-compat-unsupported-gpu?)"},
