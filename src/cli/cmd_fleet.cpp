@@ -74,12 +74,16 @@ RunFunction SetupFleet(CLI::App& app) {
   CLI::App* import = app.add_subcommand(
       "import", "write a fleet file from Kubernetes node labels, nvidia-smi -q -x or nvidia-container-cli info --csv");
   import->add_option("--from-k8s", args->from_k8s,
-                     "output of `kubectl get nodes -o json` (GPU Feature Discovery labels); - for stdin");
+                     "output of `kubectl get nodes -o json` (GPU Feature Discovery labels); - for stdin")
+      ->type_name("FILE");
   import->add_option("--from-nvidia-smi", args->from_nvidia_smi,
-                     "output of `nvidia-smi -q -x`, one or more hosts concatenated; - for stdin");
+                     "output of `nvidia-smi -q -x`, one or more hosts concatenated; - for stdin")
+      ->type_name("FILE");
   import->add_option("--from-nvidia-container-cli", args->from_container_cli,
-                     "output of `nvidia-container-cli info --csv`, one or more hosts; - for stdin");
-  import->add_option("-o,--output", args->output, "write the fleet file here (default: standard output)");
+                     "output of `nvidia-container-cli info --csv`, one or more hosts; - for stdin")
+      ->type_name("FILE");
+  import->add_option("-o,--output", args->output, "write the fleet file here (default: standard output)")
+      ->type_name("FILE");
   import->footer(
       "Hosts with identical driver, GPU product, GPU count and compute capability form one pool.\n"
       "Any of these inputs also works directly as `imagelint IMAGE --fleet FILE`.");

@@ -1,5 +1,6 @@
 // `imagelint ls IMAGE [GLOB]`: the merged file tree, with the layer of each entry.
 #include <iostream>
+#include <utility>
 
 #include "cli/command.h"
 #include "cli/options.h"
@@ -9,21 +10,28 @@ namespace {
 
 struct LsArgs {
   std::string image;
+  std::string rootfs;  // --rootfs DIR
   std::string glob;
   ImageInputFlags input;
 };
 
 RunFunction SetupLs(CLI::App& app) {
   auto args = std::make_shared<LsArgs>();
-  app.add_option("IMAGE", args->image, "docker-save tarball, OCI layout directory or archive, rootfs directory, or registry reference")
-      ->required();
+  app.add_option("IMAGE", args->image,
+                 "docker-save tarball (or its extracted directory), OCI layout directory or archive, registry "
+                 "reference, or rootfs:DIR")
+      ->type_name("IMAGE");
+  app.add_option("--rootfs", args->rootfs, "read DIR as a root file system (instead of IMAGE)")->type_name("DIR");
   app.add_option("GLOB", args->glob, "only paths matching this pattern ('*' also matches '/'), e.g. 'usr/lib/*cuda*'");
   AddImageReadFlags(app, args->input);
   AddImageInputOptions(app, args->input);
   return [args](const Environment& environment) -> int {
+    if (!args->rootfs.empty() && args->glob.empty()) std::swap(args->image, args->glob);  // ls --rootfs DIR GLOB
+    auto input = ImageArgument(args->image, args->rootfs);
+    if (!input.ok()) return ReportToolError(input.error());
     auto options = ToImageReadOptions(args->input);
     if (!options.ok()) return ReportToolError(options.error());
-    auto listing = ListImageTree(args->image, args->glob, *options, ContextFor(environment, args->input));
+    auto listing = ListImageTree(*input, args->glob, *options, ContextFor(environment, args->input));
     if (!listing.ok()) return ReportToolError(listing.error());
     std::cout << *listing;
     return kExitOk;

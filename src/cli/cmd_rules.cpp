@@ -17,7 +17,7 @@ struct RulesArgs {
 RunFunction SetupRules(CLI::App& app) {
   auto args = std::make_shared<RulesArgs>();
   AddConfigFlags(app, args->options);
-  app.add_option("--format", args->format, "text (default: id, severity, scope, one-line summary), json or markdown")
+  app.add_option("-f,--format", args->format, "text (default: id, severity, scope, one-line summary), json or markdown")
       ->check(CLI::IsMember({"text", "json", "markdown"}));
   app.footer("Example: imagelint rules --severity IL010=error --format markdown");
   return [args](const Environment& environment) -> int {

@@ -5,6 +5,7 @@
 // its job.
 #include <unistd.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include "cli/command.h"
@@ -15,16 +16,33 @@
 namespace imagelint::cli {
 namespace {
 
+constexpr size_t kMaxStdinDockerfileBytes = 16u << 20;
+
 struct ScanArgs {
   std::vector<std::string> images;
+  std::vector<std::string> rootfs;  // --rootfs DIR: root file systems, whatever they hold
   config::CommandLineOptions options;  // config, report, fleet, rules, platform, dockerfile flags
   ImageInputFlags input;
   std::vector<std::string> build_args;  // Dockerfile inputs: --build-arg NAME[=VALUE]
   std::string target;                   // Dockerfile inputs: --target STAGE
 };
 
+// "-" stands for a Dockerfile on standard input (as hadolint reads it).
+Result<std::string> ReadStdinDockerfile() {
+  std::string text;
+  char chunk[65536];
+  while (std::cin.read(chunk, sizeof chunk) || std::cin.gcount() > 0) {
+    text.append(chunk, static_cast<size_t>(std::cin.gcount()));
+    if (text.size() > kMaxStdinDockerfileBytes) return MakeError("-", "standard input larger than 16 MiB");
+  }
+  return text;
+}
+
 int RunScan(ScanArgs& args, const Environment& environment) {
   args.options.user_config_dir = environment.UserConfigDirectory();
+  ExpandRuleLists(args.options);
+  for (const std::string& dir : args.rootfs) args.images.push_back(std::string(kRootfsPrefix) + dir);
+  if (args.images.empty()) return ReportToolError(MakeError("scan", "give an IMAGE (or --rootfs DIR) to scan"));
   auto config = config::ResolveConfig(args.options);  // .imagelint.yaml + flags
   if (!config.ok()) return ReportToolError(config.error());
   auto request = ScanRequestFromConfig(*config);
@@ -40,6 +58,13 @@ int RunScan(ScanArgs& args, const Environment& environment) {
   request->build_args = std::move(*build_args);
   request->target = args.target;
   request->inputs = args.images;
+  if (std::count(args.images.begin(), args.images.end(), "-") > 0) {
+    if (args.input.password_stdin)
+      return ReportToolError(MakeError("-", "standard input cannot hold both a Dockerfile and --password-stdin"));
+    auto text = ReadStdinDockerfile();
+    if (!text.ok()) return ReportToolError(text.error());
+    request->dockerfile_texts["-"] = std::move(*text);
+  }
 
   const Context context = ContextFor(environment, args.input);
   auto result = Scan(*request, context);
@@ -61,19 +86,30 @@ int RunScan(ScanArgs& args, const Environment& environment) {
 RunFunction SetupScan(CLI::App& app) {
   auto args = std::make_shared<ScanArgs>();
   app.add_option("IMAGE", args->images,
-                 "docker-save tarball, OCI layout directory or archive, rootfs directory, registry reference, "
-                 "Dockerfile (detected by content), or a facts .json from `imagelint facts`")
-      ->required();
-  app.add_option("--build-arg", args->build_args, "Dockerfile inputs: NAME=VALUE for an ARG (repeatable)");
-  app.add_option("--target", args->target, "Dockerfile inputs: the stage to check (default: the last)");
+                 "docker-save tarball (or its extracted directory), OCI layout directory or archive, registry "
+                 "reference, Dockerfile (detected by content; - reads one from standard input), a facts .json from "
+                 "`imagelint facts`, or rootfs:DIR")
+      ->type_name("IMAGE");
+  app.add_option("--rootfs", args->rootfs,
+                 "read DIR as a root file system (repeatable); a directory is otherwise one only when it has "
+                 "etc/os-release or a dynamic loader")
+      ->type_name("DIR");
+  app.add_option("--build-arg", args->build_args, "Dockerfile inputs: NAME=VALUE for an ARG (repeatable)")
+      ->type_name("NAME[=VALUE]");
+  app.add_option("--target", args->target, "Dockerfile inputs: the stage to check (default: the last)")
+      ->type_name("STAGE");
   app.add_option("--dockerfile", args->options.dockerfile,
-                 "built images: the Dockerfile they were built from; findings point at its lines");
+                 "built images: the Dockerfile they were built from; findings point at its lines")
+      ->type_name("FILE");
   AddImageInputOptions(app, args->input);
   app.add_option("--fleet", args->options.fleet,
-                 "fleet profile (pools of GPU hosts); without it only image checks run");
-  app.add_option("--rules", args->options.rule_files, "extra rule file (repeatable)");
+                 "fleet profile (pools of GPU hosts); without it only image checks run")
+      ->type_name("FILE");
+  app.add_option("--rules", args->options.rule_files, "extra rule file (repeatable)")->type_name("FILE");
   app.add_option("--platform", args->options.platform,
-                 "os/arch[/variant] of a multi-platform image (default linux/amd64)");
+                 "os/arch[/variant] of a multi-platform image (default linux/amd64)")
+      ->type_name("OS/ARCH");
+  AddImageReadFlags(app, args->input);
   AddConfigFlags(app, args->options);
   AddReportFlags(app, args->options);
   return [args](const Environment& environment) { return RunScan(*args, environment); };

@@ -4,9 +4,10 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
-#include <set>
 
+#include "cli/arguments.h"
 #include "cli/command.h"
+#include "cli/version.h"
 
 namespace imagelint::cli {
 
@@ -22,19 +23,6 @@ int ReportToolError(const Error& error) {
 
 namespace {
 
-// `imagelint IMAGE...` means `imagelint scan IMAGE...`: insert the default
-// subcommand when the first argument is neither a subcommand nor a global flag.
-std::vector<std::string> WithDefaultCommand(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty()) return args;
-  std::set<std::string> names;
-  for (const auto& spec : CommandTable()) names.insert(spec.name);
-  const std::string& first = args.front();
-  bool global_flag = first == "-h" || first == "--help" || first == "--version" || first == "-V";
-  if (!global_flag && !names.count(first) && names.count("scan")) args.insert(args.begin(), "scan");
-  return args;
-}
-
 int Main(int argc, char** argv) {
   const Environment environment = Environment::FromProcess(argc > 0 ? argv[0] : nullptr);
   CLI::App app{
@@ -42,7 +30,9 @@ int Main(int argc, char** argv) {
       "Reads images statically (tarball, OCI layout, registry, rootfs or Dockerfile) and predicts,\n"
       "per pool of hosts, the CUDA failure users would meet, with the fix.",
       "imagelint"};
-  app.set_version_flag("-V,--version", std::string("imagelint ") + IMAGELINT_VERSION);
+  app.failure_message(FailureMessage);  // before the subcommands, which copy it
+  app.set_version_flag("-V,--version", [&environment] { return VersionText(environment); },
+                       "print the version, the commit, the knowledge tables' revision and where the data is");
   app.require_subcommand(0, 1);
   app.footer(
       "Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it,\n"
@@ -57,8 +47,20 @@ int Main(int argc, char** argv) {
     CLI::App* sub = app.add_subcommand(spec.name, spec.summary);
     commands.emplace_back(sub, spec.setup(*sub));
   }
+  OneValuePerFlag(app);
 
-  std::vector<std::string> args = WithDefaultCommand(argc, argv);
+  // `imagelint IMAGE...` is a scan; near misses of commands and flags get
+  // "did you mean" before CLI11 sees them.
+  CommandLine line = ResolveCommand(app, std::vector<std::string>(argv + 1, argv + argc));
+  if (line.error) {
+    std::cerr << *line.error << "\n";
+    return kExitToolError;
+  }
+  if (auto unknown = CheckFlags(app, line.args)) {
+    std::cerr << *unknown << "\n";
+    return kExitToolError;
+  }
+  std::vector<std::string> args = std::move(line.args);
   std::reverse(args.begin(), args.end());  // CLI11 takes the vector reversed
   try {
     app.parse(args);

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <optional>
 
+#include "common/text.h"
 #include "imagelint/report.h"
 
 namespace imagelint::cli {
@@ -46,17 +47,60 @@ void AddConfigFlags(CLI::App& app, config::CommandLineOptions& options) {
   if (!Has(app, "--config"))
     app.add_option("--config", options.config_file,
                    "config file (default: ./.imagelint.yaml, then $XDG_CONFIG_HOME/imagelint/config.yaml), "
-                   "e.g. --config ci/imagelint.yaml");
+                   "e.g. --config ci/imagelint.yaml")
+        ->type_name("FILE");
   if (!Has(app, "--no-config"))
     app.add_flag("--no-config", options.no_config, "ignore every config file; use only flags and defaults");
   if (!Has(app, "--rules"))
     app.add_option("--rules", options.rule_files,
-                   "extra rule file, after the built-in rules (repeatable), e.g. --rules team-rules.yaml");
+                   "extra rule file, after the built-in rules (repeatable), e.g. --rules team-rules.yaml")
+        ->type_name("FILE");
   if (!Has(app, "--severity"))
     app.add_option("--severity", options.severity,
-                   "override a rule's severity (repeatable): RULE=error|warning|note|off, e.g. --severity IL010=error");
+                   "override rule severities (repeatable, comma list): RULE=error|warning|note|off, "
+                   "e.g. --severity IL010=error,IL013=off")
+        ->delimiter(',')
+        ->type_name("RULE=LEVEL");
   if (!Has(app, "--disable"))
-    app.add_option("--disable", options.disable, "do not run this rule (repeatable), e.g. --disable IL020");
+    app.add_option("--disable", options.disable, "do not run these rules (repeatable, comma list), e.g. --disable IL013,IL014")
+        ->delimiter(',')
+        ->type_name("RULE");
+}
+
+Result<std::string> ImageArgument(const std::string& image, const std::string& rootfs) {
+  if (!rootfs.empty() && !image.empty()) return MakeError("--rootfs", "give IMAGE or --rootfs DIR, not both");
+  if (!rootfs.empty()) return std::string(kRootfsPrefix) + rootfs;
+  if (image.empty()) return MakeError("IMAGE", "give an image to read (or --rootfs DIR)");
+  return image;
+}
+
+std::string FormatList() {
+  std::string list;
+  for (const std::string& name : report::FormatNames()) {
+    if (!list.empty()) list += ", ";
+    list += name;
+    if (name == "text") list += " (default)";
+  }
+  return list;
+}
+
+void ExpandRuleLists(config::CommandLineOptions& options) {
+  std::vector<std::string> expanded;
+  for (const std::string& entry : options.ignore) {
+    size_t equals = entry.find('=');
+    std::string rules = entry.substr(0, equals);
+    std::string rest = equals == std::string::npos ? "" : entry.substr(equals);
+    // The date belongs to every rule: "IL001,IL002:2026-12-31=why".
+    std::string date;
+    if (size_t colon = rules.rfind(':'); colon != std::string::npos && rules.find(',', colon) == std::string::npos) {
+      date = rules.substr(colon);
+      rules.resize(colon);
+    }
+    for (const std::string& rule : SplitOn(rules, ',')) {
+      if (!rule.empty() || rules.empty()) expanded.push_back(rule + date + rest);
+    }
+  }
+  options.ignore = std::move(expanded);
 }
 
 void AddReportFlags(CLI::App& app, config::CommandLineOptions& options) {
@@ -64,26 +108,32 @@ void AddReportFlags(CLI::App& app, config::CommandLineOptions& options) {
     app.add_option("--fail-on", options.fail_on,
                    "exit 1 when a finding is at or above this severity: error (default), warning, note, none; "
                    "independent of --min-severity, e.g. --fail-on warning")
+        ->type_name("LEVEL")
         ->check(CLI::IsMember({"error", "warning", "note", "none"}));
   if (!Has(app, "--min-severity"))
     app.add_option("--min-severity", options.min_severity,
                    "show findings at or above this severity: note (default), warning, error; hidden ones still "
                    "count for --fail-on, e.g. --min-severity warning")
+        ->type_name("LEVEL")
         ->check(CLI::IsMember({"error", "warning", "note"}));
   if (!Has(app, "--format"))
-    app.add_option("--format", options.formats,
-                   "report format, optionally to a file (repeatable): text (default), json, sarif, junit, github, "
-                   "markdown, e.g. --format sarif=imagelint.sarif --format text");
+    app.add_option("-f,--format", options.formats,
+                   "report format, optionally to a file (repeatable): " + FormatList() +
+                       "; e.g. -f sarif=imagelint.sarif -f text (k8s: placement advice per pool, needs --fleet)")
+        ->type_name("FORMAT[=FILE]");
   if (!Has(app, "--output") && !Has(app, "-o"))
-    app.add_option("-o,--output", options.output, "write the (single) report format to FILE, e.g. --output report.json");
+    app.add_option("-o,--output", options.output, "write the (single) report format to FILE, e.g. -o report.json")
+        ->type_name("FILE");
   if (!Has(app, "--ignore"))
     app.add_option("--ignore", options.ignore,
-                   "suppress a rule with a reason, optionally until a date (repeatable): RULE[:YYYY-MM-DD]=REASON, "
-                   "e.g. --ignore 'IL010:2026-12-31=JIT accepted until the rebuild'");
+                   "suppress rules with a reason, optionally until a date (repeatable): RULE[,RULE...][:YYYY-MM-DD]=REASON, "
+                   "e.g. --ignore 'IL010:2026-12-31=JIT accepted until the rebuild'")
+        ->type_name("RULE[:DATE]=REASON");
   if (!Has(app, "--docs-url"))
     app.add_option("--docs-url", options.docs_url,
                    std::string("base URL of rule docs in SARIF/Markdown links (default ") + report::kDefaultDocsBaseUri +
-                       ")");
+                       ")")
+        ->type_name("URL");
   if (!Has(app, "--no-inline-ignores"))
     app.add_flag("--no-inline-ignores", options.no_inline_ignores,
                  "ignore '# imagelint ignore=RULE reason' comments in Dockerfiles");
@@ -91,21 +141,26 @@ void AddReportFlags(CLI::App& app, config::CommandLineOptions& options) {
 
 void AddImageInputOptions(CLI::App& app, ImageInputFlags& flags) {
   app.add_option("--cache-dir", flags.cache_dir,
-                 "layer cache directory (default $XDG_CACHE_HOME/imagelint or ~/.cache/imagelint)");
+                 "layer cache directory (default $XDG_CACHE_HOME/imagelint or ~/.cache/imagelint)")
+      ->type_name("DIR");
   app.add_flag("--no-cache", flags.no_cache, "neither read nor write the layer cache");
   app.add_option("--image", flags.image_name,
                  "NAME or @N: the image to read from an archive or OCI layout that holds several "
-                 "(docker save of several names, a layout with several ref names)");
-  app.add_option("--username", flags.username, "registry user name (with --password-stdin)");
+                 "(docker save of several names, a layout with several ref names)")
+      ->type_name("NAME|@N");
+  app.add_option("--username", flags.username, "registry user name (with --password-stdin)")->type_name("USER");
   app.add_flag("--password-stdin", flags.password_stdin, "read the registry password or token from standard input");
   app.add_option("--insecure-registry", flags.insecure_registries,
                  "registry host[:port] reached without TLS verification or over plain HTTP (repeatable; "
-                 "loopback registries always are)");
+                 "loopback registries always are)")
+      ->type_name("HOST[:PORT]");
   app.add_option("--ca-file", flags.ca_file, "PEM CA bundle for registry TLS instead of the system's")
-      ->check(CLI::ExistingFile);
+      ->type_name("FILE")
+      ->check(CLI::Validator(CLI::ExistingFile).description(""));
   app.add_option("--connect-to", flags.connect_to,
                  "HOST:PORT:CONNECT-HOST:CONNECT-PORT: reach registry HOST:PORT at another address, TLS still "
                  "checking HOST (as curl --connect-to; repeatable)")
+      ->type_name("HOST:PORT:HOST2:PORT2")
       ->check([](const std::string& value) {
         return std::count(value.begin(), value.end(), ':') >= 3 ? std::string()
                                                                 : std::string("expected HOST:PORT:CONNECT-HOST:CONNECT-PORT");
@@ -113,13 +168,18 @@ void AddImageInputOptions(CLI::App& app, ImageInputFlags& flags) {
 }
 
 void AddImageReadFlags(CLI::App& app, ImageInputFlags& flags) {
-  app.add_option("--platform", flags.platform,
-                 "os/arch[/variant] to pick from a multi-platform image (default linux/amd64)");
+  if (!Has(app, "--platform"))
+    app.add_option("--platform", flags.platform,
+                   "os/arch[/variant] to pick from a multi-platform image (default linux/amd64)")
+        ->type_name("OS/ARCH");
   app.add_option("--max-layer-bytes", flags.max_layer_bytes,
-                 "limit on the uncompressed size of one layer (default 64G; guards against decompression bombs)");
-  app.add_option("--jobs", flags.jobs, "layers read in parallel (default: up to 4)");
+                 "limit on the uncompressed size of one layer (default 64G; guards against decompression bombs)")
+      ->type_name("SIZE");
+  app.add_option("--jobs", flags.jobs, "layers read in parallel (default: up to 4)")->type_name("N");
   app.add_flag("--no-verify", flags.no_verify,
                "skip the blob digest and diff ID checks (faster; only for images you already trust)");
+  app.add_flag("-q,--quiet", flags.quiet, "no progress and no warnings on standard error (errors still)");
+  app.add_flag("--no-progress", flags.no_progress, "no progress line on standard error, even on a terminal");
 }
 
 Result<ImageReadOptions> ToImageReadOptions(const ImageInputFlags& flags) {
@@ -150,7 +210,9 @@ Result<ImageReadOptions> ToImageReadOptions(const ImageInputFlags& flags) {
 Context ContextFor(const Environment& environment, const ImageInputFlags& flags) {
   Context context = environment.MakeContext();
   if (!flags.cache_dir.empty()) context.cache_dir = flags.cache_dir;
-  if (context.cache_dir.empty() && !flags.no_cache && !flags.no_verify)
+  if (flags.quiet || flags.no_progress) context.progress = nullptr;
+  if (flags.quiet) context.warn = nullptr;
+  if (context.cache_dir.empty() && !flags.no_cache && !flags.no_verify && context.warn)
     context.warn("layer cache not used: no cache directory (set XDG_CACHE_HOME or --cache-dir)");
   return context;
 }

@@ -5,7 +5,13 @@
 //   AddConfigFlags(app, options)          // --config --no-config --rules --severity --disable
 //   AddReportFlags(app, options)          // --fail-on --min-severity --format --output --ignore ...
 //   AddImageInputOptions(app, input)      // --image --cache-dir --no-cache, registry flags
-//   AddImageReadFlags(app, input)         // --platform --max-layer-bytes --jobs --no-verify
+//   AddImageReadFlags(app, input)         // --platform --max-layer-bytes --jobs --no-verify --quiet --no-progress
+//   ExpandRuleLists(options)              // --ignore IL001,IL002=REASON -> one entry per rule
+//
+// Every command that reads images takes the same image flags; rule lists take
+// commas (--disable IL001,IL002); -f/-o are --format/--output as in hadolint
+// and trivy. The completion scripts and the man page are generated from these
+// declarations (completion.cpp), so they list exactly what parses.
 #pragma once
 
 #include <string>
@@ -34,18 +40,32 @@ struct ImageInputFlags {
   std::vector<std::string> insecure_registries;  // --insecure-registry
   std::string ca_file;                           // --ca-file
   std::vector<std::string> connect_to;           // --connect-to
-  // facts and ls (AddImageReadFlags):
+  // AddImageReadFlags:
   std::string platform;         // --platform
   std::string max_layer_bytes;  // --max-layer-bytes
   int jobs = 0;                 // --jobs
   bool no_verify = false;       // --no-verify
+  bool quiet = false;           // -q, --quiet: no progress, no warnings (errors still)
+  bool no_progress = false;     // --no-progress
 };
 
 // --image, --cache-dir, --no-cache, --username, --password-stdin,
 // --insecure-registry, --ca-file, --connect-to.
 void AddImageInputOptions(CLI::App& app, ImageInputFlags& flags);
-// --platform, --max-layer-bytes, --jobs, --no-verify.
+// --platform (unless the command declares it), --max-layer-bytes, --jobs,
+// --no-verify, -q/--quiet, --no-progress.
 void AddImageReadFlags(CLI::App& app, ImageInputFlags& flags);
+
+// "--ignore IL001,IL002:2026-12-31=REASON" is one entry per rule, each with
+// the date and reason (a reason may hold commas, so only the part before the
+// first '=' is a list). --disable and --severity split on commas as they parse.
+void ExpandRuleLists(config::CommandLineOptions& options);
+
+// The input of facts and ls: IMAGE, or rootfs:DIR for --rootfs DIR; exactly one.
+Result<std::string> ImageArgument(const std::string& image, const std::string& rootfs);
+
+// "text (default), json, sarif, ..." from the report module's formats.
+std::string FormatList();
 
 // The flags as library options; with --password-stdin the password is read
 // from standard input (once per process). Errors name the flag.

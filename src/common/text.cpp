@@ -1,5 +1,7 @@
 #include "common/text.h"
 
+#include <algorithm>
+
 namespace imagelint {
 namespace {
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
@@ -48,6 +50,46 @@ std::vector<std::string> SplitOn(std::string_view text, char separator) {
     out.emplace_back(text.substr(start, end - start));
     start = end + 1;
   }
+}
+
+
+namespace {
+
+// Optimal string alignment distance (Damerau-Levenshtein without
+// repeated edits of one substring), ASCII case folded.
+size_t EditDistance(std::string_view a_raw, std::string_view b_raw) {
+  std::string a = ToLower(a_raw);
+  std::string b = ToLower(b_raw);
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1, 0));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+}  // namespace
+
+std::string ClosestMatch(std::string_view word, const std::vector<std::string>& candidates, size_t max_distance) {
+  constexpr size_t kMaxWordBytes = 256;  // hints are for typed words, not pasted blobs
+  if (word.empty() || word.size() > kMaxWordBytes) return "";
+  size_t limit = std::min(max_distance, std::max<size_t>(1, word.size() / 3));
+  std::string best;
+  size_t best_distance = limit + 1;
+  for (const std::string& candidate : candidates) {
+    if (candidate.size() > kMaxWordBytes) continue;
+    size_t distance = EditDistance(word, candidate);
+    if (distance < best_distance) {
+      best_distance = distance;
+      best = candidate;
+    }
+  }
+  return best;
 }
 
 }  // namespace imagelint

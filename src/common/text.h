@@ -42,4 +42,12 @@ inline std::string DirName(std::string_view path) {
   return slash == std::string_view::npos ? std::string() : std::string(path.substr(0, slash));
 }
 
+// The candidate nearest to `word` for a "did you mean" hint: the smallest
+// edit distance (insertions, deletions, substitutions, swaps of neighbours;
+// ASCII case ignored), ties to the earlier candidate. "" when even the
+// nearest is further than `max_distance`, or further than a third of the
+// word's length (at least 1), so that unrelated words get no hint.
+// ClosestMatch("expain", {"scan", "explain"}) -> "explain".
+std::string ClosestMatch(std::string_view word, const std::vector<std::string>& candidates, size_t max_distance = 3);
+
 }  // namespace imagelint

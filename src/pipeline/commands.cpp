@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/text.h"
 #include "imagelint/fleet.h"
 #include "imagelint/knowledge.h"
 #include "imagelint/pipeline.h"
@@ -71,7 +72,16 @@ Result<RuleDocs> ExplainRule(const std::string& id_or_name, const std::vector<st
   for (const auto& info : rule_set->List()) {
     if (info.id == id_or_name || info.id == upper || info.name == id_or_name) found = info;
   }
-  if (!found) return MakeError(id_or_name, "no such rule; `imagelint rules` lists them");
+  if (!found) {
+    std::vector<std::string> known;
+    for (const auto& info : rule_set->List()) {
+      known.push_back(info.id);
+      known.push_back(info.name);
+    }
+    std::string hint = ClosestMatch(id_or_name, known);
+    return MakeError(id_or_name, "no such rule" + (hint.empty() ? "" : " (did you mean " + hint + "?)") +
+                                     "; `imagelint rules` lists them");
+  }
   auto page = FindDocsPage(*found, context);
   if (!page) return MakeError(found->id, "no documentation page (expected docs/rules/" + found->id + ".md)");
   std::ifstream in(*page, std::ios::binary);

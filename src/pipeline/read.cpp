@@ -7,6 +7,7 @@
 #include "imagelint/cache.h"
 #include "imagelint/knowledge.h"
 #include "imagelint/registry.h"
+#include "imagelint/source.h"
 
 namespace imagelint {
 namespace pipeline {
@@ -42,6 +43,9 @@ bool IsRegistryInput(const std::string& input) {
   if (input.starts_with("docker://")) return true;
   std::error_code ec;
   if (std::filesystem::exists(input, ec)) return false;
+  // A missing "app.tar" or "./out/image" is "no such file", at once: never a
+  // registry lookup of docker.io/library/app.tar.
+  if (LooksLikeLocalPath(input)) return false;
   return registry::ParseReference(input).ok();
 }
 

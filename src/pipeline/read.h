@@ -11,7 +11,8 @@
 namespace imagelint::pipeline {
 
 // Whether `input` names a registry image: "docker://REF", or no host path of
-// that name exists and it parses as a reference.
+// that name exists, it does not look like one (LooksLikeLocalPath) and it
+// parses as a reference.
 bool IsRegistryInput(const std::string& input);
 
 // Opens and scans `input` with the default analyzers. Cache problems go to

@@ -62,7 +62,10 @@ Result<InputFacts> DockerfileFacts(const std::string& path, const ScanRequest& r
   options.target = request.target;
   if (!request.read.platform.empty()) options.platform = request.read.platform;
   options.knowledge = &knowledge;
-  auto analysis = dockerfile::AnalyzeDockerfile(path, options);
+  auto text = request.dockerfile_texts.find(path);
+  auto analysis = text != request.dockerfile_texts.end()
+                      ? dockerfile::AnalyzeDockerfileText(text->second, path, options)
+                      : dockerfile::AnalyzeDockerfile(path, options);
   if (!analysis.ok()) return analysis.error();
   return InputFacts{std::move(analysis->facts), config::FromInlinePragmas(analysis->suppressions)};
 }
@@ -82,7 +85,8 @@ Result<InputFacts> FactsFor(const std::string& input, const ScanRequest& request
   auto document = ReadFactsDocument(input);
   if (!document.ok()) return document.error();
   if (*document) return InputFacts{std::move(**document), {}};
-  if (dockerfile::IsDockerfilePath(input)) return DockerfileFacts(input, request, knowledge, context);
+  if (request.dockerfile_texts.count(input) || dockerfile::IsDockerfilePath(input))
+    return DockerfileFacts(input, request, knowledge, context);
   auto scanned = pipeline::ReadImageInput(input, request.read, context);
   if (!scanned.ok()) return scanned.error();
   InputFacts out{BuildFacts(*scanned, knowledge), {}};

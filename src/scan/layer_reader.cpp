@@ -337,9 +337,12 @@ Result<std::string> CleanEntryPath(std::string_view raw) {
     return MakeError("", "entry name longer than " + std::to_string(kMaxEntryPathBytes) +
                              " bytes (Linux's PATH_MAX: no container runtime could create it)");
   }
-  if (!raw.empty() && raw.front() == '/') {
-    return MakeError("", "absolute entry name \"" + std::string(raw) + "\" (layer entries must be relative)");
-  }
+  // An absolute name is rooted at the image root, as Docker and containerd
+  // apply it (kaniko writes a "/" entry for the root directory in every
+  // layer, and absolute hard-link targets): "/" is the root itself, "/etc/x"
+  // is etc/x, and ".." stops at the root as filepath.Clean does for a rooted
+  // path. A relative name that climbs out of the root stays an error.
+  const bool rooted = !raw.empty() && raw.front() == '/';
   std::vector<std::string_view> parts;
   size_t start = 0;
   while (start <= raw.size()) {
@@ -347,10 +350,10 @@ Result<std::string> CleanEntryPath(std::string_view raw) {
     if (slash == std::string_view::npos) slash = raw.size();
     std::string_view part = raw.substr(start, slash - start);
     if (part == "..") {
-      if (parts.empty()) {
+      if (parts.empty() && !rooted) {
         return MakeError("", "entry name \"" + std::string(raw) + "\" escapes the image root");
       }
-      parts.pop_back();
+      if (!parts.empty()) parts.pop_back();
     } else if (!part.empty() && part != ".") {
       parts.push_back(part);
     }

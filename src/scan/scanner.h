@@ -138,8 +138,10 @@ Result<std::unique_ptr<ByteStream>> OpenDecompressed(std::unique_ptr<ByteStream>
 inline constexpr size_t kMaxEntryPathBytes = 4096;
 
 // Cleans a tar entry name: "./a/./b//c/" -> "a/b/c", "a/../b" -> "b".
-// Absolute names ("/etc/x"), names escaping the root ("../x") and names
-// longer than kMaxEntryPathBytes are errors.
+// Absolute names are rooted at the image root ("/" -> "", "/etc/x" ->
+// "etc/x", "/../x" -> "x"), as container runtimes apply them; relative names
+// escaping the root ("../x") and names longer than kMaxEntryPathBytes are
+// errors.
 Result<std::string> CleanEntryPath(std::string_view raw);
 
 }  // namespace imagelint

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "common/json.h"
+#include "common/text.h"
 #include "imagelint/digest.h"
 #include "scan/scanner.h"
 #include "source/documents.h"
@@ -17,6 +18,11 @@ namespace imagelint {
 namespace {
 
 constexpr int kMaxIndexDepth = 4;
+
+constexpr const char* kNotAnImageDirectory =
+    "not an image: expected an OCI layout directory (oci-layout, index.json), an extracted `docker save` "
+    "(manifest.json) or a root file system (etc/os-release, or a dynamic loader in lib64/ or lib/); "
+    "to read any directory as a root file system, name it rootfs:DIR (or --rootfs DIR)";
 
 const char* kOciIndex = "application/vnd.oci.image.index.v1+json";
 const char* kDockerList = "application/vnd.docker.distribution.manifest.list.v2+json";
@@ -360,27 +366,59 @@ Result<std::unique_ptr<ImageSource>> OpenDockerLegacy(std::unique_ptr<FileStore>
       std::make_unique<StoreImageSource>(std::move(store), std::move(metadata), std::move(paths), false, options));
 }
 
+// Whether a layout's index.json names any image. Docker 25 and later write
+// an OCI layout beside manifest.json in `docker save`; some of those saves
+// carry `"manifests": null` (or an empty list) while manifest.json is valid,
+// and Docker itself loads them from manifest.json.
+Result<bool> IndexListsImages(const FileStore& store, uint64_t limit) {
+  if (!store.Exists("index.json")) return false;
+  auto index = ReadJson(store, "index.json", limit);
+  if (!index.ok()) return index.error();
+  if (!index->is_object()) return MakeError(store.Describe("index.json"), "not a JSON object");
+  auto manifests = index->find("manifests");
+  return manifests != index->end() && manifests->is_array() && !manifests->empty();
+}
+
+// A docker-save or OCI container, archived or extracted into a directory.
+Result<std::unique_ptr<ImageSource>> OpenContainer(std::unique_ptr<FileStore> store, const std::string& path,
+                                                   bool directory, const OpenOptions& options) {
+  bool has_layout = store->Exists("oci-layout");
+  bool has_manifest = store->Exists("manifest.json");
+  if (has_layout) {
+    auto lists = IndexListsImages(*store, options.max_metadata_bytes);
+    if (!lists.ok()) return lists.error();
+    if (*lists || !has_manifest) {
+      std::string kind = has_manifest ? "docker-archive" : directory ? "oci-layout" : "oci-archive";
+      return OpenOci(std::move(store), kind, path, options);
+    }
+    // index.json lists nothing; manifest.json beside it does (Docker >= 25).
+  }
+  return OpenDockerLegacy(std::move(store), path, options);
+}
+
 }  // namespace
 
-Result<std::unique_ptr<ImageSource>> OpenLocalImage(const std::string& path, const OpenOptions& options) {
+Result<std::unique_ptr<ImageSource>> OpenLocalImage(const std::string& input, const OpenOptions& options) {
+  const bool rootfs_asked = StartsWith(input, kRootfsPrefix);
+  const std::string path = rootfs_asked ? input.substr(kRootfsPrefix.size()) : input;
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return MakeError(path, "no such file or directory");
-  if (S_ISDIR(st.st_mode)) {
-    struct stat layout;
-    if (::stat((path + "/oci-layout").c_str(), &layout) == 0) {
-      return OpenOci(OpenDirectoryStore(path), "oci-layout", path, options);
-    }
+  if (rootfs_asked) {
+    if (!S_ISDIR(st.st_mode)) return MakeError(path, "rootfs: names a directory (the root file system to read)");
     return OpenRootfs(path, options);
+  }
+  if (S_ISDIR(st.st_mode)) {
+    std::unique_ptr<FileStore> store = OpenDirectoryStore(path);
+    if (store->Exists("oci-layout") || store->Exists("manifest.json")) return OpenContainer(std::move(store), path, true, options);
+    if (LooksLikeRootFileSystem(path)) return OpenRootfs(path, options);
+    return MakeError(path, kNotAnImageDirectory);
   }
   if (!S_ISREG(st.st_mode)) return MakeError(path, "not a regular file or directory");
   auto store = OpenArchiveStore(path, options.max_metadata_bytes);
   if (!store.ok()) return store.error();
-  bool has_layout = (*store)->Exists("oci-layout") && (*store)->Exists("index.json");
-  bool has_manifest = (*store)->Exists("manifest.json");
-  if (has_layout) {
-    return OpenOci(std::move(*store), has_manifest ? "docker-archive" : "oci-archive", path, options);
+  if ((*store)->Exists("oci-layout") || (*store)->Exists("manifest.json")) {
+    return OpenContainer(std::move(*store), path, false, options);
   }
-  if (has_manifest) return OpenDockerLegacy(std::move(*store), path, options);
   return MakeError(path, "not an image archive: no manifest.json (docker save) and no oci-layout/index.json (OCI)");
 }
 

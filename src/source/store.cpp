@@ -4,7 +4,9 @@
 #include "source/store.h"
 
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -32,15 +34,28 @@ constexpr int kMaxLinkHops = 16;
 
 int64_t Nanoseconds(const struct timespec& t) { return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec; }
 
-// dev:ino:size:mtime:ctime of a host file (following symlinks, as open does).
-std::optional<StoredBlobStamp> HostFileStamp(const std::string& path) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+// dev:ino:size:mtime:ctime of a regular file.
+std::optional<StoredBlobStamp> StampOf(const struct stat& st) {
+  if (!S_ISREG(st.st_mode)) return std::nullopt;
   StoredBlobStamp identity;
   identity.key = std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) +
                  ":" + std::to_string(Nanoseconds(st.st_mtim)) + ":" + std::to_string(Nanoseconds(st.st_ctim));
   identity.newest_change_ns = std::max(Nanoseconds(st.st_mtim), Nanoseconds(st.st_ctim));
   return identity;
+}
+
+// Of a host file (following symlinks, as open does).
+std::optional<StoredBlobStamp> HostFileStamp(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return StampOf(st);
+}
+
+// Of a file already open (the directory store's confined opens).
+std::optional<StoredBlobStamp> OpenFileStamp(int fd) {
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return std::nullopt;
+  return StampOf(st);
 }
 
 // Sequential input with skipping (seek for plain files, read-and-drop for gzip).
@@ -470,13 +485,25 @@ class ArchiveStore final : public FileStore {
   std::shared_ptr<CursorPool> cursors_ = std::make_shared<CursorPool>();
 };
 
+// An OCI layout or an extracted `docker save` on the host. Paths come from
+// the image's own JSON (manifest.json names its layer files), and the
+// directory may hold symlinks (skopeo's <id>/layer.tar -> ../<diffid>.tar):
+// every open resolves inside the directory as if it were the root
+// (openat2 RESOLVE_IN_ROOT), so neither "../" nor a symlink to /etc/shadow
+// reaches a host file outside it.
 class DirectoryStore final : public FileStore {
  public:
-  explicit DirectoryStore(std::string path) : path_(std::move(path)) {}
+  DirectoryStore(std::string path, int root_fd) : path_(std::move(path)), root_fd_(root_fd) {}
+  ~DirectoryStore() override {
+    if (root_fd_ >= 0) ::close(root_fd_);
+  }
   bool Exists(const std::string& path) const override {
+    auto fd = OpenInside(path);
+    if (!fd.ok()) return false;
     struct stat st;
-    auto full = Full(path);
-    return full.ok() && ::stat(full->c_str(), &st) == 0 && S_ISREG(st.st_mode);
+    bool regular = ::fstat(*fd, &st) == 0 && S_ISREG(st.st_mode);
+    ::close(*fd);
+    return regular;
   }
   Result<std::vector<uint8_t>> ReadSmall(const std::string& path, uint64_t limit) const override {
     auto stream = Open(path);
@@ -484,32 +511,45 @@ class DirectoryStore final : public FileStore {
     return ReadAll(**stream, limit);
   }
   Result<std::unique_ptr<ByteStream>> Open(const std::string& path) const override {
-    auto full = Full(path);
-    if (!full.ok()) return full.error();
+    auto fd = OpenInside(path);
+    if (!fd.ok()) return fd.error();
     struct stat st;
-    if (::stat(full->c_str(), &st) != 0) return MakeError(Describe(path), kNotInStore);
-    if (!S_ISREG(st.st_mode)) return MakeError(Describe(path), "not a regular file");
-    auto stream = OpenHostFile(*full);
-    if (!stream.ok()) return stream.error();
-    return stream;
+    if (::fstat(*fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      ::close(*fd);
+      return MakeError(Describe(path), "not a regular file");
+    }
+    return std::unique_ptr<ByteStream>(
+        std::make_unique<FileRangeStream>(*fd, 0, static_cast<uint64_t>(st.st_size), Describe(path)));
   }
   std::optional<StoredBlobStamp> Identity(const std::string& path) const override {
-    auto full = Full(path);
-    if (!full.ok()) return std::nullopt;
-    return HostFileStamp(*full);
+    auto fd = OpenInside(path);
+    if (!fd.ok()) return std::nullopt;
+    auto stamp = OpenFileStamp(*fd);
+    ::close(*fd);
+    return stamp;
   }
   std::string Describe(const std::string& path) const override { return path_ + "/" + path; }
   std::string Location() const override { return path_; }
 
  private:
-  // Only layout paths we built ourselves from validated digests reach here;
-  // still, refuse anything that could leave the directory.
-  Result<std::string> Full(const std::string& path) const {
+  Result<int> OpenInside(const std::string& path) const {
     auto clean = CleanEntryPath(path);
     if (!clean.ok()) return MakeError(Describe(path), clean.error().message);
-    return path_ + "/" + *clean;
+    if (root_fd_ < 0) return MakeError(path_, "cannot open the directory");
+    struct open_how how {};
+    how.flags = O_RDONLY | O_CLOEXEC;
+    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+    for (;;) {
+      long fd = ::syscall(SYS_openat2, root_fd_, clean->c_str(), &how, sizeof how);
+      if (fd >= 0) return static_cast<int>(fd);
+      if (errno == EINTR || errno == EAGAIN) continue;
+      if (errno == ENOENT || errno == ENOTDIR) return MakeError(Describe(path), kNotInStore);
+      if (errno == ENOSYS) return MakeError(path_, "this kernel cannot open files confined to a directory (openat2, Linux >= 5.6)");
+      return MakeError(Describe(path), std::string("cannot open: ") + std::strerror(errno));
+    }
   }
   std::string path_;
+  int root_fd_;
 };
 
 }  // namespace
@@ -543,7 +583,7 @@ Result<std::unique_ptr<FileStore>> OpenArchiveStore(const std::string& path, uin
 }
 
 std::unique_ptr<FileStore> OpenDirectoryStore(const std::string& path) {
-  return std::make_unique<DirectoryStore>(path);
+  return std::make_unique<DirectoryStore>(path, ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
 }
 
 }  // namespace imagelint

@@ -260,13 +260,16 @@ TEST_CASE("multi-member gzip layers, zero padding tolerated, trailing garbage re
   CHECK(bad.error().ToString().find("unexpected bytes after the gzip stream") != std::string::npos);
 }
 
-TEST_CASE("entry names are cleaned; escapes are errors") {
+TEST_CASE("entry names are cleaned; absolute names are rooted; escapes are errors") {
   CHECK(*CleanEntryPath("./usr//lib/./x/") == "usr/lib/x");
   CHECK(*CleanEntryPath("a/b/../c") == "a/c");
   CHECK(*CleanEntryPath("./") == "");
   CHECK_FALSE(CleanEntryPath("../x").ok());
   CHECK_FALSE(CleanEntryPath("a/../../x").ok());
-  CHECK_FALSE(CleanEntryPath("/etc/passwd").ok());
+  // Absolute names are rooted (kaniko's "/" entry, absolute hard-link targets).
+  CHECK(*CleanEntryPath("/") == "");
+  CHECK(*CleanEntryPath("/etc/passwd") == "etc/passwd");
+  CHECK(*CleanEntryPath("/../../etc/passwd") == "etc/passwd");
 }
 
 TEST_CASE("both digests are checked whether hashing runs inline or on a helper thread") {

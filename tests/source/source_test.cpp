@@ -248,7 +248,7 @@ TEST_CASE("root file system directory: symlinks recorded, never followed; hard l
   fs::create_symlink("/etc/shadow", root / "usr/lib/evil");  // must stay a link in the tree
   fs::create_symlink("libx.so.1", root / "usr/lib/libx.so");
   fs::create_hard_link(root / "usr/lib/libx.so.1", root / "usr/lib/libx.hard");
-  auto scanned = Read(root);
+  auto scanned = ReadImage("rootfs:" + root.string(), ReadImageOptions{});  // no os-release: asked for by name
   REQUIRE_MESSAGE(scanned.ok(), scanned.error().ToString());
   CHECK(scanned->metadata.kind == "rootfs");
   CHECK(ListTree(*scanned, "") ==
@@ -258,40 +258,6 @@ TEST_CASE("root file system directory: symlinks recorded, never followed; hard l
         "file 0644 4 L0 /usr/lib/libx.hard\n"
         "symlink 0777 0 L0 /usr/lib/libx.so -> libx.so.1\n"
         "hardlink 0644 4 L0 /usr/lib/libx.so.1 => /usr/lib/libx.hard\n");
-}
-
-TEST_CASE("real-tool images from testdata: docker save (legacy) and BuildKit OCI archives") {
-  fs::path images = SharedDir() / "testdata" / "images";
-  if (!NeedExternal("testdata images", fs::exists(images / "test-docker-image.tar"), "real-tool fixtures")) return;
-  auto docker = Read(images / "test-docker-image.tar");
-  REQUIRE_MESSAGE(docker.ok(), docker.error().ToString());
-  CHECK(docker->metadata.kind == "docker-archive");
-  CHECK(docker->metadata.ref == "dive-test:latest");
-  CHECK(docker->metadata.platform.architecture == "amd64");
-  CHECK(docker->layers.size() == 14);
-  const ImageTree& tree = docker->tree;
-  for (const char* path : {"somefile.txt", "root/saved.txt", "root/.saved.txt", "root/.data/saved.again2.txt",
-                           "tmp/saved.again1.txt", "bin/busybox"}) {
-    CAPTURE(path);
-    CHECK(tree.Lookup(path));
-  }
-  CHECK_FALSE(tree.Lookup("root/example"));
-  CHECK(tree.List("root/example").empty());
-  CHECK(tree.Lookup("root/saved.txt")->entry->info.mode == 0755);  // chmod +x in the last layer
-  CHECK(tree.Lookup("root/saved.txt")->layer == 13);
-  CHECK(docker->layers[9].entries.size() > 0);  // the rm -rf layer carries the whiteout
-
-  for (const char* name : {"test-oci-gzip-image.tar", "test-oci-zstd-image.tar", "test-oci-uncompressed-image.tar"}) {
-    CAPTURE(name);
-    auto oci = Read(images / name);
-    REQUIRE_MESSAGE(oci.ok(), oci.error().ToString());
-    CHECK(oci->metadata.kind == "oci-archive");
-    CHECK(oci->metadata.platform.architecture == "arm64");  // the only image: taken without --platform
-    CHECK(ListTree(*oci, "") == "file 0644 11189 L0 /README.md\n");
-    auto wrong = Read(images / name, "linux/amd64");  // named explicitly: an error listing arm64
-    REQUIRE_FALSE(wrong.ok());
-    CHECK(wrong.error().message.find("platforms present: linux/arm64") != std::string::npos);
-  }
 }
 
 TEST_CASE("a gzip'd docker save is decompressed once, not once per layer") {
