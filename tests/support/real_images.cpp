@@ -60,6 +60,14 @@ fs::path FindFile(const fs::path& root, const std::string& prefix) {
   return {};
 }
 
+}  // namespace
+
+fs::path FindNvidiaFile(const std::string& package, const std::string& suite, const std::string& prefix) {
+  return FindFile(PackageRoot(package, suite), prefix);
+}
+
+namespace {
+
 class Steps {
  public:
   Steps(RealImages& images, std::string* why) : images_(images), why_(why) {}
@@ -110,8 +118,8 @@ bool MakeBase(const fs::path& root, bool* with_nvidia, std::string* why) {
     fs::create_symlink("busybox", root / "bin" / applet);
   for (const char* dir : {"etc", "root", "tmp"}) fs::create_directories(root / dir);
   WriteFileText(root / "etc" / "os-release", "ID=busybox\nNAME=\"BusyBox test base\"\n");
-  fs::path cudart = FindFile(PackageRoot("libcudart12", "trixie"), "libcudart.so.12.");
-  fs::path libcuda = FindFile(PackageRoot("libcuda1", "trixie"), "libcuda.so.550.");
+  fs::path cudart = FindNvidiaFile("libcudart12", "trixie", "libcudart.so.12.");
+  fs::path libcuda = FindNvidiaFile("libcuda1", "trixie", "libcuda.so.550.");
   *with_nvidia = !cudart.empty() && !libcuda.empty();
   if (*with_nvidia) {
     fs::path cuda = root / "usr" / "local" / "cuda-12.4";

@@ -49,4 +49,10 @@ struct RealImages {
   bool Make(const std::filesystem::path& dir, std::string* why);
 };
 
+// A file of a cached genuine NVIDIA package (scripts/fetch-nvidia-debs.sh):
+// the first file under the unpacked `package` of Debian `suite` whose name
+// starts with `prefix`, e.g. ("libcudart12", "trixie", "libcudart.so.12.");
+// empty when the package is not cached.
+std::filesystem::path FindNvidiaFile(const std::string& package, const std::string& suite, const std::string& prefix);
+
 }  // namespace imagelint::testing
