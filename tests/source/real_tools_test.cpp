@@ -18,6 +18,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
+const Knowledge& CheckoutKnowledge() {
+  static const Knowledge knowledge = *Knowledge::LoadDefault(SourceDir());
+  return knowledge;
+}
+
 Result<ScannedImage> Read(const fs::path& path) { return ReadImage(path.string(), ReadImageOptions{}); }
 
 // "file 0644 41 L3 /somefile.txt" -> "file 0644 41 /somefile.txt": writers
@@ -89,7 +94,7 @@ TEST_CASE("docker save (Docker 20.10, legacy layout): layers, whiteouts, modes, 
   CHECK(tree.Lookup("root/saved.txt")->entry->info.mode == 0755);  // RUN chmod +x in the last layer
   CHECK(tree.Lookup("root/saved.txt")->layer == 8);
   CHECK(docker->layers[5].entries.size() > 0);
-  nlohmann::json facts = BuildFacts(*docker);
+  nlohmann::json facts = BuildFacts(*docker, CheckoutKnowledge());
   CHECK(facts["image"]["env"]["NVIDIA_REQUIRE_CUDA"] == "cuda>=12.4 brand=tesla,driver>=470,driver<471");
   CHECK(facts["image"]["labels"]["com.example.fixture"] == "real tools");
   if (images->with_nvidia) {
@@ -134,7 +139,7 @@ TEST_CASE("the same image from every writer reads the same: Docker 25 saves, sko
       for (std::string line; std::getline(ours, line);) CHECK_MESSAGE(theirs.find(line + "\n") != std::string::npos, line);
       for (const char* extra : {"dir 0755 0 /proc\n", "dir 0755 0 /sys\n"}) CHECK(theirs.find(extra) != std::string::npos);
     }
-    nlohmann::json facts = BuildFacts(*read);
+    nlohmann::json facts = BuildFacts(*read, CheckoutKnowledge());
     CHECK(facts["image"]["env"]["NVIDIA_REQUIRE_CUDA"] == "cuda>=12.4 brand=tesla,driver>=470,driver<471");
   }
   // skopeo really wrote the compressions named.
