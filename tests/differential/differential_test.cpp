@@ -133,8 +133,10 @@ bool Import(DockerEngine& engine, const fs::path& root, const std::string& tag, 
   }
   std::vector<std::string> args = {"import"};
   for (const std::string& entry : env) {
+    // Quoted: an unquoted space would start another NAME=VALUE pair.
+    const size_t eq = entry.find('=');
     args.push_back("--change");
-    args.push_back("ENV " + entry);
+    args.push_back("ENV " + entry.substr(0, eq) + "=\"" + entry.substr(eq + 1) + "\"");
   }
   args.push_back(archive.string());
   args.push_back(tag);
