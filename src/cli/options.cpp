@@ -65,6 +65,10 @@ void AddReportFlags(CLI::App& app, config::CommandLineOptions& options) {
                    "exit 1 when a finding is at or above this severity: error (default), warning, note, none; "
                    "independent of --min-severity, e.g. --fail-on warning")
         ->check(CLI::IsMember({"error", "warning", "note", "none"}));
+  if (!Has(app, "--fail-on-undecided"))
+    app.add_flag("--fail-on-undecided", options.fail_on_undecided,
+                 "also exit 1 when a verdict is undecided (a rule could not decide because a fact is unknown); "
+                 "undecided verdicts never count as warnings");
   if (!Has(app, "--min-severity"))
     app.add_option("--min-severity", options.min_severity,
                    "show findings at or above this severity: note (default), warning, error; hidden ones still "
@@ -73,7 +77,7 @@ void AddReportFlags(CLI::App& app, config::CommandLineOptions& options) {
   if (!Has(app, "--format"))
     app.add_option("--format", options.formats,
                    "report format, optionally to a file (repeatable): text (default), json, sarif, junit, github, "
-                   "markdown, e.g. --format sarif=imagelint.sarif --format text");
+                   "markdown, gitlab, html, k8s, e.g. --format sarif=imagelint.sarif --format html=report.html");
   if (!Has(app, "--output") && !Has(app, "-o"))
     app.add_option("-o,--output", options.output, "write the (single) report format to FILE, e.g. --output report.json");
   if (!Has(app, "--ignore"))
@@ -82,8 +86,8 @@ void AddReportFlags(CLI::App& app, config::CommandLineOptions& options) {
                    "e.g. --ignore 'IL010:2026-12-31=JIT accepted until the rebuild'");
   if (!Has(app, "--docs-url"))
     app.add_option("--docs-url", options.docs_url,
-                   std::string("base URL of rule docs in SARIF/Markdown links (default ") + report::kDefaultDocsBaseUri +
-                       ")");
+                   "base URL of the rule pages for links in SARIF (helpUri), Markdown and HTML, e.g. "
+                   "https://git.example.com/tools/imagelint/-/blob/main/ (no links without it)");
   if (!Has(app, "--no-inline-ignores"))
     app.add_flag("--no-inline-ignores", options.no_inline_ignores,
                  "ignore '# imagelint ignore=RULE reason' comments in Dockerfiles");
