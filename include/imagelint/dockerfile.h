@@ -7,9 +7,11 @@
 //
 // The parser follows BuildKit's Dockerfile frontend (directives, continuations,
 // heredocs, ARG/ENV substitution, multi-stage, --target). The facts builder
-// reads base images and packages from rules/knowledge/{base-images,packages}.yaml
+// reads base images and packages from the knowledge tables of
+// rules/knowledge/{base-images,packages}.yaml (DockerfileOptions::knowledge)
 // and leaves what it cannot know absent (unknown), never guessed; each such gap
-// is listed in facts.dockerfile.unknown with the line that caused it.
+// is listed in facts.dockerfile.unknown with the line that caused it. The
+// facts are the typed model of include/imagelint/facts.h, written by its writer.
 #pragma once
 
 #include <cstddef>
@@ -26,9 +28,6 @@
 
 namespace imagelint {
 class Knowledge;  // include/imagelint/knowledge.h
-namespace config {
-struct Suppression;  // include/imagelint/config.h
-}
 }
 
 namespace imagelint::dockerfile {
@@ -63,8 +62,8 @@ struct Instruction {
 };
 
 // `# imagelint ignore=IL001,IL003 reason` (next instruction) or
-// `# imagelint global ignore=IL001 reason` (whole file).
-// (Minimal shape; the report module's config.h did not define one yet.)
+// `# imagelint global ignore=IL001 reason` (whole file). The pipeline turns
+// them into config::Suppression with config::FromInlinePragmas.
 struct InlineSuppression {
   std::vector<std::string> rules;  // ids or names, as written
   std::string reason;              // rest of the comment, may be empty
@@ -136,10 +135,10 @@ struct DockerfileOptions {
   std::map<std::string, std::string> build_args;  // --build-arg NAME=VALUE
   std::string target;                             // --target; "" = last stage
   std::string platform = "linux/amd64";           // TARGETPLATFORM when FROM has no --platform
-  std::string knowledge_dir;  // "" = $IMAGELINT_KNOWLEDGE_DIR or <data dir>/rules/knowledge
-                              // (base-images.yaml, packages.yaml)
-  // The knowledge tables (pytorch.yaml arch lists): when given, torch rows get
-  // `sass`/`ptx` from TORCH_CUDA_ARCH_LIST; when null those stay unknown.
+  // Required: the loaded knowledge (Knowledge::Load): base-images.yaml and
+  // packages.yaml for what base images and packages bring, pytorch.yaml for
+  // torch's GPU code, cuda-targets/cudart-sonames/loader.yaml. Null is an
+  // error, never a guess. Not owned; must outlive the call.
   const ::imagelint::Knowledge* knowledge = nullptr;
   ParseLimits limits;
 };
@@ -147,7 +146,7 @@ struct DockerfileOptions {
 struct DockerfileAnalysis {
   Dockerfile dockerfile;
   size_t target_stage = 0;
-  // imagelint.facts/v1 (see docs/dockerfile.md for the Dockerfile-specific parts):
+  // imagelint.facts/v1 (docs/facts-schema.json; docs/dockerfile.md for the Dockerfile-specific parts):
   //   source{kind:"dockerfile", path, target, stage}, image{ref, os, architecture,
   //   env{}, labels{}, layers[{created_by, dockerfile_line}], base{...}},
   //   cuda{runtimes[], drivers[], requirements{}, loader{}, packages[]},
@@ -168,12 +167,5 @@ Result<DockerfileAnalysis> AnalyzeDockerfileText(std::string_view text, const st
 // base image get the target stage's FROM line, with dockerfile_origin
 // "base-image". Returns how many image layers were matched to instructions.
 size_t AnnotateImageFacts(nlohmann::json& facts, const Dockerfile& dockerfile, const std::string& target = "");
-
-// The inline suppressions in the report module's shape (include/imagelint/
-// config.h): one config::Suppression per rule id, origin "inline", file and
-// comment line, dockerfile_line = the instruction's line (0 for `global`).
-// Pragmas without a reason are kept with an empty reason; the report module
-// decides what to do with them.
-std::vector<config::Suppression> ToConfigSuppressions(const std::vector<InlineSuppression>& suppressions);
 
 }  // namespace imagelint::dockerfile

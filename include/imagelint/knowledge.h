@@ -21,6 +21,7 @@
 
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,6 +32,13 @@
 #include "imagelint/result.h"
 
 namespace imagelint {
+
+struct BaseImageKnowledge;  // include/imagelint/image_knowledge.h
+struct PackageKnowledge;
+class Knowledge;
+// Builds the typed base-images / packages tables of a loaded Knowledge and
+// checks them across rows (src/knowledge/image_tables.cpp; called by Load).
+Status LoadImageTables(Knowledge& knowledge);
 
 // The tables this loader knows, with their file names (rules/knowledge/<file>).
 struct KnowledgeTableInfo {
@@ -52,9 +60,8 @@ class Knowledge {
 
   // Loads and validates every table file of KnowledgeTables() from `dir`.
   // A missing file, a YAML syntax error or a schema violation is an Error
-  // naming file:line:column (the CLI maps it to exit 2). Other *.yaml files in
-  // the directory (base-images.yaml, packages.yaml: the Dockerfile module's)
-  // are not read here.
+  // naming file:line:column (the CLI maps it to exit 2). A file may hold
+  // several tables as YAML documents (base-images.yaml, packages.yaml).
   static Result<Knowledge> Load(const std::filesystem::path& dir);
   static Result<Knowledge> LoadDefault(const std::filesystem::path& data_dir) {
     return Load(DefaultDirectory(data_dir));
@@ -111,9 +118,43 @@ class Knowledge {
   const nlohmann::json* FindBrand(std::string_view name) const;
   const nlohmann::json* FindBrandId(int id) const;
 
+  // ---- loader directories and CUDA library names (loader.yaml, cuda-targets.yaml,
+  //      cudart-sonames.yaml, runtime-libraries.yaml) ----
+
+  // The loader's default directories in search order ("/lib/x86_64-linux-gnu",
+  // ..., "/lib", "/usr/lib"). With a library triplet ("aarch64-linux-gnu"),
+  // the multiarch rows of other triplets are left out.
+  std::vector<std::string> LoaderDefaultDirectories(std::string_view lib_triplet = "") const;
+  // cuda-targets.yaml row of an image architecture ("amd64" → {cuda_target
+  // "x86_64-linux", lib_triplet "x86_64-linux-gnu", nvarch "x86_64"}); the
+  // row without a `variant` (arm64: sbsa-linux, not Jetson's aarch64-linux).
+  // nullptr when unknown.
+  const nlohmann::json* FindCudaTarget(std::string_view architecture) const;
+  // Every CUDA target directory name ("x86_64-linux", "sbsa-linux", ...).
+  std::vector<std::string> CudaTargetNames() const;
+  // libcudart's SONAME for a CUDA version: "10.2" → "libcudart.so.10.2",
+  // "11.8" → "libcudart.so.11.0", "12.4.1" → "libcudart.so.12"; nullopt for
+  // a version that is not digits and dots, or a major no row covers.
+  std::optional<std::string> CudartSoname(std::string_view cuda_version) const;
+  // runtime-libraries.yaml row for a library name without ".so..."
+  // ("libcublasLt", "libcudnn_ops_infer"): {cuda_library, driver_library}.
+  const nlohmann::json* FindRuntimeLibrary(std::string_view name) const;
+
+  // ---- the Dockerfile module's tables, typed (include/imagelint/image_knowledge.h) ----
+
+  // base-images.yaml and packages.yaml; empty tables before Load.
+  const BaseImageKnowledge& base_images() const;
+  const PackageKnowledge& packages() const;
+  // A row's `source` spelled out: a sources.yaml id ("S10") becomes
+  // "S10: <title>"; any other text comes back as it is.
+  std::string DescribeSource(std::string_view source) const;
+
  private:
+  friend Status LoadImageTables(Knowledge& knowledge);
   std::filesystem::path directory_;
   std::map<std::string, nlohmann::json, std::less<>> tables_;
+  std::shared_ptr<const BaseImageKnowledge> base_images_;
+  std::shared_ptr<const PackageKnowledge> packages_;
 };
 
 }  // namespace imagelint

@@ -1,9 +1,8 @@
 #include <algorithm>
-#include <cctype>
 #include <cstring>
-#include <regex>
 #include <string>
 
+#include "common/text.h"
 #include "cuda/cuda.h"
 #include "cuda/elf.h"
 
@@ -12,27 +11,9 @@ namespace {
 
 using nlohmann::json;
 
-bool StartsWith(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
-bool EndsWith(std::string_view text, std::string_view suffix) {
-  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-std::string_view BaseName(std::string_view path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-std::string_view DirName(std::string_view path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string_view::npos ? std::string_view() : path.substr(0, slash);
-}
-
 // Python distributions and conda packages whose metadata says something about CUDA.
 bool RelevantPackage(std::string name) {
-  name = Lower(name);
+  name = ToLower(name);
   std::replace(name.begin(), name.end(), '_', '-');
   static const char* kPrefixes[] = {"nvidia-", "torch", "pytorch", "jax", "tensorflow", "tf-", "tf-nightly",
                                     "cupy", "onnxruntime", "tensorrt", "triton", "pycuda", "cuda", "libcu",
@@ -44,11 +25,15 @@ bool RelevantPackage(std::string name) {
   return false;
 }
 
+// dpkg packages whose name mentions CUDA, NVIDIA or one of their libraries
+// (case-insensitive substring).
 bool RelevantDpkg(const std::string& name) {
-  static const std::regex kPattern("(cuda|nvidia|cudnn|nccl|cublas|cufft|curand|cusparse|cusolver|nvinfer|"
-                                   "tensorrt|libnv|libnpp|cudart|torch)",
-                                   std::regex::icase | std::regex::optimize);
-  return std::regex_search(name, kPattern);
+  static const char* kWords[] = {"cuda",     "nvidia",   "cudnn",   "nccl",     "cublas", "cufft",  "curand",
+                                 "cusparse", "cusolver", "nvinfer", "tensorrt", "libnv",  "libnpp", "cudart", "torch"};
+  std::string lower = ToLower(name);
+  for (const char* word : kWords)
+    if (lower.find(word) != std::string::npos) return true;
+  return false;
 }
 
 uint64_t CapForKind(const std::string& kind) {
@@ -152,7 +137,8 @@ class TextSink : public FileSink {
         return out;
       }
       if (kind_ == "conda_meta") {
-        std::string name = parsed.value("name", "");
+        // A name that is not a string is no package imagelint reads (conda writes strings).
+        std::string name = parsed.contains("name") && parsed["name"].is_string() ? parsed["name"].get<std::string>() : "";
         if (!RelevantPackage(name)) return json();  // not about CUDA: nothing to keep
         for (const char* key : {"name", "version", "build", "subdir", "channel"})
           if (parsed.contains(key) && parsed[key].is_string()) out[key] = parsed[key];
@@ -226,8 +212,8 @@ class ElfAnalyzer : public FileAnalyzer {
 }  // namespace
 
 std::string TextKindForPath(std::string_view path) {
-  std::string_view base = BaseName(path);
-  std::string_view dir = DirName(path);
+  std::string base = BaseName(path);
+  std::string dir = DirName(path);
   if (StartsWith(path, "usr/local/cuda") && path.find('/', 10) == path.rfind('/')) {
     if (base == "version.json") return "cuda_version_json";
     if (base == "version.txt") return "cuda_version_txt";
@@ -235,12 +221,12 @@ std::string TextKindForPath(std::string_view path) {
   if (path == "var/lib/dpkg/status" || (dir == "var/lib/dpkg/status.d" && base.find('.') == std::string_view::npos))
     return "dpkg_status";
   if (base == "METADATA" && EndsWith(dir, ".dist-info")) {
-    std::string_view dist = BaseName(dir);
+    std::string dist = BaseName(dir);
     std::string name(dist.substr(0, dist.find('-')));
     return RelevantPackage(name) ? "pip_metadata" : "";
   }
   if (base == "PKG-INFO" && EndsWith(dir, ".egg-info")) {
-    std::string_view dist = BaseName(dir);
+    std::string dist = BaseName(dir);
     std::string name(dist.substr(0, dist.find('-')));
     return RelevantPackage(name) ? "pip_metadata" : "";
   }

@@ -9,7 +9,7 @@
 //                   version.txt, dpkg status, pip METADATA, conda-meta JSON,
 //                   framework version files, ld.so.conf{,.d/*}; strict caps.
 // AddCudaFacts then reads the merged tree and fills the `cuda`, `binaries`
-// and `frameworks` parts of `imagelint.facts/v1`.
+// and `frameworks` parts of the facts model (include/imagelint/facts.h).
 #pragma once
 
 #include <cstdint>
@@ -23,9 +23,11 @@
 #include <nlohmann/json.hpp>
 
 #include "imagelint/analyzer.h"
+#include "imagelint/facts.h"
 
 namespace imagelint {
 class ImageTree;
+class Knowledge;
 struct ImageMetadata;
 }  // namespace imagelint
 
@@ -62,13 +64,16 @@ struct CudaFactsInput {
   std::function<std::optional<std::string>(std::string_view)> resolve;
 };
 
-// Fills facts["cuda"], facts["binaries"], facts["frameworks"].
-void AddCudaFacts(const CudaFactsInput& input, nlohmann::json& facts);
+// Fills facts.cuda, facts.binaries and facts.frameworks (docs/cuda-facts.md).
+// `knowledge` gives the loader's directories and the CUDA library names.
+void AddCudaFacts(const CudaFactsInput& input, const Knowledge& knowledge, facts::Facts& facts);
 // Convenience over the merged tree (links imagelint_merge).
-void AddCudaFacts(const ImageTree& tree, const ImageMetadata& metadata, nlohmann::json& facts);
+void AddCudaFacts(const ImageTree& tree, const ImageMetadata& metadata, const Knowledge& knowledge,
+                  facts::Facts& facts);
 
 // Human-readable blocks for `imagelint facts --format text`: one block per
-// runtime, driver, binary and framework, each with evidence path and layer.
+// runtime, driver, binary and framework, each with evidence path and layer
+// (from the written facts, WriteFacts).
 std::string FormatCudaFactsText(const nlohmann::json& facts);
 
 }  // namespace imagelint::cuda

@@ -6,7 +6,8 @@
 
 namespace imagelint::cuda {
 
-void AddCudaFacts(const ImageTree& tree, const ImageMetadata& metadata, nlohmann::json& facts) {
+void AddCudaFacts(const ImageTree& tree, const ImageMetadata& metadata, const Knowledge& knowledge,
+                  facts::Facts& facts) {
   CudaFactsInput input;
   input.config = metadata.config;
   for (const LayerRef& layer : metadata.layers) input.layer_digests.push_back(layer.digest);
@@ -32,7 +33,7 @@ void AddCudaFacts(const ImageTree& tree, const ImageMetadata& metadata, nlohmann
     while (!value.empty() && value.front() == '/') value.erase(0, 1);
     return value;
   };
-  AddCudaFacts(input, facts);
+  AddCudaFacts(input, knowledge, facts);
 }
 
 }  // namespace imagelint::cuda

@@ -10,9 +10,9 @@
 // (base-image history, ARG lines the legacy builder does not record) do not
 // shift the rest.
 #include <algorithm>
-#include <regex>
+#include <cctype>
 
-#include "dockerfile/util.h"
+#include "common/text.h"
 #include "imagelint/dockerfile.h"
 
 namespace imagelint::dockerfile {
@@ -35,6 +35,23 @@ std::string Squash(std::string_view text) {
   return out;
 }
 
+// The legacy builder's "|2 A=b C=d /bin/sh -c ..." (the count of build args,
+// then NAME=value words) without the prefix. A word is an assignment when it
+// has a '=' after its first character; `text` is already squashed (single spaces).
+std::string WithoutBuildArgs(const std::string& text) {
+  if (text.size() < 3 || text[0] != '|') return text;
+  size_t pos = 1;
+  while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos]))) ++pos;
+  if (pos == 1 || pos >= text.size() || text[pos] != ' ') return text;
+  ++pos;
+  for (size_t space = text.find(' ', pos); space != std::string::npos; space = text.find(' ', pos)) {
+    size_t eq = text.find('=', pos + 1);
+    if (eq == std::string::npos || eq >= space) break;
+    pos = space + 1;
+  }
+  return text.substr(pos);
+}
+
 struct Normalized {
   std::string keyword;
   std::string text;
@@ -43,8 +60,7 @@ struct Normalized {
 Normalized FromHistory(std::string created_by) {
   created_by = Squash(created_by);
   if (EndsWith(created_by, "# buildkit")) created_by = Squash(created_by.substr(0, created_by.size() - 10));
-  static const std::regex args_prefix(R"(^\|\d+ (?:\S+=\S* )*)");
-  created_by = std::regex_replace(created_by, args_prefix, "");
+  created_by = WithoutBuildArgs(created_by);
   for (const char* shell : {"/bin/sh -c ", "/bin/bash -c ", "/bin/bash -o pipefail -c ", "cmd /S /C "}) {
     if (StartsWith(created_by, shell)) {
       std::string rest = created_by.substr(std::string(shell).size());

@@ -14,7 +14,6 @@
 #include <filesystem>
 #include <fstream>
 
-#include "imagelint/config.h"
 #include "imagelint/dockerfile.h"
 
 namespace imagelint::dockerfile {
@@ -461,23 +460,6 @@ bool IsDockerfilePath(const std::string& path) {
   in.read(head.data(), static_cast<std::streamsize>(head.size()));
   head.resize(static_cast<size_t>(in.gcount()));
   return LooksLikeDockerfile(ByteView(std::string_view(head)));
-}
-
-std::vector<config::Suppression> ToConfigSuppressions(const std::vector<InlineSuppression>& suppressions) {
-  std::vector<config::Suppression> out;
-  for (const InlineSuppression& s : suppressions) {
-    for (const std::string& rule : s.rules) {
-      config::Suppression c;
-      c.rule = rule;
-      c.reason = s.reason;
-      c.origin = "inline";
-      c.file = s.file;
-      c.line = s.line;
-      c.dockerfile_line = s.instruction_line;
-      out.push_back(std::move(c));
-    }
-  }
-  return out;
 }
 
 // ---------------------------------------------------------------- expansion

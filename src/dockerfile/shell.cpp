@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "common/text.h"
 #include "imagelint/dockerfile.h"
 
 namespace imagelint::dockerfile {
@@ -9,11 +10,6 @@ namespace {
 
 bool IsNameStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool IsNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-std::string BaseName(const std::string& word) {
-  size_t slash = word.rfind('/');
-  return slash == std::string::npos ? word : word.substr(slash + 1);
-}
 
 class Reader {
  public:

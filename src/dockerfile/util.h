@@ -1,49 +1,26 @@
-// Small string helpers shared by the Dockerfile module's sources.
+// Text helpers of the Dockerfile module that common/text.h and
+// common/version.h do not provide (those serve everything else).
 #pragma once
 
-#include <algorithm>
-#include <cctype>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "common/version.h"
-
 namespace imagelint::dockerfile {
 
-inline bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-inline bool EndsWith(std::string_view s, std::string_view p) {
-  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
-}
-inline std::string ToLower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-inline std::vector<std::string> SplitOn(std::string_view s, char sep) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= s.size()) {
-    size_t end = s.find(sep, start);
-    if (end == std::string_view::npos) end = s.size();
-    out.emplace_back(s.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
-inline bool IsVersion(std::string_view s) {
-  if (s.empty() || !std::isdigit(static_cast<unsigned char>(s.front())) || s.back() == '.') return false;
-  for (char c : s)
-    if (!std::isdigit(static_cast<unsigned char>(c)) && c != '.') return false;
-  return true;
-}
-// Natural version order (common/version.h); total, so text never fails.
-inline int CompareVersions(std::string_view a, std::string_view b) { return CompareNaturalVersions(a, b); }
-// "1.12.1" -> "1.12"
-inline std::string MajorMinor(std::string_view version) {
-  auto parts = SplitOn(version, '.');
-  if (parts.size() < 2) return std::string(version);
-  return parts[0] + "." + parts[1];
-}
+// "12.4.1", "535.104.05": starts with a digit, only digits and dots, no trailing dot.
+bool IsDottedNumber(std::string_view text);
+// "1.12.1" -> "1.12"; text with fewer than two components comes back as it is.
+std::string MajorMinor(std::string_view version);
+// "/usr//local/cuda/" -> "/usr/local/cuda": no doubled or trailing slashes.
+std::string CleanPath(std::string_view path);
+// ENV/LABEL/ARG/COPY arguments split at unquoted blanks; quotes and escapes
+// stay in the words (ExpandWord reads them).
+std::vector<std::string> SplitKeepingQuotes(std::string_view text, char escape);
+
+// The shell's glob match, as fnmatch(3): `*`, `?`, `[...]` (`!`/`^`, ranges),
+// `\` escapes; with `pathname` (FNM_PATHNAME) none of them matches `/`.
+// Iterative, O(pattern x text) at worst: patterns come from Dockerfiles.
+bool GlobMatch(std::string_view pattern, std::string_view text, bool pathname);
 
 }  // namespace imagelint::dockerfile

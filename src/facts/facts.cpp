@@ -54,62 +54,58 @@ Result<uint64_t> ParseByteSize(const std::string& text) {
   return *scaled;
 }
 
-nlohmann::json BuildFacts(const ScannedImage& image) {
-  nlohmann::json facts = {{"schema", kFactsSchema}};
-  facts["image"] = BuildImageFacts(image);
-  cuda::AddCudaFacts(image.tree, image.metadata, facts);  // cuda, binaries, frameworks
+facts::Facts BuildFactsModel(const ScannedImage& image, const Knowledge& knowledge) {
+  facts::Facts facts;
+  facts.image = BuildImageFacts(image);
+  cuda::AddCudaFacts(image.tree, image.metadata, knowledge, facts);  // cuda, binaries, frameworks
   return facts;
 }
 
-nlohmann::json BuildImageFacts(const ScannedImage& image) {
+nlohmann::json BuildFacts(const ScannedImage& image, const Knowledge& knowledge) {
+  return facts::WriteFacts(BuildFactsModel(image, knowledge));
+}
+
+facts::Image BuildImageFacts(const ScannedImage& image) {
   const ImageMetadata& metadata = image.metadata;
-  nlohmann::json env = nlohmann::json::object();
-  nlohmann::json labels = nlohmann::json::object();
+  facts::Image out;
+  out.ref = metadata.ref;
+  out.digest = metadata.digest;
+  out.kind = metadata.kind;
+  out.os = metadata.platform.os;
+  out.architecture = metadata.platform.architecture;
+  out.variant = metadata.platform.variant;
   const nlohmann::json& config = metadata.config;
   if (config.is_object() && config.contains("config") && config["config"].is_object()) {
     const auto& inner = config["config"];
     if (inner.contains("Env") && inner["Env"].is_array()) {
       for (const auto& item : inner["Env"]) {
         if (!item.is_string()) continue;
-        std::string text = item.get<std::string>();
+        const std::string& text = item.get_ref<const std::string&>();
         size_t equals = text.find('=');
-        if (equals == std::string::npos) {
-          env[text] = "";
-        } else {
-          env[text.substr(0, equals)] = text.substr(equals + 1);
-        }
+        out.env[text.substr(0, equals)] = equals == std::string::npos ? "" : text.substr(equals + 1);
       }
     }
     if (inner.contains("Labels") && inner["Labels"].is_object()) {
-      for (const auto& [key, value] : inner["Labels"].items()) {
-        if (value.is_string()) labels[key] = value;
-      }
+      for (const auto& [key, value] : inner["Labels"].items())
+        if (value.is_string()) out.labels[key] = value.get<std::string>();
     }
   }
-  nlohmann::json layers = nlohmann::json::array();
   for (size_t i = 0; i < metadata.layers.size(); ++i) {
     const LayerRef& ref = metadata.layers[i];
-    nlohmann::json layer = {{"digest", ref.digest}, {"diff_id", ref.diff_id}, {"created_by", ref.created_by}};
-    if (!ref.media_type.empty()) layer["media_type"] = ref.media_type;
-    if (ref.size >= 0) layer["size"] = ref.size;
+    facts::Layer layer;
+    layer.digest = ref.digest;
+    layer.diff_id = ref.diff_id;
+    layer.created_by = ref.created_by;
+    if (!ref.media_type.empty()) layer.media_type = ref.media_type;
+    if (ref.size >= 0) layer.size = static_cast<uint64_t>(ref.size);
     if (i < image.layers.size()) {
-      layer["entries"] = image.layers[i].entries.size();
-      layer["uncompressed_size"] = image.layers[i].tar_bytes;
+      layer.entries = image.layers[i].entries.size();
+      layer.uncompressed_size = image.layers[i].tar_bytes;
     }
-    layers.push_back(std::move(layer));
+    out.layers.push_back(std::move(layer));
   }
-  nlohmann::json problems = nlohmann::json::array();
-  for (const auto& problem : image.tree.Problems()) problems.push_back(problem);
-  return {{"ref", metadata.ref},
-          {"digest", metadata.digest},
-          {"kind", metadata.kind},
-          {"os", metadata.platform.os},
-          {"architecture", metadata.platform.architecture},
-          {"variant", metadata.platform.variant},
-          {"env", env},
-          {"labels", labels},
-          {"layers", layers},
-          {"problems", problems}};
+  out.problems = image.tree.Problems();
+  return out;
 }
 
 std::string HumanBytes(uint64_t bytes) {

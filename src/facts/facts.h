@@ -4,7 +4,8 @@
 //   auto source = OpenLocalImage(path, open_options);          // source/open.h
 //   auto analyzers = DefaultAnalyzers();
 //   auto image = ScanImage(**source, AnalyzerPointers(analyzers), scan_options);  // scan/scanner.h
-//   nlohmann::json facts = BuildFacts(*image);                 // schema imagelint.facts/v1
+//   facts::Facts model = BuildFactsModel(*image, knowledge);   // include/imagelint/facts.h
+//   nlohmann::json facts = facts::WriteFacts(model);           // schema imagelint.facts/v1
 #pragma once
 
 #include <memory>
@@ -14,12 +15,14 @@
 #include <nlohmann/json.hpp>
 
 #include "imagelint/analyzer.h"
+#include "imagelint/facts.h"
+#include "imagelint/knowledge.h"
 #include "scan/scanner.h"
 #include "source/open.h"
 
 namespace imagelint {
 
-inline constexpr const char* kFactsSchema = "imagelint.facts/v1";
+inline constexpr const char* kFactsSchema = facts::kSchemaName;
 
 struct ReadImageOptions {
   OpenOptions open;
@@ -39,12 +42,15 @@ std::string HumanBytes(uint64_t bytes);
 std::vector<std::unique_ptr<FileAnalyzer>> DefaultAnalyzers();
 std::vector<FileAnalyzer*> AnalyzerPointers(const std::vector<std::unique_ptr<FileAnalyzer>>& analyzers);
 
-// {"schema": "imagelint.facts/v1", "image": {...}, ...}: every part of the
-// facts model (add your part's builder call here).
-nlohmann::json BuildFacts(const ScannedImage& image);
+// Every part of the facts model of a scanned image (add your part's builder
+// call here). `knowledge` gives the loader's directories and library names.
+facts::Facts BuildFactsModel(const ScannedImage& image, const Knowledge& knowledge);
+// WriteFacts(BuildFactsModel(...)): {"schema": "imagelint.facts/v1", "image": {...}, ...}.
+nlohmann::json BuildFacts(const ScannedImage& image, const Knowledge& knowledge);
 // The `image` part: ref, digest, kind, os, architecture, variant, env{},
-// labels{}, layers[{digest, diff_id, media_type, size, created_by}].
-nlohmann::json BuildImageFacts(const ScannedImage& image);
+// labels{}, layers[{digest, diff_id, media_type, size, created_by, entries,
+// uncompressed_size}], problems[].
+facts::Image BuildImageFacts(const ScannedImage& image);
 
 // Human-readable rendering of BuildFacts() output (`facts --format text`).
 std::string FactsToText(const nlohmann::json& facts);

@@ -11,6 +11,8 @@
 #include <sstream>
 
 #include "common/text.h"
+#include "common/json.h"
+#include "common/yaml.h"
 #include "common/version.h"
 
 namespace imagelint {
@@ -169,6 +171,124 @@ const std::vector<TableSchema>& Schemas() {
         {"spellings", F::kStringList, false},
         {"product_words", F::kStringList, false},
         {"note", F::kString, false}}},
+      // Loader directories and CUDA library names (the image facts producer and
+      // src/nvidia). `reference` names the exact public page behind a row.
+      {{"loader_directories", "loader.yaml", "dir", "the dynamic loader's default directories, in search order"},
+       true,
+       {{"dir", F::kString, true}, {"triplet", F::kString, false}, {"reference", F::kString, false},
+        {"note", F::kString, false}}},
+      {{"cuda_targets", "cuda-targets.yaml", "cuda_target",
+        "image architecture → library triplet, CUDA target directory, NVARCH"},
+       true,
+       {{"cuda_target", F::kString, true},
+        {"architecture", F::kString, true},
+        {"variant", F::kString, false},
+        {"lib_triplet", F::kString, true},
+        {"nvarch", F::kString, false},
+        {"reference", F::kString, false},
+        {"note", F::kString, false}}},
+      {{"cudart_sonames", "cudart-sonames.yaml", "first_major", "CUDA major version → libcudart SONAME"},
+       true,
+       {{"first_major", F::kInt, true},
+        {"last_major", F::kInt, false},
+        {"soname", F::kString, true},
+        {"reference", F::kString, false},
+        {"note", F::kString, false}}},
+      {{"runtime_libraries", "runtime-libraries.yaml", "name", "CUDA and NVIDIA driver library names"},
+       true,
+       {{"name", F::kString, true},
+        {"family", F::kEnum, false, "letters|letters_underscore"},
+        {"cuda_library", F::kBool, true},
+        {"driver_library", F::kBool, true},
+        {"reference", F::kString, false},
+        {"note", F::kString, false}}},
+      // Dockerfile mode (src/dockerfile/, docs/dockerfile.md): base-images.yaml
+      // and packages.yaml hold several tables each, one YAML document per
+      // table. Typed views and cross-table checks: src/knowledge/image_tables.cpp.
+      {{"base_image_families", "base-images.yaml", "family", "base image families: repositories, tag flavors, NGC prefix"},
+       true,
+       {{"family", F::kEnum, true, "nvidia/cuda|pytorch/pytorch|ngc"},
+        {"repositories", F::kStringList, false},
+        {"repository_prefix", F::kString, false},
+        {"flavors", F::kStringList, false},
+        {"default_distribution", F::kString, false},
+        {"note", F::kString, false}}},
+      {{"cuda_image_brand_sets", "base-images.yaml", "id", "brand sets of the official images' NVIDIA_REQUIRE_CUDA"},
+       true,
+       {{"id", F::kString, true}, {"brands", F::kStringList, true}, {"note", F::kString, false}}},
+      {{"cuda_images", "base-images.yaml", "cuda", "official nvidia/cuda releases: cudart, NVIDIA_REQUIRE_CUDA, compat libcuda"},
+       true,
+       {{"cuda", F::kVersion, true},
+        {"cudart", F::kVersion, true},
+        {"require_cuda", F::kVersion, true},
+        {"require_branches", F::kIntList, false},
+        {"require_brands", F::kString, false},
+        {"require_extra", F::kStringList, false},
+        {"require_source", F::kString, false},
+        {"require_unconfirmed", F::kBool, false},
+        {"compat_libcuda", F::kVersion, false},
+        {"compat_source", F::kString, false},
+        {"compat_unconfirmed", F::kBool, false},
+        {"note", F::kString, false}}},
+      {{"cuda_image_env", "base-images.yaml", "", "environment of the official nvidia/cuda images"},
+       true,
+       {{"name", F::kString, true},
+        {"value", F::kString, true},
+        {"flavors", F::kStringList, false},
+        {"architectures", F::kStringList, false},
+        {"distributions", F::kStringList, false},
+        {"cuda_from", F::kVersion, false},
+        {"cuda_to", F::kVersion, false},
+        {"with_compat", F::kBool, false},
+        {"note", F::kString, false}}},
+      {{"cuda_image_architectures", "base-images.yaml", "architecture",
+        "nvidia/cuda images per architecture: first release, compat package on Ubuntu"},
+       true,
+       {{"architecture", F::kString, true},
+        {"images_from", F::kVersion, false},
+        {"ubuntu_compat_from", F::kVersion, false},
+        {"note", F::kString, false}}},
+      {{"cuda_image_files", "base-images.yaml", "", "where the official images put cudart, compat and stub libcuda, nvidia.conf"},
+       true,
+       {{"kind", F::kEnum, true, "cuda_home|cudart|compat|stub|ld_so_conf"},
+        {"path", F::kString, true},
+        {"link", F::kString, false},
+        {"links", F::kStringList, false},
+        {"dirs", F::kStringList, false},
+        {"flavors", F::kStringList, false},
+        {"cuda_from", F::kVersion, false},
+        {"cuda_to", F::kVersion, false},
+        {"note", F::kString, false}}},
+      {{"pytorch_images", "base-images.yaml", "tag", "pytorch/pytorch tags: CUDA variant, torch, compat package"},
+       true,
+       {{"tag", F::kString, true},
+        {"cuda", F::kVersion, true},
+        {"torch", F::kVersion, false},
+        {"compat", F::kTri, false},
+        {"note", F::kString, false}}},
+      {{"python_packages", "packages.yaml", "", "pip and conda packages: framework, CUDA selector, NVIDIA wheels"},
+       true,
+       {{"manager", F::kEnum, true, "pip|conda"},
+        {"name", F::kString, true},
+        {"framework", F::kString, false},
+        {"cuda_selector", F::kBool, false},
+        {"index_hosts", F::kStringList, false},
+        {"component", F::kString, false},
+        {"library", F::kString, false},
+        {"note", F::kString, false}}},
+      {{"pypi_releases", "packages.yaml", "", "PyPI releases: CUDA of the default wheel, torch a companion pairs with"},
+       true,
+       {{"package", F::kString, true},
+        {"release", F::kVersion, true},
+        {"cuda", F::kVersion, false},
+        {"torch", F::kVersion, false},
+        {"note", F::kString, false}}},
+      {{"system_packages", "packages.yaml", "name", "apt/yum packages that install libcuda or libcudart"},
+       true,
+       {{"name", F::kString, true},
+        {"kind", F::kEnum, true, "compat|cudart|bundled"},
+        {"path", F::kString, false},
+        {"note", F::kString, false}}},
   };
   return schemas;
 }
@@ -206,13 +326,40 @@ class TableParser {
       : schema_(schema), file_(std::move(file)), source_ids_(source_ids.begin(), source_ids.end()) {}
 
   Result<json> Parse(std::string_view text) {
-    if (text.size() > kMaxFileBytes) return MakeError(file_, "file too large for a knowledge table");
-    YAML::Node root;
-    try {
-      root = YAML::Load(std::string(text));
-    } catch (const YAML::Exception& e) {
-      return MakeErrorAtLine(file_, e.mark.line + 1, e.mark.column + 1, "YAML syntax error: " + e.msg);
+    auto documents = LoadDocuments(text, file_);
+    if (!documents.ok()) return documents.error();
+    return ParseDocuments(*documents);
+  }
+
+  // A file holds one table, or several as YAML documents separated by `---`
+  // (base-images.yaml, packages.yaml), each with its own kind, schema and
+  // rows; every document's kind must be a table of that file.
+  Result<json> ParseDocuments(const std::vector<YAML::Node>& documents) {
+    if (documents.size() == 1) return ParseRoot(documents.front());
+    const YAML::Node* mine = nullptr;
+    std::set<std::string> kinds;
+    for (const YAML::Node& document : documents) {
+      if (!document.IsMap() || !document["kind"] || !document["kind"].IsScalar())
+        return At(document, "each document of a knowledge file is a mapping with kind, schema and rows");
+      std::string kind = document["kind"].Scalar();
+      const TableSchema* schema = FindSchema(kind);
+      if (schema == nullptr || schema->info.file != schema_.info.file)
+        return At(document["kind"], "kind '" + kind + "' is not a table of " + schema_.info.file);
+      if (!kinds.insert(kind).second) return At(document["kind"], "table '" + kind + "' given twice");
+      if (kind == schema_.info.kind) mine = &document;
     }
+    if (mine == nullptr) return MakeError(file_, "no document of kind '" + schema_.info.kind + "'");
+    return ParseRoot(*mine);
+  }
+
+  static Result<std::vector<YAML::Node>> LoadDocuments(std::string_view text, const std::string& file) {
+    if (text.size() > kMaxFileBytes) return MakeError(file, "file too large for a knowledge table");
+    return LoadYamlDocuments(text, file);  // alias bombs and depth refused before a graph is built
+  }
+  }
+
+ private:
+  Result<json> ParseRoot(const YAML::Node& root) {
     if (!root.IsMap()) return At(root, "a knowledge file is a mapping with kind, schema and rows");
     for (const auto& entry : root) {
       std::string key = entry.first.Scalar();
@@ -233,7 +380,7 @@ class TableParser {
       auto parsed = ParseRow(row);
       if (!parsed.ok()) return parsed.error();
       if (!schema_.info.key.empty()) {
-        std::string key = parsed->at(schema_.info.key).dump();
+        std::string key = DumpJson(parsed->at(schema_.info.key));
         if (!keys.insert(key).second)
           return At(row, "duplicate " + schema_.info.key + " " + key + " in table " + schema_.info.kind);
       }
@@ -461,11 +608,23 @@ Result<Knowledge> Knowledge::Load(const std::filesystem::path& dir) {
   if (!std::filesystem::is_directory(dir, ec))
     return MakeError(dir.string(), "knowledge directory does not exist (set IMAGELINT_KNOWLEDGE_DIR?)");
   std::vector<std::string> source_ids;
+  std::map<std::string, std::vector<YAML::Node>> documents;  // by file: a file of several tables is read once
   for (const auto& schema : Schemas()) {
     auto path = dir / schema.info.file;
-    auto text = ReadText(path);
-    if (!text.ok()) return text.error();
-    auto rows = ParseTable(schema.info.kind, *text, path.string(), source_ids);
+    auto cached = documents.find(schema.info.file);
+    if (cached == documents.end()) {
+      auto text = ReadText(path);
+      if (!text.ok()) return text.error();
+      auto loaded = TableParser::LoadDocuments(*text, path.string());
+      if (!loaded.ok()) return loaded.error();
+      cached = documents.emplace(schema.info.file, std::move(*loaded)).first;
+    }
+    Result<json> rows = MakeError(path.string(), "not parsed");
+    try {
+      rows = TableParser(schema, path.string(), source_ids).ParseDocuments(cached->second);
+    } catch (const YAML::Exception& e) {
+      return MakeErrorAtLine(path.string(), e.mark.line + 1, e.mark.column + 1, "invalid knowledge file: " + e.msg);
+    }
     if (!rows.ok()) return rows.error();
     if (schema.info.kind == "sources")
       for (const auto& row : *rows) source_ids.push_back(row["id"].get<std::string>());
@@ -484,9 +643,10 @@ Result<Knowledge> Knowledge::Load(const std::filesystem::path& dir) {
   for (const auto& branch : knowledge.Table("driver_branches")) {
     if (!knowledge.FindPtxIsa(branch["ptx_isa"].get<std::string>()))
       return MakeErrorAtLine(branch["_file"], branch["_line"], 1,
-                             "branch " + branch["branch"].dump() + " names PTX ISA " +
+                             "branch " + DumpJson(branch["branch"]) + " names PTX ISA " +
                                  branch["ptx_isa"].get<std::string>() + " which ptx-isa.yaml does not list");
   }
+  IMAGELINT_TRY(LoadImageTables(knowledge));  // typed base-images.yaml / packages.yaml (image_tables.cpp)
   return knowledge;
 }
 

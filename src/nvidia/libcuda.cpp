@@ -1,8 +1,7 @@
-// Which libcuda.so.1 a CUDA process loads: the dynamic loader's search order
-// (ld.so(8): LD_LIBRARY_PATH, then the ld.so cache), and how the container
-// toolkit puts compat libraries in that order (libnvidia-container
-// src/cli/compat_mode.c; nvidia-container-toolkit cmd/nvidia-cdi-hook/cudacompat;
-// sources S8, S9 of rules/knowledge/sources.yaml).
+// Which libcuda.so.1 a CUDA process loads: the dynamic loader's search order (ld.so(8),
+// https://man7.org/linux/man-pages/man8/ld.so.8.html) and what NVIDIA's container runtime mounts
+// or links (NVIDIA/nvidia-container-toolkit, https://github.com/NVIDIA/nvidia-container-toolkit;
+// NVIDIA/libnvidia-container, https://github.com/NVIDIA/libnvidia-container).
 #include <algorithm>
 #include <set>
 
@@ -53,21 +52,22 @@ std::string NormalizeDir(std::string dir) {
   return dir;
 }
 
-bool IsSystemDir(const std::string& dir) {
-  static const std::set<std::string> kSystem = {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
-                                                "/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
-                                                "/lib64", "/usr/lib64", "/lib", "/usr/lib"};
-  return kSystem.count(NormalizeDir(dir)) > 0;
+// The loader's default directories (loader.yaml), where the runtime mounts the host driver.
+bool IsSystemDir(const std::string& dir, const Knowledge& knowledge) {
+  std::vector<std::string> system = knowledge.LoaderDefaultDirectories();
+  return std::find(system.begin(), system.end(), NormalizeDir(dir)) != system.end();
 }
 
 // libcuda rows of facts.cuda.drivers that a process would find as
 // libcuda.so.1 (or, for stubs, libcuda.so) when `dir` is searched.
-std::vector<const json*> DriversInDir(const json& drivers, const std::string& dir, bool need_so1_file) {
+std::vector<const json*> DriversInDir(const json& drivers, const std::string& dir, bool need_so1_file,
+                                      const Knowledge& knowledge) {
   std::vector<const json*> out;
   std::string wanted = NormalizeDir(dir);
   for (const auto& row : drivers) {
     std::string path = Str(row, "path");
-    bool match = NormalizeDir(DirName(path)) == wanted && (!need_so1_file || BaseName(path) == "libcuda.so.1");
+    bool match =
+        NormalizeDir(DirName(path)) == wanted && (!need_so1_file || BaseName(path) == "libcuda.so.1");
     const json aliases = row.contains("aliases") && row["aliases"].is_array() ? row["aliases"] : json::array();
     for (const auto& alias : aliases) {
       if (!alias.is_string()) continue;
@@ -203,8 +203,8 @@ LibcudaSelection SelectLibcuda(const nlohmann::json& facts, const Pool& pool, co
     return nullptr;
   };
   for (const std::string& dir : ld_library_path) {
-    if (IsSystemDir(dir)) continue;  // the host library is mounted there too: step 4 decides
-    auto rows = DriversInDir(libcuda, dir, true);
+    if (IsSystemDir(dir, knowledge)) continue;  // the host library is mounted there too: step 4 decides
+    auto rows = DriversInDir(libcuda, dir, true, knowledge);
     if (const json* row = candidate_row(dir, "LD_LIBRARY_PATH")) rows.insert(rows.begin(), row);
     if (const json* row = Preferred(rows))
       return finish(FromRow(*row, "LD_LIBRARY_PATH",
@@ -219,10 +219,10 @@ LibcudaSelection SelectLibcuda(const nlohmann::json& facts, const Pool& pool, co
   if (loader.contains("ld_so_conf") && loader["ld_so_conf"].is_array()) {
     for (const auto& entry : loader["ld_so_conf"]) {
       std::string dir = entry.is_object() ? Str(entry, "dir") : entry.is_string() ? entry.get<std::string>() : "";
-      if (dir.empty() || IsSystemDir(dir)) continue;
+      if (dir.empty() || IsSystemDir(dir, knowledge)) continue;
       std::string file = entry.is_object() ? Str(entry, "file") : "";
       if (launch.mode != "legacy" && !file.empty() && file != "/etc/ld.so.conf" && BaseName(file) >= "00-nvcr") continue;
-      auto rows = DriversInDir(libcuda, dir, false);
+      auto rows = DriversInDir(libcuda, dir, false, knowledge);
       if (const json* row = candidate_row(dir, "ld.so.conf")) rows.insert(rows.begin(), row);
       if (const json* row = Preferred(rows))
         return finish(FromRow(*row, "ld.so.conf",
@@ -281,7 +281,7 @@ LibcudaSelection SelectLibcuda(const nlohmann::json& facts, const Pool& pool, co
   // to it and ldconfig points libcuda.so.1 at the highest version.
   const json* bundled = nullptr;
   for (const auto& row : libcuda) {
-    if (Str(row, "kind") != "bundled" || !IsSystemDir(DirName(Str(row, "path")))) continue;
+    if (Str(row, "kind") != "bundled" || !IsSystemDir(DirName(Str(row, "path")), knowledge)) continue;
     if (Str(row, "version").empty()) continue;
     if (CompareVersions(Str(row, "version"), host).value_or(0) <= 0) continue;
     if (bundled == nullptr || CompareVersions(Str(row, "version"), Str(*bundled, "version")).value_or(0) > 0)

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "imagelint/cache.h"
+#include "imagelint/knowledge.h"
 #include "imagelint/registry.h"
 
 namespace imagelint {
@@ -75,7 +76,9 @@ Result<ScannedImage> ReadImageInput(const std::string& input, const ImageReadOpt
 Result<nlohmann::json> ReadFacts(const std::string& input, const ImageReadOptions& options, const Context& context) {
   auto image = pipeline::ReadImageInput(input, options, context);
   if (!image.ok()) return image.error();
-  return BuildFacts(*image);
+  auto knowledge = Knowledge::Load(context.knowledge_dir);  // loader directories, CUDA library names
+  if (!knowledge.ok()) return knowledge.error();
+  return BuildFacts(*image, *knowledge);
 }
 
 std::string FactsText(const nlohmann::json& facts) { return FactsToText(facts); }

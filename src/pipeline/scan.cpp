@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "imagelint/analysis.h"
+#include "imagelint/config.h"
 #include "imagelint/dockerfile.h"
 #include "imagelint/fleet_import.h"
 #include "imagelint/knowledge.h"
@@ -60,11 +61,10 @@ Result<InputFacts> DockerfileFacts(const std::string& path, const ScanRequest& r
   options.build_args = request.build_args;
   options.target = request.target;
   if (!request.read.platform.empty()) options.platform = request.read.platform;
-  options.knowledge_dir = context.knowledge_dir.string();
   options.knowledge = &knowledge;
   auto analysis = dockerfile::AnalyzeDockerfile(path, options);
   if (!analysis.ok()) return analysis.error();
-  return InputFacts{std::move(analysis->facts), dockerfile::ToConfigSuppressions(analysis->suppressions)};
+  return InputFacts{std::move(analysis->facts), config::FromInlinePragmas(analysis->suppressions)};
 }
 
 // A built image with the Dockerfile it came from: each layer's history back to its line.
@@ -85,7 +85,7 @@ Result<InputFacts> FactsFor(const std::string& input, const ScanRequest& request
   if (dockerfile::IsDockerfilePath(input)) return DockerfileFacts(input, request, knowledge, context);
   auto scanned = pipeline::ReadImageInput(input, request.read, context);
   if (!scanned.ok()) return scanned.error();
-  InputFacts out{BuildFacts(*scanned), {}};
+  InputFacts out{BuildFacts(*scanned, knowledge), {}};
   if (!request.dockerfile.empty()) IMAGELINT_TRY(AnnotateWithDockerfile(out.facts, request));
   return out;
 }

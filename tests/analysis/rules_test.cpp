@@ -1,33 +1,39 @@
 // The built-in rules (rules/cuda.yaml) with the real knowledge files, on
-// facts written here: each rule fires on one image/pool and stays quiet on
-// the fixed variant. Image-level tests (facts built from real image
-// tarballs) are in image_rules_test.cpp.
+// facts built here through the facts types (include/imagelint/facts.h) and
+// written with facts::WriteFacts, so a field no producer emits cannot appear:
+// each rule fires on one image/pool and stays quiet on the fixed variant.
+// Image-level tests (facts built from real image tarballs) are in
+// tests/cli_scan/image_test.cpp.
 #include <doctest/doctest.h>
 
 #include "imagelint/analysis.h"
 #include "imagelint/knowledge.h"
 #include "analysis/rules_fixture.h"
+#include "support/facts_schema.h"
 
 using namespace imagelint;
-using imagelint::testing::rules_fixture::BaseFacts;
-using imagelint::testing::rules_fixture::Env;
+using imagelint::testing::rules_fixture::Binary;
+using imagelint::testing::rules_fixture::Driver;
 using imagelint::testing::rules_fixture::Findings;
 using imagelint::testing::rules_fixture::kSeedFleet;
-using imagelint::testing::rules_fixture::Run;
+using imagelint::testing::rules_fixture::RunFacts;
+using imagelint::testing::rules_fixture::SeedModel;
 using imagelint::testing::rules_fixture::Verdict;
+using imagelint::testing::rules_fixture::WithEnv;
 using nlohmann::json;
+using Model = imagelint::facts::Facts;
 
 namespace {
 
-json WithoutCompat(json facts) {
-  facts["cuda"]["drivers"] = json::array();
+Model WithoutCompat(Model facts) {
+  facts.cuda->drivers = std::vector<facts::Driver>{};
   return facts;
 }
 
 }  // namespace
 
 TEST_CASE("seed story: compat libcuda on a GeForce 460 host gives 804; deleting compat fixes it") {
-  json report = Run({BaseFacts()}, kSeedFleet);
+  json report = RunFacts({SeedModel()}, kSeedFleet);
   json geforce = Verdict(report, 0, "rtx3090-460");
   CHECK(geforce["status"] == "fail");
   REQUIRE(geforce["predicted_error"].is_object());
@@ -49,7 +55,7 @@ TEST_CASE("seed story: compat libcuda on a GeForce 460 host gives 804; deleting 
 
   // A later layer deleted the compat directory: the host's 460 driver runs the
   // 11.3 runtime through minor-version compatibility (a warning, no failure).
-  json fixed = Run({WithoutCompat(BaseFacts())}, kSeedFleet);
+  json fixed = RunFacts({WithoutCompat(SeedModel())}, kSeedFleet);
   json after = Verdict(fixed, 0, "rtx3090-460");
   CHECK(after["status"] == "warn");
   CHECK(after["predicted_error"].is_null());
@@ -57,7 +63,7 @@ TEST_CASE("seed story: compat libcuda on a GeForce 460 host gives 804; deleting 
   CHECK(!analysis::HasFindingsAtOrAbove(fixed, rules::Severity::kError));
 
   // The same image on a newer toolkit (1.17.4+: no compat from images with --gpus) passes too.
-  json newer = Run({BaseFacts()}, R"(pools:
+  json newer = RunFacts({SeedModel()}, R"(pools:
   - name: rtx3090-460-nct1174
     gpu: NVIDIA GeForce RTX 3090
     driver: "460.67"
@@ -68,7 +74,7 @@ TEST_CASE("seed story: compat libcuda on a GeForce 460 host gives 804; deleting 
 }
 
 TEST_CASE("IL001 requirement-unsatisfied: the runtime's own message, only where checked") {
-  json facts = Env(BaseFacts(), {{"NVIDIA_REQUIRE_CUDA", "cuda>=11.3"}});
+  Model facts = WithEnv(SeedModel(), {{"NVIDIA_REQUIRE_CUDA", "cuda>=11.3"}});
   facts = WithoutCompat(facts);
   const char* fleet = R"(pools:
   - name: t4-460
@@ -86,7 +92,7 @@ TEST_CASE("IL001 requirement-unsatisfied: the runtime's own message, only where 
     driver: "470.256.02"
     container_toolkit: "1.14.0"
 )";
-  json report = Run({facts}, fleet);
+  json report = RunFacts({facts}, fleet);
   json refused = Verdict(report, 0, "t4-460");
   CHECK(refused["status"] == "fail");
   CHECK(refused["predicted_error"]["name"] == "requirement-unsatisfied");
@@ -103,17 +109,21 @@ TEST_CASE("IL001 requirement-unsatisfied: the runtime's own message, only where 
   CHECK(Verdict(report, 0, "t4-470")["status"] == "pass");
 
   // NVIDIA_DISABLE_REQUIRE=true: no check; "yes" is not true for Go's ParseBool.
-  json disabled = Run({Env(facts, {{"NVIDIA_DISABLE_REQUIRE", "true"}})}, fleet);
+  json disabled = RunFacts({WithEnv(facts, {{"NVIDIA_DISABLE_REQUIRE", "true"}})}, fleet);
   CHECK(Findings(disabled, 0, "IL001").empty());
-  json yes = Run({Env(facts, {{"NVIDIA_DISABLE_REQUIRE", "yes"}})}, fleet);
+  json yes = RunFacts({WithEnv(facts, {{"NVIDIA_DISABLE_REQUIRE", "yes"}})}, fleet);
   CHECK(Findings(yes, 0, "IL001").size() == 1);
 }
 
 TEST_CASE("IL002 driver-too-old: a CUDA 12 wheel on a 470 driver gives 35") {
-  json facts = WithoutCompat(BaseFacts());
-  facts["cuda"]["runtimes"].push_back(json::parse(R"({
-    "path": "/usr/local/lib/python3.10/dist-packages/nvidia/cuda_runtime/lib/libcudart.so.12",
-    "layer": 2, "soname": "libcudart.so.12", "version": "12.1.105", "source": "pip"})"));
+  Model facts = WithoutCompat(SeedModel());
+  facts::Runtime wheel;
+  wheel.path = "/usr/local/lib/python3.10/dist-packages/nvidia/cuda_runtime/lib/libcudart.so.12";
+  wheel.provenance.layer = 2;
+  wheel.soname = "libcudart.so.12";
+  wheel.version = "12.1.105";
+  wheel.source = "pip";
+  facts.cuda->runtimes->push_back(wheel);
   const char* fleet = R"(pools:
   - name: t4-470
     gpu: Tesla T4
@@ -124,7 +134,7 @@ TEST_CASE("IL002 driver-too-old: a CUDA 12 wheel on a 470 driver gives 35") {
     driver: "535.216.03"
     container_toolkit: "1.14.0"
 )";
-  json report = Run({facts}, fleet);
+  json report = RunFacts({facts}, fleet);
   json old = Verdict(report, 0, "t4-470");
   CHECK(old["status"] == "fail");
   CHECK(old["predicted_error"]["code"] == 35);
@@ -142,19 +152,19 @@ TEST_CASE("IL002 driver-too-old: a CUDA 12 wheel on a 470 driver gives 35") {
   CHECK(il009[0]["message"].get<std::string>().find("ships CUDA 12.1") != std::string::npos);
   // 535 runs 12.1 through minor-version compatibility: no failure.
   CHECK(Verdict(report, 0, "t4-535")["predicted_error"].is_null());
-  CHECK(Findings(Run({WithoutCompat(BaseFacts())}, fleet), 0, "IL002").empty());
+  CHECK(Findings(RunFacts({WithoutCompat(SeedModel())}, fleet), 0, "IL002").empty());
 }
 
 TEST_CASE("IL004 system-driver-mismatch: an older compat forced through LD_LIBRARY_PATH gives 803") {
-  json facts = Env(BaseFacts(), {{"LD_LIBRARY_PATH", "/usr/local/cuda/compat:/usr/local/nvidia/lib64"}});
-  facts["cuda"]["loader"]["ld_library_path"] = json::array({"/usr/local/cuda/compat", "/usr/local/nvidia/lib64"});
+  Model facts = WithEnv(SeedModel(), {{"LD_LIBRARY_PATH", "/usr/local/cuda/compat:/usr/local/nvidia/lib64"}});
+  facts.cuda->loader->ld_library_path = std::vector<std::string>{"/usr/local/cuda/compat", "/usr/local/nvidia/lib64"};
   const char* fleet = R"(pools:
   - name: a100-535
     gpu: NVIDIA A100-SXM4-40GB
     driver: "535.216.03"
     container_toolkit: "1.17.8"
 )";
-  json report = Run({facts}, fleet);
+  json report = RunFacts({facts}, fleet);
   json verdict = Verdict(report, 0, "a100-535");
   CHECK(verdict["status"] == "fail");
   CHECK(verdict["predicted_error"]["code"] == 803);
@@ -162,22 +172,22 @@ TEST_CASE("IL004 system-driver-mismatch: an older compat forced through LD_LIBRA
   REQUIRE(il004.size() == 1);
   CHECK(il004[0]["message"].get<std::string>().find("via LD_LIBRARY_PATH") != std::string::npos);
   // Without the forced path, the toolkit ignores the older compat library.
-  CHECK(Verdict(Run({BaseFacts()}, fleet), 0, "a100-535")["predicted_error"].is_null());
+  CHECK(Verdict(RunFacts({SeedModel()}, fleet), 0, "a100-535")["predicted_error"].is_null());
 }
 
 TEST_CASE("IL005 stub-driver-on-loader-path: 34 when the stub is what a process loads") {
-  json facts = WithoutCompat(BaseFacts());
-  facts["cuda"]["drivers"].push_back(json::parse(R"({
-    "path": "/usr/local/cuda-11.3/targets/x86_64-linux/lib/stubs/libcuda.so", "layer": 1, "kind": "stub",
-    "version": null, "aliases": ["/usr/local/cuda-11.3/targets/x86_64-linux/lib/stubs/libcuda.so.1"]})"));
-  facts["cuda"]["loader"]["ld_library_path"] = json::array({"/usr/local/cuda/lib64/stubs"});
-  facts = Env(facts, {{"LD_LIBRARY_PATH", "/usr/local/cuda/lib64/stubs"}});
+  Model facts = WithoutCompat(SeedModel());
+  facts.cuda->drivers->push_back(Driver("/usr/local/cuda-11.3/targets/x86_64-linux/lib/stubs/libcuda.so", 1, "stub",
+                                        std::nullopt,
+                                        {"/usr/local/cuda-11.3/targets/x86_64-linux/lib/stubs/libcuda.so.1"}));
+  facts.cuda->loader->ld_library_path = std::vector<std::string>{"/usr/local/cuda/lib64/stubs"};
+  facts = WithEnv(facts, {{"LD_LIBRARY_PATH", "/usr/local/cuda/lib64/stubs"}});
   const char* fleet = R"(pools:
   - name: a100-535
     gpu: NVIDIA A100-SXM4-40GB
     driver: "535.216.03"
 )";
-  json report = Run({facts}, fleet);
+  json report = RunFacts({facts}, fleet);
   json verdict = Verdict(report, 0, "a100-535");
   CHECK(verdict["predicted_error"]["code"] == 34);
   CHECK(verdict["predicted_error"]["name"] == "cudaErrorStubLibrary");
@@ -185,16 +195,15 @@ TEST_CASE("IL005 stub-driver-on-loader-path: 34 when the stub is what a process 
   REQUIRE(il005.size() == 1);
   CHECK(il005[0]["severity"] == "error");
   // Stubs only on LIBRARY_PATH (link time): quiet.
-  json fixed = WithoutCompat(BaseFacts());
-  fixed["cuda"]["drivers"] = facts["cuda"]["drivers"];
-  CHECK(Findings(Run({fixed}, fleet), 0, "IL005").empty());
+  Model fixed = WithoutCompat(SeedModel());
+  fixed.cuda->drivers = facts.cuda->drivers;
+  CHECK(Findings(RunFacts({fixed}, fleet), 0, "IL005").empty());
 }
 
 TEST_CASE("IL006 driver-library-baked-in: a warning, and the failure where it wins") {
-  json facts = WithoutCompat(BaseFacts());
-  facts["cuda"]["drivers"].push_back(json::parse(R"({
-    "path": "/usr/lib/x86_64-linux-gnu/libcuda.so.535.216.03", "layer": 2, "kind": "bundled",
-    "version": "535.216.03", "aliases": ["/usr/lib/x86_64-linux-gnu/libcuda.so.1"]})"));
+  Model facts = WithoutCompat(SeedModel());
+  facts.cuda->drivers->push_back(Driver("/usr/lib/x86_64-linux-gnu/libcuda.so.535.216.03", 2, "bundled",
+                                        "535.216.03", {"/usr/lib/x86_64-linux-gnu/libcuda.so.1"}));
   const char* fleet = R"(pools:
   - name: rtx3090-470
     gpu: NVIDIA GeForce RTX 3090
@@ -203,7 +212,7 @@ TEST_CASE("IL006 driver-library-baked-in: a warning, and the failure where it wi
     gpu: NVIDIA A100-SXM4-40GB
     driver: "550.127.05"
 )";
-  json report = Run({facts}, fleet);
+  json report = RunFacts({facts}, fleet);
   json il006 = Findings(report, 0, "IL006");
   REQUIRE(il006.size() == 2);
   // Newer than the GeForce host's driver in the same directory: it wins -> 804.
@@ -214,17 +223,14 @@ TEST_CASE("IL006 driver-library-baked-in: a warning, and the failure where it wi
   json a100 = Verdict(report, 0, "a100-550");
   CHECK(a100["status"] == "warn");
   CHECK(a100["rules"] == json::array({"IL006"}));
-  CHECK(Findings(Run({WithoutCompat(BaseFacts())}, fleet), 0, "IL006").empty());
+  CHECK(Findings(RunFacts({WithoutCompat(SeedModel())}, fleet), 0, "IL006").empty());
 }
 
 TEST_CASE("IL007 no-kernel-image and IL008 ptx-too-new") {
-  json facts = WithoutCompat(BaseFacts());
-  facts["binaries"] = json::parse(R"([
-    {"path": "/opt/torch/lib/libtorch_cuda.so", "layer": 2, "needed": ["libcudart.so.11.0"],
-     "sass": ["sm_37", "sm_50", "sm_60", "sm_70"], "ptx": []},
-    {"path": "/opt/app/jit.so", "layer": 2, "needed": [],
-     "sass": [], "ptx": [{"arch": "compute_80", "isa": "8.4"}]}
-  ])");
+  Model facts = WithoutCompat(SeedModel());
+  facts.binaries = std::vector<facts::Binary>{
+      Binary("/opt/torch/lib/libtorch_cuda.so", 2, {"libcudart.so.11.0"}, {"sm_37", "sm_50", "sm_60", "sm_70"}, {}),
+      Binary("/opt/app/jit.so", 2, {}, {}, {{"compute_80", "8.4"}})};
   const char* fleet = R"(pools:
   - name: a100-460
     gpu: NVIDIA A100-SXM4-40GB
@@ -233,7 +239,7 @@ TEST_CASE("IL007 no-kernel-image and IL008 ptx-too-new") {
     gpu: Tesla V100-SXM2-16GB
     driver: "460.32.03"
 )";
-  json report = Run({facts}, fleet);
+  json report = RunFacts({facts}, fleet);
   json il007 = Findings(report, 0, "IL007");
   REQUIRE(il007.size() == 2);  // libtorch_cuda on the A100; jit.so (PTX 8.0 only) on the V100
   CHECK(il007[0]["evidence"][0]["path"] == "/opt/torch/lib/libtorch_cuda.so");
@@ -247,26 +253,30 @@ TEST_CASE("IL007 no-kernel-image and IL008 ptx-too-new") {
   CHECK(a100["predicted_error"]["stage"] == "kernel-load");
   CHECK(a100["predicted_error"]["code"] == 209);
   // SASS for both GPUs: quiet.
-  json fixed = WithoutCompat(BaseFacts());
-  fixed["binaries"] = json::parse(R"([{"path": "/opt/app/k.so", "layer": 2, "needed": [],
-                                       "sass": ["sm_70", "sm_80"], "ptx": [{"arch": "compute_80", "isa": "8.4"}]}])");
-  json quiet = Run({fixed}, fleet);
+  Model fixed = WithoutCompat(SeedModel());
+  fixed.binaries = std::vector<facts::Binary>{Binary("/opt/app/k.so", 2, {}, {"sm_70", "sm_80"}, {{"compute_80", "8.4"}})};
+  json quiet = RunFacts({fixed}, fleet);
   CHECK(Findings(quiet, 0, "IL007").empty());
   CHECK(Findings(quiet, 0, "IL008").empty());
 }
 
 TEST_CASE("IL009 requirement-below-contents stays quiet when the requirement matches") {
-  json report = Run({WithoutCompat(BaseFacts())}, kSeedFleet);
+  json report = RunFacts({WithoutCompat(SeedModel())}, kSeedFleet);
   CHECK(Findings(report, 0, "IL009").empty());
   // Legacy image (CUDA_VERSION only) with a newer torch.
-  json legacy = WithoutCompat(BaseFacts());
-  legacy["image"]["env"].erase("NVIDIA_REQUIRE_CUDA");
-  legacy["cuda"]["requirements"] = {{"CUDA_VERSION", "10.2"}, {"disabled", false}, {"legacy", true},
-                                    {"legacy_cuda_version", "10.2"}};
-  legacy["image"]["env"]["CUDA_VERSION"] = "10.2";
-  legacy["frameworks"] = json::parse(R"([{"name": "torch", "version": "1.12.1+cu113", "cuda": "11.3",
-                                          "path": "/usr/lib/python3/dist-packages/torch/version.py", "layer": 2}])");
-  json fired = Run({legacy}, kSeedFleet);
+  Model legacy = WithoutCompat(SeedModel());
+  legacy.image.env.erase("NVIDIA_REQUIRE_CUDA");
+  legacy = WithEnv(legacy, {{"CUDA_VERSION", "10.2"}});  // requirements: legacy, cuda>=10.2
+  REQUIRE(legacy.cuda->requirements->legacy == true);
+  REQUIRE(legacy.cuda->requirements->legacy_cuda_version == "10.2");
+  facts::Framework torch;
+  torch.name = "torch";
+  torch.version = "1.12.1+cu113";
+  torch.cuda = "11.3";
+  torch.path = "/usr/lib/python3/dist-packages/torch/version.py";
+  torch.provenance.layer = 2;
+  legacy.frameworks = std::vector<facts::Framework>{torch};
+  json fired = RunFacts({legacy}, kSeedFleet);
   json il009 = Findings(fired, 0, "IL009");
   REQUIRE(il009.size() == 1);
   CHECK(il009[0]["message"].get<std::string>().find("declares CUDA 10.2 (CUDA_VERSION)") != std::string::npos);
@@ -287,7 +297,7 @@ TEST_CASE("IL011 gpu-unsupported-by-driver and IL013 platform-mismatch") {
     driver: "570.124.06"
     platform: linux/arm64
 )";
-  json report = Run({WithoutCompat(BaseFacts())}, fleet);
+  json report = RunFacts({WithoutCompat(SeedModel())}, fleet);
   json p590 = Verdict(report, 0, "p100-590");
   CHECK(p590["status"] == "fail");
   CHECK(p590["predicted_error"]["code"] == 100);
@@ -299,39 +309,32 @@ TEST_CASE("IL011 gpu-unsupported-by-driver and IL013 platform-mismatch") {
   REQUIRE(il013.size() == 1);
   CHECK(il013[0]["message"].get<std::string>().find("linux/amd64 but the hosts of gh200 are linux/arm64") !=
         std::string::npos);
-  json arm = WithoutCompat(BaseFacts());
-  arm["image"]["architecture"] = "arm64";
-  CHECK(Verdict(Run({arm}, fleet), 0, "gh200")["predicted_error"].is_null());
+  Model arm = WithoutCompat(SeedModel());
+  arm.image.architecture = "arm64";
+  CHECK(Verdict(RunFacts({arm}, fleet), 0, "gh200")["predicted_error"].is_null());
 }
 
 TEST_CASE("IL012 missing-cuda-runtime") {
-  json facts = WithoutCompat(BaseFacts());
-  facts["cuda"]["runtimes"] = json::array();
-  json report = Run({facts}, kSeedFleet);
+  Model facts = WithoutCompat(SeedModel());
+  facts.cuda->runtimes = std::vector<facts::Runtime>{};
+  json report = RunFacts({facts}, kSeedFleet);
   json il012 = Findings(report, 0, "IL012");
   REQUIRE(il012.size() == 1);
   CHECK(il012[0]["scope"] == "image");
   CHECK(il012[0]["evidence"][0]["path"] == "/opt/app/libkernels.so");
   CHECK(il012[0]["predicted_error"]["name"] == "library-not-found");
   CHECK(Verdict(report, 0, "rtx3090-460")["predicted_error"]["stage"] == "process-start");
-  CHECK(Findings(Run({WithoutCompat(BaseFacts())}, kSeedFleet), 0, "IL012").empty());
+  CHECK(Findings(RunFacts({WithoutCompat(SeedModel())}, kSeedFleet), 0, "IL012").empty());
 }
 
 TEST_CASE("IL014 cuda-runtime-off-loader-path") {
-  json facts = WithoutCompat(BaseFacts());
-  json program = {{"path", "/opt/app/bin/train"},
-                  {"layer", 2},
-                  {"type", "exec"},
-                  {"needed", {"libcudart.so.11.0", "libc.so.6"}},
-                  {"sass", {"sm_80"}},
-                  {"ptx", json::array()},
-                  {"cudart_lookup",
-                   {{"needed", "libcudart.so.11.0"},
-                    {"found", nullptr},
-                    {"via", nullptr},
-                    {"searched", {"/usr/local/nvidia/lib", "/usr/local/nvidia/lib64", "/usr/lib"}}}}};
-  facts["binaries"].push_back(program);
-  json report = Run({facts}, kSeedFleet);
+  Model facts = WithoutCompat(SeedModel());
+  facts::Binary program = Binary("/opt/app/bin/train", 2, {"libcudart.so.11.0", "libc.so.6"}, {"sm_80"}, {});
+  program.type = "exec";
+  program.cudart_lookup = facts::CudartLookup{
+      "libcudart.so.11.0", {}, {}, {"/usr/local/nvidia/lib", "/usr/local/nvidia/lib64", "/usr/lib"}, std::nullopt};
+  facts.binaries->push_back(program);
+  json report = RunFacts({facts}, kSeedFleet);
   json il014 = Findings(report, 0, "IL014");
   REQUIRE(il014.size() == 1);
   CHECK(il014[0]["evidence"][0]["path"] == "/opt/app/bin/train");
@@ -343,23 +346,23 @@ TEST_CASE("IL014 cuda-runtime-off-loader-path") {
   CHECK(Findings(report, 0, "IL012").empty());  // the file exists: IL012 stays quiet
 
   // Found by the loader, undecidable search path, or no libcudart in the image at all: not IL014.
-  json found = facts;
-  found["binaries"][1]["cudart_lookup"]["found"] = "/usr/local/cuda-11.3/targets/x86_64-linux/lib/libcudart.so.11.0";
-  found["binaries"][1]["cudart_lookup"]["via"] = "ld.so.conf";
-  CHECK(Findings(Run({found}, kSeedFleet), 0, "IL014").empty());
-  json incomplete = facts;
-  incomplete["binaries"][1]["cudart_lookup"]["incomplete"] = true;
-  CHECK(Findings(Run({incomplete}, kSeedFleet), 0, "IL014").empty());
-  json absent = facts;
-  absent["cuda"]["runtimes"] = json::array();
-  json absent_report = Run({absent}, kSeedFleet);
+  Model found = facts;
+  (*found.binaries)[1].cudart_lookup->found = "/usr/local/cuda-11.3/targets/x86_64-linux/lib/libcudart.so.11.0";
+  (*found.binaries)[1].cudart_lookup->via = "ld.so.conf";
+  CHECK(Findings(RunFacts({found}, kSeedFleet), 0, "IL014").empty());
+  Model incomplete = facts;
+  (*incomplete.binaries)[1].cudart_lookup->incomplete = true;
+  CHECK(Findings(RunFacts({incomplete}, kSeedFleet), 0, "IL014").empty());
+  Model absent = facts;
+  absent.cuda->runtimes = std::vector<facts::Runtime>{};
+  json absent_report = RunFacts({absent}, kSeedFleet);
   CHECK(Findings(absent_report, 0, "IL014").empty());
   CHECK(Findings(absent_report, 0, "IL012").size() == 2);  // that is IL012's case, for both binaries
-  CHECK(Findings(Run({WithoutCompat(BaseFacts())}, kSeedFleet), 0, "IL014").empty());
+  CHECK(Findings(RunFacts({WithoutCompat(SeedModel())}, kSeedFleet), 0, "IL014").empty());
 }
 
 TEST_CASE("unknown GPU class: cannot tell, never a silent pass") {
-  json report = Run({BaseFacts()}, R"(pools:
+  json report = RunFacts({SeedModel()}, R"(pools:
   - name: mystery-460
     compute_capability: "8.6"
     driver: "460.67"
@@ -374,9 +377,12 @@ TEST_CASE("unknown GPU class: cannot tell, never a silent pass") {
 }
 
 TEST_CASE("facts without a cuda part: every pool rule says cannot tell or passes, nothing crashes") {
-  json bare = json::parse(R"({"schema": "imagelint.facts/v1",
-    "image": {"ref": "bare", "os": "linux", "architecture": "amd64", "env": {}, "layers": []}})");
-  json report = Run({bare}, kSeedFleet);
+  Model bare;
+  bare.image.ref = "bare";
+  bare.image.kind = "rootfs";
+  bare.image.os = "linux";
+  bare.image.architecture = "amd64";
+  json report = RunFacts({bare}, kSeedFleet);
   json verdict = Verdict(report, 0, "rtx3090-460");
   CHECK(verdict["status"] == "undecided");  // not a warning in disguise (issue 13)
   CHECK(verdict["predicted_error"].is_null());
@@ -385,7 +391,8 @@ TEST_CASE("facts without a cuda part: every pool rule says cannot tell or passes
 }
 
 TEST_CASE("malformed facts are tool errors naming the rule, not crashes") {
-  json facts = BaseFacts();
+  // Malformed on purpose: no producer writes this, so it is made from the written facts.
+  json facts = imagelint::testing::rules_fixture::BaseFacts();
   facts["binaries"] = "not a list";
   const Knowledge& knowledge = imagelint::testing::rules_fixture::TestKnowledge();
   auto fleet = ParseFleet(kSeedFleet, "fleet.yaml", knowledge);
@@ -395,4 +402,11 @@ TEST_CASE("malformed facts are tool errors naming the rule, not crashes") {
   auto report = analysis::Analyze({facts}, *fleet, *rule_set, analysis::DefaultFunctions(knowledge));
   REQUIRE(!report.ok());
   CHECK(report.error().message.find("'foreach' needs a list") != std::string::npos);
+}
+
+TEST_CASE("the rule tests' facts are what the producers write: they follow docs/facts-schema.json") {
+  Model legacy = WithEnv(WithoutCompat(SeedModel()), {{"CUDA_VERSION", "10.2"}, {"NVIDIA_DISABLE_REQUIRE", "yes"}});
+  legacy.image.env.erase("NVIDIA_REQUIRE_CUDA");
+  imagelint::testing::CheckFactsSchema({{"seed", facts::WriteFacts(SeedModel())},
+                                        {"legacy", facts::WriteFacts(WithEnv(legacy, {}))}});
 }

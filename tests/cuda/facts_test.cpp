@@ -4,6 +4,8 @@
 
 #include "cuda/cuda.h"
 #include "cuda/fixtures.h"
+#include "imagelint/facts.h"
+#include "support/facts_schema.h"
 #include "support/test_support.h"
 
 #include <cstdlib>
@@ -25,9 +27,7 @@ Bytes Library(const std::string& soname, std::vector<std::string> needed = {}) {
 json Build(HostTree& tree, json env = json::array()) {
   tree.input.config = {{"config", {{"Env", env}}}};
   tree.input.layer_digests = {"sha256:aaaa", "sha256:bbbb", "sha256:cccc"};
-  json facts;
-  AddCudaFacts(tree.input, facts);
-  return facts;
+  return CudaFactsJson(tree);
 }
 
 const json* FindByPath(const json& list, const std::string& path) {
@@ -295,6 +295,11 @@ TEST_CASE("facts: imagelint facts on the example image built with umoci and skop
   auto run = imagelint::testing::RunImagelint({"facts", image.string(), "--format", "json"});
   REQUIRE_MESSAGE(run.exit_code == 0, run.err);
   json facts = json::parse(run.out);
+  // Genuine NVIDIA libraries: the facts read back and follow docs/facts-schema.json.
+  auto read = imagelint::facts::ReadFacts(facts, "example.tar facts");
+  REQUIRE_MESSAGE(read.ok(), read.error().ToString());
+  CHECK(imagelint::facts::WriteFacts(*read) == facts);
+  imagelint::testing::CheckFactsSchema("example image", facts);
   REQUIRE(facts["cuda"]["runtimes"].size() == 1);
   const json& runtime = facts["cuda"]["runtimes"][0];
   CHECK(runtime["path"] == "/usr/local/cuda-12.4/targets/x86_64-linux/lib/libcudart.so.12.4.127");

@@ -1,5 +1,11 @@
 #include "cuda/fixtures.h"
 
+#include <stdexcept>
+
+#include "imagelint/facts.h"
+#include "imagelint/knowledge.h"
+#include "support/test_support.h"
+
 #include <algorithm>
 #include <cstring>
 #include <fstream>
@@ -360,6 +366,17 @@ void AddHostDirectory(HostTree& tree, const std::filesystem::path& root, const s
       AddMemoryFile(tree, relative, bytes, layer);
     }
   }
+}
+
+nlohmann::json CudaFactsJson(const HostTree& tree) {
+  static const imagelint::Knowledge knowledge = [] {
+    auto loaded = imagelint::Knowledge::LoadDefault(imagelint::testing::SourceDir());
+    if (!loaded.ok()) throw std::runtime_error(loaded.error().ToString());
+    return std::move(*loaded);
+  }();
+  imagelint::facts::Facts facts;
+  AddCudaFacts(tree.input, knowledge, facts);
+  return imagelint::facts::WriteFacts(facts);
 }
 
 }  // namespace imagelint::cuda::testing

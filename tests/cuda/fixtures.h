@@ -98,4 +98,8 @@ void AddHostDirectory(HostTree& tree, const std::filesystem::path& root, const s
 void AddMemoryFile(HostTree& tree, const std::string& path, const std::vector<uint8_t>& bytes, size_t layer = 0);
 void AddSymlink(HostTree& tree, const std::string& path, const std::string& target, size_t layer = 0);
 
+// AddCudaFacts over the tree with the checkout's knowledge files, written
+// with facts::WriteFacts (so tests see exactly what rules see).
+nlohmann::json CudaFactsJson(const HostTree& tree);
+
 }  // namespace imagelint::cuda::testing

@@ -94,8 +94,7 @@ TEST_CASE("real: every packaged libcuda reports its package's driver version") {
     CAPTURE(p.suite);
     HostTree tree;
     AddHostDirectory(tree, p.root, "", 0, {"libcuda.so"});
-    json facts;
-    AddCudaFacts(tree.input, facts);
+    json facts = CudaFactsJson(tree);
     REQUIRE(facts["cuda"]["drivers"].size() == 1);
     const json& driver = facts["cuda"]["drivers"][0];
     CHECK(driver["version"] == Upstream(p.version));
@@ -129,8 +128,7 @@ TEST_CASE("real: libcudart 11.0 (bullseye 11.2, bookworm 11.8) and 12 (trixie 12
     if (!NeedExternal(std::string(want.name) + "/" + want.suite, p != nullptr, "fetch-nvidia-debs.sh")) continue;
     HostTree tree;
     AddHostDirectory(tree, p->root, "", 0, {"libcudart"});
-    json facts;
-    AddCudaFacts(tree.input, facts);
+    json facts = CudaFactsJson(tree);
     REQUIRE(facts["cuda"]["runtimes"].size() == 1);
     const json& runtime = facts["cuda"]["runtimes"][0];
     std::string version = runtime["version"];
@@ -145,8 +143,7 @@ TEST_CASE("real: libcudart 11.0 (bullseye 11.2, bookworm 11.8) and 12 (trixie 12
     std::ifstream in(real, std::ios::binary);
     std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     AddMemoryFile(bare, std::string("opt/lib/") + want.soname, bytes);
-    json bare_facts;
-    AddCudaFacts(bare.input, bare_facts);
+    json bare_facts = CudaFactsJson(bare);
     REQUIRE(bare_facts["cuda"]["runtimes"].size() == 1);
     CHECK(bare_facts["cuda"]["runtimes"][0]["source"] == "soname");
     CHECK(bare_facts["cuda"]["runtimes"][0]["version"] == std::string(want.prefix).substr(0, 2));

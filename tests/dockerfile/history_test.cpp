@@ -89,3 +89,20 @@ TEST_CASE("an unrelated Dockerfile matches nothing and attributes everything to 
   json empty = json::object();
   CHECK(AnnotateImageFacts(empty, Parse("FROM alpine\n")) == 0);
 }
+
+TEST_CASE("hostile history: huge build-arg prefixes and created_by texts, read in one pass") {
+  std::string args;
+  for (int i = 0; i < 20000; ++i) args += "A" + std::to_string(i) + "=" + std::string(10, 'v') + " ";
+  std::string value(200 * 1024, '1');
+  json facts = {{"image",
+                 {{"layers",
+                   json::array({{{"created_by", "|20000 " + args + "/bin/sh -c apt-get update && apt-get install -y python3-pip"}},
+                                {{"created_by", "|1 __version__=" + value + " /bin/sh -c pip install torch==1.12.1+cu113"}},
+                                {{"created_by", "|1 =x /bin/sh -c rm -rf /usr/local/cuda-11.3/compat"}},
+                                {{"created_by", "|" + std::string(100 * 1024, '9')}},
+                                {{"created_by", std::string(300 * 1024, ' ')}}})}}}};
+  size_t matched = AnnotateImageFacts(facts, Parse(kDockerfile));
+  CHECK(matched >= 2);
+  CHECK(facts["image"]["layers"][0]["dockerfile_line"] == 3);
+  CHECK(facts["image"]["layers"][1]["dockerfile_line"] == 6);
+}

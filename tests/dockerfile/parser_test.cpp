@@ -4,12 +4,14 @@
 
 #include <string>
 
+#include "dockerfile_fixture.h"
 #include "imagelint/config.h"
 #include "imagelint/dockerfile.h"
 #include "support/test_support.h"
 
 using imagelint::ByteView;
 using namespace imagelint::dockerfile;
+using imagelint::testing::dockerfile_fixture::Analyze;
 
 namespace {
 
@@ -299,7 +301,7 @@ TEST_CASE("IsDockerfilePath and suppressions in the report module's shape") {
   CHECK_FALSE(IsDockerfilePath((dir / "missing").string()));
 
   Dockerfile file = Parse("FROM a\n# imagelint ignore=IL003,IL010 A100 only\nRUN x\n# imagelint global ignore=IL001 ok\n");
-  auto converted = ToConfigSuppressions(file.suppressions);
+  auto converted = imagelint::config::FromInlinePragmas(file.suppressions);
   REQUIRE(converted.size() == 3);
   CHECK(converted[0].rule == "IL003");
   CHECK(converted[0].origin == "inline");
@@ -341,7 +343,7 @@ TEST_CASE("hostile input: mutated Dockerfiles give a value or an error with a li
         default: if (at < text.size()) text[at] = alphabet[next() % (sizeof(alphabet) - 1)]; break;
       }
     }
-    auto analysis = AnalyzeDockerfileText(text, "Dockerfile", {});
+    auto analysis = Analyze(text);
     if (analysis.ok()) {
       ++parsed_ok;
       CHECK(analysis->facts["schema"] == "imagelint.facts/v1");

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "analysis/rules_fixture.h"
+#include "dockerfile_fixture.h"
 #include "imagelint/dockerfile.h"
 #include "imagelint/report.h"
 #include "support/test_support.h"
@@ -39,6 +40,7 @@ json Facts(const std::string& text) {
   options.knowledge = &TestKnowledge();
   auto analysis = dockerfile::AnalyzeDockerfileText(text, "Dockerfile", options);
   REQUIRE_MESSAGE(analysis.ok(), analysis.error().ToString());
+  imagelint::testing::dockerfile_fixture::RecordFacts(analysis->facts);
   return analysis->facts;
 }
 
@@ -110,6 +112,8 @@ TEST_CASE("golden SARIF of a Dockerfile scan: results point at Dockerfile lines"
         return o;
       }());
   REQUIRE(wheel.ok());
+  imagelint::testing::dockerfile_fixture::RecordFacts(analysis->facts);
+  imagelint::testing::dockerfile_fixture::RecordFacts(wheel->facts);
   // Many Dockerfiles, one report: each image entry names its Dockerfile (as
   // the scan command does), so locations point into the right file.
   json report = Run({analysis->facts, wheel->facts}, kFleet);

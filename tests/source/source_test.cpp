@@ -58,7 +58,8 @@ void Scrub(nlohmann::json& value) {
 }
 
 nlohmann::json ComparableFacts(const ScannedImage& image) {
-  nlohmann::json facts = BuildFacts(image);
+  static const Knowledge knowledge = *Knowledge::LoadDefault(imagelint::testing::SourceDir());
+  nlohmann::json facts = BuildFacts(image, knowledge);
   Scrub(facts);
   return facts;
 }

@@ -1,0 +1,159 @@
+// Typed views of the Dockerfile module's knowledge tables:
+// rules/knowledge/base-images.yaml (official base images: nvidia/cuda
+// releases, their environment and files, pytorch/pytorch tags, NGC) and
+// rules/knowledge/packages.yaml (pip/conda/apt packages and the CUDA facts
+// they bring). `Knowledge::Load` validates the rows like every other table
+// (docs/knowledge.md) and builds these once; `Knowledge::base_images()` and
+// `Knowledge::packages()` return them. Strings are never "missing": a field a
+// table does not require is empty (or nullopt) when a row leaves it out.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace imagelint {
+
+// Inclusive CUDA range of a row ("" = open end), compared in natural version order.
+struct CudaRange {
+  std::string from;
+  std::string to;
+  bool Contains(std::string_view cuda) const;
+};
+
+// ------------------------------------------------------------ base-images.yaml
+
+struct BaseImageFamily {
+  std::string family;                     // "nvidia/cuda", "pytorch/pytorch", "ngc"
+  std::vector<std::string> repositories;  // exact repository names (Docker Hub prefix already stripped)
+  std::string repository_prefix;          // "nvcr.io/nvidia/": any repository under it
+  std::vector<std::string> flavors;       // the tag grammar's last word: base, runtime, devel
+  std::string default_distribution;       // the OS a tag without an OS part means ("ubuntu")
+  std::string source;
+};
+
+struct CudaImageRelease {
+  std::string cuda;     // "11.3.0"
+  std::string cudart;   // "11.3.58"
+  std::string require;  // NVIDIA_REQUIRE_CUDA, expanded from the row
+  std::string require_source;
+  bool require_unconfirmed = false;
+  std::string compat_libcuda;  // "" = no compat package in the image
+  std::string compat_source;
+  bool compat_unconfirmed = false;
+  std::string source;
+};
+
+// One variable of the images' environment, with the conditions under which it is set.
+struct CudaImageEnv {
+  std::string name;
+  std::string value;  // template: {cuda} {cudart} {require} {nvarch} (cuda-targets.yaml) {M} {m}
+  std::vector<std::string> flavors, architectures, distributions;  // empty = any
+  CudaRange cuda;
+  bool with_compat = false;  // only when the image installs the compat package
+  std::string unconfirmed;   // "" = confirmed
+  std::string source;
+};
+
+struct CudaImageArchitecture {
+  std::string architecture;        // "arm64" (OCI platform architecture)
+  std::string images_from;         // first release with images for it ("" = all)
+  std::string ubuntu_compat_from;  // Ubuntu images install the compat package from this release ("" = all)
+  std::string source;
+};
+
+// A file (or ld.so.conf entry) the official images carry.
+struct CudaImageFile {
+  std::string kind;                // cuda_home | cudart | compat | stub | ld_so_conf
+  std::string path;                // template: {M} {m} {cuda_home} {target} {cudart} {compat}
+  std::string link;                // cuda_home: the /usr/local/cuda symlink
+  std::vector<std::string> links;  // other names of the file: {dir} {cuda_home} ...
+  std::vector<std::string> dirs;   // ld_so_conf: the directories the file lists
+  std::vector<std::string> flavors;
+  CudaRange cuda;
+  std::string source;
+};
+
+struct PytorchImageTag {
+  std::string tag;    // "2.0.0-cuda11.7-cudnn8-devel"
+  std::string cuda;   // "11.7"
+  std::string torch;  // "" = from the tag
+  std::optional<bool> compat;  // ships a compat package; nullopt = not known
+  std::string source;
+};
+
+struct BaseImageKnowledge {
+  std::vector<BaseImageFamily> families;
+  std::map<std::string, std::vector<std::string>> brand_sets;
+  std::vector<CudaImageRelease> cuda_releases;  // in file order (ascending)
+  std::vector<CudaImageEnv> cuda_env;
+  std::vector<CudaImageArchitecture> architectures;
+  std::vector<CudaImageFile> files;
+  std::vector<PytorchImageTag> pytorch_tags;
+
+  // The family of a normalized repository ("nvidia/cuda"): exact names first, then prefixes.
+  const BaseImageFamily* FamilyOf(std::string_view repository) const;
+  // Exact release, or for "X.Y" the newest X.Y.Z in the table.
+  const CudaImageRelease* FindCudaRelease(std::string_view version) const;
+  const CudaImageArchitecture* FindArchitecture(std::string_view architecture) const;
+  const PytorchImageTag* FindPytorchTag(std::string_view tag) const;
+  // The first file row of `kind` for a release and flavor; nullptr when none applies.
+  const CudaImageFile* FindFile(std::string_view kind, std::string_view cuda, std::string_view flavor) const;
+  // Every ld_so_conf row that applies.
+  std::vector<const CudaImageFile*> LdSoConf(std::string_view cuda, std::string_view flavor) const;
+};
+
+// -------------------------------------------------------------- packages.yaml
+
+struct PythonPackage {
+  std::string manager;  // pip | conda
+  std::string name;     // pattern: literal, `*` (one, any text), `{cu}` (digits)
+  std::string framework;
+  bool cuda_selector = false;
+  std::vector<std::string> index_hosts;
+  std::string component;  // NVIDIA wheels: cudart, nvrtc...
+  std::string library;    // under site-packages; {soname}
+  std::string unconfirmed;
+  std::string source;
+};
+
+struct PypiRelease {
+  std::string package;  // "torch", "torchvision", "tensorflow"
+  std::string release;  // "1.12"
+  std::string cuda;     // CUDA of the PyPI wheel ("" = not this kind of row)
+  std::string torch;    // torch release a companion pairs with
+  std::string unconfirmed;
+  std::string source;
+};
+
+struct SystemPackage {
+  std::string name;  // pattern with {M} {m} {B} (digits)
+  std::string kind;  // compat | cudart | bundled
+  std::string path;  // bundled: template with {triplet} {version}
+  std::string source;
+};
+
+struct PackageKnowledge {
+  std::vector<PythonPackage> python_packages;  // first match wins
+  std::vector<PypiRelease> pypi_releases;
+  std::vector<SystemPackage> system_packages;  // first match wins
+
+  // The first row of `manager` whose name pattern matches `name`
+  // (normalized); `captured` receives the {placeholder} digits.
+  const PythonPackage* FindPythonPackage(std::string_view manager, std::string_view name,
+                                         std::map<std::string, std::string>* captured = nullptr) const;
+  const PypiRelease* FindPypiRelease(std::string_view package, std::string_view release) const;
+  const SystemPackage* FindSystemPackage(std::string_view name, std::map<std::string, std::string>* captured) const;
+};
+
+// Matches a knowledge name pattern: literal text, at most one `*` (one or more
+// characters) and `{key}` placeholders (one or more ASCII digits, never
+// followed by a digit in the pattern). Linear in the name's length.
+bool MatchNamePattern(std::string_view pattern, std::string_view name,
+                      std::map<std::string, std::string>* captured = nullptr);
+// Replaces every `{key}` of `text` with its value; unknown keys stay as written.
+std::string FillTemplate(std::string_view text, const std::map<std::string, std::string>& values);
+
+}  // namespace imagelint

@@ -1,0 +1,130 @@
+// binaries[] (ELF files with device code, a CUDA library in DT_NEEDED, CUDA
+// libraries themselves, static-cudart markers, or problems) and
+// cuda.static_runtimes (docs/cuda-facts.md, "Static cudart heuristic").
+#include <algorithm>
+
+#include "common/text.h"
+#include "cuda/facts_builder.h"
+#include "cuda/scan_text.h"
+
+namespace imagelint::cuda::detail {
+namespace {
+
+using nlohmann::json;
+
+// A CUDA library of runtime-libraries.yaml by file name or SONAME
+// ("libcublasLt.so.12", "libcudart-9335f6a2.so.12").
+bool IsCudaLibrary(const std::string& name, const Knowledge& knowledge) {
+  auto parsed = ParseSharedObjectName(name);
+  if (!parsed) return false;
+  const json* row = knowledge.FindRuntimeLibrary(parsed->prefix);
+  if (row == nullptr && parsed->hashed) row = knowledge.FindRuntimeLibrary(parsed->stem);
+  return row != nullptr && row->value("cuda_library", false);
+}
+
+// Driver libraries (libcuda carries ~200 internal cubins) are reported in
+// cuda.drivers / cuda.driver_libraries; their kernels are not the application's.
+bool IsDriverComponent(const std::string& base) {
+  return StartsWith(base, "libcuda.so") || StartsWith(base, "libnvidia-") || StartsWith(base, "libcudadebugger.so");
+}
+
+bool Contains(const std::vector<std::string>& list, const std::string& value) {
+  return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+// The fatbin/cubin/ptx parts of the ELF analyzer's result, as facts types.
+// They have the facts' shape already; a part that does not read (a damaged
+// cache entry) becomes a problem of the binary instead of a guess.
+void AddDeviceCode(const json& elf, facts::Binary& row) {
+  auto problem = [&](const Error& error) {
+    if (!row.problems) row.problems.emplace();
+    row.problems->push_back({0, "analysis result unreadable: " + error.message});
+  };
+  row.sass = Strings(elf, "sass");
+  if (elf.contains("ptx")) {
+    auto ptx = facts::ReadPtxList(elf["ptx"], "ptx");
+    if (ptx.ok()) row.ptx = std::move(*ptx);
+    else problem(ptx.error());
+  }
+  if (!row.ptx) row.ptx = std::vector<facts::Ptx>{};
+  if (elf.contains("fatbin")) {
+    auto fatbin = facts::ReadFatbin(elf["fatbin"], "fatbin");
+    if (fatbin.ok()) {
+      row.toolkits = fatbin->toolkits;
+      row.fatbin = std::move(*fatbin);
+    } else {
+      problem(fatbin.error());
+    }
+  }
+  if (elf.contains("cubin")) {
+    auto cubin = facts::ReadCubin(elf["cubin"], "cubin");
+    if (cubin.ok()) row.cubin = std::move(*cubin);
+    else problem(cubin.error());
+  }
+}
+
+}  // namespace
+
+BinaryFacts BuildBinaries(const ImageFiles& files, const facts::Loader& loader, const Knowledge& knowledge) {
+  BinaryFacts out;
+  for (const CudaFile& file : files.All()) {
+    if (file.elf == nullptr) continue;
+    if (file.type != EntryType::kRegular && file.type != EntryType::kHardlink) continue;
+    const json& elf = *file.elf;
+    std::vector<std::string> needed = Strings(elf, "needed");
+    bool cuda_needed = false;
+    std::string cudart_needed;
+    for (const std::string& name : needed) {
+      if (IsCudaLibrary(name, knowledge)) cuda_needed = true;
+      if (StartsWith(name, "libcudart")) cudart_needed = name;
+    }
+    std::string soname = Str(elf, "soname");
+    std::string base = BaseName(file.path);
+    bool has_device_code = elf.contains("fatbin") || elf.contains("cubin");
+    bool is_cuda_lib = IsCudaLibrary(soname, knowledge) || IsCudaLibrary(base, knowledge);
+    bool problems = elf.contains("problems");
+    std::vector<std::string> markers = Strings(elf, "cudart_markers");
+    bool is_cudart = StartsWith(soname, "libcudart") || StartsWith(base, "libcudart");
+    // Static cudart: the runtime's own error-name table inside a file that is not
+    // libcudart and does not load one, plus device code or the driver lookup.
+    bool static_cudart = Contains(markers, "cudaErrorInsufficientDriver") && !is_cudart && cudart_needed.empty() &&
+                         (has_device_code || Contains(markers, "cuGetProcAddress"));
+    if (!(has_device_code || cuda_needed || is_cuda_lib || problems || static_cudart)) continue;
+    if (!problems && IsDriverComponent(base)) continue;
+
+    facts::Binary row;
+    row.provenance = files.Where(file);
+    row.path = Shown(file.path);
+    if (elf.contains("machine")) row.machine = Str(elf, "machine");
+    if (elf.contains("class") && elf["class"].is_number_integer()) row.elf_class = elf["class"].get<int64_t>();
+    if (elf.contains("type")) row.type = Str(elf, "type");
+    row.soname = soname;
+    row.needed = needed;
+    if (elf.contains("runpath")) row.runpath = Strings(elf, "runpath");
+    if (elf.contains("rpath")) row.rpath = Strings(elf, "rpath");
+    // Executables only: a shared library's lookups also depend on whoever loads it.
+    if (!cudart_needed.empty() && elf.contains("interp"))
+      row.cudart_lookup = LookupForExecutable(files, loader, file, cudart_needed, knowledge);
+    AddDeviceCode(elf, row);
+    row.static_cudart = static_cudart;
+    if (static_cudart) {
+      facts::StaticRuntime entry;
+      entry.provenance = files.Where(file);
+      entry.path = Shown(file.path);
+      entry.markers = markers;
+      entry.toolkits = row.toolkits.value_or(std::vector<std::string>{});
+      out.static_runtimes.push_back(std::move(entry));
+    }
+    if (problems) {
+      auto read = facts::ReadProblems(elf["problems"], "problems");
+      if (read.ok()) {
+        if (!row.problems) row.problems.emplace();
+        row.problems->insert(row.problems->begin(), read->begin(), read->end());
+      }
+    }
+    out.binaries.push_back(std::move(row));
+  }
+  return out;
+}
+
+}  // namespace imagelint::cuda::detail

@@ -1,0 +1,79 @@
+// cuda.drivers (every libcuda.so* file: compat, stub or bundled) and
+// cuda.driver_libraries (the other user-mode driver libraries of
+// runtime-libraries.yaml) (docs/cuda-facts.md, "Drivers").
+#include "common/text.h"
+#include "cuda/facts_builder.h"
+#include "cuda/scan_text.h"
+#include "imagelint/image_env.h"
+
+namespace imagelint::cuda::detail {
+namespace {
+
+using nlohmann::json;
+
+// The dpkg package that installs a bundled libcuda.so.1: Debian's libcuda1 and
+// libnvidia-tesla-<branch>-cuda1, Ubuntu's libnvidia-compute-<branch>.
+bool IsLibcudaPackage(const std::string& name) {
+  return name == "libcuda1" || (StartsWith(name, "libnvidia-tesla-") && EndsWith(name, "-cuda1")) ||
+         StartsWith(name, "libnvidia-compute-");
+}
+
+facts::Driver DriverRow(const ImageFiles& files, const CudaFile& file, const std::string& suffix) {
+  facts::Driver row;
+  row.provenance = files.Where(file);
+  row.path = Shown(file.path);
+  row.kind = DriverKind(file.path);
+  if (Components(suffix) >= 2) {
+    row.version = suffix;
+    row.source = "filename";
+  } else if (row.kind == "bundled") {
+    // A real libcuda.so.1 without the version in its name: dpkg may know (the last package listed wins).
+    for (const CudaFile* status : files.Texts("dpkg_status"))
+      for (const auto& package : Array(*status->text, "packages")) {
+        std::string name = Str(package, "name");
+        if (!IsLibcudaPackage(name)) continue;
+        row.version = nvidia::PackageUpstreamVersion(Str(package, "version"));
+        row.source = "dpkg";
+        row.evidence_path = Shown(status->path) + " (" + name + ")";
+      }
+  }
+  if (auto toolkit = ToolkitDirVersion(file.path)) row.toolkit_dir = *toolkit;
+  row.note = json::object();
+  if (file.elf) {
+    row.soname = Str(*file.elf, "soname");
+    if (file.elf->contains("fwd_compat") && (*file.elf)["fwd_compat"].is_object()) row.note = (*file.elf)["fwd_compat"];
+    if (file.elf->contains("problems")) {
+      auto problems = facts::ReadProblems((*file.elf)["problems"], "problems");
+      if (problems.ok()) row.problems = std::move(*problems);
+    }
+  }
+  row.aliases = files.AliasesOf(file.path);
+  return row;
+}
+
+}  // namespace
+
+DriverFacts BuildDrivers(const ImageFiles& files, const Knowledge& knowledge) {
+  DriverFacts out;
+  for (const CudaFile& file : files.All()) {
+    if (file.type != EntryType::kRegular && file.type != EntryType::kHardlink) continue;
+    auto name = ParseSharedObjectName(BaseName(file.path));
+    if (!name || name->hashed) continue;
+    if (name->prefix == "libcuda") {
+      out.drivers.push_back(DriverRow(files, file, name->version));
+      continue;
+    }
+    const json* library = knowledge.FindRuntimeLibrary(name->prefix);
+    if (library == nullptr || !library->value("driver_library", false)) continue;
+    facts::DriverLibrary row;
+    row.provenance = files.Where(file);
+    row.name = name->prefix;
+    row.kind = DriverKind(file.path);
+    row.path = Shown(file.path);
+    if (Components(name->version) >= 2) row.version = name->version;
+    out.libraries.push_back(std::move(row));
+  }
+  return out;
+}
+
+}  // namespace imagelint::cuda::detail

@@ -1,0 +1,411 @@
+// FROM: what the base image already holds.
+//
+// The official nvidia/cuda images are defined in the open
+// (gitlab.com/nvidia/container-images/cuda: dist/<version>/<os>/<flavor>/Dockerfile),
+// so a tag is enough to know their environment, their libcudart, whether they
+// carry the compat libcuda (cuda-compat-X-Y) and the devel stub. All of it comes
+// from base-images.yaml (cuda_images, cuda_image_env, cuda_image_files,
+// cuda_image_architectures); this file only reads the tag grammar and puts the
+// rows together. pytorch/pytorch tags name their torch release and CUDA
+// variant; the rest of those images is known only where pytorch_images says.
+// Any other base (python:3.11, NGC containers, a tag not in the table) is an
+// unknown base: its CUDA facts stay absent and the reason is listed, never guessed.
+#include "dockerfile/base_image.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "common/text.h"
+#include "common/version.h"
+#include "dockerfile/frameworks.h"
+#include "dockerfile/util.h"
+
+namespace imagelint::dockerfile {
+namespace {
+
+// Longest version text a tag grammar accepts ("12.4.1"); longer is not a tag of ours.
+constexpr size_t kMaxTagVersion = 32;
+
+bool IsDigit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
+bool IsLower(char c) { return c >= 'a' && c <= 'z'; }
+
+// Reads "D+.D+" or "D+.D+.D+" (`components` 2..max_components) from `text` at `pos`.
+std::optional<std::string> ReadVersion(std::string_view text, size_t& pos, int max_components) {
+  size_t start = pos;
+  int components = 0;
+  while (true) {
+    size_t digits = pos;
+    while (pos < text.size() && IsDigit(text[pos])) ++pos;
+    if (pos == digits) return std::nullopt;
+    ++components;
+    if (components == max_components || pos + 1 >= text.size() || text[pos] != '.' || !IsDigit(text[pos + 1])) break;
+    ++pos;  // '.'
+  }
+  if (components < 2 || pos - start > kMaxTagVersion) return std::nullopt;
+  return std::string(text.substr(start, pos - start));
+}
+
+bool Consume(std::string_view text, size_t& pos, std::string_view literal) {
+  if (text.substr(pos, literal.size()) != literal) return false;
+  pos += literal.size();
+  return true;
+}
+
+bool Has(const std::vector<std::string>& list, std::string_view value) {
+  return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+std::string Join(const std::vector<std::string>& items, const char* separator) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : separator) + item;
+  return out;
+}
+
+// The values cuda_image_env and cuda_image_files templates use.
+std::map<std::string, std::string> TemplateValues(const CudaImageRelease& release, const std::string& nvarch,
+                                                  const std::string& target) {
+  std::string mm = MajorMinor(release.cuda);
+  size_t dot = mm.find('.');
+  return {{"cuda", release.cuda},          {"cudart", release.cudart},    {"require", release.require},
+          {"nvarch", nvarch},              {"target", target},            {"compat", release.compat_libcuda},
+          {"M", mm.substr(0, dot)},        {"m", dot == std::string::npos ? "" : mm.substr(dot + 1)}};
+}
+
+// One cuda_image_env row applies to this image?
+bool EnvApplies(const CudaImageEnv& row, const std::string& cuda, const std::string& flavor,
+                const std::string& architecture, const std::string& distribution, bool with_compat) {
+  if (!row.flavors.empty() && !Has(row.flavors, flavor)) return false;
+  if (!row.architectures.empty() && !Has(row.architectures, architecture)) return false;
+  if (!row.distributions.empty() &&
+      std::none_of(row.distributions.begin(), row.distributions.end(),
+                   [&](const std::string& d) { return StartsWith(distribution, d); }))
+    return false;
+  if (row.with_compat && !with_compat) return false;
+  return row.cuda.Contains(cuda);
+}
+
+void CudaBase(const Context& ctx, const Instruction& from, const ImageRef& ref, const BaseImageFamily& family,
+              ImageModel& image) {
+  facts::BaseImage& base = image.base;
+  auto tag = ParseCudaTag(ref.tag, family.flavors);
+  if (!tag) {
+    base.reason = "nvidia/cuda tag \"" + ref.tag.substr(0, 200) + "\" does not follow X.Y[.Z]-[cudnnN-]{" +
+                  Join(family.flavors, ",") + "}-<os>";
+    return;
+  }
+  const CudaImageRelease* release = ctx.images.FindCudaRelease(tag->version);
+  base.cuda_tag_version = tag->version;
+  base.flavor = tag->flavor;
+  if (!tag->cudnn.empty()) base.cudnn = tag->cudnn;
+  base.distribution = tag->os;
+  if (!release) {
+    base.reason = "nvidia/cuda " + tag->version + " is not in base-images.yaml";
+    return;
+  }
+  const CudaImageArchitecture* arch = ctx.images.FindArchitecture(image.architecture);
+  if (!arch || image.target_triplet.empty()) {
+    base.reason = "nvidia/cuda publishes no " + image.os.substr(0, 64) + "/" + image.architecture.substr(0, 64) +
+                  " images (cuda_image_architectures in base-images.yaml)";
+    return;
+  }
+  base.known = facts::Known::kYes;
+  base.cuda_version = release->cuda;
+  base.source = ctx.knowledge.DescribeSource(release->source);
+  if (std::count(tag->version.begin(), tag->version.end(), '.') == 1) {
+    base.tag_resolution = "minor-only tag " + tag->version + " taken as the newest known release " + release->cuda +
+                          " — UNCONFIRMED";
+    ctx.AddNote(image, from, *base.tag_resolution);
+  }
+  if (!arch->images_from.empty() && CompareNaturalVersions(release->cuda, arch->images_from) < 0)
+    ctx.AddNote(image, from,
+                image.architecture + " images of CUDA " + release->cuda + " are not recorded (the first recorded is " +
+                    arch->images_from + ")");
+  std::string distribution = tag->os.empty() ? family.default_distribution : tag->os;
+  bool ubuntu = StartsWith(distribution, "ubuntu");
+  bool has_compat = !release->compat_libcuda.empty();
+  bool compat_arch_skip = has_compat && ubuntu && !arch->ubuntu_compat_from.empty() &&
+                          CompareNaturalVersions(release->cuda, arch->ubuntu_compat_from) < 0;
+  bool with_compat = has_compat && !compat_arch_skip;
+
+  std::map<std::string, std::string> values = TemplateValues(*release, image.nvarch, image.target_triplet);
+  std::string mm = MajorMinor(release->cuda);
+  if (const CudaImageFile* home = ctx.images.FindFile("cuda_home", release->cuda, tag->flavor)) {
+    image.cuda_home = FillTemplate(home->path, values);
+    image.cuda_link = home->link;
+  }
+  values["cuda_home"] = image.cuda_home;
+  image.env_known = image.drivers_known = image.runtimes_known = image.frameworks_known = true;
+  image.ld_so_conf_known = true;
+
+  std::set<std::string> set_here;  // the first applicable row of a variable wins
+  for (const CudaImageEnv& row : ctx.images.cuda_env) {
+    if (set_here.count(row.name) ||
+        !EnvApplies(row, release->cuda, tag->flavor, image.architecture, distribution, with_compat))
+      continue;
+    set_here.insert(row.name);
+    image.SetEnv(row.name, FillTemplate(row.value, values), from.line, "base-image");
+  }
+  base.env_source = ctx.knowledge.DescribeSource(family.source);
+
+  facts::Provenance where = ctx.Where(from, image, "base-image");
+  if (const CudaImageFile* cudart = ctx.images.FindFile("cudart", release->cuda, tag->flavor)) {
+    facts::Runtime runtime;
+    runtime.provenance = where;
+    runtime.provenance.knowledge = ctx.knowledge.DescribeSource(release->source);
+    runtime.path = FillTemplate(cudart->path, values);
+    runtime.version = release->cudart;
+    runtime.soname = ctx.knowledge.CudartSoname(release->cuda);
+    runtime.source = "base-image";
+    image.runtimes.push_back(std::move(runtime));
+  }
+  const CudaImageFile* compat = with_compat ? ctx.images.FindFile("compat", release->cuda, tag->flavor) : nullptr;
+  if (compat) {
+    facts::Driver driver;
+    driver.provenance = where;
+    driver.provenance.knowledge = ctx.knowledge.DescribeSource(release->compat_source);
+    if (release->compat_unconfirmed) driver.provenance.unconfirmed = "compat libcuda version: " + release->compat_source;
+    driver.path = FillTemplate(compat->path, values);
+    driver.name = BaseName(driver.path);
+    driver.version = release->compat_libcuda;
+    driver.kind = "compat";
+    driver.toolkit_dir = mm;
+    for (const SystemPackage& package : ctx.packages.system_packages)
+      if (package.kind == "compat") {
+        driver.package = FillTemplate(package.name, values);
+        break;
+      }
+    driver.source = "base-image";
+    driver.aliases = FileAliases(driver.path, compat->links, image.cuda_home, image.cuda_link, values);
+    image.drivers.push_back(std::move(driver));
+  } else if (compat_arch_skip) {
+    ctx.AddNote(image, from,
+                "Ubuntu " + image.architecture + " images of CUDA " + release->cuda +
+                    " carry no compat package (before " + arch->ubuntu_compat_from + ")");
+  }
+  if (const CudaImageFile* stub = ctx.images.FindFile("stub", release->cuda, tag->flavor)) {
+    facts::Driver driver;
+    driver.provenance = where;
+    driver.provenance.knowledge = ctx.knowledge.DescribeSource(stub->source) + " (devel images: LIBRARY_PATH stubs)";
+    driver.path = FillTemplate(stub->path, values);
+    driver.name = BaseName(driver.path);
+    driver.kind = "stub";
+    driver.toolkit_dir = mm;
+    driver.source = "base-image";
+    driver.aliases = FileAliases(driver.path, stub->links, image.cuda_home, image.cuda_link, values);
+    image.drivers.push_back(std::move(driver));
+  }
+  for (const CudaImageFile* conf : ctx.images.LdSoConf(release->cuda, tag->flavor))
+    for (const std::string& dir : conf->dirs) image.ld_so_conf.push_back({where, dir, conf->path});
+  base.require_source = ctx.knowledge.DescribeSource(release->require_source);
+  if (release->require_unconfirmed) base.require_unconfirmed = true;
+}
+
+void TorchBase(const Context& ctx, const Instruction& from, const ImageRef& ref, const BaseImageFamily& family,
+               ImageModel& image) {
+  facts::BaseImage& base = image.base;
+  std::string torch_version, cuda;
+  const PytorchImageTag* row = ctx.images.FindPytorchTag(ref.tag);
+  if (row) {
+    cuda = row->cuda;
+    torch_version = row->torch;
+  }
+  if (auto tag = ParseTorchTag(ref.tag, family.flavors)) {
+    torch_version = tag->torch;
+    cuda = tag->cuda;
+  }
+  if (torch_version.empty() && row) torch_version = SplitOn(ref.tag, '-')[0];
+  if (torch_version.empty()) {
+    base.reason = "pytorch/pytorch tag \"" + ref.tag.substr(0, 200) + "\" names no torch release and CUDA variant";
+    ctx.Unknown(image, from, "base-image", *base.reason);
+    return;
+  }
+  base.known = facts::Known::kPartial;
+  base.torch = torch_version;
+  base.cuda_version = cuda;
+  image.frameworks_known = true;
+  facts::Provenance where = ctx.Where(from, image, "base-image");
+  where.knowledge = ctx.knowledge.DescribeSource(family.source);
+  facts::Framework torch;
+  torch.provenance = where;
+  torch.name = "torch";
+  torch.version = torch_version;
+  torch.cuda = cuda;
+  if (cuda.find('.') != std::string::npos) torch.variant = "cu" + std::string(cuda).erase(cuda.find('.'), 1);
+  torch.cuda_source = "base-image tag";
+  torch.source = "base-image";
+  AddArchList(ctx, torch);
+  image.frameworks.push_back(std::move(torch));
+  facts::Runtime runtime;
+  runtime.provenance = where;
+  runtime.version = cuda;
+  runtime.version_precision = "major.minor";
+  runtime.source = "base-image";
+  image.runtimes.push_back(std::move(runtime));
+  image.runtimes_known = true;
+  if (row && row->compat.has_value()) {
+    image.drivers_known = true;
+    base.compat = row->compat;
+    base.compat_source = row->source;
+  } else {
+    ctx.Unknown(image, from, "cuda.drivers",
+                "pytorch/pytorch:" + ref.tag + ": whether it ships a compat package is not in base-images.yaml");
+  }
+  ctx.Unknown(image, from, "cuda.requirements",
+              "pytorch/pytorch:" + ref.tag + ": its NVIDIA_REQUIRE_* environment is not in base-images.yaml");
+}
+
+}  // namespace
+
+ImageRef ParseImageRef(std::string_view ref) {
+  ImageRef out;
+  std::string_view rest = ref;
+  size_t at = rest.find('@');
+  if (at != std::string_view::npos) {
+    out.digest = std::string(rest.substr(at + 1));
+    rest = rest.substr(0, at);
+  }
+  size_t slash = rest.rfind('/');
+  size_t colon = rest.rfind(':');
+  if (colon != std::string_view::npos && (slash == std::string_view::npos || colon > slash)) {
+    out.tag = std::string(rest.substr(colon + 1));
+    rest = rest.substr(0, colon);
+  }
+  out.repository = ToLower(rest);
+  // Docker Hub's names for the same repository (the reference grammar of
+  // github.com/distribution/reference, normalize.go: docker.io/library/ is the default).
+  for (std::string_view prefix : {"docker.io/library/", "docker.io/", "index.docker.io/", "registry.hub.docker.com/"})
+    if (StartsWith(out.repository, prefix)) out.repository = out.repository.substr(prefix.size());
+  return out;
+}
+
+std::optional<CudaTag> ParseCudaTag(std::string_view tag, const std::vector<std::string>& flavors) {
+  CudaTag out;
+  size_t pos = 0;
+  auto version = ReadVersion(tag, pos, 3);
+  if (!version || !Consume(tag, pos, "-")) return std::nullopt;
+  out.version = *version;
+  // Optional "cudnn[N]-"; a word that only starts like it is the flavor.
+  if (tag.substr(pos, 5) == "cudnn") {
+    size_t end = pos + 5;
+    while (end < tag.size() && IsDigit(tag[end])) ++end;
+    if (end < tag.size() && tag[end] == '-' && end - pos <= 16) {
+      out.cudnn = std::string(tag.substr(pos, end - pos));
+      pos = end + 1;
+    }
+  }
+  size_t flavor_start = pos;
+  while (pos < tag.size() && IsLower(tag[pos])) ++pos;
+  if (pos == flavor_start) return std::nullopt;
+  out.flavor = std::string(tag.substr(flavor_start, pos - flavor_start));
+  if (pos < tag.size()) {
+    if (tag[pos] != '-' || pos + 1 == tag.size()) return std::nullopt;
+    out.os = std::string(tag.substr(pos + 1));
+  }
+  if (!Has(flavors, out.flavor)) return std::nullopt;
+  return out;
+}
+
+std::optional<TorchTag> ParseTorchTag(std::string_view tag, const std::vector<std::string>& flavors) {
+  TorchTag out;
+  size_t pos = 0;
+  auto torch = ReadVersion(tag, pos, 3);
+  if (!torch || !Consume(tag, pos, "-cuda")) return std::nullopt;
+  auto cuda = ReadVersion(tag, pos, 2);
+  if (!cuda || !Consume(tag, pos, "-cudnn")) return std::nullopt;
+  size_t digits = pos;
+  while (pos < tag.size() && IsDigit(tag[pos])) ++pos;
+  if (pos == digits || pos - digits > 8 || !Consume(tag, pos, "-")) return std::nullopt;
+  out.torch = *torch;
+  out.cuda = *cuda;
+  out.cudnn = std::string(tag.substr(digits, pos - 1 - digits));
+  out.flavor = std::string(tag.substr(pos));
+  if (!Has(flavors, out.flavor)) return std::nullopt;
+  return out;
+}
+
+std::vector<std::string> FileAliases(const std::string& path, const std::vector<std::string>& link_templates,
+                                     const std::string& cuda_home, const std::string& cuda_link,
+                                     const std::map<std::string, std::string>& values) {
+  std::map<std::string, std::string> with_dir = values;
+  with_dir["dir"] = DirName(path);
+  with_dir["cuda_home"] = cuda_home;
+  std::vector<std::string> names = {path};
+  for (const std::string& link : link_templates) names.push_back(FillTemplate(link, with_dir));
+  std::vector<std::string> out;
+  auto add = [&](const std::string& name) {
+    if (name != path && std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  };
+  for (const std::string& name : names) {
+    add(name);
+    if (!cuda_home.empty() && !cuda_link.empty() && StartsWith(name, cuda_home + "/"))
+      add(cuda_link + name.substr(cuda_home.size()));
+  }
+  return out;
+}
+
+void ApplyBaseImage(const Context& ctx, const Instruction& from, const std::string& ref_text,
+                    const std::string& platform, ImageModel& image) {
+  image.layers.push_back(ctx.MakeLayer(from, true));
+  auto parts = SplitOn(platform, '/');
+  image.os = !parts.empty() && !parts[0].empty() ? parts[0] : "linux";
+  image.architecture = parts.size() > 1 ? parts[1] : "amd64";
+  // The CUDA toolkit's targets/ directory and Debian's multiarch library
+  // directory of the platform (cuda-targets.yaml).
+  if (const nlohmann::json* target = ctx.knowledge.FindCudaTarget(image.architecture)) {
+    image.target_triplet = (*target)["cuda_target"].get<std::string>();
+    image.lib_triplet = (*target)["lib_triplet"].get<std::string>();
+    if (target->contains("nvarch") && (*target)["nvarch"].is_string()) image.nvarch = (*target)["nvarch"].get<std::string>();
+  }
+  ImageRef ref = ParseImageRef(ref_text);
+  facts::BaseImage& base = image.base;
+  base.ref = ref_text;
+  base.repository = ref.repository;
+  base.tag = ref.tag;
+  base.digest = ref.digest;
+  base.platform = platform;
+  base.dockerfile = ctx.file.path;
+  base.dockerfile_line = from.line;
+  base.known = facts::Known::kNo;
+  auto finish = [&](const std::string& kind, const std::string& reason) {
+    base.kind = kind;
+    if (!reason.empty()) {
+      base.reason = reason;
+      ctx.Unknown(image, from, "base-image", reason);
+    }
+  };
+  if (ref_text == "scratch") {
+    image.drivers_known = image.runtimes_known = image.frameworks_known = image.env_known = true;
+    image.ld_so_conf_known = true;
+    base.known = facts::Known::kYes;
+    finish("scratch", "");
+    return;
+  }
+  const BaseImageFamily* family = ctx.images.FamilyOf(ref.repository);
+  std::string kind = family ? family->family : "unknown";
+  if ((kind == "nvidia/cuda" || kind == "pytorch/pytorch") && ref.tag.empty()) {
+    finish(kind, ref.digest.empty() ? "no tag: the release cannot be told"
+                                    : "digest-pinned without a tag: the release behind " + ref.digest +
+                                          " cannot be told; write FROM repo:tag@digest");
+    return;
+  }
+  if (kind == "nvidia/cuda") {
+    CudaBase(ctx, from, ref, *family, image);
+    bool known = base.known == facts::Known::kYes;
+    finish(kind, known ? "" : base.reason.value_or("unknown nvidia/cuda tag"));
+    return;
+  }
+  if (kind == "pytorch/pytorch") {
+    TorchBase(ctx, from, ref, *family, image);
+    finish(kind, "");
+    return;
+  }
+  if (kind == "ngc") {
+    finish(kind, "NGC container " + ref.repository + ":" + ref.tag +
+                     ": base-images.yaml holds no per-release data for NGC images yet");
+    return;
+  }
+  finish("unknown", "base image " + ref_text + " is not in base-images.yaml: its CUDA facts are unknown");
+}
+
+}  // namespace imagelint::dockerfile

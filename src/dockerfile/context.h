@@ -1,0 +1,48 @@
+// What every step of the facts builder shares: the parsed Dockerfile, the
+// options, the loaded knowledge, the build's global ARG scope, and the small
+// helpers that stamp a fact row with the instruction behind it. Passed down by
+// reference; nothing here is global.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "dockerfile/model.h"
+#include "imagelint/dockerfile.h"
+#include "imagelint/image_knowledge.h"
+#include "imagelint/knowledge.h"
+#include "imagelint/result.h"
+
+namespace imagelint::dockerfile {
+
+struct Context {
+  Context(const Dockerfile& file, const DockerfileOptions& options, const Knowledge& knowledge)
+      : file(file), options(options), knowledge(knowledge), images(knowledge.base_images()),
+        packages(knowledge.packages()) {}
+
+  const Dockerfile& file;
+  const DockerfileOptions& options;
+  const Knowledge& knowledge;
+  const BaseImageKnowledge& images;  // base-images.yaml
+  const PackageKnowledge& packages;  // packages.yaml
+  std::map<std::string, std::string> global_args;  // ARGs before the first FROM, plus the platform ARGs
+  std::set<std::string> used_build_args;           // --build-arg names some ARG declared
+
+  Error ErrorAt(const Instruction& inst, const std::string& message) const;
+  // BuildKit's substitution of one word; `exact` (when given) says whether every part was known.
+  Result<std::string> Expand(const Instruction& inst, std::string_view word,
+                             const std::map<std::string, std::string>& vars, bool* exact = nullptr) const;
+
+  // Provenance of a row made by `inst` in the model's current (last) layer.
+  facts::Provenance Where(const Instruction& inst, const ImageModel& image, const std::string& origin) const;
+  facts::Layer MakeLayer(const Instruction& inst, bool base_image) const;
+  void Unknown(ImageModel& image, const Instruction& inst, const std::string& fact, const std::string& reason) const;
+  void AddNote(ImageModel& image, const Instruction& inst, const std::string& text) const;
+};
+
+// The instruction text as written, bounded for facts (created_by).
+std::string CreatedBy(const Instruction& inst);
+
+}  // namespace imagelint::dockerfile

@@ -1,0 +1,73 @@
+// COPY and ADD (https://docs.docker.com/reference/dockerfile/#copy).
+//
+// A copied file is known only by its name: a `libcuda.so.<version>` is a
+// driver (kind by directory: stubs/, compat/, else bundled) with the version
+// its name carries; a heredoc written to /etc/ld.so.conf.d is a loader entry.
+// `COPY --from=<stage>` of a CUDA tree brings files this reader does not
+// follow, so drivers and runtimes become unknown rather than guessed.
+#include "common/text.h"
+#include "dockerfile/file_ops.h"
+#include "dockerfile/stages.h"
+#include "dockerfile/util.h"
+
+namespace imagelint::dockerfile {
+
+Status ApplyCopy(const Context& ctx, const Instruction& inst, ImageModel& image) {
+  auto vars = image.Vars();
+  std::string from_stage;
+  for (const Flag& flag : inst.flags)
+    if (flag.name == "from") {
+      auto expanded = ctx.Expand(inst, flag.value, vars);
+      if (!expanded.ok()) return expanded.error();
+      from_stage = *expanded;
+    }
+  std::vector<std::string> words;
+  if (inst.json_form) {
+    words = inst.json_arguments;
+  } else {
+    for (const std::string& raw : SplitKeepingQuotes(inst.arguments, ctx.file.escape)) {
+      auto expanded = ctx.Expand(inst, raw, vars);
+      if (!expanded.ok()) return expanded.error();
+      words.push_back(*expanded);
+    }
+  }
+  if (words.size() < 2 && inst.heredocs.empty())
+    return ctx.ErrorAt(inst, inst.keyword + " requires a source and a destination");
+  if (words.empty()) return OkStatus();
+  const std::string& dest = words.back();
+  bool dest_dir = EndsWith(dest, "/") || words.size() > 2;
+  for (const Heredoc& doc : inst.heredocs) {  // COPY <<EOF /etc/ld.so.conf.d/compat.conf
+    std::string path = dest_dir ? CleanPath(dest) + "/" + doc.delimiter : dest;
+    if (StartsWith(path, "/etc/ld.so.conf")) WriteLdSoConf(ctx, inst, image, ShellWord{path, true, false}, doc.body, true, true);
+  }
+  for (size_t i = 0; i + 1 < words.size(); ++i) {
+    const std::string& source = words[i];
+    if (StartsWith(source, "<<")) continue;
+    std::string base = BaseName(CleanPath(source));
+    if (StartsWith(base, "libcuda.so") || (base.find('*') != std::string::npos && GlobMatch(base, "libcuda.so.1", false))) {
+      std::string path = dest_dir ? CleanPath(dest) + "/" + base : dest;
+      std::string version = StartsWith(base, "libcuda.so.") ? base.substr(11) : "";
+      facts::Driver row;
+      row.provenance = ctx.Where(inst, image, "instruction");
+      row.name = BaseName(path);
+      row.path = path;
+      if (IsDottedNumber(version) && version.find('.') != std::string::npos) row.version = version;
+      row.kind = DriverKindOf(CanonicalPath(image, path));
+      row.source = "copy";
+      row.copied_from = source;
+      if (!from_stage.empty()) row.copied_from_stage = from_stage;
+      image.PutDriver(std::move(row));
+      continue;
+    }
+    if (!from_stage.empty() && (StartsWith(CleanPath(source), "/usr/local/cuda") || source.find("nvidia") != std::string::npos)) {
+      std::string what = "copies " + source.substr(0, 200) + " from " + from_stage.substr(0, 200) + ": contents not followed";
+      ctx.Unknown(image, inst, "cuda.drivers", what);
+      ctx.Unknown(image, inst, "cuda.runtimes", what);
+    }
+    if (inst.keyword == "ADD" && EndsWith(source, ".run"))
+      ctx.AddNote(image, inst, "adds installer " + source.substr(0, 200) + " (not read)");
+  }
+  return OkStatus();
+}
+
+}  // namespace imagelint::dockerfile

@@ -1,0 +1,29 @@
+// frameworks[] rows, whoever installs them (base image, pip, conda): one copy
+// of a framework per image, removals recorded with their line, and the GPU
+// code of torch builds from pytorch.yaml.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "dockerfile/context.h"
+
+namespace imagelint::dockerfile {
+
+// A package name as pip compares it (PEP 503, without collapsing runs): lower
+// case, `_` and `.` as `-`.
+std::string NormalizePackageName(std::string_view name);
+
+// Adds sass/ptx from pytorch.yaml's TORCH_CUDA_ARCH_LIST of the row's torch
+// release and variant, when the table has that build; otherwise leaves them
+// unknown (absent).
+void AddArchList(const Context& context, facts::Framework& row);
+
+// A later install of a framework replaces the earlier one (one copy per image).
+void ReplaceFramework(ImageModel& image, facts::Framework row);
+
+// Removes the rows of package (or framework) `name` (normalized), recording
+// each in image.changes with the removing line.
+void RemoveFramework(ImageModel& image, int line, const std::string& name);
+
+}  // namespace imagelint::dockerfile

@@ -1,0 +1,74 @@
+// The image a Dockerfile builds, as the facts builder sees it while it applies
+// instructions. Its rows are the fact types of include/imagelint/facts.h (the
+// model the image reader fills too), so the output stage only assembles them
+// and the one facts writer writes them; nothing here is JSON, so a missing
+// or mistyped field is a compile error rather than an exception mid-build.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "imagelint/facts.h"
+
+namespace imagelint::dockerfile {
+
+struct ImageModel {
+  std::map<std::string, std::string> env;
+  std::vector<std::string> env_order;
+  std::map<std::string, facts::EnvProvenance> env_provenance;
+  std::map<std::string, std::string> args;  // ARG values in scope (not in the image)
+  std::map<std::string, std::string> labels;
+  std::vector<facts::Layer> layers;
+  facts::BaseImage base;
+  std::vector<facts::Runtime> runtimes;
+  std::vector<facts::Driver> drivers;
+  std::vector<facts::Package> packages;
+  std::vector<facts::Framework> frameworks;
+  std::vector<facts::LdSoConfEntry> ld_so_conf;
+  std::vector<facts::UnknownFact> unknown;
+  std::vector<facts::DockerfileNote> notes;
+  std::vector<facts::Change> changes;  // rows instructions removed or moved
+  // What the base image tells: when false, the list is only what the Dockerfile adds.
+  bool drivers_known = false;
+  bool runtimes_known = false;
+  bool frameworks_known = false;
+  bool env_known = false;
+  bool ld_so_conf_known = false;
+  bool frameworks_partial = false;  // an install the reader could not follow (pip -r, conda env files)
+  bool non_posix_shell = false;     // SHELL names something other than a POSIX shell
+  std::string cuda_home;  // "/usr/local/cuda-11.3": where cuda_link points
+  std::string cuda_link;  // "/usr/local/cuda" when cuda_home is set
+  std::string os = "linux";
+  std::string architecture;    // "amd64"
+  std::string target_triplet;  // CUDA toolkit targets/ directory ("x86_64-linux"); "" when unknown
+  std::string lib_triplet;     // Debian multiarch directory ("x86_64-linux-gnu"); "" when unknown
+  std::string nvarch;          // NVARCH of the official images ("sbsa"); "" when unknown
+
+  void SetEnv(const std::string& name, const std::string& value, int line, const std::string& origin) {
+    if (!env.count(name)) env_order.push_back(name);
+    env[name] = value;
+    env_provenance[name] = {line, origin};
+  }
+  // ARG values then ENV (ENV wins, as in BuildKit).
+  std::map<std::string, std::string> Vars() const {
+    std::map<std::string, std::string> vars = args;
+    for (const auto& [k, v] : env) vars[k] = v;
+    return vars;
+  }
+  // A driver file at a path replaces whatever the model had there.
+  void PutDriver(facts::Driver row) {
+    std::vector<facts::Driver> kept;
+    for (facts::Driver& existing : drivers)
+      if (existing.path != row.path) kept.push_back(std::move(existing));
+    kept.push_back(std::move(row));
+    drivers = std::move(kept);
+  }
+  bool HasUnknown(const std::string& fact) const {
+    for (const facts::UnknownFact& u : unknown)
+      if (u.fact == fact) return true;
+    return false;
+  }
+};
+
+}  // namespace imagelint::dockerfile

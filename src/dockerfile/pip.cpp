@@ -1,0 +1,388 @@
+// pip and uv pip: which frameworks a command installs, with which CUDA.
+//
+// What a package is comes from packages.yaml (python_packages: the framework a
+// name installs, NVIDIA's CUDA wheels; pypi_releases: the CUDA of PyPI's
+// default wheel). What stays here is the grammar each project uses to name its
+// CUDA build:
+//   torch      `torch==2.1.0+cu121` (local version), an index URL ending in
+//              /whl/cu121 or /whl/cpu (https://pytorch.org/get-started/previous-versions/),
+//              else PyPI's default wheel of that release;
+//   jax        extras `jax[cuda12]`, `jaxlib==…+cuda11.cudnn86`, `jax-cuda12-plugin`
+//              (https://docs.jax.dev/en/latest/installation.html);
+//   cupy       `cupy-cuda117` (11.7), `cupy-cuda12x` (any 12.x) (https://docs.cupy.dev/en/stable/install.html);
+//   tensorflow the CUDA a release was built with (pypi_releases).
+// pip prefers the highest version, and a `+cuXXX` local version sorts above
+// the plain one (PEP 440), so with `--extra-index-url` the PyTorch index wins;
+// uv searches extra indexes first (https://docs.astral.sh/uv/pip/compatibility/).
+// Requirements pip reads from elsewhere (-r files, -e projects, URLs) are
+// listed as unknown, never guessed.
+#include "dockerfile/pip.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "common/text.h"
+#include "dockerfile/frameworks.h"
+#include "dockerfile/util.h"
+
+namespace imagelint::dockerfile {
+namespace {
+
+// Names and versions longer than these are not ones any table knows.
+constexpr size_t kMaxName = 200;
+constexpr size_t kMaxVersion = 128;
+
+bool IsDigit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
+bool IsAlnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'; }
+
+// The digits at the start of `text` after `prefix` ("cuda12" -> "12"); "" when none.
+std::string DigitsAfter(std::string_view text, std::string_view prefix) {
+  if (!StartsWith(text, prefix)) return "";
+  size_t end = prefix.size();
+  while (end < text.size() && IsDigit(text[end]) && end - prefix.size() < 8) ++end;
+  return std::string(text.substr(prefix.size(), end - prefix.size()));
+}
+
+// Options of pip and uv pip that take a value (the next word when not `=`-joined).
+const std::set<std::string>& ValueOptions() {
+  static const std::set<std::string> options = {
+      "-r", "--requirement", "-c", "--constraint", "-i", "--index-url", "--extra-index-url", "-f", "--find-links",
+      "-t", "--target", "--prefix", "--root", "--src", "-e", "--editable", "--platform", "--python-version",
+      "--implementation", "--abi", "--trusted-host", "--cache-dir", "--progress-bar", "--upgrade-strategy",
+      "--global-option", "--install-option", "-C", "--config-settings", "--no-binary", "--only-binary", "--report",
+      "--log", "--timeout", "--retries", "--proxy", "--exists-action", "--python", "-p", "--index-strategy",
+      "--index", "--default-index", "--resolution", "--prerelease", "--python-platform", "--keyring-provider",
+      "--extra-index", "--group", "--cert", "--client-cert", "--use-feature", "--root-user-action"};
+  return options;
+}
+
+// The index URLs of one command.
+struct Indexes {
+  std::string index_url;                // -i / --index-url / --index / --default-index
+  std::vector<std::string> extra_urls;  // --extra-index-url, in order
+  bool from_pypi = true;                // no -i: the default index is PyPI
+};
+
+// The variant a command's indexes select for a package, and why.
+struct Chosen {
+  std::string variant;
+  std::string source;
+};
+Chosen ChooseVariant(const Indexes& indexes, const std::vector<std::string>& hosts, bool uv) {
+  std::string index_variant = indexes.index_url.empty() ? "" : IndexVariant(indexes.index_url, hosts);
+  std::string extra_variant;
+  for (const std::string& url : indexes.extra_urls)
+    if (std::string v = IndexVariant(url, hosts); !v.empty()) extra_variant = v;
+  Chosen out{index_variant, index_variant.empty() ? "" : "--index-url " + indexes.index_url};
+  if (!extra_variant.empty() && (uv || index_variant.empty())) out = {extra_variant, "--extra-index-url"};
+  return out;
+}
+
+facts::Framework NewFramework(const facts::Provenance& where, const Requirement& r, bool uv) {
+  facts::Framework row;
+  row.provenance = where;
+  row.package = r.name;
+  row.installer = uv ? "uv pip" : "pip";
+  if (!r.exact) row.version_unknown_reason = "unresolved variable";
+  return row;
+}
+
+// torch, torchvision, torchaudio.
+void TorchPackage(const Context& ctx, const Instruction& inst, ImageModel& image, facts::Framework row,
+                  const Requirement& r, const std::string& version, const std::string& local, const Chosen& index,
+                  bool from_pypi) {
+  row.name = r.name;
+  std::string chosen = !local.empty() ? local : index.variant;
+  std::string source = !local.empty() ? "local version +" + local : index.source;
+  if (chosen.empty() && from_pypi && !version.empty() && r.exact) {
+    std::string torch_mm = MajorMinor(version);
+    bool companion_unconfirmed = false;
+    if (r.name != "torch") {
+      const PypiRelease* pair = ctx.packages.FindPypiRelease(r.name, torch_mm);
+      torch_mm = pair ? pair->torch : "";
+      companion_unconfirmed = pair && !pair->unconfirmed.empty();
+    }
+    const PypiRelease* release = torch_mm.empty() ? nullptr : ctx.packages.FindPypiRelease("torch", torch_mm);
+    if (release && release->cuda.find('.') != std::string::npos) {
+      chosen = "cu" + std::string(release->cuda).erase(release->cuda.find('.'), 1);
+      source = "PyPI default of torch " + torch_mm;
+      row.provenance.knowledge = ctx.knowledge.DescribeSource(release->source);
+      if (!release->unconfirmed.empty() || companion_unconfirmed)
+        row.provenance.unconfirmed = "PyPI default CUDA of torch " + torch_mm;
+    }
+    if (chosen.empty())
+      ctx.Unknown(image, inst, "frameworks", r.name + " " + version + ": its PyPI CUDA variant is not in packages.yaml");
+  } else if (chosen.empty()) {
+    ctx.Unknown(image, inst, "frameworks", r.name + " without a pinned version: its CUDA variant cannot be told");
+  }
+  if (!chosen.empty()) {
+    row.variant = chosen;
+    if (StartsWith(chosen, "cu")) row.cuda = CudaFromVariant(chosen);  // cpu, rocm...: no CUDA
+    row.cuda_source = source;
+  } else {
+    row.cuda_unknown = true;
+  }
+  if (r.name == "torch") AddArchList(ctx, row);
+  ReplaceFramework(image, std::move(row));
+}
+
+// jax, jaxlib, jax-cuda12-plugin: CUDA from an extra, a local version or the name.
+void JaxPackage(ImageModel& image, facts::Framework row, const Requirement& r, const std::string& local) {
+  row.name = "jax";
+  std::string cuda;
+  for (const std::string& extra : r.extras)
+    if (std::string digits = DigitsAfter(extra, "cuda"); !digits.empty()) cuda = digits;
+  if (cuda.empty()) cuda = DigitsAfter(local, "cuda");
+  if (cuda.empty()) cuda = DigitsAfter(r.name, "jax-cuda");
+  if (r.name == "jax" && cuda.empty()) return;  // CPU jax
+  if (!cuda.empty()) row.cuda = cuda;
+  row.cuda_source = "package extra or name";
+  ReplaceFramework(image, std::move(row));
+}
+
+void TensorflowPackage(const Context& ctx, const Instruction& inst, ImageModel& image, facts::Framework row,
+                       const std::string& version) {
+  row.name = "tensorflow";
+  const PypiRelease* release = version.empty() ? nullptr : ctx.packages.FindPypiRelease("tensorflow", MajorMinor(version));
+  if (release && !release->cuda.empty()) {
+    row.cuda = release->cuda;
+    row.cuda_source = "packages.yaml pypi_releases";
+    row.provenance.knowledge = ctx.knowledge.DescribeSource(release->source);
+    if (!release->unconfirmed.empty()) row.provenance.unconfirmed = "TensorFlow build CUDA";
+  } else {
+    row.cuda_unknown = true;
+    ctx.Unknown(image, inst, "frameworks",
+                "tensorflow " + (version.empty() ? std::string("(unpinned)") : version) + ": its CUDA is not in packages.yaml");
+  }
+  ReplaceFramework(image, std::move(row));
+}
+
+// cupy-cuda117 -> 11.7, cupy-cuda12x -> 12.x, cupy-cuda90 -> 90 (as the image facts read them).
+void CupyPackage(ImageModel& image, facts::Framework row, const Requirement& r) {
+  std::string digits = DigitsAfter(r.name, "cupy-cuda");
+  size_t end = std::string_view("cupy-cuda").size() + digits.size();
+  bool any_minor = end < r.name.size() && r.name[end] == 'x';
+  if (digits.empty() || end + (any_minor ? 1 : 0) != r.name.size()) return;
+  row.name = "cupy";
+  row.cuda = any_minor ? digits + ".x" : digits.size() == 3 ? digits.substr(0, 2) + "." + digits.substr(2) : digits;
+  row.cuda_source = "package name";
+  ReplaceFramework(image, std::move(row));
+}
+
+// NVIDIA's CUDA wheels (nvidia-cuda-runtime-cu12...): cuda.packages, and the
+// libcudart of nvidia-cuda-runtime as a runtime.
+void NvidiaWheel(const Context& ctx, ImageModel& image, const facts::Framework& base, const Requirement& r,
+                 const PythonPackage& wheel, const std::string& cu) {
+  facts::Package package;
+  package.provenance = base.provenance;
+  package.package = base.package;
+  package.installer = base.installer;
+  package.version_unknown_reason = base.version_unknown_reason;
+  package.name = r.name;
+  package.version = base.version;
+  package.cuda_major = cu;
+  package.manager = "pip";
+  if (!wheel.component.empty()) {
+    package.component = wheel.component;
+    package.provenance.knowledge = ctx.knowledge.DescribeSource(wheel.source);
+  }
+  std::optional<std::string> soname = ctx.knowledge.CudartSoname(cu);
+  if (wheel.component == "cudart" && !wheel.library.empty() && soname) {
+    facts::Runtime runtime;
+    runtime.provenance = package.provenance;
+    if (!wheel.unconfirmed.empty()) runtime.provenance.unconfirmed = "wheel layout";
+    runtime.installer = base.installer;
+    runtime.version_unknown_reason = base.version_unknown_reason;
+    runtime.path = "<site-packages>/" + FillTemplate(wheel.library, {{"soname", soname->substr(soname->rfind(".so.") + 4)}});
+    runtime.version = base.version;
+    runtime.soname = soname;
+    runtime.source = "pip";
+    runtime.package = r.name;
+    image.runtimes.push_back(std::move(runtime));
+  }
+  image.packages.push_back(std::move(package));
+}
+
+void PipPackage(const Context& ctx, const Instruction& inst, ImageModel& image, const Requirement& r,
+                const Indexes& indexes, bool uv) {
+  facts::Framework row = NewFramework(ctx.Where(inst, image, "instruction"), r, uv);
+  std::string version = r.version, local;
+  if (size_t plus = version.find('+'); plus != std::string::npos) {
+    local = version.substr(plus + 1);
+    version = version.substr(0, plus);
+  }
+  if (!r.exact)
+    ctx.Unknown(image, inst, "frameworks", "pip requirement \"" + r.raw.substr(0, 200) + "\" uses a value that cannot be computed");
+  if (r.exact && !version.empty()) row.version = version;
+  std::map<std::string, std::string> captured;
+  const PythonPackage* known = ctx.packages.FindPythonPackage("pip", r.name, &captured);
+  if (!known) return;
+  const std::string& framework = known->framework;
+  if (framework == "torch" || framework == "torchvision" || framework == "torchaudio")
+    TorchPackage(ctx, inst, image, std::move(row), r, version, local, ChooseVariant(indexes, known->index_hosts, uv),
+                 indexes.from_pypi);
+  else if (framework == "jax") JaxPackage(image, std::move(row), r, local);
+  else if (framework == "tensorflow") TensorflowPackage(ctx, inst, image, std::move(row), version);
+  else if (framework == "cupy") CupyPackage(image, std::move(row), r);
+  else if (!framework.empty()) {
+    row.name = framework;
+    row.cuda_unknown = true;
+    ReplaceFramework(image, std::move(row));
+  } else if (captured.count("cu")) {
+    NvidiaWheel(ctx, image, row, r, *known, captured["cu"]);
+  }
+}
+
+}  // namespace
+
+std::string CudaFromVariant(std::string_view variant) {
+  if (!StartsWith(variant, "cu")) return "";
+  std::string_view digits = variant.substr(2);
+  if (digits.size() < 2 || digits.size() > 4 || !std::all_of(digits.begin(), digits.end(), IsDigit)) return "";
+  return std::string(digits.substr(0, digits.size() - 1)) + "." + std::string(digits.substr(digits.size() - 1));
+}
+
+std::string IndexVariant(std::string_view url, const std::vector<std::string>& hosts) {
+  bool known_host = std::any_of(hosts.begin(), hosts.end(), [&](const std::string& host) {
+    return url.find(host) != std::string_view::npos;
+  });
+  if (!known_host) return "";
+  // /whl/[nightly/|test/](cu<digits>|cpu|rocm<digits and dots>)
+  auto variant_at = [&](size_t pos) -> std::string {
+    std::string_view rest = url.substr(pos);
+    if (StartsWith(rest, "cu") && rest.size() > 2 && IsDigit(rest[2])) {
+      size_t end = 2;
+      while (end < rest.size() && IsDigit(rest[end])) ++end;
+      return std::string(rest.substr(0, end));
+    }
+    if (StartsWith(rest, "cpu")) return "cpu";
+    if (StartsWith(rest, "rocm") && rest.size() > 4 && (IsDigit(rest[4]) || rest[4] == '.')) {
+      size_t end = 4;
+      while (end < rest.size() && (IsDigit(rest[end]) || rest[end] == '.')) ++end;
+      return std::string(rest.substr(0, end));
+    }
+    return "";
+  };
+  for (size_t at = url.find("/whl/"); at != std::string_view::npos; at = url.find("/whl/", at + 1)) {
+    size_t pos = at + 5;
+    for (std::string_view channel : {"nightly/", "test/"})
+      if (url.substr(pos, channel.size()) == channel)
+        if (std::string v = variant_at(pos + channel.size()); !v.empty()) return v.substr(0, 32);
+    if (std::string v = variant_at(pos); !v.empty()) return v.substr(0, 32);
+  }
+  return "";
+}
+
+std::optional<Requirement> ParseRequirement(const ShellWord& word) {
+  Requirement r;
+  r.raw = word.value;
+  r.exact = word.exact;
+  std::string_view text = word.value;
+  // A wheel file or URL: {name}-{version}(-{build})?-{python}-{abi}-{platform}.whl (PEP 427).
+  if (EndsWith(text, ".whl")) {
+    std::string file = BaseName(text);
+    size_t pos;
+    while ((pos = file.find("%2B")) != std::string::npos) file.replace(pos, 3, "+");
+    auto parts = SplitOn(file, '-');
+    if (parts.size() < 5 || parts[0].size() > kMaxName || parts[1].size() > kMaxVersion) return std::nullopt;
+    r.name = NormalizePackageName(parts[0]);
+    r.version = parts[1];
+    return r;
+  }
+  if (text.find("://") != std::string_view::npos || StartsWith(text, ".") || StartsWith(text, "/") ||
+      text.find('@') != std::string_view::npos)
+    return std::nullopt;
+  // name [extras] spec: name = [A-Za-z0-9][A-Za-z0-9._-]* (PEP 508).
+  size_t pos = 0;
+  if (text.empty() || !IsAlnum(text[0])) return std::nullopt;
+  while (pos < text.size() && (IsAlnum(text[pos]) || text[pos] == '.' || text[pos] == '_' || text[pos] == '-')) ++pos;
+  if (pos > kMaxName) return std::nullopt;
+  r.name = NormalizePackageName(text.substr(0, pos));
+  while (pos < text.size() && IsSpace(text[pos])) ++pos;
+  if (pos < text.size() && text[pos] == '[') {
+    size_t close = text.find(']', pos);
+    if (close != std::string_view::npos) {
+      for (std::string extra : SplitOn(text.substr(pos + 1, close - pos - 1), ',')) {
+        extra.erase(std::remove(extra.begin(), extra.end(), ' '), extra.end());
+        if (!extra.empty()) r.extras.push_back(ToLower(extra.substr(0, kMaxName)));
+      }
+      pos = close + 1;
+      while (pos < text.size() && IsSpace(text[pos])) ++pos;
+    }
+  }
+  if (text.find_first_of("\n\r", pos) != std::string_view::npos) return std::nullopt;  // one line of specifiers
+  std::string spec(text.substr(pos));
+  spec = spec.substr(0, spec.find(';'));  // environment markers
+  spec.erase(std::remove(spec.begin(), spec.end(), ' '), spec.end());
+  if (StartsWith(spec, "===")) r.version = spec.substr(3);
+  else if (StartsWith(spec, "==") && spec.find(',') == std::string::npos) r.version = spec.substr(2);
+  else if (StartsWith(spec, "=") && !StartsWith(spec, "==")) r.version = spec.substr(1);  // conda style
+  if (r.version.size() > kMaxVersion) return std::nullopt;
+  return r;
+}
+
+Status ApplyPip(const Context& ctx, const Instruction& inst, ImageModel& image, const ShellCommand& command,
+                size_t first, bool uv) {
+  const auto& w = command.words;
+  std::string subcommand;
+  Indexes indexes;
+  std::vector<Requirement> requirements;
+  for (size_t i = first; i < w.size(); ++i) {
+    const std::string& word = w[i].value;
+    if (StartsWith(word, "-")) {
+      std::string option = word, value;
+      size_t eq = word.find('=');
+      if (eq != std::string::npos) {
+        option = word.substr(0, eq);
+        value = word.substr(eq + 1);
+      } else if (ValueOptions().count(option) && i + 1 < w.size()) {
+        value = w[++i].value;
+      } else if (option.size() > 2 && option[1] != '-' && ValueOptions().count(option.substr(0, 2))) {
+        value = option.substr(2);  // -rrequirements.txt
+        option = option.substr(0, 2);
+      }
+      if (option == "-r" || option == "--requirement") {
+        ctx.Unknown(image, inst, "frameworks", "pip installs from " + value.substr(0, 200) + ", which imagelint does not read");
+        image.frameworks_partial = true;
+      } else if (option == "-e" || option == "--editable") {
+        ctx.Unknown(image, inst, "frameworks",
+                    "pip installs the project " + value.substr(0, 200) + " (its dependencies are not read)");
+        image.frameworks_partial = true;
+      } else if (option == "-i" || option == "--index-url" || option == "--index" || option == "--default-index") {
+        indexes.index_url = value;
+        indexes.from_pypi = false;
+      } else if (option == "--extra-index-url" || option == "--extra-index") {
+        indexes.extra_urls.push_back(value);
+      }
+      continue;
+    }
+    if (subcommand.empty()) {
+      subcommand = word;
+      continue;
+    }
+    if (subcommand != "install" && subcommand != "uninstall" && subcommand != "sync") return OkStatus();
+    if (subcommand == "sync") {
+      ctx.Unknown(image, inst, "frameworks", "uv pip sync " + word.substr(0, 200) + " is not read");
+      image.frameworks_partial = true;
+      continue;
+    }
+    auto requirement = ParseRequirement(w[i]);
+    if (!requirement) {
+      ctx.Unknown(image, inst, "frameworks", "pip installs \"" + word.substr(0, 120) + "\", which imagelint does not read");
+      image.frameworks_partial = true;
+      continue;
+    }
+    requirements.push_back(std::move(*requirement));
+  }
+  if (subcommand == "uninstall") {
+    for (const Requirement& r : requirements) RemoveFramework(image, inst.line, r.name);
+    return OkStatus();
+  }
+  if (subcommand != "install") return OkStatus();
+  for (const Requirement& r : requirements) PipPackage(ctx, inst, image, r, indexes, uv);
+  return OkStatus();
+}
+
+}  // namespace imagelint::dockerfile

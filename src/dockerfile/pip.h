@@ -1,0 +1,39 @@
+// pip, pip3, python -m pip and uv pip: which Python packages a command
+// installs or removes, and the CUDA build each framework gets.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dockerfile/context.h"
+#include "dockerfile/shell.h"
+
+namespace imagelint::dockerfile {
+
+// `command.words[first]` is the first word after `pip` (or `uv pip`).
+Status ApplyPip(const Context& context, const Instruction& inst, ImageModel& image, const ShellCommand& command,
+                size_t first, bool uv);
+
+// One requirement of a pip command line (PEP 508 subset: name, extras, `==`
+// pins; wheel file names). nullopt: a URL, a path, a VCS reference, or text
+// the scanner does not read (too long, several lines).
+struct Requirement {
+  std::string name;  // normalized
+  std::vector<std::string> extras;
+  std::string version;  // "1.12.1+cu113" from ==, ===, = or a wheel name; "" = not pinned
+  bool exact = true;    // false: a shell value in it could not be computed
+  std::string raw;
+};
+std::optional<Requirement> ParseRequirement(const ShellWord& word);
+
+// The variant an index URL selects for a package served from `hosts`:
+// https://download.pytorch.org/whl/cu121 -> "cu121", .../whl/cpu -> "cpu",
+// .../whl/nightly/rocm6.2 -> "rocm6.2"; "" when the URL says none.
+std::string IndexVariant(std::string_view url, const std::vector<std::string>& hosts);
+
+// PyTorch's variant names: "cu113" -> "11.3", "cu92" -> "9.2", "cu130" -> "13.0"; "" for others.
+std::string CudaFromVariant(std::string_view variant);
+
+}  // namespace imagelint::dockerfile

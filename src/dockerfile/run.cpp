@@ -1,0 +1,185 @@
+// RUN: the shell commands of an instruction, dispatched by concern.
+//
+// A RUN is a shell script (BuildKit runs the shell form with `/bin/sh -c`, the
+// exec form as argv, a heredoc as a script file: https://docs.docker.com/reference/dockerfile/#run).
+// shell.cpp splits it into simple commands with ARG/ENV values expanded; this
+// file decides what each command is: a package manager (pip.cpp, conda.cpp,
+// apt.cpp), a file operation (file_ops.cpp), a write into ld.so.conf
+// (echo/printf/tee), or a CUDA installer whose effect cannot be read. Anything
+// else changes no fact. Under a SHELL that is not a POSIX shell the commands
+// are not read at all.
+#include "dockerfile/run.h"
+
+#include <cctype>
+
+#include "common/text.h"
+#include "dockerfile/apt.h"
+#include "dockerfile/conda.h"
+#include "dockerfile/file_ops.h"
+#include "dockerfile/pip.h"
+#include "dockerfile/util.h"
+
+namespace imagelint::dockerfile {
+namespace {
+
+bool IsShell(std::string_view name) { return name == "sh" || name == "bash" || name == "dash"; }
+
+// What the last echo/printf of the script printed: the text a following
+// `| tee FILE` writes.
+struct Printed {
+  std::string text;
+  bool exact = true;
+};
+
+void Echo(const Context& ctx, const Instruction& inst, ImageModel& image, const ShellCommand& command,
+          const std::string& tool, Printed& printed) {
+  const auto& w = command.words;
+  printed = {};
+  for (size_t i = 1; i < w.size(); ++i) {
+    if (tool == "echo" && i == 1 && (w[i].value == "-e" || w[i].value == "-n")) continue;
+    printed.text += (printed.text.empty() ? "" : " ") + w[i].value;
+    printed.exact = printed.exact && w[i].exact;
+  }
+  if (tool == "printf") {
+    std::string expanded;
+    for (size_t i = 0; i < printed.text.size(); ++i) {
+      if (printed.text[i] == '\\' && i + 1 < printed.text.size() && printed.text[i + 1] == 'n') {
+        expanded.push_back('\n');
+        ++i;
+      } else {
+        expanded.push_back(printed.text[i]);
+      }
+    }
+    printed.text = std::move(expanded);
+  }
+  for (const ShellRedirect& r : command.redirects)
+    if (r.op == ">" || r.op == ">>") WriteLdSoConf(ctx, inst, image, r.target, printed.text, printed.exact, r.op == ">");
+}
+
+void Tee(const Context& ctx, const Instruction& inst, ImageModel& image, const ShellCommand& command,
+         const Printed& printed) {
+  const auto& w = command.words;
+  bool append = false;
+  for (size_t i = 1; i < w.size(); ++i) {
+    if (w[i].value == "-a" || w[i].value == "--append") append = true;
+    else if (!StartsWith(w[i].value, "-")) WriteLdSoConf(ctx, inst, image, w[i], printed.text, printed.exact, !append);
+  }
+}
+
+void Installer(const Context& ctx, const Instruction& inst, ImageModel& image, const std::string& file) {
+  ctx.Unknown(image, inst, "cuda.drivers", "runs installer " + file + ": what it installs is not read");
+  ctx.Unknown(image, inst, "cuda.runtimes", "runs installer " + file + ": what it installs is not read");
+}
+
+// One simple command.
+Status Command(const Context& ctx, const Instruction& inst, ImageModel& image, const ShellCommand& command,
+               Printed& printed) {
+  const auto& w = command.words;
+  std::string tool = BaseName(w[0].value);
+  // python -m pip / uv pip / pip3...
+  if (StartsWith(tool, "python") && w.size() > 2 && w[1].value == "-m" && StartsWith(w[2].value, "pip"))
+    return ApplyPip(ctx, inst, image, command, 3, false);
+  if (tool == "uv" && w.size() > 1 && w[1].value == "pip") return ApplyPip(ctx, inst, image, command, 2, true);
+  if (StartsWith(tool, "pip")) return ApplyPip(ctx, inst, image, command, 1, false);
+  if (tool == "conda" || tool == "mamba" || tool == "micromamba") return ApplyConda(ctx, inst, image, command);
+  if (IsSystemPackageManager(tool)) return ApplyApt(ctx, inst, image, command);
+  if (tool == "dpkg") return ApplyDpkg(ctx, inst, image, command);
+  if (tool == "rm") return ApplyRemove(ctx, inst, image, command);
+  if (tool == "ln") return ApplyLink(ctx, inst, image, command);
+  if (tool == "mv") return ApplyMove(ctx, inst, image, command);
+  if (tool == "echo" || tool == "printf") {
+    Echo(ctx, inst, image, command, tool, printed);
+    return OkStatus();
+  }
+  if (tool == "tee") {
+    Tee(ctx, inst, image, command, printed);
+    return OkStatus();
+  }
+  if (tool == "curl" || tool == "wget") {
+    for (const auto& word : w)
+      if (EndsWith(word.value, ".run") || word.value.find("cuda-repo") != std::string::npos)
+        ctx.AddNote(image, inst, "downloads " + word.value.substr(0, 400) + ": installers run from it are not read");
+    return OkStatus();
+  }
+  if (IsShell(tool) && w.size() > 1 && EndsWith(w[1].value, ".run")) Installer(ctx, inst, image, w[1].value.substr(0, 400));
+  else if (EndsWith(tool, ".run")) Installer(ctx, inst, image, tool.substr(0, 400));
+  return OkStatus();
+}
+
+}  // namespace
+
+std::string StripHeredocMarkers(std::string_view line) {
+  auto name_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-'; };
+  std::string out;
+  for (size_t i = 0; i < line.size();) {
+    if (line.compare(i, 2, "<<") == 0) {
+      size_t j = i + 2;
+      if (j < line.size() && line[j] == '-') ++j;
+      if (j < line.size() && (line[j] == '"' || line[j] == '\'')) ++j;
+      size_t name = j;
+      while (j < line.size() && name_char(line[j])) ++j;
+      if (j > name) {
+        if (j < line.size() && (line[j] == '"' || line[j] == '\'')) ++j;
+        i = j;
+        continue;
+      }
+    }
+    out.push_back(line[i++]);
+  }
+  return out;
+}
+
+RunScripts ScriptsOf(const Instruction& inst, char escape) {
+  RunScripts out;
+  if (inst.json_form) {
+    // ["/bin/sh", "-c", "..."] or ["pip", "install", ...]: quoted back into one command.
+    std::string joined;
+    for (const std::string& arg : inst.json_arguments) {
+      std::string quoted = "'";
+      for (char c : arg) {
+        if (c == '\'') quoted += "'\\''";
+        else quoted.push_back(c);
+      }
+      joined += quoted + "' ";
+    }
+    out.scripts.push_back(joined);
+    return out;
+  }
+  if (inst.heredocs.empty()) {
+    out.scripts.push_back(inst.arguments);
+    return out;
+  }
+  // `RUN <<EOF` runs the body as a script; `RUN bash <<EOF` feeds it to a shell.
+  std::string without = StripHeredocMarkers(inst.arguments);
+  auto words = SplitKeepingQuotes(without, escape);
+  bool shell_body = words.empty() || IsShell(BaseName(words[0]));
+  if (!words.empty() && !shell_body) out.scripts.push_back(without);
+  for (const Heredoc& doc : inst.heredocs) {
+    if (shell_body) out.scripts.push_back(doc.body);
+    else out.unread.push_back(words[0]);
+  }
+  return out;
+}
+
+Status ApplyRun(const Context& ctx, const Instruction& inst, ImageModel& image) {
+  if (image.non_posix_shell && !inst.json_form) {
+    ctx.Unknown(image, inst, "RUN", "command for a non-POSIX SHELL not read");
+    return OkStatus();
+  }
+  RunScripts run = ScriptsOf(inst, ctx.file.escape);
+  for (const std::string& program : run.unread)
+    ctx.Unknown(image, inst, "RUN", "heredoc fed to " + program.substr(0, 200) + " not read");
+  auto vars = image.Vars();
+  for (const std::string& script : run.scripts) {
+    ShellScript parsed = ParseShell(script, vars);
+    if (parsed.truncated) ctx.Unknown(image, inst, "RUN", "script over the command limit; the rest was not read");
+    Printed printed;
+    for (const ShellCommand& command : parsed.commands) {
+      if (command.words.empty()) continue;
+      IMAGELINT_TRY(Command(ctx, inst, image, command, printed));
+    }
+  }
+  return OkStatus();
+}
+
+}  // namespace imagelint::dockerfile

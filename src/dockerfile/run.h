@@ -1,0 +1,29 @@
+// RUN: which script a RUN instruction runs, read as POSIX shell
+// (dockerfile/shell.h), and which concern each simple command belongs to.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dockerfile/context.h"
+#include "dockerfile/shell.h"
+
+namespace imagelint::dockerfile {
+
+Status ApplyRun(const Context& context, const Instruction& inst, ImageModel& image);
+
+// The scripts a RUN runs: the shell form's text; the exec form quoted back
+// into one command; heredoc bodies when the command is a shell (or none),
+// else the command line without the heredoc markers. Heredocs fed to other
+// programs are listed in `unread` (the program's name).
+struct RunScripts {
+  std::vector<std::string> scripts;
+  std::vector<std::string> unread;
+};
+RunScripts ScriptsOf(const Instruction& inst, char escape);
+
+// `RUN python3 <<EOF arg` -> `RUN python3  arg`: every `<<[-]["']NAME["']` removed.
+std::string StripHeredocMarkers(std::string_view line);
+
+}  // namespace imagelint::dockerfile

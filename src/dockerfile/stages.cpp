@@ -1,0 +1,226 @@
+// From Dockerfile text to facts: which stages to evaluate and in which scope.
+//
+// Only the target stage (--target, else the last) and the stages it builds on
+// (`FROM <stage>`) make the image; each starts from its base image
+// (base_image.cpp) or from the model of its parent stage, and applies its
+// instructions in order. ARG scoping follows BuildKit
+// (https://docs.docker.com/reference/dockerfile/#scope): ARGs before the first
+// FROM are global and usable in FROM; inside a stage an ARG is visible only
+// after its declaration, and redeclaring a global takes the global's value;
+// --build-arg overrides declared ARGs only. ENV values are expanded against
+// the variables as they were before the instruction.
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <optional>
+
+#include "common/text.h"
+#include "dockerfile/base_image.h"
+#include "dockerfile/context.h"
+#include "dockerfile/output.h"
+#include "dockerfile/run.h"
+#include "dockerfile/stages.h"
+#include "dockerfile/util.h"
+
+namespace imagelint::dockerfile {
+namespace {
+
+bool IsArgName(const std::string& name) {
+  return !name.empty() &&
+         std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+class StageWalker {
+ public:
+  explicit StageWalker(Context& context) : ctx_(context) {}
+
+  Result<DockerfileAnalysis> Run() {
+    const Dockerfile& file = ctx_.file;
+    ctx_.global_args = PlatformArgs(ctx_.options.platform);
+    for (const Instruction& inst : file.instructions) {
+      if (inst.stage != SIZE_MAX) break;
+      IMAGELINT_TRY(DeclareArgs(inst, ctx_.global_args, {}, ctx_.global_args));
+    }
+    size_t target = file.stages.size() - 1;
+    if (!ctx_.options.target.empty()) {
+      std::string wanted = ToLower(ctx_.options.target);
+      bool found = false;
+      for (size_t s = 0; s < file.stages.size(); ++s)
+        if (file.stages[s].name == wanted) {
+          target = s;
+          found = true;
+        }
+      if (!found) return MakeError(file.path, "target stage \"" + ctx_.options.target.substr(0, 200) + "\" not found");
+    }
+    auto image = StageModel(target, 0);
+    if (!image.ok()) return image.error();
+    DockerfileAnalysis out;
+    out.target_stage = target;
+    out.facts = WriteFacts(ctx_, *image, target);
+    out.suppressions = file.suppressions;
+    out.dockerfile = file;
+    return out;
+  }
+
+ private:
+  // Declares the ARGs of `inst` into `scope`: a --build-arg wins over the
+  // default; `inherited` (the global scope) gives redeclared names their value.
+  Status DeclareArgs(const Instruction& inst, std::map<std::string, std::string>& scope,
+                     const std::map<std::string, std::string>& inherited, std::map<std::string, std::string> vars) {
+    for (const std::string& word : SplitKeepingQuotes(inst.arguments, ctx_.file.escape)) {
+      size_t eq = word.find('=');
+      std::string name = word.substr(0, eq);
+      if (!IsArgName(name)) return ctx_.ErrorAt(inst, "invalid ARG name \"" + name.substr(0, 64) + "\"");
+      if (auto build = ctx_.options.build_args.find(name); build != ctx_.options.build_args.end()) {
+        scope[name] = build->second;
+      } else if (eq != std::string::npos) {
+        auto value = ctx_.Expand(inst, word.substr(eq + 1), vars);
+        if (!value.ok()) return value.error();
+        scope[name] = *value;
+      } else if (auto it = inherited.find(name); it != inherited.end()) {
+        scope[name] = it->second;
+      } else {
+        scope.erase(name);
+      }
+      if (scope.count(name)) vars[name] = scope[name];
+      ctx_.used_build_args.insert(name);
+    }
+    return OkStatus();
+  }
+
+  // The image of stage `index`: from its base image or its parent stage, with
+  // its instructions applied. Cached: several stages may build on one.
+  Result<ImageModel> StageModel(size_t index, int depth) {
+    const Dockerfile& file = ctx_.file;
+    if (depth > static_cast<int>(file.stages.size())) return MakeError(file.path, "stage chain loops");
+    if (auto cached = cache_.find(index); cached != cache_.end()) return cached->second;
+    const Stage& stage = file.stages[index];
+    const Instruction& from = file.instructions[stage.from_instruction];
+    auto base_ref = ctx_.Expand(from, stage.base, ctx_.global_args);
+    if (!base_ref.ok()) return base_ref.error();
+    std::string platform = ctx_.options.platform;
+    if (!stage.platform.empty()) {
+      auto expanded = ctx_.Expand(from, stage.platform, ctx_.global_args);
+      if (!expanded.ok()) return expanded.error();
+      platform = *expanded;
+    }
+    ImageModel image;
+    std::optional<size_t> parent;  // FROM <earlier stage>: continue from that stage's image
+    std::string wanted = ToLower(*base_ref);
+    for (size_t s = 0; s < index; ++s)
+      if (!file.stages[s].name.empty() && file.stages[s].name == wanted) parent = s;
+    if (parent) {
+      auto parent_image = StageModel(*parent, depth + 1);
+      if (!parent_image.ok()) return parent_image.error();
+      image = std::move(*parent_image);
+      image.args.clear();
+      image.layers.push_back(ctx_.MakeLayer(from, false));
+    } else {
+      ApplyBaseImage(ctx_, from, *base_ref, platform, image);
+    }
+    for (size_t i = stage.from_instruction + 1; i < stage.end_instruction; ++i)
+      IMAGELINT_TRY(Apply(file.instructions[i], image));
+    cache_[index] = image;
+    return image;
+  }
+
+  Status Apply(const Instruction& inst, ImageModel& image) {
+    const std::string& k = inst.keyword;
+    image.layers.push_back(ctx_.MakeLayer(inst, false));
+    if (k == "ARG") return DeclareArgs(inst, image.args, ctx_.global_args, image.Vars());
+    if (k == "ENV") return ApplyPairs(inst, image, false);
+    if (k == "LABEL") return ApplyPairs(inst, image, true);
+    if (k == "RUN") return ApplyRun(ctx_, inst, image);
+    if (k == "COPY" || k == "ADD") return ApplyCopy(ctx_, inst, image);
+    if (k == "SHELL" && !inst.json_arguments.empty()) {
+      std::string shell = BaseName(inst.json_arguments[0]);
+      if (shell != "sh" && shell != "bash" && shell != "dash" && shell != "zsh") {
+        image.non_posix_shell = true;
+        ctx_.AddNote(image, inst, "SHELL " + shell.substr(0, 200) + ": later RUN commands are not read as POSIX shell");
+      }
+    }
+    return OkStatus();
+  }
+
+  // ENV/LABEL: `K=V K2="v 2"` or the legacy `ENV K value with spaces`.
+  Status ApplyPairs(const Instruction& inst, ImageModel& image, bool label) {
+    std::vector<std::string> words = SplitKeepingQuotes(inst.arguments, ctx_.file.escape);
+    std::vector<std::pair<std::string, std::string>> pairs;
+    auto vars = image.Vars();
+    if (!words.empty() && words[0].find('=') == std::string::npos) {
+      if (label) return ctx_.ErrorAt(inst, "LABEL requires KEY=VALUE pairs");
+      std::string rest = inst.arguments.substr(inst.arguments.find(words[0]) + words[0].size());
+      size_t start = rest.find_first_not_of(" \t");
+      if (start == std::string::npos) return ctx_.ErrorAt(inst, "ENV " + words[0].substr(0, 64) + " has no value");
+      auto value = ctx_.Expand(inst, rest.substr(start), vars);
+      if (!value.ok()) return value.error();
+      pairs.emplace_back(words[0], *value);
+    } else {
+      for (const std::string& word : words) {
+        size_t eq = word.find('=');
+        if (eq == std::string::npos || eq == 0)
+          return ctx_.ErrorAt(inst, std::string(label ? "LABEL" : "ENV") + " expects KEY=VALUE, got \"" + word.substr(0, 64) + "\"");
+        auto key = ctx_.Expand(inst, word.substr(0, eq), vars);
+        if (!key.ok()) return key.error();
+        auto value = ctx_.Expand(inst, word.substr(eq + 1), vars);  // against the variables before this ENV
+        if (!value.ok()) return value.error();
+        pairs.emplace_back(*key, *value);
+      }
+    }
+    for (auto& [key, value] : pairs) {
+      if (label) {
+        image.labels[key] = value;
+        continue;
+      }
+      // `$VAR` of a variable the base image may set, but whose value is unknown.
+      if (!image.env_known && !image.env.count(key) && inst.arguments.find("$" + key) != std::string::npos)
+        ctx_.Unknown(image, inst, "image.env." + key, "extends the base image's " + key + ", which is unknown");
+      image.SetEnv(key, value, inst.line, "ENV");
+    }
+    return OkStatus();
+  }
+
+  Context& ctx_;
+  std::map<size_t, ImageModel> cache_;
+};
+
+}  // namespace
+
+std::map<std::string, std::string> PlatformArgs(const std::string& platform) {
+  auto parts = SplitOn(platform, '/');
+  // BuildKit's automatic platform ARGs; the build platform is this machine's
+  // (imagelint models amd64 builders).
+  return {{"TARGETPLATFORM", platform},
+          {"TARGETOS", !parts.empty() ? parts[0] : "linux"},
+          {"TARGETARCH", parts.size() > 1 ? parts[1] : "amd64"},
+          {"TARGETVARIANT", parts.size() > 2 ? parts[2] : ""},
+          {"BUILDPLATFORM", "linux/amd64"},
+          {"BUILDOS", "linux"},
+          {"BUILDARCH", "amd64"},
+          {"BUILDVARIANT", ""}};
+}
+
+Result<DockerfileAnalysis> AnalyzeDockerfileText(std::string_view text, const std::string& path,
+                                                 const DockerfileOptions& options) {
+  auto parsed = ParseDockerfile(text, path, options.limits);
+  if (!parsed.ok()) return parsed.error();
+  if (options.knowledge == nullptr)
+    return MakeError(path, "no knowledge tables to read the Dockerfile with (DockerfileOptions::knowledge is required)");
+  Context context(*parsed, options, *options.knowledge);
+  return StageWalker(context).Run();
+}
+
+Result<DockerfileAnalysis> AnalyzeDockerfile(const std::string& path, const DockerfileOptions& options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return MakeError(path, "cannot open Dockerfile");
+  std::string text;
+  char buffer[65536];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    text.append(buffer, static_cast<size_t>(in.gcount()));
+    if (text.size() > options.limits.max_bytes)
+      return MakeError(path, "Dockerfile is over the limit of " + std::to_string(options.limits.max_bytes) + " bytes");
+  }
+  return AnalyzeDockerfileText(text, path, options);
+}
+
+}  // namespace imagelint::dockerfile

@@ -1,0 +1,357 @@
+// The Dockerfile module's tables (base-images.yaml, packages.yaml) as C++
+// structs. The loader has already validated every row against its schema
+// (knowledge.cpp); this builds the typed views once per Load and checks what
+// a row-by-row schema cannot: references between rows (brand sets), keys made
+// of two fields, name patterns the linear matcher can read, and the files the
+// Dockerfile facts need. Errors name the row's file:line.
+#include <algorithm>
+#include <cctype>
+
+#include "common/text.h"
+#include "common/version.h"
+#include "imagelint/image_knowledge.h"
+#include "imagelint/knowledge.h"
+
+namespace imagelint {
+namespace {
+
+using json = nlohmann::json;
+
+std::string Text(const json& row, const char* key) {
+  auto it = row.find(key);
+  if (it == row.end() || !it->is_string()) return "";
+  return it->get<std::string>();
+}
+bool Flag(const json& row, const char* key) {
+  auto it = row.find(key);
+  return it != row.end() && it->is_boolean() && it->get<bool>();
+}
+std::vector<std::string> List(const json& row, const char* key) {
+  std::vector<std::string> out;
+  auto it = row.find(key);
+  if (it == row.end() || !it->is_array()) return out;
+  for (const json& item : *it)
+    if (item.is_string()) out.push_back(item.get<std::string>());
+  return out;
+}
+// `unconfirmed: true` or the text saying what is unconfirmed; "" when absent.
+std::string Unconfirmed(const json& row) {
+  auto it = row.find("unconfirmed");
+  if (it == row.end()) return "";
+  if (it->is_boolean()) return it->get<bool>() ? "unconfirmed" : "";
+  return it->is_string() ? it->get<std::string>() : "";
+}
+Error RowError(const json& row, const std::string& message) {
+  int line = row.contains("_line") && row["_line"].is_number_integer() ? row["_line"].get<int>() : 0;
+  return MakeErrorAtLine(Text(row, "_file"), line, 1, message);
+}
+
+bool IsDigit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
+
+// A pattern the linear matcher reads: at most one `*`, closed `{key}`
+// placeholders, never a digit or another placeholder right after one.
+Status CheckPattern(const json& row, const std::string& pattern) {
+  if (std::count(pattern.begin(), pattern.end(), '*') > 1) return RowError(row, "name pattern '" + pattern + "' has more than one '*'");
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] != '{') continue;
+    size_t end = pattern.find('}', i);
+    if (end == std::string::npos || end == i + 1)
+      return RowError(row, "name pattern '" + pattern + "' has an unclosed or empty '{'");
+    if (end + 1 < pattern.size() && (IsDigit(pattern[end + 1]) || pattern[end + 1] == '{' || pattern[end + 1] == '*'))
+      return RowError(row, "name pattern '" + pattern + "': a placeholder must be followed by a non-digit literal");
+    if (i > 0 && IsDigit(pattern[i - 1]))
+      return RowError(row, "name pattern '" + pattern + "': a placeholder must follow a non-digit literal");
+    if (i > 0 && pattern[i - 1] == '*')
+      return RowError(row, "name pattern '" + pattern + "': '*' cannot be followed by a placeholder");
+    i = end;
+  }
+  return OkStatus();
+}
+
+// Matches `pattern` (no `*`) against the start of `name`, reading
+// placeholders as digit runs; returns how many characters it consumed.
+// Placeholders are followed by non-digits (CheckPattern), so the greedy run
+// is the only possible one.
+std::optional<size_t> MatchPrefix(std::string_view pattern, std::string_view name,
+                                  std::map<std::string, std::string>* captured) {
+  size_t p = 0, n = 0;
+  while (p < pattern.size()) {
+    if (pattern[p] == '{') {
+      size_t end = pattern.find('}', p);
+      if (end == std::string_view::npos) return std::nullopt;
+      size_t start = n;
+      while (n < name.size() && IsDigit(name[n])) ++n;
+      if (n == start) return std::nullopt;
+      if (captured) (*captured)[std::string(pattern.substr(p + 1, end - p - 1))] = std::string(name.substr(start, n - start));
+      p = end + 1;
+      continue;
+    }
+    if (n >= name.size() || name[n] != pattern[p]) return std::nullopt;
+    ++p;
+    ++n;
+  }
+  return n;
+}
+
+// The shortest tail of `name` that `suffix` (no `*`) can match: literals and
+// digit runs read backwards from the end.
+std::optional<size_t> MatchSuffixStart(std::string_view suffix, std::string_view name) {
+  size_t p = suffix.size(), n = name.size();
+  while (p > 0) {
+    if (suffix[p - 1] == '}') {
+      size_t open = suffix.rfind('{', p - 1);
+      if (open == std::string_view::npos) return std::nullopt;
+      size_t end = n;
+      while (n > 0 && IsDigit(name[n - 1])) --n;
+      if (n == end) return std::nullopt;
+      p = open;
+      continue;
+    }
+    if (n == 0 || name[n - 1] != suffix[p - 1]) return std::nullopt;
+    --p;
+    --n;
+  }
+  return n;
+}
+
+const BaseImageKnowledge& EmptyBaseImages() {
+  static const BaseImageKnowledge empty;
+  return empty;
+}
+const PackageKnowledge& EmptyPackages() {
+  static const PackageKnowledge empty;
+  return empty;
+}
+
+bool Has(const std::vector<std::string>& list, std::string_view value) {
+  return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+// ---------------------------------------------------------------- builders
+
+Result<BaseImageKnowledge> BuildBaseImages(const Knowledge& k) {
+  BaseImageKnowledge out;
+  for (const json& row : k.Table("base_image_families"))
+    out.families.push_back({Text(row, "family"), List(row, "repositories"), Text(row, "repository_prefix"),
+                            List(row, "flavors"), Text(row, "default_distribution"), Text(row, "source")});
+  for (const json& row : k.Table("cuda_image_brand_sets")) out.brand_sets[Text(row, "id")] = List(row, "brands");
+  for (const json& row : k.Table("cuda_images")) {
+    CudaImageRelease release;
+    release.cuda = Text(row, "cuda");
+    release.cudart = Text(row, "cudart");
+    release.source = Text(row, "source");
+    // NVIDIA_REQUIRE_CUDA as the image definitions write it: cuda>=M.m, then
+    // one term per (branch, brand), then the extra terms.
+    release.require = "cuda>=" + Text(row, "require_cuda");
+    std::string set = Text(row, "require_brands");
+    bool has_branches = row.contains("require_branches") && row["require_branches"].is_array();
+    if (has_branches && set.empty()) return RowError(row, "release " + release.cuda + ": require_branches without require_brands");
+    if (!set.empty() && !out.brand_sets.count(set))
+      return RowError(row, "release " + release.cuda + ": unknown brand set '" + set + "' (not in cuda_image_brand_sets)");
+    if (has_branches)
+      for (const json& branch : row["require_branches"]) {
+        long long b = branch.get<long long>();
+        for (const std::string& brand : out.brand_sets[set])
+          release.require += " brand=" + brand + ",driver>=" + std::to_string(b) + ",driver<" + std::to_string(b + 1);
+      }
+    for (const std::string& extra : List(row, "require_extra")) release.require += " " + extra;
+    release.require_source = row.contains("require_source") ? Text(row, "require_source") : release.source;
+    release.require_unconfirmed = Flag(row, "require_unconfirmed");
+    release.compat_libcuda = Text(row, "compat_libcuda");
+    release.compat_source = Text(row, "compat_source");
+    release.compat_unconfirmed = Flag(row, "compat_unconfirmed");
+    out.cuda_releases.push_back(std::move(release));
+  }
+  for (const json& row : k.Table("cuda_image_env"))
+    out.cuda_env.push_back({Text(row, "name"), Text(row, "value"), List(row, "flavors"), List(row, "architectures"),
+                            List(row, "distributions"), {Text(row, "cuda_from"), Text(row, "cuda_to")},
+                            Flag(row, "with_compat"), Unconfirmed(row), Text(row, "source")});
+  for (const json& row : k.Table("cuda_image_architectures"))
+    out.architectures.push_back({Text(row, "architecture"), Text(row, "images_from"), Text(row, "ubuntu_compat_from"),
+                                 Text(row, "source")});
+  for (const json& row : k.Table("cuda_image_files")) {
+    CudaImageFile file{Text(row, "kind"), Text(row, "path"), Text(row, "link"), List(row, "links"), List(row, "dirs"),
+                       List(row, "flavors"), {Text(row, "cuda_from"), Text(row, "cuda_to")}, Text(row, "source")};
+    if (file.kind == "cuda_home" && file.link.empty()) return RowError(row, "cuda_home needs `link` (the /usr/local/cuda symlink)");
+    if (file.kind == "ld_so_conf" && file.dirs.empty()) return RowError(row, "ld_so_conf needs `dirs`");
+    out.files.push_back(std::move(file));
+  }
+  for (const char* kind : {"cuda_home", "cudart", "compat", "stub"}) {
+    bool found = std::any_of(out.files.begin(), out.files.end(), [&](const CudaImageFile& f) { return f.kind == kind; });
+    if (!found)
+      return MakeError((k.directory() / "base-images.yaml").string(), std::string("cuda_image_files has no row of kind ") + kind);
+  }
+  for (const json& row : k.Table("pytorch_images")) {
+    PytorchImageTag tag{Text(row, "tag"), Text(row, "cuda"), Text(row, "torch"), std::nullopt, Text(row, "source")};
+    if (row.contains("compat") && row["compat"].is_boolean()) tag.compat = row["compat"].get<bool>();
+    out.pytorch_tags.push_back(std::move(tag));
+  }
+  return out;
+}
+
+Result<PackageKnowledge> BuildPackages(const Knowledge& k) {
+  PackageKnowledge out;
+  std::map<std::string, const json*> seen;
+  for (const json& row : k.Table("python_packages")) {
+    PythonPackage package{Text(row, "manager"), Text(row, "name"), Text(row, "framework"), Flag(row, "cuda_selector"),
+                          List(row, "index_hosts"), Text(row, "component"), Text(row, "library"), Unconfirmed(row),
+                          Text(row, "source")};
+    IMAGELINT_TRY(CheckPattern(row, package.name));
+    if (!seen.emplace(package.manager + " " + package.name, &row).second)
+      return RowError(row, "duplicate " + package.manager + " package '" + package.name + "'");
+    out.python_packages.push_back(std::move(package));
+  }
+  seen.clear();
+  for (const json& row : k.Table("pypi_releases")) {
+    PypiRelease release{Text(row, "package"), Text(row, "release"), Text(row, "cuda"), Text(row, "torch"),
+                        Unconfirmed(row), Text(row, "source")};
+    if (release.cuda.empty() == release.torch.empty())
+      return RowError(row, "a pypi_releases row gives either `cuda` or `torch`");
+    if (!seen.emplace(release.package + " " + release.release, &row).second)
+      return RowError(row, "duplicate release " + release.release + " of " + release.package);
+    out.pypi_releases.push_back(std::move(release));
+  }
+  for (const json& row : k.Table("system_packages")) {
+    SystemPackage package{Text(row, "name"), Text(row, "kind"), Text(row, "path"), Text(row, "source")};
+    IMAGELINT_TRY(CheckPattern(row, package.name));
+    if (package.name.find('*') != std::string::npos) return RowError(row, "system package names take no '*'");
+    if (package.kind == "bundled" && package.path.empty()) return RowError(row, "a bundled driver package needs `path`");
+    out.system_packages.push_back(std::move(package));
+  }
+  return out;
+}
+
+}  // namespace
+
+bool CudaRange::Contains(std::string_view cuda) const {
+  if (!from.empty() && CompareNaturalVersions(cuda, from) < 0) return false;
+  if (!to.empty() && CompareNaturalVersions(cuda, to) > 0) return false;
+  return true;
+}
+
+bool MatchNamePattern(std::string_view pattern, std::string_view name, std::map<std::string, std::string>* captured) {
+  std::map<std::string, std::string> found;
+  size_t star = pattern.find('*');
+  if (star == std::string_view::npos) {
+    auto consumed = MatchPrefix(pattern, name, &found);
+    if (!consumed || *consumed != name.size()) return false;
+  } else {
+    std::string_view prefix = pattern.substr(0, star), suffix = pattern.substr(star + 1);
+    auto prefix_end = MatchPrefix(prefix, name, &found);
+    if (!prefix_end) return false;
+    auto suffix_start = MatchSuffixStart(suffix, name);
+    if (!suffix_start || *suffix_start <= *prefix_end) return false;  // `*` matches at least one character
+    MatchPrefix(suffix, name.substr(*suffix_start), &found);
+  }
+  if (captured)
+    for (auto& [key, value] : found) (*captured)[key] = value;
+  return true;
+}
+
+std::string FillTemplate(std::string_view text, const std::map<std::string, std::string>& values) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '{') {
+      size_t end = text.find('}', i);
+      if (end != std::string_view::npos) {
+        auto it = values.find(std::string(text.substr(i + 1, end - i - 1)));
+        if (it != values.end()) {
+          out += it->second;
+          i = end;
+          continue;
+        }
+      }
+    }
+    out.push_back(text[i]);
+  }
+  return out;
+}
+
+const BaseImageFamily* BaseImageKnowledge::FamilyOf(std::string_view repository) const {
+  for (const BaseImageFamily& family : families)
+    if (Has(family.repositories, repository)) return &family;
+  for (const BaseImageFamily& family : families)
+    if (!family.repository_prefix.empty() && StartsWith(repository, family.repository_prefix)) return &family;
+  return nullptr;
+}
+
+const CudaImageRelease* BaseImageKnowledge::FindCudaRelease(std::string_view version) const {
+  for (const CudaImageRelease& release : cuda_releases)
+    if (release.cuda == version) return &release;
+  // "X.Y" tags point at the newest X.Y.Z; an "X.Y.Z" not in the table at none.
+  if (std::count(version.begin(), version.end(), '.') != 1) return nullptr;
+  std::string prefix = std::string(version) + ".";
+  const CudaImageRelease* best = nullptr;
+  for (const CudaImageRelease& release : cuda_releases)
+    if (StartsWith(release.cuda, prefix) && (!best || CompareNaturalVersions(release.cuda, best->cuda) > 0)) best = &release;
+  return best;
+}
+
+const CudaImageArchitecture* BaseImageKnowledge::FindArchitecture(std::string_view architecture) const {
+  for (const CudaImageArchitecture& row : architectures)
+    if (row.architecture == architecture) return &row;
+  return nullptr;
+}
+
+const PytorchImageTag* BaseImageKnowledge::FindPytorchTag(std::string_view tag) const {
+  for (const PytorchImageTag& row : pytorch_tags)
+    if (row.tag == tag) return &row;
+  return nullptr;
+}
+
+const CudaImageFile* BaseImageKnowledge::FindFile(std::string_view kind, std::string_view cuda,
+                                                  std::string_view flavor) const {
+  for (const CudaImageFile& file : files)
+    if (file.kind == kind && file.cuda.Contains(cuda) && (file.flavors.empty() || Has(file.flavors, flavor))) return &file;
+  return nullptr;
+}
+
+std::vector<const CudaImageFile*> BaseImageKnowledge::LdSoConf(std::string_view cuda, std::string_view flavor) const {
+  std::vector<const CudaImageFile*> out;
+  for (const CudaImageFile& file : files)
+    if (file.kind == "ld_so_conf" && file.cuda.Contains(cuda) && (file.flavors.empty() || Has(file.flavors, flavor)))
+      out.push_back(&file);
+  return out;
+}
+
+const PythonPackage* PackageKnowledge::FindPythonPackage(std::string_view manager, std::string_view name,
+                                                         std::map<std::string, std::string>* captured) const {
+  for (const PythonPackage& package : python_packages)
+    if (package.manager == manager && MatchNamePattern(package.name, name, captured)) return &package;
+  return nullptr;
+}
+
+const PypiRelease* PackageKnowledge::FindPypiRelease(std::string_view package, std::string_view release) const {
+  for (const PypiRelease& row : pypi_releases)
+    if (row.package == package && row.release == release) return &row;
+  return nullptr;
+}
+
+const SystemPackage* PackageKnowledge::FindSystemPackage(std::string_view name,
+                                                         std::map<std::string, std::string>* captured) const {
+  for (const SystemPackage& package : system_packages)
+    if (MatchNamePattern(package.name, name, captured)) return &package;
+  return nullptr;
+}
+
+Status LoadImageTables(Knowledge& knowledge) {
+  auto base_images = BuildBaseImages(knowledge);
+  if (!base_images.ok()) return base_images.error();
+  auto packages = BuildPackages(knowledge);
+  if (!packages.ok()) return packages.error();
+  knowledge.base_images_ = std::make_shared<const BaseImageKnowledge>(std::move(*base_images));
+  knowledge.packages_ = std::make_shared<const PackageKnowledge>(std::move(*packages));
+  return OkStatus();
+}
+
+const BaseImageKnowledge& Knowledge::base_images() const { return base_images_ ? *base_images_ : EmptyBaseImages(); }
+const PackageKnowledge& Knowledge::packages() const { return packages_ ? *packages_ : EmptyPackages(); }
+
+std::string Knowledge::DescribeSource(std::string_view source) const {
+  for (const json& row : Table("sources"))
+    if (Text(row, "id") == source) return std::string(source) + ": " + Text(row, "title");
+  return std::string(source);
+}
+
+}  // namespace imagelint

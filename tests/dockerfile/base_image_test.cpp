@@ -1,0 +1,228 @@
+// FROM: nvidia/cuda releases (env, cudart, compat and stub libcuda, loader
+// entries), pytorch/pytorch tags, unknown bases, and the tag scanners.
+#include <doctest/doctest.h>
+
+#include "dockerfile/base_image.h"
+#include "dockerfile_fixture.h"
+
+using nlohmann::json;
+using namespace imagelint::dockerfile;
+using namespace imagelint::testing::dockerfile_fixture;
+
+TEST_CASE("the classic compat trap: nvidia/cuda 11.3.0 devel + torch 1.12.1+cu113") {
+  json facts = Facts(kCompatTrap);
+  CHECK(facts["schema"] == "imagelint.facts/v1");
+  CHECK(facts["source"]["kind"] == "dockerfile");
+  const json& base = facts["image"]["base"];
+  CHECK(base["known"] == true);
+  CHECK(base["cuda_version"] == "11.3.0");
+  CHECK(base["dockerfile_line"] == 1);
+  const json& env = facts["image"]["env"];
+  CHECK(env["CUDA_VERSION"] == "11.3.0");
+  CHECK(env["NVIDIA_REQUIRE_CUDA"] ==
+        "cuda>=11.3 brand=tesla,driver>=418,driver<419 brand=tesla,driver>=440,driver<441 driver>=450");
+  CHECK(env["NV_CUDA_COMPAT_PACKAGE"] == "cuda-compat-11-3");
+  CHECK(env["LD_LIBRARY_PATH"] == "/usr/local/nvidia/lib:/usr/local/nvidia/lib64");
+  CHECK(env["LIBRARY_PATH"] == "/usr/local/cuda/lib64/stubs");
+  CHECK(facts["image"]["env_provenance"]["CUDA_VERSION"]["dockerfile_line"] == 1);
+
+  const json* compat = Driver(facts, "compat");
+  REQUIRE(compat != nullptr);
+  CHECK((*compat)["path"] == "/usr/local/cuda-11.3/compat/libcuda.so.465.19.01");
+  CHECK((*compat)["version"] == "465.19.01");
+  CHECK((*compat)["dockerfile_line"] == 1);
+  CHECK((*compat)["origin"] == "base-image");
+  CHECK((*compat)["layer"] == 0);
+  CHECK_FALSE(compat->contains("unconfirmed"));  // 465.19.01 is confirmed by a field report
+  bool alias = false;
+  for (const auto& a : (*compat)["aliases"]) alias = alias || a == "/usr/local/cuda/compat/libcuda.so.1";
+  CHECK(alias);
+  REQUIRE(Driver(facts, "stub") != nullptr);  // devel image
+  CHECK(facts["cuda"]["drivers_complete"] == true);
+
+  const json& runtime = facts["cuda"]["runtimes"][0];
+  CHECK(runtime["version"] == "11.3.58");
+  CHECK(runtime["soname"] == "libcudart.so.11.0");
+  const json& requirements = facts["cuda"]["requirements"];
+  CHECK(requirements["legacy"] == false);
+  CHECK(requirements["disabled"] == false);
+  CHECK(requirements["complete"] == true);
+  CHECK(requirements["provenance"]["NVIDIA_REQUIRE_CUDA"]["dockerfile_line"] == 1);
+
+  const json* torch = Find(facts["frameworks"], "name", "torch");
+  REQUIRE(torch != nullptr);
+  CHECK((*torch)["version"] == "1.12.1");
+  CHECK((*torch)["cuda"] == "11.3");
+  CHECK((*torch)["variant"] == "cu113");
+  CHECK((*torch)["dockerfile_line"] == 2);
+  CHECK((*torch)["layer"] == 1);
+  CHECK(facts["image"]["layers"][1]["dockerfile_line"] == 2);
+  const json* vision = Find(facts["frameworks"], "name", "torchvision");
+  REQUIRE(vision != nullptr);
+  CHECK((*vision)["cuda"] == "11.3");
+
+  {  // torch's GPU code from pytorch.yaml (the knowledge is always loaded)
+    json with = Facts(kCompatTrap);
+    const json* t = Find(with["frameworks"], "name", "torch");
+    REQUIRE(t != nullptr);
+    CHECK((*t)["sass"] == json::array({"sm_37", "sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86"}));
+    REQUIRE(with.contains("binaries"));
+    CHECK(with["binaries"][0]["sass"].size() == 7);
+    CHECK(with["binaries"][0]["dockerfile_line"] == 2);
+  }
+}
+
+TEST_CASE("an image whose requirement string older drivers refuse") {
+  json facts = Facts("FROM nvidia/cuda:12.8.0-runtime-ubuntu22.04\n");
+  std::string require = facts["image"]["env"]["NVIDIA_REQUIRE_CUDA"];
+  CHECK(require.rfind("cuda>=12.8 brand=unknown,driver>=470,driver<471 brand=grid,driver>=470,driver<471", 0) == 0);
+  CHECK(require.find("brand=geforce") == std::string::npos);  // B12: no GeForce terms
+  CHECK(require.find("brand=cloudgaming,driver>=565,driver<566") != std::string::npos);
+  CHECK(facts["image"]["env"]["LD_LIBRARY_PATH"] == "/usr/local/cuda/lib64");
+  CHECK(Driver(facts, "compat")->at("version") == "570.86.10");
+  CHECK(Driver(facts, "stub") == nullptr);  // runtime flavour
+  CHECK(facts["cuda"]["requirements"]["NVIDIA_REQUIRE_CUDA"] == require);
+
+  // ENV overrides are tracked to their line; NVIDIA_DISABLE_REQUIRE is read like the toolkit does.
+  json disabled = Facts("FROM nvidia/cuda:12.8.0-runtime-ubuntu22.04\nENV NVIDIA_DISABLE_REQUIRE=true\n");
+  CHECK(disabled["cuda"]["requirements"]["disabled"] == true);
+  CHECK(disabled["cuda"]["requirements"]["provenance"]["NVIDIA_DISABLE_REQUIRE"]["dockerfile_line"] == 2);
+  // Legacy images: CUDA_VERSION without NVIDIA_REQUIRE_CUDA.
+  json legacy = Facts("FROM nvidia/cuda:12.8.0-runtime-ubuntu22.04\nENV NVIDIA_REQUIRE_CUDA=\"\"\n");
+  CHECK(legacy["cuda"]["requirements"]["legacy"] == true);
+  CHECK(legacy["cuda"]["requirements"]["legacy_cuda_version"] == "12.8");
+}
+
+TEST_CASE("unknown bases and unread constructs stay unknown, never guessed") {
+  json facts = Facts(
+      "FROM python:3.11-slim\n"
+      "RUN pip install -r requirements.txt\n"
+      "RUN pip install torch\n");
+  CHECK(facts["image"]["base"]["known"] == false);
+  CHECK(HasUnknown(facts, "base-image"));
+  CHECK(HasUnknown(facts, "frameworks"));
+  CHECK_FALSE(facts["cuda"].contains("drivers"));
+  CHECK_FALSE(facts["cuda"].contains("runtimes"));
+  CHECK_FALSE(facts["cuda"].contains("requirements"));
+  CHECK(facts["cuda"]["drivers_complete"] == false);
+  CHECK(facts["frameworks_complete"] == false);
+  const json* torch = Find(facts["frameworks"], "name", "torch");
+  REQUIRE(torch != nullptr);  // positive evidence is kept
+  CHECK((*torch)["version"].is_null());
+  CHECK((*torch)["cuda_unknown"] == true);
+
+  json ngc = Facts("FROM nvcr.io/nvidia/pytorch:24.05-py3\n");
+  CHECK(ngc["image"]["base"]["kind"] == "ngc");
+  CHECK(HasUnknown(ngc, "base-image"));
+
+  json unknown_tag = Facts("FROM nvidia/cuda:99.1.0-base-ubuntu22.04\n");
+  CHECK(unknown_tag["image"]["base"]["known"] == false);
+  CHECK_FALSE(unknown_tag["cuda"].contains("drivers"));
+
+  json installer = Facts("FROM nvidia/cuda:12.4.1-base-ubuntu22.04\nRUN sh cuda_12.6.0_560.28.03_linux.run --silent\n");
+  CHECK(HasUnknown(installer, "cuda.drivers"));
+  CHECK(installer["cuda"]["drivers_complete"] == false);
+
+  json unresolved = Facts("FROM nvidia/cuda:12.4.1-base-ubuntu22.04\nRUN pip install torch==$TORCH_VERSION\n");
+  CHECK(Find(unresolved["frameworks"], "name", "torch")->at("version").is_null());
+
+  // pytorch/pytorch tags: torch and CUDA from the tag, drivers unknown unless a row says.
+  json torch_base = Facts("FROM pytorch/pytorch:2.1.0-cuda12.1-cudnn8-runtime\n");
+  CHECK(Find(torch_base["frameworks"], "name", "torch")->at("cuda") == "12.1");
+  CHECK_FALSE(torch_base["cuda"].contains("drivers"));
+  json torch_known = Facts("FROM pytorch/pytorch:2.0.0-cuda11.7-cudnn8-devel\n");
+  CHECK(torch_known["cuda"]["drivers"].empty());
+
+  json scratch = Facts("FROM scratch\nCOPY app /app\n");
+  CHECK(scratch["cuda"]["drivers"].empty());
+  CHECK(scratch["image"]["base"]["known"] == true);
+}
+
+TEST_CASE("tag scanners: nvidia/cuda and pytorch/pytorch grammars, bounded") {
+  const std::vector<std::string> cuda_flavors = {"base", "runtime", "devel"};
+  auto tag = ParseCudaTag("12.4.1-cudnn8-devel-ubuntu22.04", cuda_flavors);
+  REQUIRE(tag.has_value());
+  CHECK(tag->version == "12.4.1");
+  CHECK(tag->cudnn == "cudnn8");
+  CHECK(tag->flavor == "devel");
+  CHECK(tag->os == "ubuntu22.04");
+  CHECK(ParseCudaTag("12.4-runtime", cuda_flavors)->os.empty());
+  CHECK(ParseCudaTag("12.4.1-cudnn-runtime-ubi8", cuda_flavors)->cudnn == "cudnn");
+  for (const char* bad : {"latest", "12-devel", "12.4.1.5-devel", "12.4.1-slim-ubuntu22.04", "12.4.1-devel-",
+                          "12.4.1-devel2", "12.4.1", "v12.4.1-devel", "12.4.1-cudnn8"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(ParseCudaTag(bad, cuda_flavors).has_value());
+  }
+  auto torch = ParseTorchTag("2.1.0-cuda12.1-cudnn8-runtime", {"runtime", "devel"});
+  REQUIRE(torch.has_value());
+  CHECK(torch->torch == "2.1.0");
+  CHECK(torch->cuda == "12.1");
+  CHECK(torch->cudnn == "8");
+  for (const char* bad : {"2.0.0-devel", "2.1.0-cuda12.1.1-cudnn8-runtime", "2.1.0-cuda12.1-cudnn8-slim", "latest"})
+    CHECK_FALSE(ParseTorchTag(bad, {"runtime", "devel"}).has_value());
+
+  ImageRef ref = ParseImageRef("docker.io/Library/Ubuntu:22.04@sha256:abc");
+  CHECK(ref.repository == "ubuntu");
+  CHECK(ref.tag == "22.04");
+  CHECK(ref.digest == "sha256:abc");
+  CHECK(ParseImageRef("localhost:5000/nvidia/cuda").tag.empty());  // a port is not a tag
+  CHECK(ParseImageRef("index.docker.io/nvidia/cuda:12.4.1-base-ubuntu22.04").repository == "nvidia/cuda");
+
+  // Hostile tags: read in one pass, reported unknown with a bounded reason.
+  std::string long_tag = "12.4." + std::string(200 * 1024, '1') + "-devel-ubuntu22.04";
+  CHECK_FALSE(ParseCudaTag(long_tag, cuda_flavors).has_value());
+  json facts = Facts("FROM nvidia/cuda:" + long_tag + "\n");
+  CHECK(facts["image"]["base"]["known"] == false);
+  CHECK(facts["image"]["base"]["reason"].get<std::string>().size() < 1000);
+  json long_torch = Facts("FROM pytorch/pytorch:" + std::string(100 * 1024, '9') + "\n");
+  CHECK(HasUnknown(long_torch, "base-image"));
+}
+
+TEST_CASE("pytorch/pytorch followed by rm -rf: no internal error (issue 13)") {
+  for (const char* tag : {"2.1.0-cuda12.1-cudnn8-runtime", "2.0.0-devel"}) {
+    CAPTURE(tag);
+    json facts = Facts(std::string("FROM pytorch/pytorch:") + tag +
+                       "\nRUN rm -rf /var/lib/apt/lists/* /usr/local/cuda/compat\n"
+                       "RUN mv /opt/conda /opt/conda2 && ln -s /x/libcuda.so.1 /usr/lib/libcuda.so.1\n");
+    const json* runtime = Find(facts["cuda"]["runtimes"], "source", "base-image");
+    REQUIRE(runtime != nullptr);  // the runtime known only by its version survives
+    CHECK((*runtime)["path"].is_null());
+    CHECK(Find(facts["frameworks"], "name", "torch") != nullptr);
+  }
+}
+
+TEST_CASE("platforms: target and library directories, NVARCH, images that do not exist") {
+  DockerfileOptions ppc;
+  ppc.platform = "linux/ppc64le";
+  json facts = Facts("FROM nvidia/cuda:12.4.1-devel-ubuntu22.04\nRUN apt-get install -y libcuda1=550.54.15-1\n", ppc);
+  CHECK(facts["image"]["env"]["NVARCH"] == "ppc64el");  // Ubuntu images' spelling
+  CHECK(facts["cuda"]["runtimes"][0]["path"] == "/usr/local/cuda-12.4/targets/ppc64le-linux/lib/libcudart.so.12.4.127");
+  CHECK(Driver(facts, "bundled")->at("path") == "/usr/lib/powerpc64le-linux-gnu/libcuda.so.550.54.15");
+  CHECK(Driver(facts, "compat") != nullptr);  // ppc64le Ubuntu images always had the compat package
+
+  DockerfileOptions arm;
+  arm.platform = "linux/arm64";
+  json rhel = Facts("FROM nvidia/cuda:12.4.1-base-ubi8\n", arm);
+  CHECK(rhel["image"]["env"]["NVARCH"] == "sbsa");
+  CHECK(Driver(rhel, "compat") != nullptr);  // RHEL-family templates always install it
+  json old_arm = Facts("FROM nvidia/cuda:11.2.2-base-ubuntu20.04\n", arm);
+  CHECK(old_arm["dockerfile"]["notes"].size() == 2);  // not recorded, and no compat package
+
+  DockerfileOptions s390x;
+  s390x.platform = "linux/s390x";
+  json none = Facts("FROM nvidia/cuda:12.4.1-base-ubuntu22.04\nRUN apt-get install -y cuda-compat-12-4\n", s390x);
+  CHECK(none["image"]["base"]["known"] == false);
+  CHECK(none["image"]["base"]["reason"].get<std::string>().find("linux/s390x") != std::string::npos);
+  CHECK(HasUnknown(none, "cuda.drivers"));  // no library directory known for the apt package
+}
+
+TEST_CASE("CUDA 13 images: loader entries and LD_LIBRARY_PATH of the newer template") {
+  json facts = Facts("FROM nvidia/cuda:13.0.0-runtime-ubuntu24.04\n");
+  CHECK(facts["image"]["env"]["LD_LIBRARY_PATH"] == "/usr/local/nvidia/lib:/usr/local/nvidia/lib64:/usr/local/cuda/lib64");
+  REQUIRE(facts["cuda"]["loader"]["ld_so_conf"].size() == 1);
+  CHECK(facts["cuda"]["loader"]["ld_so_conf"][0]["dir"] == "/usr/local/cuda/lib64");
+  CHECK(facts["cuda"]["runtimes"][0]["soname"] == "libcudart.so.13");
+  CHECK(Driver(facts, "compat")->at("package") == "cuda-compat-13-0");
+  CHECK_FALSE(facts["image"]["env"].contains("NV_CUDA_COMPAT_PACKAGE"));  // only Ubuntu amd64 images <= 12.5.0
+  CHECK(Facts("FROM nvidia/cuda:12.4.1-base-ubuntu22.04\n")["image"]["env"]["NV_CUDA_COMPAT_PACKAGE"] == "cuda-compat-12-4");
+}

@@ -1,0 +1,208 @@
+// The Dockerfile module's knowledge (base-images.yaml, packages.yaml) as
+// tables of imagelint::Knowledge: typed lookups, schema errors with
+// file:line:column, cross-row checks, and the linear name-pattern matcher.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include "dockerfile_fixture.h"
+#include "imagelint/image_knowledge.h"
+
+using imagelint::FillTemplate;
+using imagelint::Knowledge;
+using imagelint::MatchNamePattern;
+using imagelint::testing::dockerfile_fixture::CheckoutKnowledge;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A copy of the checkout's knowledge directory with one file replaced.
+fs::path KnowledgeWith(const imagelint::testing::TempDir& dir, const std::string& file, const std::string& text) {
+  fs::path out = dir / "knowledge";
+  fs::create_directories(out);
+  for (const auto& entry : fs::directory_iterator(imagelint::testing::SourceDir() / "rules" / "knowledge"))
+    fs::copy_file(entry.path(), out / entry.path().filename(), fs::copy_options::overwrite_existing);
+  imagelint::testing::WriteFileText(out / file, text);
+  return out;
+}
+
+std::string CheckoutFile(const std::string& name) {
+  return imagelint::testing::ReadFileText(imagelint::testing::SourceDir() / "rules" / "knowledge" / name);
+}
+
+// Replaces the first occurrence of `from` in `text` (which must hold it).
+std::string Replace(std::string text, const std::string& from, const std::string& to) {
+  size_t at = text.find(from);
+  REQUIRE_MESSAGE(at != std::string::npos, from);
+  return text.replace(at, from.size(), to);
+}
+
+}  // namespace
+
+TEST_CASE("base-images.yaml: typed lookups of releases, families, architectures, files") {
+  const imagelint::BaseImageKnowledge& images = CheckoutKnowledge().base_images();
+  const imagelint::CudaImageRelease* trap = images.FindCudaRelease("11.3.0");
+  REQUIRE(trap != nullptr);
+  CHECK(trap->cudart == "11.3.58");
+  CHECK(trap->require == "cuda>=11.3 brand=tesla,driver>=418,driver<419 brand=tesla,driver>=440,driver<441 driver>=450");
+  CHECK(trap->compat_libcuda == "465.19.01");
+  CHECK_FALSE(trap->compat_unconfirmed);
+  REQUIRE(images.FindCudaRelease("10.2") != nullptr);  // minor-only: the newest 10.2.x
+  CHECK(images.FindCudaRelease("10.2")->cuda == "10.2.89");
+  CHECK(images.FindCudaRelease("12.7") == nullptr);
+  CHECK(images.FindCudaRelease("12.4.9") == nullptr);
+  CHECK(images.FindCudaRelease("9.0.176")->compat_libcuda.empty());  // no compat package before 10.0
+
+  REQUIRE(images.FamilyOf("nvidia/cuda") != nullptr);
+  CHECK(images.FamilyOf("nvidia/cuda")->family == "nvidia/cuda");
+  CHECK(images.FamilyOf("nvcr.io/nvidia/cuda")->family == "nvidia/cuda");  // exact names before prefixes
+  CHECK(images.FamilyOf("nvcr.io/nvidia/pytorch")->family == "ngc");
+  CHECK(images.FamilyOf("pytorch/pytorch")->flavors == std::vector<std::string>{"runtime", "devel"});
+  CHECK(images.FamilyOf("ubuntu") == nullptr);
+
+  REQUIRE(images.FindArchitecture("arm64") != nullptr);
+  CHECK(images.FindArchitecture("arm64")->ubuntu_compat_from == "12.5.1");
+  CHECK(images.FindArchitecture("s390x") == nullptr);
+  REQUIRE(images.FindFile("stub", "12.4.1", "devel") != nullptr);
+  CHECK(images.FindFile("stub", "12.4.1", "runtime") == nullptr);
+  REQUIRE(images.LdSoConf("13.0.0", "base").size() == 1);
+  CHECK(images.LdSoConf("13.0.0", "base")[0]->dirs == std::vector<std::string>{"/usr/local/cuda/lib64"});
+  CHECK(images.LdSoConf("12.4.1", "base")[0]->dirs.size() == 2);
+  REQUIRE(images.FindPytorchTag("2.0.0-devel") != nullptr);
+  CHECK(images.FindPytorchTag("2.0.0-devel")->compat == false);
+}
+
+TEST_CASE("packages.yaml: typed lookups of Python packages, PyPI releases, system packages") {
+  const imagelint::PackageKnowledge& packages = CheckoutKnowledge().packages();
+  std::map<std::string, std::string> captured;
+  const imagelint::PythonPackage* cudart = packages.FindPythonPackage("pip", "nvidia-cuda-runtime-cu12", &captured);
+  REQUIRE(cudart != nullptr);
+  CHECK(cudart->component == "cudart");
+  CHECK(captured["cu"] == "12");
+  const imagelint::PythonPackage* other = packages.FindPythonPackage("pip", "nvidia-foo-cu11");
+  REQUIRE(other != nullptr);  // the generic NVIDIA wheel row, after the specific ones
+  CHECK(other->component.empty());
+  CHECK(packages.FindPythonPackage("pip", "jax-cuda12-plugin")->framework == "jax");
+  CHECK(packages.FindPythonPackage("conda", "pytorch")->framework == "torch");
+  CHECK(packages.FindPythonPackage("conda", "pytorch-cuda")->cuda_selector);
+  CHECK(packages.FindPythonPackage("pip", "pytorch") == nullptr);
+  CHECK(packages.FindPythonPackage("pip", "numpy") == nullptr);
+
+  CHECK(packages.FindPypiRelease("torch", "1.12")->cuda == "10.2");
+  CHECK(packages.FindPypiRelease("torch", "1.12")->unconfirmed.empty());
+  CHECK_FALSE(packages.FindPypiRelease("torch", "2.0")->unconfirmed.empty());
+  CHECK(packages.FindPypiRelease("torchvision", "0.13")->torch == "1.12");
+  CHECK(packages.FindPypiRelease("tensorflow", "2.15")->cuda == "12.2");
+  CHECK(packages.FindPypiRelease("tensorflow", "2.1") == nullptr);  // "2.10" is not "2.1"
+
+  captured.clear();
+  REQUIRE(packages.FindSystemPackage("cuda-compat-12-4", &captured) != nullptr);
+  CHECK(captured["M"] == "12");
+  CHECK(captured["m"] == "4");
+  captured.clear();
+  CHECK(packages.FindSystemPackage("libnvidia-compute-535", &captured)->kind == "bundled");
+  CHECK(captured["B"] == "535");
+  CHECK(packages.FindSystemPackage("cuda-compat-12", &captured) == nullptr);
+  CHECK(packages.FindSystemPackage("cuda-compat-12-4-dev", &captured) == nullptr);
+}
+
+TEST_CASE("a source id is spelled out from sources.yaml; other text stays") {
+  const Knowledge& k = CheckoutKnowledge();
+  CHECK(k.DescribeSource("S10").rfind("S10: conda-forge/cuda-compat-feedstock", 0) == 0);
+  CHECK(k.DescribeSource("S6 runfile driver") == "S6 runfile driver");
+}
+
+TEST_CASE("name patterns: literal, one `*`, digit placeholders; linear on long names") {
+  std::map<std::string, std::string> captured;
+  CHECK(MatchNamePattern("cuda-compat-{M}-{m}", "cuda-compat-12-4", &captured));
+  CHECK(captured == std::map<std::string, std::string>{{"M", "12"}, {"m", "4"}});
+  CHECK_FALSE(MatchNamePattern("cuda-compat-{M}-{m}", "cuda-compat-12-"));
+  CHECK_FALSE(MatchNamePattern("cuda-compat-{M}-{m}", "cuda-compat-12-4x"));
+  CHECK(MatchNamePattern("cupy-cuda*", "cupy-cuda12x"));
+  CHECK_FALSE(MatchNamePattern("cupy-cuda*", "cupy-cuda"));  // `*` takes at least one character
+  captured.clear();
+  CHECK(MatchNamePattern("nvidia-*-cu{cu}", "nvidia-cuda-nvrtc-cu12", &captured));
+  CHECK(captured["cu"] == "12");
+  CHECK_FALSE(MatchNamePattern("nvidia-*-cu{cu}", "nvidia-cu12"));
+  CHECK_FALSE(MatchNamePattern("torch", "torchvision"));
+
+  // A 200 KB name is read once, in linear time, whatever the pattern.
+  std::string huge = "nvidia-" + std::string(200 * 1024, '-') + "-cu12";
+  std::string digits(200 * 1024, '7');
+  auto start = std::chrono::steady_clock::now();
+  CHECK(MatchNamePattern("nvidia-*-cu{cu}", huge));
+  CHECK_FALSE(MatchNamePattern("cuda-compat-{M}-{m}", "cuda-compat-" + digits));
+  CHECK_FALSE(MatchNamePattern("nvidia-*-cu{cu}", "nvidia-" + std::string(200 * 1024, 'x')));
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(2));
+
+  CHECK(FillTemplate("/usr/local/cuda-{M}.{m}/{unknown}", {{"M", "12"}, {"m", "4"}}) == "/usr/local/cuda-12.4/{unknown}");
+  CHECK(FillTemplate("{", {}) == "{");
+}
+
+TEST_CASE("several tables in one file: each document validated, errors name file:line:column") {
+  imagelint::testing::TempDir dir;
+  std::string base_images = CheckoutFile("base-images.yaml");
+
+  // A missing required key is an error, not "".
+  auto missing = Knowledge::Load(
+      KnowledgeWith(dir, "base-images.yaml", Replace(base_images, R"({cuda: "12.4.1", cudart: "12.4.127", )", R"({cuda: "12.4.1", )")));
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().subject.find("base-images.yaml") != std::string::npos);
+  CHECK(missing.error().message.find("missing required field 'cudart'") != std::string::npos);
+  CHECK(missing.error().line > 60);  // in the cuda_images document, not the first one
+  CHECK(missing.error().column > 0);
+
+  // A wrong type, an unknown field.
+  auto wrong = Knowledge::Load(KnowledgeWith(dir, "base-images.yaml", Replace(base_images, R"(cudart: "12.4.127")", "cudart: twelve")));
+  REQUIRE_FALSE(wrong.ok());
+  CHECK(wrong.error().message.find("must be a version") != std::string::npos);
+  auto unknown_field = Knowledge::Load(KnowledgeWith(dir, "packages.yaml", Replace(CheckoutFile("packages.yaml"), "framework: torch,", "framwork: torch,")));
+  REQUIRE_FALSE(unknown_field.ok());
+  CHECK(unknown_field.error().message.find("unknown field 'framwork'") != std::string::npos);
+
+  // A document of a table that does not live in this file; a table given twice; a table missing.
+  auto stranger = Knowledge::Load(KnowledgeWith(dir, "packages.yaml", CheckoutFile("packages.yaml") + "---\nkind: gpus\nschema: 1\nrows: []\n"));
+  REQUIRE_FALSE(stranger.ok());
+  CHECK(stranger.error().message.find("kind 'gpus' is not a table of packages.yaml") != std::string::npos);
+  auto twice = Knowledge::Load(KnowledgeWith(dir, "packages.yaml",
+                                             CheckoutFile("packages.yaml") + "---\nkind: system_packages\nschema: 1\nrows: []\n"));
+  REQUIRE_FALSE(twice.ok());
+  CHECK(twice.error().message.find("given twice") != std::string::npos);
+  std::string without_pypi = CheckoutFile("packages.yaml");
+  without_pypi = without_pypi.replace(without_pypi.find("kind: pypi_releases"), 19, "kind: python_packages");
+  auto lost = Knowledge::Load(KnowledgeWith(dir, "packages.yaml", without_pypi));
+  REQUIRE_FALSE(lost.ok());
+
+  // Cross-row checks: an unknown brand set, a duplicate package, a pattern the matcher cannot read.
+  auto brands = Knowledge::Load(KnowledgeWith(dir, "base-images.yaml", Replace(base_images, "require_brands: B12", "require_brands: B99")));
+  REQUIRE_FALSE(brands.ok());
+  CHECK(brands.error().message.find("unknown brand set 'B99'") != std::string::npos);
+  CHECK(brands.error().line > 0);
+  auto duplicate = Knowledge::Load(KnowledgeWith(
+      dir, "packages.yaml", Replace(CheckoutFile("packages.yaml"), "name: torchvision, framework", "name: torch, framework")));
+  REQUIRE_FALSE(duplicate.ok());
+  CHECK(duplicate.error().message.find("duplicate pip package 'torch'") != std::string::npos);
+  auto pattern = Knowledge::Load(KnowledgeWith(
+      dir, "packages.yaml", Replace(CheckoutFile("packages.yaml"), R"(name: "cuda-compat-{M}-{m}")", R"(name: "cuda-compat-{M}{m}")")));
+  REQUIRE_FALSE(pattern.ok());
+  CHECK(pattern.error().message.find("placeholder") != std::string::npos);
+
+  // A row citing no id of sources.yaml.
+  auto uncited = Knowledge::Load(KnowledgeWith(dir, "base-images.yaml", Replace(base_images, "{architecture: amd64, source: S7}", "{architecture: amd64, source: memory}")));
+  REQUIRE_FALSE(uncited.ok());
+  CHECK(uncited.error().message.find("names no id from sources.yaml") != std::string::npos);
+}
+
+TEST_CASE("one table of several can be parsed from text alone") {
+  auto rows = Knowledge::ParseTable("pytorch_images",
+                                    "kind: pytorch_images\nschema: 1\nrows:\n  - {tag: 2.1.0-devel, cuda: \"12.1\", source: S7}\n",
+                                    "base-images.yaml", {"S7"});
+  REQUIRE(rows.ok());
+  CHECK(rows->size() == 1);
+  auto bad = Knowledge::ParseTable("pytorch_images", "kind: pytorch_images\nschema: 1\nrows:\n  - {tag: x, source: S7}\n",
+                                   "base-images.yaml", {"S7"});
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().line == 4);
+  CHECK(bad.error().message.find("missing required field 'cuda'") != std::string::npos);
+}

@@ -1,0 +1,138 @@
+// pip and uv pip: frameworks, their CUDA variant, NVIDIA wheels; the
+// requirement and index URL scanners.
+#include <doctest/doctest.h>
+
+#include "dockerfile/pip.h"
+#include "dockerfile_fixture.h"
+
+using nlohmann::json;
+using namespace imagelint::dockerfile;
+using namespace imagelint::testing::dockerfile_fixture;
+
+TEST_CASE("a PyTorch wheel without kernels for the fleet's GPU: torch 1.12.1 from PyPI on a 10.2 base") {
+  json facts = Facts(
+      "FROM nvidia/cuda:10.2-base-ubuntu18.04\n"
+      "RUN apt-get update && apt-get install -y python3-pip\n"
+      "RUN python3 -m pip install torch==1.12.1\n");
+  CHECK(facts["image"]["base"]["cuda_version"] == "10.2.89");  // minor-only tag: newest known
+  CHECK(facts["image"]["base"].contains("tag_resolution"));
+  const json* torch = Find(facts["frameworks"], "name", "torch");
+  REQUIRE(torch != nullptr);
+  CHECK((*torch)["cuda"] == "10.2");
+  CHECK((*torch)["variant"] == "cu102");
+  CHECK((*torch)["cuda_source"] == "PyPI default of torch 1.12");
+  CHECK((*torch)["dockerfile_line"] == 3);
+  CHECK_FALSE(torch->contains("unconfirmed"));  // 1.12 -> cu102 is a field report
+  {
+    CHECK((*torch)["sass"] == json::array({"sm_37", "sm_50", "sm_60", "sm_70"}));
+    CHECK((*torch)["ptx"].empty());
+  }
+  // The 2.0 default is from memory and says so.
+  json later = Facts("FROM nvidia/cuda:11.8.0-runtime-ubuntu22.04\nRUN pip install torch==2.0.1\n");
+  CHECK(Find(later["frameworks"], "name", "torch")->contains("unconfirmed"));
+}
+
+TEST_CASE("requirement scanner: names, extras, pins, markers, wheels; URLs and paths are not read") {
+  auto parse = [](const std::string& text, bool exact = true) { return ParseRequirement(ShellWord{text, exact, false}); };
+  auto torch = parse("Torch_Vision == 0.16.0 ; python_version > '3.8'");
+  REQUIRE(torch.has_value());
+  CHECK(torch->name == "torch-vision");
+  CHECK(torch->version == "0.16.0");
+  auto jax = parse("jax [CUDA12_pip, cuda12] ==0.4.23");
+  REQUIRE(jax.has_value());
+  CHECK(jax->extras == std::vector<std::string>{"cuda12_pip", "cuda12"});
+  CHECK(jax->version == "0.4.23");
+  CHECK(parse("torch===2.2.0")->version == "2.2.0");
+  CHECK(parse("pytorch=2.1")->version == "2.1");  // conda style
+  CHECK(parse("torch>=2.0")->version.empty());
+  CHECK(parse("torch==2.1.*,<3")->version.empty());
+  CHECK(parse("jax[cuda")->extras.empty());  // an unclosed bracket is no extras
+  CHECK(parse("torch\n==1.0")->version == "1.0");
+  CHECK_FALSE(parse("torch==1.0\n; x").has_value());
+  auto wheel = parse("https://download.pytorch.org/whl/cu118/torch-2.1.0%2Bcu118-cp310-cp310-linux_x86_64.whl");
+  REQUIRE(wheel.has_value());
+  CHECK(wheel->name == "torch");
+  CHECK(wheel->version == "2.1.0+cu118");
+  for (const char* unread : {"git+https://github.com/x/y", "./local", "/abs/path", "torch@https://x/y.whl", "-e", "[x]"})
+    CHECK_FALSE(parse(unread).has_value());
+  CHECK_FALSE(parse("torch==$V", false)->exact);
+
+  // Bounded: a 200 KB name or version is not a requirement any table knows.
+  CHECK_FALSE(parse(std::string(200 * 1024, 'a')).has_value());
+  CHECK_FALSE(parse("torch==" + std::string(200 * 1024, '1')).has_value());
+}
+
+TEST_CASE("index URLs select a variant only on the hosts packages.yaml names") {
+  std::vector<std::string> hosts = {"download.pytorch.org"};
+  CHECK(IndexVariant("https://download.pytorch.org/whl/cu121", hosts) == "cu121");
+  CHECK(IndexVariant("https://download.pytorch.org/whl/cpu/", hosts) == "cpu");
+  CHECK(IndexVariant("https://download.pytorch.org/whl/nightly/cu126", hosts) == "cu126");
+  CHECK(IndexVariant("https://download.pytorch.org/whl/test/rocm6.2", hosts) == "rocm6.2");
+  CHECK(IndexVariant("https://download.pytorch.org/whl/nightly/", hosts).empty());
+  CHECK(IndexVariant("https://download.pytorch.org/whl/x/whl/cu118", hosts) == "cu118");
+  CHECK(IndexVariant("https://mirror.example.com/whl/cu121", hosts).empty());
+  CHECK(IndexVariant("https://download.pytorch.org/whl/cu" + std::string(100 * 1024, '1'), hosts).size() <= 32);
+  CHECK(CudaFromVariant("cu113") == "11.3");
+  CHECK(CudaFromVariant("cu92") == "9.2");
+  CHECK(CudaFromVariant("cu130") == "13.0");
+  CHECK(CudaFromVariant("cpu").empty());
+  CHECK(CudaFromVariant("cu1").empty());
+}
+
+TEST_CASE("frameworks and their CUDA: companions, jax, cupy, tensorflow, onnxruntime, NVIDIA wheels") {
+  json facts = Facts(
+      "FROM nvidia/cuda:12.1.1-runtime-ubuntu22.04\n"
+      "RUN pip install torchvision==0.13.1 jaxlib==0.4.7+cuda11.cudnn86 'cupy-cuda117==12.0' onnxruntime-gpu==1.17\n"
+      "RUN pip install tensorflow-gpu==2.11.0 nvidia-cuda-runtime-cu11==11.8.89 nvidia-foo-cu12\n");
+  const json* vision = Find(facts["frameworks"], "name", "torchvision");
+  REQUIRE(vision != nullptr);
+  CHECK((*vision)["cuda"] == "10.2");  // 0.13 pairs with torch 1.12, whose PyPI wheel is cu102
+  CHECK((*vision)["cuda_source"] == "PyPI default of torch 1.12");
+  CHECK(vision->contains("unconfirmed"));  // the pairing is not confirmed
+  CHECK(Find(facts["frameworks"], "name", "jax")->at("cuda") == "11");
+  CHECK(Find(facts["frameworks"], "name", "cupy")->at("cuda") == "11.7");
+  CHECK(Find(facts["frameworks"], "name", "onnxruntime")->at("cuda_unknown") == true);
+  CHECK(Find(facts["frameworks"], "name", "tensorflow")->at("cuda") == "11.2");
+  const json* wheel_runtime = Find(facts["cuda"]["runtimes"], "source", "pip");
+  REQUIRE(wheel_runtime != nullptr);
+  CHECK((*wheel_runtime)["path"] == "<site-packages>/nvidia/cuda_runtime/lib/libcudart.so.11.0");
+  CHECK((*wheel_runtime)["soname"] == "libcudart.so.11.0");
+  const json* generic = Find(facts["cuda"]["packages"], "name", "nvidia-foo-cu12");
+  REQUIRE(generic != nullptr);
+  CHECK((*generic)["cuda_major"] == "12");
+  CHECK_FALSE(generic->contains("component"));
+
+  // CPU jax makes no row; an unknown tensorflow is unknown, not guessed.
+  json cpu = Facts("FROM nvidia/cuda:12.1.1-runtime-ubuntu22.04\nRUN pip install jax==0.4.30 tensorflow==2.99\n");
+  CHECK(Find(cpu["frameworks"], "name", "jax") == nullptr);
+  CHECK(Find(cpu["frameworks"], "name", "tensorflow")->at("cuda").is_null());
+  CHECK(HasUnknown(cpu, "frameworks"));
+}
+
+TEST_CASE("pip and uv choose between --index-url and --extra-index-url differently") {
+  const std::string indexes =
+      "--index-url https://download.pytorch.org/whl/cu121 --extra-index-url https://download.pytorch.org/whl/cu118";
+  json pip = Facts("FROM nvidia/cuda:12.1.1-runtime-ubuntu22.04\nRUN pip install torch==2.1.0 " + indexes + "\n");
+  CHECK(Find(pip["frameworks"], "name", "torch")->at("variant") == "cu121");
+  json uv = Facts("FROM nvidia/cuda:12.1.1-runtime-ubuntu22.04\nRUN uv pip install torch==2.1.0 " + indexes + "\n");
+  CHECK(Find(uv["frameworks"], "name", "torch")->at("variant") == "cu118");
+  CHECK(Find(uv["frameworks"], "name", "torch")->at("installer") == "uv pip");
+  // Requirements pip reads from elsewhere leave the list partial.
+  json partial = Facts("FROM nvidia/cuda:12.1.1-runtime-ubuntu22.04\nRUN pip install -rreqs.txt -e . git+https://x/y\n");
+  CHECK(partial["frameworks_complete"] == false);
+}
+
+TEST_CASE("a 200 KB package name in RUN pip install: read, unknown, no stack overflow") {
+  std::string name(200 * 1024, 'a');
+  for (const std::string& spec : {name, "torch==" + std::string(200 * 1024, '1'), name + "-cu12"}) {
+    auto analysis = Analyze("FROM nvidia/cuda:12.4.1-base-ubuntu22.04\nRUN pip install " + spec + "\n");
+    REQUIRE(analysis.ok());
+    CHECK(analysis->facts["frameworks_complete"] == false);  // not read: the list may be partial
+  }
+  auto extras = Analyze("FROM nvidia/cuda:12.4.1-base-ubuntu22.04\nRUN pip install 'x[" + name + "]==1'\n");
+  REQUIRE(extras.ok());
+  CHECK(extras->facts["frameworks_complete"] == true);  // a package no table knows, with long extras
+  json facts = Facts("FROM nvidia/cuda:12.4.1-base-ubuntu22.04\nRUN pip install " + name + "\n");
+  CHECK(facts["frameworks_complete"] == false);
+  CHECK(facts["dockerfile"]["unknown"][0]["reason"].get<std::string>().size() < 400);
+}

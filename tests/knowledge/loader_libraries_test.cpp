@@ -1,0 +1,84 @@
+// loader.yaml, cuda-targets.yaml, cudart-sonames.yaml, runtime-libraries.yaml
+// and their Knowledge accessors, on the real files.
+#include <doctest/doctest.h>
+
+#include "imagelint/knowledge.h"
+#include "support/test_support.h"
+
+using imagelint::Knowledge;
+
+namespace {
+const Knowledge& Loaded() {
+  static Knowledge knowledge = [] {
+    auto loaded = Knowledge::LoadDefault(imagelint::testing::SourceDir());
+    REQUIRE_MESSAGE(loaded.ok(), loaded.error().ToString());
+    return std::move(*loaded);
+  }();
+  return knowledge;
+}
+}  // namespace
+
+TEST_CASE("LoaderDefaultDirectories: multiarch first, then glibc's defaults") {
+  const Knowledge& k = Loaded();
+  CHECK(k.LoaderDefaultDirectories() ==
+        std::vector<std::string>{"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu",
+                                 "/usr/lib/aarch64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib"});
+  CHECK(k.LoaderDefaultDirectories("aarch64-linux-gnu") ==
+        std::vector<std::string>{"/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/lib64", "/usr/lib64",
+                                 "/lib", "/usr/lib"});
+}
+
+TEST_CASE("FindCudaTarget and CudaTargetNames") {
+  const Knowledge& k = Loaded();
+  const auto* amd64 = k.FindCudaTarget("amd64");
+  REQUIRE(amd64 != nullptr);
+  CHECK((*amd64)["cuda_target"] == "x86_64-linux");
+  CHECK((*amd64)["lib_triplet"] == "x86_64-linux-gnu");
+  CHECK((*amd64)["nvarch"] == "x86_64");
+  const auto* arm64 = k.FindCudaTarget("arm64");
+  REQUIRE(arm64 != nullptr);
+  CHECK((*arm64)["cuda_target"] == "sbsa-linux");  // not Jetson's aarch64-linux
+  CHECK((*arm64)["nvarch"] == "sbsa");
+  CHECK(k.FindCudaTarget("riscv64") == nullptr);
+  auto names = k.CudaTargetNames();
+  for (const char* name : {"x86_64-linux", "sbsa-linux", "aarch64-linux", "ppc64le-linux"})
+    CHECK(std::find(names.begin(), names.end(), name) != names.end());
+}
+
+TEST_CASE("CudartSoname: M.m before 11, 11.0 for 11.x, M from 12") {
+  const Knowledge& k = Loaded();
+  CHECK(k.CudartSoname("9.2") == "libcudart.so.9.2");
+  CHECK(k.CudartSoname("10.2.89") == "libcudart.so.10.2");
+  CHECK(k.CudartSoname("10") == "libcudart.so.10.0");
+  CHECK(k.CudartSoname("11.0") == "libcudart.so.11.0");
+  CHECK(k.CudartSoname("11.8.89") == "libcudart.so.11.0");
+  CHECK(k.CudartSoname("12.4.1") == "libcudart.so.12");
+  CHECK(k.CudartSoname("13.0") == "libcudart.so.13");
+  CHECK(!k.CudartSoname("").has_value());
+  CHECK(!k.CudartSoname("12.").has_value());
+  CHECK(!k.CudartSoname("v12").has_value());
+  CHECK(!k.CudartSoname("12.x").has_value());
+  CHECK(!k.CudartSoname("0.9").has_value());  // no row covers CUDA 0
+}
+
+TEST_CASE("FindRuntimeLibrary: exact names and families") {
+  const Knowledge& k = Loaded();
+  auto role = [&](const char* name) -> std::string {
+    const auto* row = k.FindRuntimeLibrary(name);
+    if (row == nullptr) return "none";
+    return std::string((*row)["cuda_library"].get<bool>() ? "cuda" : "") +
+           ((*row)["driver_library"].get<bool>() ? "driver" : "");
+  };
+  CHECK(role("libcudart") == "cuda");
+  CHECK(role("libcublasLt") == "cuda");
+  CHECK(role("libcudnn_ops_infer") == "cuda");
+  CHECK(role("libnppig") == "cuda");
+  CHECK(role("libnpp_x") == "none");  // npp names are letters only
+  CHECK(role("libnvinfer_plugin") == "cuda");
+  CHECK(role("libnvidia-ml") == "cudadriver");
+  CHECK(role("libnvidia-ptxjitcompiler") == "driver");
+  CHECK(role("libcudadebugger") == "driver");
+  CHECK(role("libnvidia-glcore") == "none");
+  CHECK(role("libcudartx") == "none");
+  CHECK(role("libc") == "none");
+}
