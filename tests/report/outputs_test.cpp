@@ -110,6 +110,24 @@ TEST_CASE("sarif identity: the same across tags and digests of one image, and ac
   // Another image, rule or pool is another identity.
   json other = sarif_of("registry.example.com/team/serve:3f2a1c9", 4, "m");
   CHECK(other["runs"][0]["results"][0]["partialFingerprints"] != run1["results"][0]["partialFingerprints"]);
+  // A Dockerfile across runs: the base image's tag bumped and lines added
+  // above the finding; the path (written with or without ./), rule, pool and
+  // logical location are what identify it.
+  auto dockerfile_run = [](const std::string& ref, const std::string& from, int line) {
+    json evidence = json::array({{{"detail", "FROM " + from + " (linux/amd64)"}, {"dockerfile_line", line}}});
+    json finding = SampleFinding("IL013", "platform-mismatch", "error", "linux/amd64 on linux/arm64",
+                                 json::array({"gh200-arm64"}), evidence);
+    json image = Image(ref, json::array({finding}), {"gh200-arm64"});
+    return json::parse(RenderSarif(Report(json::array({image})), {}))["runs"][0];
+  };
+  json monday = dockerfile_run("services/train/Dockerfile#app", "nvidia/cuda:12.4.1-runtime-ubuntu22.04", 3);
+  json tuesday = dockerfile_run("./services/train/Dockerfile#app", "nvidia/cuda:12.6.3-runtime-ubuntu24.04", 11);
+  CHECK(monday["automationDetails"]["id"] == "imagelint/services/train/Dockerfile#app/");
+  CHECK(monday["automationDetails"] == tuesday["automationDetails"]);
+  CHECK(monday["results"][0]["partialFingerprints"] == tuesday["results"][0]["partialFingerprints"]);
+  json other_file = dockerfile_run("services/serve/Dockerfile#app", "nvidia/cuda:12.4.1-runtime-ubuntu22.04", 3);
+  CHECK(other_file["results"][0]["partialFingerprints"] != monday["results"][0]["partialFingerprints"]);
+
   json a = SampleReport()["images"][0];
   json b = a;
   b["findings"][0]["pools"] = json::array({"a100-535"});
