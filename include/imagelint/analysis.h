@@ -8,8 +8,8 @@
 //   auto functions = analysis::DefaultFunctions(knowledge);     // language + knowledge functions
 //   IMAGELINT_TRY(rules->CheckFunctions(functions));
 //   auto report = analysis::Analyze({facts}, fleet, *rules, functions);
-//   auto shown = analysis::Finalize(*report, {.min_severity = ...});   // after any suppressions
-//   int exit_code = analysis::HasFindingsAtOrAbove(shown, fail_on) ? 1 : 0;
+//   auto shown = analysis::Finalize(*report, {.min_severity = ...}, {fail_on, fail_on_undecided});
+//   int exit_code = analysis::GateFailed(shown) ? 1 : 0;              // after any suppressions
 #pragma once
 
 #include <optional>
@@ -65,29 +65,53 @@ Result<nlohmann::json> Analyze(const std::vector<nlohmann::json>& facts, const F
 // built or edited elsewhere might.)
 rules::Severity FindingSeverity(const nlohmann::json& finding);
 
+// Whether a report finding is undecided: its rule could not be evaluated
+// because a fact it needs is unknown (`unknown: true`, with `missing[]`
+// naming the facts in user terms). Undecided findings are never counted as
+// warnings: verdicts show them as `undecided`, and only --fail-on-undecided
+// makes them fail the gate.
+bool IsUndecided(const nlohmann::json& finding);
+
 // A `--fail-on` value: "error" | "warning" | "note", or "none" (nullopt: never
 // fail). Errors name the value and the accepted ones.
 Result<std::optional<rules::Severity>> ParseThreshold(std::string_view text);
 
-// The gate (the one behind exit code 1): true when a finding that was not
-// suppressed is at or above `threshold`, whether it is shown or hidden by
-// --min-severity (Finalize counts those in summary.hidden); nullopt = never
-// (--fail-on none).
+// The gate (the one behind exit code 1): a finding that was not suppressed
+// fails it when it is decided and at or above `fail_on`, or undecided (at
+// warning level: its rule says not knowing matters) with `fail_on_undecided`.
+struct GateOptions {
+  std::optional<rules::Severity> fail_on = rules::Severity::kError;  // nullopt = --fail-on none
+  bool fail_on_undecided = false;                                    // --fail-on-undecided
+};
+
+// True when a decided finding that was not suppressed is at or above
+// `threshold`, whether it is shown or hidden by --min-severity (Finalize
+// counts those in summary.hidden); nullopt = never (--fail-on none).
+// Undecided findings never count here (see GateOptions).
 bool HasFindingsAtOrAbove(const nlohmann::json& report, std::optional<rules::Severity> threshold);
 
+// The gate Finalize decided: summary.gate.failed.
+bool GateFailed(const nlohmann::json& report);
+
 // Applies --min-severity: findings below it move out of `findings` (counted in
-// summary.hidden); adds `summary` {images, pools, verdicts{pass,warn,fail},
-// findings{error,warning,note}, hidden, min_severity, suppressed,
-// expired_ignores, unused_ignores, invalid_ignores}. Idempotent; the input
-// report is not modified. Every reporter reads a finalised report.
+// summary.hidden); decides the gate over every finding, shown or hidden
+// (`gate: pass|fail` on each image and verdict, summary.gate {fail_on,
+// fail_on_undecided, failed}), so that reporters show what fails the build
+// (JUnit marks a warn pool failed under --fail-on warning); adds `summary`
+// {images, pools, verdicts{pass,warn,fail,undecided},
+// findings{error,warning,note,undecided}, hidden, min_severity, suppressed,
+// expired_ignores, unused_ignores, invalid_ignores, gate}. Idempotent; the
+// input report is not modified. Every reporter reads a finalised report.
 struct FinalizeOptions {
   rules::Severity min_severity = rules::Severity::kNote;
 };
-nlohmann::json Finalize(const nlohmann::json& report, const FinalizeOptions& options = {});
+nlohmann::json Finalize(const nlohmann::json& report, const FinalizeOptions& options = {},
+                        const GateOptions& gate = {});
 
 // Derives each verdict of one report image ({pool}) from the image's findings
-// (each with its `pools`): the worst severity on the pool decides pass / warn /
-// fail; the predicted error is the error finding met first (stage, then the
+// (each with its `pools`): a decided error fails; else an undecided finding
+// at warning level makes it `undecided`; else a warning warns; else it
+// passes. The predicted error is the error finding met first (stage, then the
 // rule's priority); `rules` and `undetermined` list the findings behind it.
 // Also sets the image's overall `status` (from the findings alone when there
 // are no pools). Analyze uses it, and so does anything that later removes

@@ -42,6 +42,9 @@ struct Suppression {
   // only findings whose evidence names this Dockerfile line. 0 = any line.
   int dockerfile_line = 0;
   std::string expires;  // "YYYY-MM-DD"; after that day the suppression no longer applies
+  // Set when the entry cannot apply (a Dockerfile comment naming no rule of
+  // the rule set): it is listed in ignores.invalid with this text, not applied.
+  std::string problem;
 };
 
 // Dockerfile pragmas (dockerfile::InlineSuppression: rules, reason, file,
@@ -73,6 +76,7 @@ struct Config {
   std::vector<rules::RuleOverride> overrides;       // severity: {ID: level}, disable: [ID]
   std::vector<Suppression> ignores;                 // ignore: [{rule, reason, expires...}]
   std::optional<std::string> fail_on;               // fail-on: error|warning|note|none
+  std::optional<bool> fail_on_undecided;            // fail-on-undecided: true  --fail-on-undecided
   std::optional<std::string> min_severity;          // min-severity: error|warning|note
   std::vector<std::string> formats;                 // format: [text, sarif=out.sarif]
   std::optional<std::string> output;                // output: FILE
@@ -118,6 +122,7 @@ struct CommandLineOptions {
   std::vector<std::string> disable;     // --disable RULE
   std::vector<std::string> ignore;      // --ignore RULE[:DATE]=REASON
   std::string fail_on;                  // --fail-on
+  bool fail_on_undecided = false;       // --fail-on-undecided
   std::string min_severity;             // --min-severity
   std::vector<std::string> formats;     // --format FORMAT[=FILE]
   std::string output;                   // --output FILE
@@ -141,11 +146,21 @@ bool IsDate(std::string_view text);
 // '*' glob over a whole string.
 bool GlobMatch(std::string_view pattern, std::string_view text);
 
+// The rule of the rule set `rule` names (by id or name), or the closest ones
+// by edit distance for a "did you mean" (empty when nothing is close).
+std::vector<std::string> ClosestRules(std::string_view rule, const std::vector<rules::RuleInfo>& known);
+
+// Every ignore entry of the config file and the flags must name a rule of the
+// rule set, as --severity must: a typo would keep the finding and leave the
+// entry "unused". Errors name the flag or file:line and suggest the closest
+// rule ("--ignore: no rule named 'IL31' (did you mean IL013?)").
+Status CheckIgnoredRules(const std::vector<Suppression>& ignores, const std::vector<rules::RuleInfo>& known);
+
 // Moves matching findings of `report` into images[].suppressed[] (each with
 // `suppressed_by`), recomputes verdicts and image status from what remains,
 // and records `ignores.expired` (expired entries, which are not applied),
 // `ignores.unused` (entries that matched nothing) and `ignores.invalid`
-// (entries without a reason or a single rule: not applied). `today` is
+// (entries without a reason or a single rule, or with a `problem`: not applied). `today` is
 // "YYYY-MM-DD".
 nlohmann::json ApplySuppressions(const nlohmann::json& report, const std::vector<Suppression>& suppressions,
                                  const std::string& today);

@@ -83,6 +83,7 @@ struct ScanRequest {
   std::vector<config::Suppression> ignores;    // with their reasons; never silent
   bool inline_ignores = true;                  // `# imagelint ignore=RULE reason` in Dockerfiles
   std::optional<rules::Severity> fail_on = rules::Severity::kError;  // the gate; nullopt = never fail
+  bool fail_on_undecided = false;  // the strict gate: also fail when a rule could not decide (--fail-on-undecided)
   rules::Severity min_severity = rules::Severity::kNote;              // what the report shows
   ImageReadOptions read;
   // Dockerfile inputs: --build-arg values (already resolved) and the --target stage.
@@ -98,7 +99,8 @@ struct ScanRequest {
 
 struct ScanResult {
   nlohmann::json report;  // imagelint.report/v1, finalised (analysis::Finalize)
-  int exit_code = 0;      // 1 when a finding (shown or hidden) is at or above fail_on, else 0
+  int exit_code = 0;      // 1 when a finding (shown or hidden) is at or above fail_on, or undecided
+                          // with fail_on_undecided; else 0
   Fleet fleet;            // as loaded (placement advice needs it)
 };
 

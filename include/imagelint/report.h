@@ -1,6 +1,7 @@
 // Reporters: one report object (`imagelint.report/v1`, DESIGN.md "Report"),
-// seven renderings (text, json, sarif, junit, github, markdown, k8s), and the
-// output of the other commands (rule lists, cache usage, fleet imports).
+// nine renderings (text, json, sarif, junit, github, markdown, gitlab, html,
+// k8s), and the output of the other commands (rule lists, cache usage, fleet
+// imports).
 //
 //   auto result = imagelint::Scan(request, context);       // pipeline.h: finalised report + exit code
 //   auto plan = report::PlanOutputs(config);                // --format/--output -> requests
@@ -35,7 +36,8 @@ using rules::Severity;
 
 // kK8s: placement advice (a nodeAffinity over the fleet's pools,
 // docs/fleet-import.md); rendered by RenderOptions::placement.
-enum class Format { kText, kJson, kSarif, kJunit, kGithub, kMarkdown, kK8s };
+// kGitlab: GitLab's Code Quality report; kHtml: one self-contained page.
+enum class Format { kText, kJson, kSarif, kJunit, kGithub, kMarkdown, kK8s, kGitlab, kHtml };
 
 std::string_view FormatName(Format format);  // "text", "json", ...
 Result<Format> ParseFormat(std::string_view name);
@@ -66,12 +68,13 @@ std::vector<RuleMeta> RulesFromReport(const nlohmann::json& report);
 RuleMeta FromRuleInfo(const rules::RuleInfo& info);
 std::vector<RuleMeta> FromRuleInfos(const std::vector<rules::RuleInfo>& infos);
 
-inline constexpr const char* kDefaultDocsBaseUri = "https://github.com/imagelint/imagelint/blob/main/";
-
 struct RenderOptions {
   bool color = false;  // ANSI colour in text output (see ColorWanted)
-  // Prefix of helpUri / links: docs_base_uri + rule.docs.
-  std::string docs_base_uri = kDefaultDocsBaseUri;
+  // Prefix of links to the rule pages (SARIF helpUri, Markdown, HTML, text):
+  // docs_base_uri + rule.docs. Empty (the default, --docs-url unset) = no
+  // links: imagelint has no public home, and the rule help travels inside
+  // the reports (SARIF help.text/help.markdown, `imagelint explain`).
+  std::string docs_base_uri;
   // Where docs/rules/<ID>.md live, for SARIF help.markdown; empty = no pages
   // (the command line passes imagelint::Context::docs_dir).
   std::string docs_dir;
@@ -80,7 +83,7 @@ struct RenderOptions {
   // evidence carries a dockerfile_line and the image entry names none.
   std::string dockerfile;
   size_t markdown_top_findings = 10;
-  size_t width = 80;  // text output width
+  size_t width = 80;  // text output width (the terminal's, on a terminal)
   // --format k8s needs the fleet, which the report does not carry: a command
   // with a fleet sets this (fleet_import::RenderPlacementAdvice bound to it).
   std::function<Result<std::string>(const nlohmann::json& report)> placement;
@@ -96,16 +99,33 @@ struct OutputPlan {
 };
 Result<OutputPlan> PlanOutputs(const config::Config& config);
 
-// The text report for people (80 columns): per image, the verdict of each
-// pool with the predicted error, then every finding with its message,
-// prediction, evidence, fix and docs; then suppressed findings,
-// expired/rejected/unused ignores and the summary line.
+// The text report for people (RenderOptions::width columns): per image, the
+// verdict of each pool with the predicted error, then the findings grouped by
+// severity (errors, undecided, warnings, notes), one block per root cause
+// with its pools, message, prediction, evidence (long requirement lists
+// shortened), fix and help; then suppressed findings, expired/rejected/unused
+// ignores and the summary line.
 std::string RenderText(const nlohmann::json& report, const RenderOptions& options = {});
 std::string RenderJson(const nlohmann::json& report);
 std::string RenderSarif(const nlohmann::json& report, const std::vector<RuleMeta>& rules,
                         const RenderOptions& options = {});
+// A suite per image, a case per pool: a pool that fails the gate
+// (summary.gate: --fail-on, --fail-on-undecided) is a <failure>, an
+// undecided one that does not is <skipped>.
 std::string RenderJunit(const nlohmann::json& report);
+// GitHub workflow commands, one per rule and location (pools and images
+// listed), file-located ones first, at most 10 (GitHub shows 10 per step)
+// plus one line saying how many more there are.
 std::string RenderGithub(const nlohmann::json& report, const RenderOptions& options = {});
+inline constexpr size_t kGithubMaxAnnotations = 10;
+// GitLab Code Quality (a JSON array of issues: description, check_name,
+// fingerprint, severity, location.path/lines.begin).
+std::string RenderGitlab(const nlohmann::json& report, const RenderOptions& options = {});
+// One self-contained HTML page (inline CSS, no script, no external
+// resource): the images × pools matrix, the findings by root cause with
+// evidence, fix and rule help (from options.docs_dir), and the fleet.
+std::string RenderHtml(const nlohmann::json& report, const std::vector<RuleMeta>& rules,
+                       const RenderOptions& options = {});
 std::string RenderMarkdown(const nlohmann::json& report, const std::vector<RuleMeta>& rules,
                            const RenderOptions& options = {});
 std::string Render(const nlohmann::json& report, Format format, const std::vector<RuleMeta>& rules,
@@ -130,8 +150,11 @@ Result<std::string> RenderCachePrune(const std::string& directory, const PruneRe
 // from 12 nodes of nodes.json; 1 without GPU information skipped").
 std::string FleetImportSummary(const fleet_import::ImportResult& imported);
 
-// A stable identity for a finding across runs (rule, image ref, pools,
-// evidence paths; never digests, line numbers or message wording): 64 hex.
+// A stable identity for a finding across runs: the rule, the image's name
+// without tag or digest (or the Dockerfile's path), the pools and the
+// finding's logical location (evidence paths, the variables it names, the
+// facts an undecided rule misses) -- never tags, digests, layer or line
+// numbers, or message wording: 64 hex.
 std::string FindingFingerprint(const nlohmann::json& image, const nlohmann::json& finding);
 
 }  // namespace imagelint::report

@@ -5,6 +5,8 @@
 
 #include "imagelint/analysis.h"
 
+#include "analysis/undecided.h"
+
 namespace imagelint::analysis {
 
 using nlohmann::json;
@@ -134,7 +136,7 @@ class RuleRunner {
     EvalTrace trace;
     auto list = rule.foreach->second.Evaluate(env, functions_, &trace, options_.limits);
     if (!list.ok()) return Tag(rule, list.error());
-    if (list->unknown) return Unknown(rule, facts, trace, out);
+    if (list->unknown) return Unknown(rule, env, facts, trace, out);
     if (list->json.is_null()) return OkStatus();
     if (!list->json.is_array())
       return MakeErrorAtLine(rule.file, rule.foreach->second.where().line, rule.foreach->second.where().column,
@@ -163,7 +165,7 @@ class RuleRunner {
     }
     auto fired = rule.condition.Evaluate(env, functions_, &trace, options_.limits);
     if (!fired.ok()) return Tag(rule, fired.error());
-    if (fired->unknown) return Unknown(rule, facts, trace, out, element);
+    if (fired->unknown) return Unknown(rule, env, facts, trace, out, element);
     if (!fired->json.is_boolean())
       return MakeErrorAtLine(rule.file, rule.condition.where().line, rule.condition.where().column,
                              "rule " + rule.id + ": the condition must be a boolean");
@@ -222,22 +224,34 @@ class RuleRunner {
     return OkStatus();
   }
 
-  Status Unknown(const Rule& rule, const json& facts, const EvalTrace& trace,
+  // The condition could not be evaluated: an undecided finding that names
+  // the missing facts in user terms (undecided.cpp), never a silent pass.
+  Status Unknown(const Rule& rule, const Environment& env, const json& facts, const EvalTrace& trace,
                  std::vector<json>& out, const json* element = nullptr) {
     if (rule.on_unknown == rules::OnUnknown::kIgnore) return OkStatus();
     Severity severity = rule.on_unknown == rules::OnUnknown::kNote ? Severity::kNote : Severity::kWarning;
     severity = std::min(severity, rule.severity);
+    std::string pool;
+    auto bound = env.find("pool");
+    if (bound != env.end() && !bound->second.unknown && bound->second.json.is_object())
+      pool = bound->second.json.value("name", "");
+    internal::Undecided undecided = internal::DescribeUndecided(
+        trace.missing, facts, pool, rule.foreach ? rule.foreach->first : std::string(), element);
     json finding = Base(rule);
-    std::string missing;
-    for (const auto& path : trace.missing) missing += (missing.empty() ? "" : ", ") + path;
-    finding["message"] = "cannot tell whether this applies (" + rule.title + "): missing " +
-                         (missing.empty() ? std::string("facts") : missing);
+    finding["message"] = "cannot tell whether this applies (" + rule.title + "): " + undecided.text;
     finding["severity"] = std::string(rules::SeverityName(severity));
     finding["predicted_error"] = nullptr;
     finding["unknown"] = true;
     finding["missing_facts"] = trace.missing;
+    finding["missing"] = undecided.missing;
+    if (!undecided.hints.empty()) {
+      std::string fix = "To decide it: ";
+      for (size_t i = 0; i < undecided.hints.size(); ++i) fix += (i ? "; " : "") + undecided.hints[i];
+      finding["fix"] = fix + ".";
+    }
     json evidence = json::array();
     if (element && element->is_object() && element->contains("path")) evidence.push_back(ResolveEvidence(*element, facts));
+    for (const auto& item : undecided.evidence) evidence.push_back(item);
     finding["evidence"] = evidence;
     out.push_back(std::move(finding));
     return OkStatus();
@@ -379,26 +393,39 @@ void DeriveVerdicts(json& image) {
     const auto& on = finding["pools"];
     return std::find(on.begin(), on.end(), pool) != on.end();
   };
-  auto status_of = [](int rank) {
+  // A real error fails; a rule that could not decide (at warning level: its
+  // rule says not knowing matters) makes the verdict undecided, which a real
+  // warning does not hide; then warnings; notes pass.
+  auto status_of = [](int rank, bool undecided) {
     return rank >= static_cast<int>(Severity::kError)     ? "fail"
+           : undecided                                    ? "undecided"
            : rank >= static_cast<int>(Severity::kWarning) ? "warn"
                                                           : "pass";
   };
+  auto blocks = [&](const json& finding) {
+    return IsUndecided(finding) && severity_of(finding) >= static_cast<int>(Severity::kWarning);
+  };
   int image_rank = -1;
+  bool image_undecided = false;
   bool has_verdicts = image.contains("verdicts") && image["verdicts"].is_array() && !image["verdicts"].empty();
   if (has_verdicts) {
     for (auto& verdict : image["verdicts"]) {
       const json pool = verdict.contains("pool") ? verdict["pool"] : json();
       int worst_rank = -1;
+      bool undecided = false;
       const json* deciding = nullptr;
       json rule_ids = json::array();
       json undetermined = json::array();
       for (const auto& finding : findings) {
         if (!on_pool(finding, pool)) continue;
-        int rank = severity_of(finding);
         json id = finding.contains("rule") ? finding["rule"] : json();
-        json& list = finding.value("unknown", false) ? undetermined : rule_ids;
+        json& list = IsUndecided(finding) ? undetermined : rule_ids;
         if (std::find(list.begin(), list.end(), id) == list.end()) list.push_back(id);
+        if (IsUndecided(finding)) {
+          undecided = undecided || blocks(finding);
+          continue;
+        }
+        int rank = severity_of(finding);
         worst_rank = std::max(worst_rank, rank);
         if (rank == static_cast<int>(Severity::kError) && finding.contains("predicted_error") &&
             finding["predicted_error"].is_object()) {
@@ -408,7 +435,7 @@ void DeriveVerdicts(json& image) {
           if (!deciding || key(finding) < key(*deciding)) deciding = &finding;
         }
       }
-      verdict["status"] = status_of(worst_rank);
+      verdict["status"] = status_of(worst_rank, undecided);
       if (deciding) {
         json predicted = (*deciding)["predicted_error"];
         predicted["rule"] = (*deciding)["rule"];
@@ -419,11 +446,18 @@ void DeriveVerdicts(json& image) {
       verdict["rules"] = rule_ids;
       verdict["undetermined"] = undetermined;
       image_rank = std::max(image_rank, worst_rank);
+      image_undecided = image_undecided || undecided;
     }
   } else {
-    for (const auto& finding : findings) image_rank = std::max(image_rank, severity_of(finding));
+    for (const auto& finding : findings) {
+      if (IsUndecided(finding)) {
+        image_undecided = image_undecided || blocks(finding);
+      } else {
+        image_rank = std::max(image_rank, severity_of(finding));
+      }
+    }
   }
-  image["status"] = status_of(image_rank);
+  image["status"] = status_of(image_rank, image_undecided);
 }
 
 }  // namespace imagelint::analysis

@@ -37,6 +37,12 @@ Severity FindingSeverity(const json& finding) {
   return rules::ParseSeverity(Str(finding, "severity")).value_or(Severity::kError);
 }
 
+bool IsUndecided(const json& finding) {
+  if (!finding.is_object()) return false;
+  auto it = finding.find("unknown");
+  return it != finding.end() && it->is_boolean() && it->get<bool>();
+}
+
 Result<std::optional<Severity>> ParseThreshold(std::string_view text) {
   if (text == "none") return std::optional<Severity>();
   auto severity = rules::ParseSeverity(text);
@@ -44,11 +50,28 @@ Result<std::optional<Severity>> ParseThreshold(std::string_view text) {
   return std::optional<Severity>(*severity);
 }
 
+namespace {
+
+// Whether one finding (shown or about to be hidden) fails the gate.
+bool FailsGate(const json& finding, const GateOptions& gate) {
+  if (IsUndecided(finding)) return gate.fail_on_undecided && FindingSeverity(finding) >= Severity::kWarning;
+  return gate.fail_on && FindingSeverity(finding) >= *gate.fail_on;
+}
+
+bool OnPool(const json& finding, const std::string& pool) {
+  for (const auto& name : Arr(finding, "pools")) {
+    if (name.is_string() && name.get<std::string>() == pool) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 bool HasFindingsAtOrAbove(const json& report, std::optional<Severity> threshold) {
   if (!threshold) return false;
   for (const auto& image : Arr(report, "images")) {
     for (const auto& finding : Arr(image, "findings")) {
-      if (FindingSeverity(finding) >= *threshold) return true;
+      if (!IsUndecided(finding) && FindingSeverity(finding) >= *threshold) return true;
     }
   }
   // Findings hidden by --min-severity still decide the exit code.
@@ -61,25 +84,49 @@ bool HasFindingsAtOrAbove(const json& report, std::optional<Severity> threshold)
   return false;
 }
 
-json Finalize(const json& input, const FinalizeOptions& options) {
+bool GateFailed(const json& report) {
+  if (!report.is_object() || !report.contains("summary") || !report["summary"].is_object()) return false;
+  const json& gate = report["summary"].value("gate", json::object());
+  return gate.is_object() && gate.value("failed", false);
+}
+
+json Finalize(const json& input, const FinalizeOptions& options, const GateOptions& gate) {
   json report = input.is_object() ? input : json::object();
-  json hidden = {{"error", 0}, {"warning", 0}, {"note", 0}};
+  json hidden = {{"error", 0}, {"warning", 0}, {"note", 0}, {"undecided", 0}};
+  bool was_failed = GateFailed(report);
   if (report.contains("summary") && report["summary"].is_object()) {
     const json previous = report["summary"].value("hidden", json::object());
     for (Severity severity : {Severity::kNote, Severity::kWarning, Severity::kError})
       hidden[std::string(rules::SeverityName(severity))] = Count(previous, severity);
+    if (previous.is_object() && previous.contains("undecided") && previous["undecided"].is_number_integer())
+      hidden["undecided"] = previous["undecided"];
   }
-  json shown_counts = {{"error", 0}, {"warning", 0}, {"note", 0}};
-  json verdict_counts = {{"pass", 0}, {"warn", 0}, {"fail", 0}};
+  json shown_counts = {{"error", 0}, {"warning", 0}, {"note", 0}, {"undecided", 0}};
+  json verdict_counts = {{"pass", 0}, {"warn", 0}, {"fail", 0}, {"undecided", 0}};
   size_t suppressed = 0;
+  bool failed = was_failed;
   std::map<std::string, bool> pools;
   if (!report.contains("images") || !report["images"].is_array()) report["images"] = json::array();
   for (auto& image : report["images"]) {
     if (!image.is_object()) continue;
+    // The gate first, over every finding that was not suppressed, shown or not.
+    bool image_fails = Str(image, "gate") == "fail";
+    for (const auto& finding : Arr(image, "findings")) image_fails = image_fails || FailsGate(finding, gate);
+    image["gate"] = image_fails ? "fail" : "pass";
+    failed = failed || image_fails;
+    if (image.contains("verdicts") && image["verdicts"].is_array()) {
+      for (auto& verdict : image["verdicts"]) {
+        if (!verdict.is_object()) continue;
+        bool fails = Str(verdict, "gate") == "fail";
+        for (const auto& finding : Arr(image, "findings"))
+          fails = fails || (OnPool(finding, Str(verdict, "pool")) && FailsGate(finding, gate));
+        verdict["gate"] = fails ? "fail" : "pass";
+      }
+    }
     json kept = json::array();
     for (const auto& finding : Arr(image, "findings")) {
       Severity severity = FindingSeverity(finding);
-      std::string name(rules::SeverityName(severity));
+      std::string name = IsUndecided(finding) ? "undecided" : std::string(rules::SeverityName(severity));
       if (severity < options.min_severity) {
         hidden[name] = hidden[name].get<int64_t>() + 1;
         continue;
@@ -108,6 +155,9 @@ json Finalize(const json& input, const FinalizeOptions& options) {
   summary["expired_ignores"] = Arr(ignores, "expired").size();
   summary["unused_ignores"] = Arr(ignores, "unused").size();
   summary["invalid_ignores"] = Arr(ignores, "invalid").size();
+  summary["gate"] = {{"fail_on", gate.fail_on ? std::string(rules::SeverityName(*gate.fail_on)) : std::string("none")},
+                     {"fail_on_undecided", gate.fail_on_undecided},
+                     {"failed", failed}};
   report["summary"] = summary;
   return report;
 }

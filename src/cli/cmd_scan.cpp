@@ -72,7 +72,7 @@ int RunScan(ScanArgs& args, const Environment& environment) {
 
   report::RenderOptions render = outputs->render;
   render.color = environment.ColorWanted(STDOUT_FILENO);
-  render.width = environment.TextWidth();
+  render.width = environment.TextWidth(STDOUT_FILENO);
   render.docs_dir = context.docs_dir.string();
   render.placement = [&fleet = result->fleet](const nlohmann::json& shown) {  // --format k8s
     return fleet_import::RenderPlacementAdvice(shown, fleet);

@@ -1,8 +1,10 @@
 // The process environment, read in one place (see environment.h).
 #include "cli/environment.h"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -87,6 +89,14 @@ bool Environment::ColorWanted(int fd) const {
   if (!Get("NO_COLOR").empty()) return false;
   if (Get("TERM") == "dumb") return false;
   return ::isatty(fd) == 1;
+}
+
+size_t Environment::TextWidth(int fd) const {
+  constexpr size_t kDefault = 80;
+  if (::isatty(fd) != 1) return kDefault;
+  struct winsize size {};
+  if (::ioctl(fd, TIOCGWINSZ, &size) != 0 || size.ws_col == 0) return kDefault;
+  return std::clamp<size_t>(size.ws_col, 60, 200);
 }
 
 Result<std::map<std::string, std::string>> Environment::BuildArgs(const std::vector<std::string>& flags) const {

@@ -54,9 +54,9 @@ class Environment {
   // empty and TERM is not "dumb".
   bool ColorWanted(int fd) const;
 
-  // Columns of the text report. Fixed at 80 (docs/cli.md); the place to read
-  // a terminal's width when the text report learns to use it.
-  size_t TextWidth() const { return 80; }
+  // Columns of the text report: the terminal's width when `fd` is one
+  // (between 60 and 200), else 80, so files, pipes and CI logs are stable.
+  size_t TextWidth(int fd) const;
 
   // `--build-arg NAME[=VALUE]` as `docker build` reads them: NAME alone takes
   // the variable's value (skipped when it is unset). Errors name the flag.

@@ -110,6 +110,10 @@ void AddReportFlags(CLI::App& app, config::CommandLineOptions& options) {
                    "independent of --min-severity, e.g. --fail-on warning")
         ->type_name("LEVEL")
         ->check(CLI::IsMember({"error", "warning", "note", "none"}));
+  if (!Has(app, "--fail-on-undecided"))
+    app.add_flag("--fail-on-undecided", options.fail_on_undecided,
+                 "also exit 1 when a verdict is undecided (a rule could not decide because a fact is unknown); "
+                 "undecided verdicts never count as warnings");
   if (!Has(app, "--min-severity"))
     app.add_option("--min-severity", options.min_severity,
                    "show findings at or above this severity: note (default), warning, error; hidden ones still "
@@ -131,8 +135,8 @@ void AddReportFlags(CLI::App& app, config::CommandLineOptions& options) {
         ->type_name("RULE[:DATE]=REASON");
   if (!Has(app, "--docs-url"))
     app.add_option("--docs-url", options.docs_url,
-                   std::string("base URL of rule docs in SARIF/Markdown links (default ") + report::kDefaultDocsBaseUri +
-                       ")")
+                   "base URL of the rule pages for links in SARIF (helpUri), Markdown and HTML, e.g. "
+                   "https://git.example.com/tools/imagelint/-/blob/main/ (no links without it)")
         ->type_name("URL");
   if (!Has(app, "--no-inline-ignores"))
     app.add_flag("--no-inline-ignores", options.no_inline_ignores,

@@ -216,9 +216,11 @@ Result<Config> ParseConfig(std::string_view text, const std::string& file) {
         for (const auto& spec : *formats) {
           size_t equals = spec.find('=');
           std::string name = spec.substr(0, equals);
-          if (name != "text" && name != "json" && name != "sarif" && name != "junit" && name != "github" &&
-              name != "markdown")
-            return At(file, value, "unknown format '" + name + "' (expected text, json, sarif, junit, github or markdown)");
+          static const std::set<std::string> kFormats = {"text",     "json",   "sarif", "junit", "github",
+                                                         "markdown", "gitlab", "html",  "k8s"};
+          if (!kFormats.count(name))
+            return At(file, value,
+                      "unknown format '" + name + "' (expected text, json, sarif, junit, github, markdown, gitlab, html or k8s)");
           if (equals == std::string::npos) {
             config.formats.push_back(spec);
           } else {
@@ -232,17 +234,18 @@ Result<Config> ParseConfig(std::string_view text, const std::string& file) {
         if (key == "platform") config.platform = *text_value;
         if (key == "dockerfile") config.dockerfile = Resolve(file, *text_value);
         if (key == "docs-url") config.docs_url = *text_value;
-      } else if (key == "inline-ignores") {
-        if (!value.IsScalar()) return At(file, value, "'inline-ignores' must be true or false");
+      } else if (key == "inline-ignores" || key == "fail-on-undecided") {
+        if (!value.IsScalar()) return At(file, value, "'" + key + "' must be true or false");
         std::string flag = value.as<std::string>();
-        if (flag == "true") config.inline_ignores = true;
-        else if (flag == "false") config.inline_ignores = false;
-        else return At(file, value, "'inline-ignores' must be true or false");
+        std::optional<bool>& setting = key == "inline-ignores" ? config.inline_ignores : config.fail_on_undecided;
+        if (flag == "true") setting = true;
+        else if (flag == "false") setting = false;
+        else return At(file, value, "'" + key + "' must be true or false");
       } else {
         return At(file, entry.first,
                   "unknown setting '" + key +
-                      "' (expected fleet, rules, severity, disable, ignore, fail-on, min-severity, format, output, "
-                      "platform, dockerfile, docs-url, inline-ignores)");
+                      "' (expected fleet, rules, severity, disable, ignore, fail-on, fail-on-undecided, min-severity, "
+                      "format, output, platform, dockerfile, docs-url, inline-ignores)");
       }
     }
   } catch (const YAML::Exception& e) {
@@ -294,6 +297,7 @@ Config Merge(const Config& base, const Config& overlay) {
   out.overrides.insert(out.overrides.end(), overlay.overrides.begin(), overlay.overrides.end());
   out.ignores.insert(out.ignores.end(), overlay.ignores.begin(), overlay.ignores.end());
   if (overlay.fail_on) out.fail_on = overlay.fail_on;
+  if (overlay.fail_on_undecided) out.fail_on_undecided = overlay.fail_on_undecided;
   if (overlay.min_severity) out.min_severity = overlay.min_severity;
   if (!overlay.formats.empty()) out.formats = overlay.formats;
   if (overlay.output) out.output = overlay.output;

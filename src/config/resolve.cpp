@@ -42,6 +42,7 @@ Result<Config> ResolveConfig(const CommandLineOptions& options) {
     if (!threshold.ok()) return MakeError("--fail-on", threshold.error().message);
     flags.fail_on = options.fail_on;
   }
+  if (options.fail_on_undecided) flags.fail_on_undecided = true;
   if (!options.min_severity.empty()) {
     if (!rules::ParseSeverity(options.min_severity))
       return MakeError("--min-severity", "'" + options.min_severity + "' is not one of error, warning, note");

@@ -2,6 +2,9 @@
 // findings move to `suppressed[]`, verdicts are recomputed from what is left,
 // expired and unused entries are listed. Nothing disappears silently.
 #include <algorithm>
+#include <string_view>
+
+#include "common/text.h"
 
 #include "imagelint/analysis.h"
 #include "imagelint/config.h"
@@ -60,7 +63,66 @@ json Describe(const Suppression& s) {
   return j;
 }
 
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t above = row[j];
+      size_t substitute = diagonal + (ToLower(a.substr(i - 1, 1)) == ToLower(b.substr(j - 1, 1)) ? 0 : 1);
+      row[j] = std::min({above + 1, row[j - 1] + 1, substitute});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+bool Names(const rules::RuleInfo& info, std::string_view rule) { return info.id == rule || info.name == rule; }
+
 }  // namespace
+
+std::vector<std::string> ClosestRules(std::string_view rule, const std::vector<rules::RuleInfo>& known) {
+  if (rule.size() > 200) return {};
+  size_t best = std::string::npos;
+  std::vector<std::string> out;
+  for (const auto& info : known) {
+    for (const std::string* candidate : {&info.id, &info.name}) {
+      if (candidate->empty()) continue;
+      size_t distance = EditDistance(rule, *candidate);
+      // Close means at most a third of the longer name changed.
+      if (distance * 3 > std::max(rule.size(), candidate->size())) continue;
+      if (distance < best) {
+        best = distance;
+        out.clear();
+      }
+      if (distance == best && std::find(out.begin(), out.end(), info.id) == out.end()) out.push_back(info.id);
+    }
+  }
+  if (out.size() > 3) out.resize(3);
+  return out;
+}
+
+Status CheckIgnoredRules(const std::vector<Suppression>& ignores, const std::vector<rules::RuleInfo>& known) {
+  for (const auto& s : ignores) {
+    if (s.rule.empty() || s.rule == "*") continue;  // reported as invalid (names no single rule)
+    if (std::any_of(known.begin(), known.end(), [&](const rules::RuleInfo& info) { return Names(info, s.rule); }))
+      continue;
+    std::string message = "ignore: no rule named '" + s.rule + "'";
+    auto closest = ClosestRules(s.rule, known);
+    if (!closest.empty()) {
+      message += " (did you mean ";
+      for (size_t i = 0; i < closest.size(); ++i) message += (i ? " or " : "") + closest[i];
+      message += "?)";
+    } else {
+      message += " (imagelint rules lists them)";
+    }
+    if (s.origin == "flag" || s.file.empty()) return MakeError("--ignore", message.substr(8));
+    return MakeErrorAtLine(s.file, s.line, 0, message);
+  }
+  return OkStatus();
+}
 
 json ApplySuppressions(const json& input, const std::vector<Suppression>& suppressions, const std::string& today) {
   json report = input;
@@ -68,7 +130,11 @@ json ApplySuppressions(const json& input, const std::vector<Suppression>& suppre
   json invalid = json::array();
   std::vector<const Suppression*> active;
   for (const auto& s : suppressions) {
-    if (s.reason.find_first_not_of(" \t") == std::string::npos || s.rule.empty() || s.rule == "*") {
+    if (!s.problem.empty()) {
+      json entry = Describe(s);
+      entry["problem"] = s.problem;
+      invalid.push_back(entry);
+    } else if (s.reason.find_first_not_of(" \t") == std::string::npos || s.rule.empty() || s.rule == "*") {
       // Every suppression must say why (Dockerfile pragmas can omit it).
       json entry = Describe(s);
       entry["problem"] = s.rule.empty() || s.rule == "*" ? "names no single rule" : "has no reason";

@@ -109,6 +109,7 @@ Result<ScanRequest> ScanRequestFromConfig(const config::Config& config) {
     if (!threshold.ok()) return MakeError("--fail-on" + where, threshold.error().message);
     request.fail_on = *threshold;
   }
+  request.fail_on_undecided = config.fail_on_undecided.value_or(false);
   if (config.min_severity) {
     auto severity = rules::ParseSeverity(*config.min_severity);
     if (!severity)
@@ -133,6 +134,8 @@ Result<ScanResult> Scan(const ScanRequest& request, const Context& context) {
   auto rule_set = rules::LoadRuleSet(context.rules_dir, request.rule_files);
   if (!rule_set.ok()) return rule_set.error();
   IMAGELINT_TRY(rule_set->ApplyOverrides(request.overrides));
+  const std::vector<rules::RuleInfo> known_rules = rule_set->List();
+  IMAGELINT_TRY(config::CheckIgnoredRules(request.ignores, known_rules));
   rules::FunctionRegistry functions = analysis::DefaultFunctions(*knowledge);
   IMAGELINT_TRY(rule_set->CheckFunctions(functions));
 
@@ -155,12 +158,21 @@ Result<ScanResult> Scan(const ScanRequest& request, const Context& context) {
   }
 
   std::vector<config::Suppression> suppressions = request.ignores;
-  if (request.inline_ignores)
-    suppressions.insert(suppressions.end(), inline_suppressions.begin(), inline_suppressions.end());
+  if (request.inline_ignores) {
+    for (auto& suppression : inline_suppressions) {
+      // A comment naming no rule is reported (ignores.invalid), not applied.
+      if (!suppression.rule.empty() && !config::CheckIgnoredRules({suppression}, known_rules).ok()) {
+        auto closest = config::ClosestRules(suppression.rule, known_rules);
+        suppression.problem = "names no rule" + (closest.empty() ? std::string() : " (did you mean " + closest[0] + "?)");
+      }
+      suppressions.push_back(std::move(suppression));
+    }
+  }
   std::string today = context.today.empty() ? config::Today() : context.today;
-  result.report = analysis::Finalize(config::ApplySuppressions(report, suppressions, today),
-                                     {.min_severity = request.min_severity});
-  result.exit_code = analysis::HasFindingsAtOrAbove(result.report, request.fail_on) ? 1 : 0;
+  result.report = analysis::Finalize(
+      config::ApplySuppressions(report, suppressions, today),
+      {.min_severity = request.min_severity}, {request.fail_on, request.fail_on_undecided});
+  result.exit_code = analysis::GateFailed(result.report) ? 1 : 0;
   return result;
 }
 

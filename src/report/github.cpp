@@ -1,6 +1,10 @@
-// GitHub Actions workflow commands: one annotation per finding
-// (`::error file=Dockerfile,line=12,title=IL003 ...::message`). Findings
-// without a Dockerfile line are annotated without a file (shown on the run).
+// GitHub Actions workflow commands (`::error file=Dockerfile,line=12,title=
+// IL003 ...::message`): one per rule and location, with the pools and images
+// it covers; findings without a Dockerfile line are annotated without a file
+// (shown on the run). GitHub shows 10 annotations per step, so at most 10
+// are written, file-located ones first, plus a line saying how many more.
+#include <algorithm>
+
 #include "imagelint/report.h"
 #include "util.h"
 
@@ -35,50 +39,159 @@ std::string EscapeProperty(const std::string& text) {
 
 }  // namespace
 
+namespace {
+
+struct Annotation {
+  std::string command;     // error | warning | notice
+  int order = 0;           // error 3, warning 2, undecided 1, note 0
+  std::string file;        // "" = not located in a file
+  int line = 0;
+  std::string where;       // without a file: the image and the path in it
+  std::string rule, name;
+  std::vector<const json*> images;
+  std::vector<std::vector<std::string>> pools;  // per image
+  const json* first = nullptr;                   // the finding whose text is shown
+};
+
+std::string FirstPath(const json& finding) {
+  for (const auto& item : Arr(finding, "evidence")) {
+    std::string path = Str(item, "path");
+    if (!path.empty()) return path;
+  }
+  return "";
+}
+
+std::string Command(const json& finding) {
+  if (Undecided(finding)) return "notice";
+  Severity severity = SeverityOf(finding);
+  return severity == Severity::kError ? "error" : severity == Severity::kWarning ? "warning" : "notice";
+}
+
+int AnnotationOrder(const json& finding) {
+  if (Undecided(finding)) return 1;
+  Severity severity = SeverityOf(finding);
+  return severity == Severity::kError ? 3 : severity == Severity::kWarning ? 2 : 0;
+}
+
+std::string Line(const Annotation& a) {
+  std::string properties;
+  if (!a.file.empty()) properties = "file=" + EscapeProperty(a.file) + ",line=" + std::to_string(a.line) + ",";
+  std::string title = a.rule + (a.name.empty() ? "" : " " + a.name);
+  if (Undecided(*a.first)) title += " undecided";
+  std::string refs;
+  for (size_t i = 0; i < a.images.size() && i < 2; ++i) refs += (i ? ", " : "") + Str(*a.images[i], "ref", "image");
+  if (a.images.size() > 2) refs += " +" + std::to_string(a.images.size() - 2);
+  properties += "title=" + EscapeProperty(title + " (" + refs + ")");
+  const json& finding = *a.first;
+  std::string message = Str(finding, "message");
+  message = ShortenRequirements(message, message);
+  if (Str(finding, "scope") != "image") {
+    if (a.images.size() == 1) {
+      std::string pools;
+      for (const auto& pool : a.pools[0]) pools += (pools.empty() ? "" : ", ") + pool;
+      if (!pools.empty()) message += "\nPools: " + pools;
+    } else {
+      message += "\nImages and pools:";
+      for (size_t i = 0; i < a.images.size(); ++i) {
+        std::string pools;
+        for (const auto& pool : a.pools[i]) pools += (pools.empty() ? "" : ", ") + pool;
+        message += " " + Str(*a.images[i], "ref", "image") + " (" + pools + ")" + (i + 1 < a.images.size() ? ";" : "");
+      }
+    }
+  } else if (a.images.size() > 1) {
+    message += "\nImages:";
+    for (size_t i = 0; i < a.images.size(); ++i) message += (i ? ", " : " ") + Str(*a.images[i], "ref", "image");
+  }
+  const json& predicted = finding.contains("predicted_error") ? finding["predicted_error"] : json();
+  if (predicted.is_object()) message += "\nPredicted error: " + PredictedText(predicted);
+  for (const auto& item : Arr(finding, "evidence"))
+    message += "\nEvidence: " + ShortenRequirements(EvidenceText(item), Str(finding, "message"));
+  std::string fix = Str(finding, "fix");
+  if (!fix.empty()) message += "\nFix: " + ShortenRequirements(fix, Str(finding, "message"));
+  return "::" + a.command + " " + properties + "::" + EscapeData(message);
+}
+
+}  // namespace
+
 std::string RenderGithub(const json& report, const RenderOptions& options) {
-  std::string out;
+  // One annotation per rule and location: the same rule at the same
+  // Dockerfile line (or, without a file, anywhere) across pools and images.
+  std::vector<Annotation> annotations;
   for (const auto& image : Arr(report, "images")) {
-    for (const json* finding : SortedFindings(image)) {
-      Severity severity = SeverityOf(*finding);
-      std::string command = severity == Severity::kError ? "error" : severity == Severity::kWarning ? "warning" : "notice";
-      std::string properties;
-      int line = DockerfileLine(*finding);
+    for (const auto& finding : Arr(image, "findings")) {
+      std::string file;
+      int line = DockerfileLine(finding);
       std::string dockerfile = DockerfileFor(image, options);
       if (line > 0 && !dockerfile.empty()) {
-        std::string file = dockerfile;
+        file = dockerfile;
         while (file.rfind("./", 0) == 0) file = file.substr(2);
-        properties = "file=" + EscapeProperty(file) + ",line=" + std::to_string(line) + ",";
+      } else {
+        line = 0;
       }
-      std::string title = Str(*finding, "rule");
-      std::string name = Str(*finding, "name");
-      if (!name.empty()) title += " " + name;
-      properties += "title=" + EscapeProperty(title + " (" + Str(image, "ref", "image") + ")");
-      std::string message = Str(*finding, "message");
-      std::string pools = PoolList(*finding);
-      if (Str(*finding, "scope") != "image" && !pools.empty()) message += "\nPools: " + pools;
-      const json& predicted = finding->contains("predicted_error") ? (*finding)["predicted_error"] : json();
-      if (predicted.is_object()) message += "\nPredicted error: " + PredictedText(predicted);
-      for (const auto& item : Arr(*finding, "evidence")) message += "\nEvidence: " + EvidenceText(item);
-      std::string fix = Str(*finding, "fix");
-      if (!fix.empty()) message += "\nFix: " + fix;
-      out += "::" + command + " " + properties + "::" + EscapeData(message) + "\n";
+      std::string rule = Str(finding, "rule");
+      // Without a Dockerfile line the location is the image and the file in it.
+      std::string where = file.empty() ? Str(image, "ref") + "\n" + FirstPath(finding) : "";
+      auto it = std::find_if(annotations.begin(), annotations.end(), [&](const Annotation& a) {
+        return a.rule == rule && a.file == file && a.line == line && a.where == where &&
+               Undecided(*a.first) == Undecided(finding);
+      });
+      if (it == annotations.end()) {
+        Annotation a;
+        a.file = file;
+        a.line = line;
+        a.rule = rule;
+        a.where = where;
+        a.name = Str(finding, "name");
+        annotations.push_back(a);
+        it = annotations.end() - 1;
+      }
+      if (!it->first || AnnotationOrder(finding) > it->order) {
+        it->first = &finding;
+        it->order = AnnotationOrder(finding);
+        it->command = Command(finding);
+      }
+      auto at = std::find(it->images.begin(), it->images.end(), &image);
+      if (at == it->images.end()) {
+        it->images.push_back(&image);
+        it->pools.emplace_back();
+        at = it->images.end() - 1;
+      }
+      auto& pools = it->pools[static_cast<size_t>(at - it->images.begin())];
+      for (const auto& pool : Arr(finding, "pools")) {
+        if (pool.is_string() && std::find(pools.begin(), pools.end(), pool.get<std::string>()) == pools.end())
+          pools.push_back(pool.get<std::string>());
+      }
     }
   }
-  const json& summary = report.contains("summary") ? report["summary"] : json::object();
-  if (summary.is_object() && summary.contains("suppressed") && summary["suppressed"].is_number_integer() &&
-      summary["suppressed"].get<int64_t>() > 0)
-    out += "::notice title=imagelint::" + std::to_string(summary["suppressed"].get<int64_t>()) +
-           " finding(s) suppressed by ignore entries (see the text or JSON report)\n";
+  // File-located first (GitHub shows them on the diff), then by severity.
+  std::stable_sort(annotations.begin(), annotations.end(), [](const Annotation& a, const Annotation& b) {
+    if (a.file.empty() != b.file.empty()) return !a.file.empty();
+    return a.order > b.order;
+  });
+  std::vector<std::string> lines;
+  for (const auto& a : annotations) lines.push_back(Line(a));
   const json& ignores = report.contains("ignores") ? report["ignores"] : json::object();
   for (const auto& entry : Arr(ignores, "expired")) {
     std::string properties;
     std::string file = Str(entry, "file");
     if (!file.empty() && entry.contains("line") && entry["line"].is_number_integer() && entry["line"].get<int64_t>() > 0)
       properties = "file=" + EscapeProperty(file) + ",line=" + std::to_string(entry["line"].get<int64_t>()) + ",";
-    out += "::warning " + properties + "title=imagelint expired ignore::" +
-           EscapeData("ignore of " + Str(entry, "rule") + " expired on " + Str(entry, "expires") + ": " +
-                      Str(entry, "reason")) +
-           "\n";
+    lines.push_back("::warning " + properties + "title=imagelint expired ignore::" +
+                    EscapeData("ignore of " + Str(entry, "rule") + " expired on " + Str(entry, "expires") + ": " +
+                               Str(entry, "reason")));
+  }
+  const json& summary = report.contains("summary") ? report["summary"] : json::object();
+  if (summary.is_object() && summary.contains("suppressed") && summary["suppressed"].is_number_integer() &&
+      summary["suppressed"].get<int64_t>() > 0)
+    lines.push_back("::notice title=imagelint::" + std::to_string(summary["suppressed"].get<int64_t>()) +
+                    " finding(s) suppressed by ignore entries (see the text or JSON report)");
+  std::string out;
+  for (size_t i = 0; i < lines.size() && i < kGithubMaxAnnotations; ++i) out += lines[i] + "\n";
+  if (lines.size() > kGithubMaxAnnotations) {
+    size_t more = lines.size() - kGithubMaxAnnotations;
+    out += "::notice title=imagelint::" + std::to_string(more) + " more annotation" + (more == 1 ? "" : "s") +
+           " not shown (GitHub shows " + std::to_string(kGithubMaxAnnotations) +
+           " per step); see the text, SARIF or HTML report\n";
   }
   return out;
 }

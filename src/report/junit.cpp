@@ -1,6 +1,11 @@
-// JUnit XML for CI test views: a test suite per image, a test case per pool;
-// a `fail` verdict is a failure, warnings go to the case's system-out.
-// Without a fleet, each image gets one case ("image") that fails on errors.
+// JUnit XML for CI test views: a test suite per image, a test case per pool.
+// A pool that fails the gate (summary.gate: a fail verdict, a warning under
+// --fail-on warning, an undecided verdict under --fail-on-undecided) is a
+// <failure>; an undecided pool that does not fail it is <skipped> (JUnit's
+// "not decided"), never a pass; other findings go to system-out. Without a
+// fleet, each image gets one case ("image").
+#include <optional>
+
 #include "imagelint/report.h"
 #include "util.h"
 
@@ -41,7 +46,7 @@ bool OnPool(const json& finding, const std::string& pool) {
 }
 
 std::string FindingBlock(const json& finding) {
-  std::string text = Str(finding, "severity") + " " + Str(finding, "rule") + ": " + Str(finding, "message") + "\n";
+  std::string text = Kind(finding) + " " + Str(finding, "rule") + ": " + Str(finding, "message") + "\n";
   for (const auto& item : Arr(finding, "evidence")) text += "  evidence: " + EvidenceText(item) + "\n";
   std::string fix = Str(finding, "fix");
   if (!fix.empty()) text += "  fix: " + fix + "\n";
@@ -51,51 +56,101 @@ std::string FindingBlock(const json& finding) {
 struct Case {
   std::string name;
   bool failed = false;
+  bool skipped = false;
   std::string failure_message;
   std::string failure_text;
+  std::string skipped_message;
   std::string out_text;
 };
+
+// The gate the report was finalised with (analysis::Finalize: summary.gate).
+struct Gate {
+  std::optional<Severity> fail_on = Severity::kError;
+  bool fail_on_undecided = false;
+  bool known = false;  // false: a report without summary.gate (only fail verdicts fail)
+  std::string fail_on_text = "error";
+  bool Fails(const json& finding) const {
+    if (Undecided(finding)) return fail_on_undecided && SeverityOf(finding) >= Severity::kWarning;
+    return fail_on && SeverityOf(finding) >= *fail_on;
+  }
+};
+
+Gate GateOf(const json& report) {
+  Gate gate;
+  const json& summary = report.contains("summary") ? report["summary"] : json::object();
+  if (!summary.is_object() || !summary.contains("gate") || !summary["gate"].is_object()) return gate;
+  const json& g = summary["gate"];
+  gate.known = true;
+  std::string fail_on = Str(g, "fail_on", "error");
+  gate.fail_on_text = fail_on;
+  gate.fail_on = fail_on == "none" ? std::nullopt : rules::ParseSeverity(fail_on);
+  gate.fail_on_undecided = g.contains("fail_on_undecided") && g["fail_on_undecided"].is_boolean() &&
+                           g["fail_on_undecided"].get<bool>();
+  return gate;
+}
+
+std::string UndeterminedText(const json& verdict) {
+  std::string ids;
+  for (const auto& id : Arr(verdict, "undetermined")) {
+    if (id.is_string()) ids += (ids.empty() ? "" : ", ") + id.get<std::string>();
+  }
+  return ids;
+}
 
 }  // namespace
 
 std::string RenderJunit(const json& report) {
   std::vector<std::pair<const json*, std::vector<Case>>> suites;
-  size_t total = 0, failures = 0;
+  size_t total = 0, failures = 0, skipped = 0;
+  const Gate gate = GateOf(report);
   for (const auto& image : Arr(report, "images")) {
     std::vector<Case> cases;
     const json& verdicts = Arr(image, "verdicts");
     if (verdicts.empty()) {
       Case c;
       c.name = "image";
+      c.failed = gate.known ? Str(image, "gate") == "fail" : Str(image, "status") == "fail";
       for (const auto& finding : Arr(image, "findings")) {
-        if (SeverityOf(finding) == Severity::kError) {
-          c.failed = true;
+        bool fails = gate.known ? gate.Fails(finding) : (!Undecided(finding) && SeverityOf(finding) == Severity::kError);
+        if (c.failed && fails) {
           if (c.failure_message.empty()) c.failure_message = Str(finding, "rule") + ": " + Str(finding, "message");
           c.failure_text += FindingBlock(finding);
         } else {
           c.out_text += FindingBlock(finding);
         }
       }
+      c.skipped = !c.failed && Str(image, "status") == "undecided";
+      if (c.skipped) c.skipped_message = "undecided: imagelint cannot tell whether the image runs";
       cases.push_back(std::move(c));
     }
     for (const auto& verdict : verdicts) {
       Case c;
       c.name = Str(verdict, "pool", "?");
-      c.failed = Str(verdict, "status") == "fail";
+      std::string status = Str(verdict, "status");
+      // The gate decides what fails the build: a warn pool fails under
+      // --fail-on warning, an undecided one under --fail-on-undecided.
+      c.failed = gate.known && verdict.contains("gate") ? Str(verdict, "gate") == "fail" : status == "fail";
       const json& predicted = verdict.contains("predicted_error") ? verdict["predicted_error"] : json();
-      if (c.failed) {
-        c.failure_message = predicted.is_object() ? PredictedText(predicted) : std::string("fail");
+      if (c.failed && predicted.is_object()) {
+        c.failure_message = PredictedText(predicted);
         std::string rule = Str(predicted, "rule");
         if (!rule.empty()) c.failure_message += " (" + rule + ")";
+      } else if (c.failed && status == "undecided") {
+        c.failure_message = "undecided: cannot tell (" + UndeterminedText(verdict) + "); --fail-on-undecided";
+      } else if (c.failed) {
+        c.failure_message = status + " (--fail-on " + gate.fail_on_text + ")";
       }
       for (const auto& finding : Arr(image, "findings")) {
         if (!OnPool(finding, c.name)) continue;
-        if (c.failed && SeverityOf(finding) == Severity::kError) {
+        bool fails = gate.known ? gate.Fails(finding) : (!Undecided(finding) && SeverityOf(finding) == Severity::kError);
+        if (c.failed && fails) {
           c.failure_text += FindingBlock(finding);
         } else {
           c.out_text += FindingBlock(finding);
         }
       }
+      c.skipped = !c.failed && status == "undecided";
+      if (c.skipped) c.skipped_message = "undecided: imagelint cannot tell (" + UndeterminedText(verdict) + ")";
       for (const auto& finding : Arr(image, "suppressed")) {
         if (!OnPool(finding, c.name)) continue;
         const json& by = finding.contains("suppressed_by") ? finding["suppressed_by"] : json::object();
@@ -107,23 +162,30 @@ std::string RenderJunit(const json& report) {
   }
   for (const auto& [image, cases] : suites) {
     total += cases.size();
-    for (const auto& c : cases) failures += c.failed ? 1 : 0;
+    for (const auto& c : cases) {
+      failures += c.failed ? 1 : 0;
+      skipped += c.skipped ? 1 : 0;
+    }
   }
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += "<testsuites name=\"imagelint\" tests=\"" + std::to_string(total) + "\" failures=\"" +
-         std::to_string(failures) + "\" errors=\"0\">\n";
+         std::to_string(failures) + "\" errors=\"0\"" + (skipped ? " skipped=\"" + std::to_string(skipped) + "\"" : "") +
+         ">\n";
   for (const auto& [image, cases] : suites) {
-    size_t suite_failures = 0;
-    for (const auto& c : cases) suite_failures += c.failed ? 1 : 0;
+    size_t suite_failures = 0, suite_skipped = 0;
+    for (const auto& c : cases) {
+      suite_failures += c.failed ? 1 : 0;
+      suite_skipped += c.skipped ? 1 : 0;
+    }
     std::string ref = Str(*image, "ref", "image");
     out += "  <testsuite name=\"" + Xml(ref) + "\" tests=\"" + std::to_string(cases.size()) + "\" failures=\"" +
-           std::to_string(suite_failures) + "\" errors=\"0\" skipped=\"0\">\n";
+           std::to_string(suite_failures) + "\" errors=\"0\" skipped=\"" + std::to_string(suite_skipped) + "\">\n";
     std::string digest = Str(*image, "digest");
     if (!digest.empty())
       out += "    <properties>\n      <property name=\"digest\" value=\"" + Xml(digest) + "\"/>\n    </properties>\n";
     for (const auto& c : cases) {
       out += "    <testcase classname=\"" + Xml("imagelint." + ref) + "\" name=\"" + Xml(c.name) + "\"";
-      if (!c.failed && c.out_text.empty()) {
+      if (!c.failed && !c.skipped && c.out_text.empty()) {
         out += "/>\n";
         continue;
       }
@@ -131,6 +193,7 @@ std::string RenderJunit(const json& report) {
       if (c.failed)
         out += "      <failure message=\"" + Xml(c.failure_message) + "\" type=\"fail\">" + Xml(c.failure_text) +
                "</failure>\n";
+      if (c.skipped) out += "      <skipped message=\"" + Xml(c.skipped_message) + "\"/>\n";
       if (!c.out_text.empty()) out += "      <system-out>" + Xml(c.out_text) + "</system-out>\n";
       out += "    </testcase>\n";
     }

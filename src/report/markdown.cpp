@@ -1,5 +1,7 @@
 // Markdown for pull-request comments: the verdict matrix and the top
-// findings, most severe first, each linked to its rule's docs page.
+// findings (one per root cause), errors first, then undecided, warnings and
+// notes; each linked to its rule's page when --docs-url names where the
+// pages are (no link otherwise: imagelint has no public home).
 #include <algorithm>
 #include <map>
 
@@ -39,6 +41,7 @@ std::string Icon(const std::string& status) {
   if (status == "fail" || status == "error") return "❌";
   if (status == "warn" || status == "warning") return "⚠️";
   if (status == "pass") return "✅";
+  if (status == "undecided") return "❔";
   return "ℹ️";
 }
 
@@ -65,6 +68,8 @@ std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rule
   if (cells > 0) {
     out += std::to_string(Count(verdict_counts, "fail")) + " of " + std::to_string(cells) +
            " image × pool combinations fail";
+    if (Count(verdict_counts, "undecided") > 0)
+      out += ", " + std::to_string(Count(verdict_counts, "undecided")) + " undecided";
     if (Count(verdict_counts, "warn") > 0) out += ", " + std::to_string(Count(verdict_counts, "warn")) + " warn";
   } else {
     int64_t errors = 0;
@@ -105,6 +110,12 @@ std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rule
           cell = Icon(status) + " " + (status == "fail" ? "**fail**" : status);
           const json& predicted = verdict.contains("predicted_error") ? verdict["predicted_error"] : json();
           if (predicted.is_object()) cell += ": " + Code(PredictedText(predicted));
+          if (status == "undecided") {
+            std::string ids;
+            for (const auto& id : Arr(verdict, "undetermined"))
+              if (id.is_string()) ids += (ids.empty() ? "" : ", ") + id.get<std::string>();
+            cell += " (cannot tell: " + Md(ids) + ")";
+          }
         }
         out += " " + cell + " |";
       }
@@ -112,44 +123,66 @@ std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rule
     }
   }
 
-  std::vector<std::pair<const json*, const json*>> all;  // image, finding
-  for (int rank = 2; rank >= 0; --rank) {
+  // One item per root cause: errors, undecided, warnings, notes.
+  std::vector<std::pair<const json*, RootCause>> all;  // image, cause
+  for (int order = 3; order >= 0; --order) {
     for (const auto& image : images) {
-      for (const auto& finding : Arr(image, "findings")) {
-        if (Rank(finding) == rank) all.emplace_back(&image, &finding);
+      for (auto& cause : RootCauses(image)) {
+        if (Order(*cause.findings.front()) == order) all.emplace_back(&image, std::move(cause));
       }
     }
   }
   const json& counts = summary.contains("findings") ? summary["findings"] : json::object();
-  out += "\n**Findings**: " + Plural(Count(counts, "error"), "error") + ", " +
-         Plural(Count(counts, "warning"), "warning") + ", " + Plural(Count(counts, "note"), "note");
+  out += "\n**Findings**: " + Plural(Count(counts, "error"), "error") + ", ";
+  if (Count(counts, "undecided") > 0) out += std::to_string(Count(counts, "undecided")) + " undecided, ";
+  out += Plural(Count(counts, "warning"), "warning") + ", " + Plural(Count(counts, "note"), "note");
   if (Count(summary, "suppressed") > 0) out += "; " + std::to_string(Count(summary, "suppressed")) + " suppressed";
   if (Count(summary, "expired_ignores") > 0) out += "; " + Plural(Count(summary, "expired_ignores"), "expired ignore");
   out += "\n\n";
   size_t shown = 0;
-  for (const auto& [image, finding] : all) {
+  for (const auto& [image, cause] : all) {
     if (shown == options.markdown_top_findings) break;
     ++shown;
+    const json* finding = cause.findings.front();
     std::string id = Str(*finding, "rule", "?");
     auto rule = by_id.find(id);
     std::string docs = rule != by_id.end() ? rule->second->docs : Str(*finding, "docs");
     std::string name = Str(*finding, "name");
     if (name.empty() && rule != by_id.end()) name = rule->second->name;
-    out += "- " + Icon(Str(*finding, "severity")) + " **[" + Md(id) + "](" + HelpUri(options.docs_base_uri, id, docs) +
-           ")" + (name.empty() ? "" : " " + Md(name)) + "** (" + Code(Str(*image, "ref", "image"));
-    std::string pools_text = PoolList(*finding);
+    std::string uri = HelpUri(options.docs_base_uri, id, docs);
+    std::string kind = Kind(*finding);
+    if (kind == "undecided") {
+      std::string ids;
+      for (const auto& rule_id : cause.rules) ids += (ids.empty() ? "" : ", ") + Md(rule_id);
+      out += "- " + Icon(kind) + " **undecided " + ids + "** (" + Code(Str(*image, "ref", "image"));
+    } else {
+      std::string label = uri.empty() ? Md(id) : "[" + Md(id) + "](" + uri + ")";
+      out += "- " + Icon(kind) + " **" + label + (name.empty() ? "" : " " + Md(name)) + "** (" +
+             Code(Str(*image, "ref", "image"));
+    }
+    std::string pools_text;
+    for (const auto& pool : cause.pools) pools_text += (pools_text.empty() ? "" : ", ") + pool;
     if (Str(*finding, "scope") != "image" && !pools_text.empty()) out += "; pools: " + Md(pools_text);
-    out += "): " + Md(Str(*finding, "message"));
+    std::string message = Str(*finding, "message");
+    if (kind == "undecided") {
+      std::string missing;
+      for (const auto& text : MissingSentences(cause.findings)) missing += (missing.empty() ? "" : "; ") + text;
+      out += "): cannot tell: " + Md(missing.empty() ? message : missing);
+    } else {
+      out += "): " + Md(ShortenRequirements(message, message));
+    }
     // Markdown hard line breaks ("  \n") keep these lines inside the list item.
     const json& predicted = finding->contains("predicted_error") ? (*finding)["predicted_error"] : json();
     if (predicted.is_object()) out += "  \n  Predicted error: " + Code(PredictedText(predicted));
     std::string fix = Str(*finding, "fix");
-    if (!fix.empty()) out += "  \n  **Fix:** " + Md(fix);
+    if (!fix.empty()) out += "  \n  **Fix:** " + Md(ShortenRequirements(fix, message));
     out += "\n";
   }
   if (all.size() > shown)
     out += "\n… and " + std::to_string(all.size() - shown) + " more findings (see the full report).\n";
   if (all.empty()) out += "No findings.\n";
+  if (options.docs_base_uri.empty() && !all.empty())
+    out += "\n`imagelint explain RULE` prints a rule's page.\n";
   return out;
 }
 

@@ -151,6 +151,7 @@ std::string Pad(const std::string& text, size_t width) {
 }
 
 std::string HelpUri(const std::string& base, const std::string& rule_id, const std::string& docs) {
+  if (base.empty()) return "";
   std::string path = docs.empty() ? "docs/rules/" + rule_id + ".md" : docs;
   return base + path;
 }
@@ -168,19 +169,23 @@ std::string_view FormatName(Format format) {
     case Format::kGithub: return "github";
     case Format::kMarkdown: return "markdown";
     case Format::kK8s: return "k8s";
+    case Format::kGitlab: return "gitlab";
+    case Format::kHtml: return "html";
   }
   return "text";
 }
 
-std::vector<std::string> FormatNames() { return {"text", "json", "sarif", "junit", "github", "markdown", "k8s"}; }
+std::vector<std::string> FormatNames() {
+  return {"text", "json", "sarif", "junit", "github", "markdown", "gitlab", "html", "k8s"};
+}
 
 Result<Format> ParseFormat(std::string_view name) {
   for (Format format : {Format::kText, Format::kJson, Format::kSarif, Format::kJunit, Format::kGithub,
-                        Format::kMarkdown, Format::kK8s}) {
+                        Format::kMarkdown, Format::kGitlab, Format::kHtml, Format::kK8s}) {
     if (name == FormatName(format)) return format;
   }
   return MakeError("--format", "unknown format '" + std::string(name) +
-                                   "' (expected text, json, sarif, junit, github, markdown or k8s)");
+                                   "' (expected text, json, sarif, junit, github, markdown, gitlab, html or k8s)");
 }
 
 Result<FormatRequest> ParseFormatRequest(std::string_view spec) {
@@ -244,6 +249,8 @@ std::string Render(const json& report, Format format, const std::vector<RuleMeta
     case Format::kJunit: return RenderJunit(report);
     case Format::kGithub: return RenderGithub(report, options);
     case Format::kMarkdown: return RenderMarkdown(report, rules, options);
+    case Format::kGitlab: return RenderGitlab(report, options);
+    case Format::kHtml: return RenderHtml(report, rules, options);
     case Format::kK8s: {
       if (!options.placement) return "# --format k8s needs a fleet (--fleet FILE)\n";
       auto advice = options.placement(report);
@@ -313,22 +320,32 @@ Status WriteReports(const json& report, const std::vector<RuleMeta>& rules,
 
 std::string FindingFingerprint(const json& image, const json& finding) {
   // Identity = what the finding is about, not how it is worded or where the
-  // bytes sit: rule, image reference, the pools and the evidence paths.
-  std::string key = "imagelint/v1\n" + Str(finding, "rule") + "\n" + Str(image, "ref") + "\n";
+  // bytes sit: rule, the image's name (tags and digests change with every
+  // build), the pools and the logical location.
+  std::string key = "imagelint/v2\n" + Str(finding, "rule") + "\n" + ImageName(Str(image, "ref")) + "\n";
   std::vector<std::string> pools;
   for (const auto& pool : Arr(finding, "pools")) {
     if (pool.is_string()) pools.push_back(pool.get<std::string>());
   }
   std::sort(pools.begin(), pools.end());
   for (const auto& pool : pools) key += "pool:" + pool + "\n";
-  std::vector<std::string> paths;
+  std::vector<std::string> where;
   for (const auto& item : Arr(finding, "evidence")) {
     std::string path = Str(item, "path");
-    if (!path.empty()) paths.push_back(path);
+    if (!path.empty()) {
+      where.push_back("path:" + path);
+      continue;
+    }
+    // "ENV NVIDIA_REQUIRE_CUDA=cuda>=12.4 ...": the variable, not its value.
+    std::string detail = Str(item, "detail");
+    size_t equals = detail.find('=');
+    if (!detail.empty() && equals != std::string::npos) where.push_back("detail:" + detail.substr(0, equals));
   }
-  std::sort(paths.begin(), paths.end());
-  for (const auto& path : paths) key += "path:" + path + "\n";
-  if (paths.empty()) key += "message:" + Str(finding, "message") + "\n";
+  for (const auto& item : Arr(finding, "missing")) where.push_back("missing:" + Str(item, "fact"));
+  std::sort(where.begin(), where.end());
+  where.erase(std::unique(where.begin(), where.end()), where.end());
+  for (const auto& part : where) key += part + "\n";
+  if (where.empty()) key += "scope:" + Str(finding, "scope", "pool") + "\n";
   std::string digest = Sha256Digest(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(key.data()), key.size()));
   return digest.substr(digest.find(':') + 1);
 }

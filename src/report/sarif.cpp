@@ -1,4 +1,6 @@
-// SARIF 2.1.0 for GitHub code scanning (formats.md §5). One run, a full rule
+// SARIF 2.1.0 for GitHub code scanning (OASIS SARIF 2.1.0,
+// https://docs.oasis-open.org/sarif/sarif/v2.1.0/sarif-v2.1.0.html; GitHub's
+// "SARIF support for code scanning"). One run, a full rule
 // table, stable fingerprints; a finding points at its Dockerfile line when
 // one is known (the only place GitHub can annotate), otherwise at the file
 // inside the image, relative to a uriBaseId that names the image, with the
@@ -57,15 +59,29 @@ std::string BaseIdFor(const std::string& ref) {
   return id;
 }
 
-std::string ReadDocs(const std::string& docs_dir, const RuleMeta& rule) {
-  if (docs_dir.empty()) return "";
-  std::ifstream file(docs_dir + "/rules/" + rule.id + ".md", std::ios::binary);
-  if (!file) return "";
-  std::ostringstream text;
-  text << file.rdbuf();
-  std::string markdown = text.str();
-  if (markdown.size() > 64 * 1024) markdown = markdown.substr(0, 64 * 1024);
-  return markdown;
+// The page as plain text for help.text: headings, emphasis and code marks
+// dropped, links reduced to their text.
+std::string PlainText(const std::string& markdown) {
+  std::string out;
+  bool line_start = true;
+  for (size_t i = 0; i < markdown.size(); ++i) {
+    char c = markdown[i];
+    if (line_start && c == '#') {
+      while (i < markdown.size() && markdown[i] == '#') ++i;
+      while (i < markdown.size() && markdown[i] == ' ') ++i;
+      --i;
+      line_start = false;
+      continue;
+    }
+    line_start = c == '\n';
+    if (c == '`') continue;
+    if (c == '*' && i + 1 < markdown.size() && markdown[i + 1] == '*') {
+      ++i;
+      continue;
+    }
+    out += c;
+  }
+  return out;
 }
 
 json RuleDescriptor(const RuleMeta& rule, const RenderOptions& options) {
@@ -77,10 +93,13 @@ json RuleDescriptor(const RuleMeta& rule, const RenderOptions& options) {
   if (!rule.name.empty()) descriptor["name"] = rule.name;
   descriptor["shortDescription"] = {{"text", Truncate(title, kMaxDescription)}};
   descriptor["fullDescription"] = {{"text", Truncate(summary, kMaxDescription)}};
-  std::string markdown = ReadDocs(options.docs_dir, rule);
-  if (markdown.empty()) markdown = "**" + rule.id + " " + title + "**\n\n" + summary + "\n\n[Documentation](" + uri + ")\n";
-  descriptor["help"] = {{"text", summary + "\n\nSee " + uri}, {"markdown", markdown}};
-  descriptor["helpUri"] = uri;
+  // The rule's page travels inside the log: imagelint has no public home to
+  // link to, and a link is only written when --docs-url names one.
+  std::string markdown = RuleDocs(options.docs_dir, rule.id);
+  if (markdown.empty())
+    markdown = "**" + rule.id + " " + title + "**\n\n" + summary + "\n\n`imagelint explain " + rule.id + "` prints the rule's page.\n";
+  descriptor["help"] = {{"text", PlainText(markdown)}, {"markdown", markdown}};
+  if (!uri.empty()) descriptor["helpUri"] = uri;
   descriptor["defaultConfiguration"] = {{"level", std::string(rules::SeverityName(rule.severity))},
                                         {"enabled", rule.enabled}};
   std::string problem = rule.severity == Severity::kError     ? "error"
@@ -128,9 +147,17 @@ json ToResult(const json& image, const json& finding, const std::map<std::string
   result["ruleId"] = rule;
   auto it = rule_index.find(rule);
   if (it != rule_index.end()) result["ruleIndex"] = it->second;
-  result["level"] = std::string(rules::SeverityName(SeverityOf(finding)));
-  result["kind"] = "fail";
-  result["message"] = {{"text", ResultText(image, finding)}};
+  if (Undecided(finding)) {
+    // SARIF's word for "a person must decide": kind review (level none, as
+    // the specification requires for kinds other than fail), never a warning.
+    result["kind"] = "review";
+    result["level"] = "none";
+    result["message"] = {{"text", "Undecided: " + ResultText(image, finding)}};
+  } else {
+    result["kind"] = "fail";
+    result["level"] = std::string(rules::SeverityName(SeverityOf(finding)));
+    result["message"] = {{"text", ResultText(image, finding)}};
+  }
 
   std::vector<json> image_locations;
   for (const auto& item : Arr(finding, "evidence")) {
@@ -160,7 +187,9 @@ json ToResult(const json& image, const json& finding, const std::map<std::string
   for (size_t i = 0; i < related.size(); ++i) related[i]["id"] = i + 1;
   result["locations"] = locations;
   if (!related.empty()) result["relatedLocations"] = related;
-  result["analysisTarget"] = artifact;
+  // The scanned image, unless the location already names it (SARIF2004).
+  if (locations[0]["physicalLocation"]["artifactLocation"].value("uri", "") != artifact["uri"])
+    result["analysisTarget"] = artifact;
 
   std::string fingerprint = FindingFingerprint(image, finding);
   result["partialFingerprints"] = {{"primaryLocationLineHash", fingerprint.substr(0, 16) + ":1"},
@@ -171,7 +200,8 @@ json ToResult(const json& image, const json& finding, const std::map<std::string
   properties["pools"] = Arr(finding, "pools");
   if (finding.contains("predicted_error") && finding["predicted_error"].is_object())
     properties["predicted_error"] = finding["predicted_error"];
-  if (finding.contains("unknown") && finding["unknown"].is_boolean()) properties["undetermined"] = finding["unknown"];
+  properties["undecided"] = Undecided(finding);
+  if (Undecided(finding)) properties["missing"] = Arr(finding, "missing");
   if (finding.contains("suppressed_by") && finding["suppressed_by"].is_object()) {
     const json& by = finding["suppressed_by"];
     std::string origin = Str(by, "origin");
@@ -219,8 +249,8 @@ std::string RenderSarif(const json& report, const std::vector<RuleMeta>& rule_li
                  {"fullName", "imagelint: CUDA container image compatibility checker"},
                  {"version", IMAGELINT_VERSION},
                  {"semanticVersion", IMAGELINT_VERSION},
-                 {"informationUri", options.docs_base_uri + "README.md"},
                  {"rules", rules}};
+  if (!options.docs_base_uri.empty()) driver["informationUri"] = options.docs_base_uri + "README.md";
 
   json artifacts = json::array();
   json base_ids = json::object();
@@ -229,8 +259,9 @@ std::string RenderSarif(const json& report, const std::vector<RuleMeta>& rule_li
   std::set<std::string> used_base_ids;
   for (const auto& image : images) {
     std::string ref = Str(image, "ref", "image");
-    std::string base_id = BaseIdFor(ref);
-    for (int n = 2; used_base_ids.count(base_id); ++n) base_id = BaseIdFor(ref) + "#" + std::to_string(n);
+    // Named without tag or digest, so locations stay put across rebuilds.
+    std::string base_id = BaseIdFor(ImageName(ref));
+    for (int n = 2; used_base_ids.count(base_id); ++n) base_id = BaseIdFor(ImageName(ref)) + "#" + std::to_string(n);
     used_base_ids.insert(base_id);
     std::string description = "root file system of image " + ref;
     if (!Str(image, "digest").empty()) description += " (" + Str(image, "digest") + ")";
@@ -255,8 +286,11 @@ std::string RenderSarif(const json& report, const std::vector<RuleMeta>& rule_li
                                 {"verdicts", verdicts}});
   }
 
+  // The category (everything before the last '/') is what GitHub keeps
+  // apart between analyses: the image's name, never its tag or digest, so
+  // each push of app:<sha> updates the same alerts.
   std::string automation = "imagelint/";
-  if (images.size() == 1) automation += Str(images[0], "ref", "image") + "/";
+  if (images.size() == 1) automation += ImageName(Str(images[0], "ref", "image")) + "/";
   json run = json::object();
   run["tool"] = {{"driver", driver}};
   run["automationDetails"] = {{"id", automation}};

@@ -1,7 +1,8 @@
 // The text report for people: per image, the verdict of each pool with the
-// predicted error, then every finding with message, prediction, evidence, fix
-// and docs; then suppressions and a summary line. Fits RenderOptions::width
-// (80 columns); ANSI colour (in the summary's headings) only when asked.
+// predicted error; then the findings grouped by severity (errors, undecided,
+// warnings, notes), one block per root cause with the pools it hits (not a
+// copy per pool), long requirement lists shortened; then suppressions and a
+// summary line. Fits RenderOptions::width; ANSI colour only when asked.
 #include <algorithm>
 
 #include "imagelint/report.h"
@@ -14,7 +15,7 @@ using namespace internal;
 
 namespace {
 
-// ANSI colour for headings, only when asked (RenderOptions::color).
+// ANSI colour, only when asked (RenderOptions::color).
 class Painter {
  public:
   explicit Painter(bool color) : color_(color) {}
@@ -26,6 +27,14 @@ class Painter {
  private:
   bool color_;
 };
+
+const char* ColorOf(const std::string& kind) {
+  if (kind == "fail" || kind == "error") return "1;31";
+  if (kind == "warn" || kind == "warning") return "33";
+  if (kind == "undecided") return "35";
+  if (kind == "pass") return "32";
+  return "36";  // note
+}
 
 std::string Plural(int64_t n, const std::string& one, const std::string& many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
@@ -44,56 +53,159 @@ std::string SuppressionSource(const json& by) {
   return source;
 }
 
+// Columns of a line: UTF-8 continuation bytes take none.
+size_t Columns(const std::string& text) {
+  size_t columns = 0;
+  for (unsigned char c : text) columns += (c & 0xC0) != 0x80;
+  return columns;
+}
+
 // One line, cut to `width` ("~" marks the cut).
 std::string Cut(const std::string& line, size_t width) {
-  return line.size() > width ? line.substr(0, width - 1) + "~" : line;
+  if (Columns(line) <= width) return line;
+  std::string out;
+  size_t columns = 0;
+  for (unsigned char c : line) {
+    bool starts = (c & 0xC0) != 0x80;
+    if (starts && columns + 1 >= width) break;
+    out += static_cast<char>(c);
+    columns += starts;
+  }
+  return out + "~";
+}
+
+std::string Joined(const std::vector<std::string>& items, const std::string& separator = ", ") {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : separator) + item;
+  return out;
 }
 
 // The PREDICTED ERROR cell of a pool's row.
 std::string Cell(const json& verdict) {
   const json& predicted = verdict.contains("predicted_error") ? verdict["predicted_error"] : json();
   if (predicted.is_object()) return PredictedText(predicted) + " (" + Str(predicted, "stage") + ")";
-  if (Str(verdict, "status") == "pass" && !Arr(verdict, "undetermined").empty()) return "- (some checks undetermined)";
+  std::vector<std::string> undetermined;
+  for (const auto& id : Arr(verdict, "undetermined")) {
+    if (id.is_string()) undetermined.push_back(id.get<std::string>());
+  }
+  if (Str(verdict, "status") == "undecided") {
+    std::vector<std::string> some(undetermined.begin(), undetermined.begin() + std::min<size_t>(3, undetermined.size()));
+    std::string more = undetermined.size() > 3 ? " +" + std::to_string(undetermined.size() - 3) : "";
+    return "cannot tell: " + Joined(some) + more;
+  }
+  if (Str(verdict, "status") == "pass" && !undetermined.empty()) return "- (some checks undetermined)";
   return "-";
 }
 
-void RenderVerdicts(std::string& out, const json& image, size_t width) {
+void RenderVerdicts(std::string& out, const json& image, size_t width, const Painter& paint) {
   const json& verdicts = Arr(image, "verdicts");
   if (verdicts.empty()) {
     out += "  (no pools: image-level checks only; pass --fleet FILE for verdicts)\n";
     return;
   }
   size_t pool_width = 4;
-  for (const auto& verdict : verdicts) pool_width = std::max(pool_width, Str(verdict, "pool").size());
-  pool_width = std::min<size_t>(pool_width, 24);
-  out += "  " + Pad("POOL", pool_width) + "  VERDICT  PREDICTED ERROR\n";
+  size_t status_width = 7;
   for (const auto& verdict : verdicts) {
-    std::string line = "  " + Pad(Str(verdict, "pool"), pool_width) + "  " + Pad(Str(verdict, "status"), 7) + "  " +
-                       Cell(verdict);
-    out += Cut(line, width) + "\n";
+    pool_width = std::max(pool_width, Str(verdict, "pool").size());
+    status_width = std::max(status_width, Str(verdict, "status").size());
+  }
+  pool_width = std::min<size_t>(pool_width, 24);
+  out += "  " + Pad("POOL", pool_width) + "  " + Pad("VERDICT", status_width) + "  PREDICTED ERROR\n";
+  for (const auto& verdict : verdicts) {
+    std::string status = Str(verdict, "status");
+    std::string rest = Cell(verdict);
+    std::string plain = "  " + Pad(Str(verdict, "pool"), pool_width) + "  " + Pad(status, status_width) + "  " + rest;
+    std::string line = Cut(plain, width);
+    // Colour the verdict word only (after cutting, so widths stay right).
+    size_t at = 2 + pool_width + 2;
+    if (line.size() >= at + status.size() && line.compare(at, status.size(), status) == 0)
+      line = line.substr(0, at) + paint(status, ColorOf(status)) + line.substr(at + status.size());
+    out += line + "\n";
   }
 }
 
-void RenderFinding(std::string& out, const json& finding, size_t width) {
-  std::string head = Str(finding, "severity") + " " + Str(finding, "rule") + " " + Str(finding, "name");
-  std::string pools = PoolList(finding);
-  if (Str(finding, "scope") == "image") {
-    head += " [image]";
-  } else if (!pools.empty()) {
-    head += " [" + pools + "]";
+std::string PoolsText(const RootCause& cause, const json& image) {
+  const json& first = *cause.findings.front();
+  if (Str(first, "scope") == "image") return "image";
+  size_t all = Arr(image, "verdicts").size();
+  if (cause.pools.empty()) return "";
+  if (all > 1 && cause.pools.size() == all) return "all " + std::to_string(all) + " pools";
+  return Joined(cause.pools);
+}
+
+std::string HelpLine(const json& finding, const RenderOptions& options) {
+  std::string rule = Str(finding, "rule");
+  std::string uri = HelpUri(options.docs_base_uri, rule, Str(finding, "docs"));
+  return uri.empty() ? "imagelint explain " + rule : uri;
+}
+
+void RenderDecided(std::string& out, const RootCause& cause, const json& image, const RenderOptions& options,
+                   const Painter& paint, size_t width) {
+  const json& finding = *cause.findings.front();
+  std::string kind = Kind(finding);
+  std::string pools = PoolsText(cause, image);
+  // Wrap without the colour codes, then paint the first word.
+  std::string plain_head = kind + " " + Str(finding, "rule") + " " + Str(finding, "name") +
+                           (pools.empty() ? "" : " [" + pools + "]");
+  std::string wrapped = Wrap(plain_head, "", "    ", width);
+  out += paint(kind, ColorOf(kind)) + wrapped.substr(kind.size());
+  std::string message = Str(finding, "message");
+  out += Wrap(ShortenRequirements(message, message), "  ", "  ", width);
+  if (cause.findings.size() > 1 && !cause.pools.empty()) {
+    std::string first_pool = Arr(finding, "pools").empty() ? "" : Arr(finding, "pools")[0].get<std::string>();
+    std::vector<std::string> others;
+    for (const auto& pool : cause.pools) {
+      if (pool != first_pool) others.push_back(pool);
+    }
+    if (!others.empty() && !first_pool.empty())
+      out += Wrap("(shown for " + first_pool + "; the same cause on " + Joined(others) + ")", "  ", "  ", width);
   }
-  out += Wrap(head, "", "    ", width);
-  out += Wrap(Str(finding, "message"), "  ", "  ", width);
   const json& predicted = finding.contains("predicted_error") ? finding["predicted_error"] : json();
   if (predicted.is_object()) {
     std::string text = "predicts: " + PredictedText(predicted) + " at " + Str(predicted, "stage");
-    if (predicted.contains("message")) text += ": " + Str(predicted, "message");
+    std::string said = Str(predicted, "message");
+    if (!said.empty() && message.find(said) == std::string::npos) text += ": " + said;
     out += Wrap(text, "  ", "    ", width);
   }
-  for (const auto& item : Arr(finding, "evidence")) out += Wrap(EvidenceText(item), "  evidence: ", "    ", width);
-  if (finding.contains("fix")) out += Wrap(Str(finding, "fix"), "  fix: ", "    ", width);
-  out += Wrap(Str(finding, "docs"), "  docs: ", "    ", width);
+  for (const auto& item : Arr(finding, "evidence"))
+    out += Wrap(ShortenRequirements(EvidenceText(item), message), "  evidence: ", "    ", width);
+  if (finding.contains("fix")) out += Wrap(ShortenRequirements(Str(finding, "fix"), message), "  fix: ", "    ", width);
+  out += Wrap(HelpLine(finding, options), "  help: ", "    ", width);
   out += "\n";
+}
+
+void RenderUndecided(std::string& out, const RootCause& cause, const json& image, const RenderOptions& options,
+                     const Painter& paint, size_t width) {
+  const json& first = *cause.findings.front();
+  std::string pools = PoolsText(cause, image);
+  std::string plain_head = "undecided " + Joined(cause.rules) + (pools.empty() ? "" : " [" + pools + "]");
+  std::string wrapped = Wrap(plain_head, "", "    ", width);
+  out += paint("undecided", ColorOf("undecided")) + wrapped.substr(9);
+  // What is unknown, once for the whole cause.
+  std::vector<std::string> missing = MissingSentences(cause.findings);
+  if (missing.empty()) missing.push_back(Str(first, "message"));
+  out += Wrap("cannot tell: " + Joined(missing, "; "), "  ", "    ", width);
+  for (const auto& reason : MissingReasons(first)) out += Wrap(reason, "  why: ", "    ", width);
+  // What could not be decided: one line per rule.
+  std::vector<std::string> seen;
+  for (const json* finding : cause.findings) {
+    std::string rule = Str(*finding, "rule");
+    if (std::find(seen.begin(), seen.end(), rule) != seen.end()) continue;
+    seen.push_back(rule);
+    std::string title = Str(*finding, "title", Str(*finding, "name"));
+    out += Wrap(rule + " " + title, "  - ", "    ", width);
+  }
+  if (first.contains("fix")) out += Wrap(Str(first, "fix"), "  ", "    ", width);
+  if (cause.rules.size() == 1) out += Wrap(HelpLine(first, options), "  help: ", "    ", width);
+  out += "\n";
+}
+
+std::string Heading(const std::string& kind, size_t n) {
+  std::string count = " (" + std::to_string(n) + ")";
+  if (kind == "error") return "ERRORS" + count;
+  if (kind == "undecided") return "UNDECIDED" + count + ": imagelint cannot tell; these are not warnings";
+  if (kind == "warning") return "WARNINGS" + count;
+  return "NOTES" + count;
 }
 
 // The tail: suppressed findings, expired/rejected/unused ignores and the
@@ -111,8 +223,8 @@ std::string RenderSummary(const json& report, const RenderOptions& options) {
     out += "\n" + paint("SUPPRESSED (" + std::to_string(suppressed.size()) + ")", "1") + "\n";
     for (const auto& [index, finding] : suppressed) {
       const json& by = finding->contains("suppressed_by") ? (*finding)["suppressed_by"] : json::object();
-      std::string text = Str(*finding, "rule", "?") + " " + Str(*finding, "severity") + " [#" +
-                         std::to_string(index + 1) + "] by " + SuppressionSource(by) + ": " + Str(by, "reason");
+      std::string text = Str(*finding, "rule", "?") + " " + Kind(*finding) + " [#" + std::to_string(index + 1) +
+                         "] by " + SuppressionSource(by) + ": " + Str(by, "reason");
       std::string expires = Str(by, "expires");
       if (!expires.empty()) text += " (until " + expires + ")";
       out += Wrap(text, "  ", "      ", width);
@@ -151,15 +263,18 @@ std::string RenderSummary(const json& report, const RenderOptions& options) {
   std::string line = "imagelint: " + Plural(Count(summary, "images"), "image", "images");
   if (Count(summary, "pools") > 0) {
     line += " x " + Plural(Count(summary, "pools"), "pool", "pools") + ": " + std::to_string(Count(verdicts, "fail")) +
-            " fail, " + std::to_string(Count(verdicts, "warn")) + " warn, " + std::to_string(Count(verdicts, "pass")) +
-            " pass; ";
+            " fail, ";
+    if (Count(verdicts, "undecided") > 0) line += std::to_string(Count(verdicts, "undecided")) + " undecided, ";
+    line += std::to_string(Count(verdicts, "warn")) + " warn, " + std::to_string(Count(verdicts, "pass")) + " pass; ";
   } else {
     line += ", no fleet; ";
   }
-  line += Plural(Count(findings, "error"), "error", "errors") + ", " +
-                     Plural(Count(findings, "warning"), "warning", "warnings") + ", " +
-                     Plural(Count(findings, "note"), "note", "notes");
-  int64_t hidden_total = Count(hidden, "error") + Count(hidden, "warning") + Count(hidden, "note");
+  line += Plural(Count(findings, "error"), "error", "errors") + ", ";
+  if (Count(findings, "undecided") > 0) line += std::to_string(Count(findings, "undecided")) + " undecided, ";
+  line += Plural(Count(findings, "warning"), "warning", "warnings") + ", " +
+          Plural(Count(findings, "note"), "note", "notes");
+  int64_t hidden_total =
+      Count(hidden, "error") + Count(hidden, "warning") + Count(hidden, "note") + Count(hidden, "undecided");
   line += "; " + std::to_string(Count(summary, "suppressed")) + " suppressed";
   if (hidden_total > 0)
     line += "; " + std::to_string(hidden_total) + " below --min-severity " + Str(summary, "min_severity");
@@ -175,22 +290,38 @@ std::string RenderSummary(const json& report, const RenderOptions& options) {
 
 std::string RenderText(const json& report, const RenderOptions& options) {
   size_t width = std::max<size_t>(options.width, 40);
+  Painter paint(options.color);
   std::string out;
   for (const auto& image : Arr(report, "images")) {
     std::string header = "IMAGE " + Str(image, "ref");
     std::string digest = Str(image, "digest");
     if (!digest.empty()) header += " (" + digest.substr(0, std::min<size_t>(digest.size(), 19)) + ")";
-    out += Cut(header, width) + "\n";
-    RenderVerdicts(out, image, width);
-    const json& findings = Arr(image, "findings");
-    if (findings.empty()) {
+    out += paint(Cut(header, width), "1") + "\n";
+    RenderVerdicts(out, image, width, paint);
+    auto causes = RootCauses(image);
+    if (causes.empty()) {
       out += "\n  No findings.\n\n";
       continue;
     }
     out += "\n";
-    for (const auto& finding : findings) RenderFinding(out, finding, width);
+    std::string current;
+    for (const auto& cause : causes) {
+      if (cause.kind != current) {
+        current = cause.kind;
+        size_t n = 0;
+        for (const auto& other : causes) n += other.kind == current ? 1 : 0;
+        out += paint(Heading(current, n), ColorOf(current)) + "\n";
+      }
+      if (cause.kind == "undecided") {
+        RenderUndecided(out, cause, image, options, paint, width);
+      } else {
+        RenderDecided(out, cause, image, options, paint, width);
+      }
+    }
   }
-  return out + "\n" + RenderSummary(report, options);
+  // One blank line between the last block and the tail.
+  while (out.size() >= 2 && out.compare(out.size() - 2, 2, "\n\n") == 0) out.pop_back();
+  return out + RenderSummary(report, options);
 }
 
 }  // namespace imagelint::report

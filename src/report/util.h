@@ -40,7 +40,51 @@ std::string Wrap(const std::string& text, const std::string& first, const std::s
 // One line, at most `width` characters ("…" as "~" when cut).
 std::string Fit(const std::string& text, size_t width);
 std::string Pad(const std::string& text, size_t width);
-// Docs URL of a rule: base + docs path (or docs/rules/<ID>.md).
+// Docs URL of a rule: base + docs path (or docs/rules/<ID>.md); "" when no
+// base is set (--docs-url): imagelint has no public home to link to.
 std::string HelpUri(const std::string& base, const std::string& rule_id, const std::string& docs);
+
+// Whether the rule behind a finding could not decide (analysis::IsUndecided).
+bool Undecided(const json& finding);
+// "error", "warning", "note" or "undecided".
+std::string Kind(const json& finding);
+// A finding's place in listings: error 3, undecided 2 (it may be an error),
+// warning 1, note 0.
+int Order(const json& finding);
+
+// Findings with one root cause: the same rule, prediction and evidence on
+// several pools (their messages differ only by the pool's own values), or,
+// for undecided findings, the same unknown facts behind several rules.
+struct RootCause {
+  std::vector<const json*> findings;  // the first one is shown
+  std::vector<std::string> pools;     // union, in the order of the fleet
+  std::vector<std::string> rules;     // distinct rule ids, in order
+  std::string kind;                   // Kind() of the findings
+};
+// An image's findings (or `list`: "suppressed") as root causes, errors
+// first, then undecided, warnings, notes; stable within each.
+std::vector<RootCause> RootCauses(const json& image, const char* list = "findings");
+
+// The image's name without tag or digest ("reg:5000/team/app:1.4@sha256:..."
+// -> "reg:5000/team/app"): SARIF identity stays the same across rebuilds.
+std::string ImageName(const std::string& ref);
+
+// Long NVIDIA_REQUIRE_* style lists ("cuda>=12.4 brand=tesla,driver>=470,...
+// x30") shortened to the clauses that matter: the first one and those that
+// `deciding` (the finding's message) names, then "… N more clauses".
+std::string ShortenRequirements(const std::string& text, const std::string& deciding);
+
+// The unknown facts of an undecided finding, one sentence each ("the CUDA
+// runtime (libcudart) of the base image `x` is unknown"), and why (the
+// Dockerfile's reasons, with their lines).
+std::vector<std::string> MissingTexts(const json& finding);
+// The unknown facts of several findings as sentences, one per owner: "the
+// CUDA runtime (libcudart) and the LD_LIBRARY_PATH of the base image `x` are
+// unknown".
+std::vector<std::string> MissingSentences(const std::vector<const json*>& findings);
+std::vector<std::string> MissingReasons(const json& finding);
+
+// A rule's page, docs_dir/rules/<ID>.md (at most 64 KiB); "" when there is none.
+std::string RuleDocs(const std::string& docs_dir, const std::string& rule_id);
 
 }  // namespace imagelint::report::internal

@@ -2,6 +2,7 @@
 // data directories, config and cache directories, today, credentials, colour
 // and --build-arg values, each from an injected set of variables.
 #include <fcntl.h>
+#include <sys/ioctl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -107,6 +108,34 @@ TEST_CASE("colour: a terminal, unless NO_COLOR or TERM=dumb") {
   int pipe_fds[2];
   REQUIRE(pipe(pipe_fds) == 0);
   CHECK_FALSE(With({{"TERM", "xterm"}}).ColorWanted(pipe_fds[1]));
+  close(pipe_fds[0]);
+  close(pipe_fds[1]);
+  close(terminal);
+  close(master);
+}
+
+TEST_CASE("text width: the terminal's columns (60 to 200), 80 for files and pipes") {
+  int master = posix_openpt(O_RDWR | O_NOCTTY);
+  REQUIRE(master >= 0);
+  REQUIRE(grantpt(master) == 0);
+  REQUIRE(unlockpt(master) == 0);
+  int terminal = open(ptsname(master), O_RDWR | O_NOCTTY);
+  REQUIRE(terminal >= 0);
+  Environment env = With({{"TERM", "xterm"}});
+  auto columns = [&](unsigned short width) {
+    struct winsize size {};
+    size.ws_col = width;
+    size.ws_row = 40;
+    REQUIRE(ioctl(terminal, TIOCSWINSZ, &size) == 0);
+    return env.TextWidth(terminal);
+  };
+  CHECK(columns(132) == 132);
+  CHECK(columns(20) == 60);   // narrower than a readable block
+  CHECK(columns(500) == 200);
+  CHECK(columns(0) == 80);    // a terminal that does not say
+  int pipe_fds[2];
+  REQUIRE(pipe(pipe_fds) == 0);
+  CHECK(env.TextWidth(pipe_fds[1]) == 80);  // CI logs and files stay stable
   close(pipe_fds[0]);
   close(pipe_fds[1]);
   close(terminal);

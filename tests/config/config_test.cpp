@@ -468,6 +468,11 @@ TEST_CASE("docs/report-schema.json describes the report") {
   testing::WriteFileText(dir / "report.json", report.dump());
   auto result = testing::RunCommand({"python3", "-c", kValidate, schema, (dir / "report.json").string()});
   CHECK_MESSAGE(result.exit_code == 0, (result.out + result.err));
+  // Undecided verdicts and findings, the gate, the counts: all described.
+  json undecided = analysis::Finalize(testing::UndecidedReport(), {}, {rules::Severity::kError, true});
+  testing::WriteFileText(dir / "undecided.json", undecided.dump());
+  auto described = testing::RunCommand({"python3", "-c", kValidate, schema, (dir / "undecided.json").string()});
+  CHECK_MESSAGE(described.exit_code == 0, (described.out + described.err));
   json broken = report;
   broken["images"][0]["verdicts"][0]["status"] = "maybe";
   broken["images"][0]["findings"][0].erase("rule");
@@ -475,6 +480,70 @@ TEST_CASE("docs/report-schema.json describes the report") {
   auto rejected = testing::RunCommand({"python3", "-c", kValidate, schema, (dir / "broken.json").string()});
   CHECK(rejected.exit_code == 1);
   CHECK(rejected.out.find("maybe") != std::string::npos);
+}
+
+TEST_CASE("config: fail-on-undecided, and the formats the reporters have") {
+  auto config = ParseConfig("fail-on-undecided: true\nformat: [gitlab=gl.json, html=report.html, k8s]\n", "ci/.imagelint.yaml");
+  REQUIRE_MESSAGE(config.ok(), config.error().ToString());
+  CHECK(*config->fail_on_undecided);
+  CHECK(config->formats == std::vector<std::string>{"gitlab=ci/gl.json", "html=ci/report.html", "k8s"});
+  auto bad = ParseConfig("fail-on-undecided: maybe\n", ".imagelint.yaml");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().ToString() == ".imagelint.yaml:1:20: 'fail-on-undecided' must be true or false");
+
+  CommandLineOptions options;
+  options.no_config = true;
+  options.fail_on_undecided = true;
+  auto flags = ResolveConfig(options);
+  REQUIRE(flags.ok());
+  CHECK(*flags->fail_on_undecided);
+  Config file;
+  file.fail_on_undecided = true;
+  CHECK(*Merge(file, Config{}).fail_on_undecided);
+}
+
+std::vector<rules::RuleInfo> KnownRules() {
+  std::vector<rules::RuleInfo> known;
+  for (const auto& [id, name] : std::vector<std::pair<std::string, std::string>>{
+           {"IL003", "forward-compat-unsupported-gpu"}, {"IL010", "minor-version-compatibility-only"},
+           {"IL013", "platform-mismatch"}, {"IL014", "cuda-runtime-off-loader-path"}}) {
+    rules::RuleInfo info;
+    info.id = id;
+    info.name = name;
+    known.push_back(info);
+  }
+  return known;
+}
+
+TEST_CASE("ignores: an unknown rule is an error naming where it came from and the closest rule") {
+  auto known = KnownRules();
+  auto flag = ParseIgnoreFlag("IL13=typo");
+  REQUIRE(flag.ok());
+  auto typo = CheckIgnoredRules({Ignore("IL003"), *flag}, known);
+  REQUIRE_FALSE(typo.ok());
+  CHECK(typo.error().ToString() == "--ignore: no rule named 'IL13' (did you mean IL013?)");
+  CHECK(CheckIgnoredRules({Ignore("IL003"), Ignore("platform-mismatch")}, known).ok());
+  auto config = ParseConfig("ignore:\n  - rule: platfrom-mismatch\n    reason: arm is not ours\n", "ci/.imagelint.yaml");
+  REQUIRE(config.ok());
+  auto status = CheckIgnoredRules(config->ignores, known);
+  REQUIRE_FALSE(status.ok());
+  CHECK(status.error().ToString() ==
+        "ci/.imagelint.yaml:2: ignore: no rule named 'platfrom-mismatch' (did you mean IL013?)");
+  auto far = ParseIgnoreFlag("XYZ999=nothing like it");
+  CHECK(CheckIgnoredRules({*far}, known).error().message == "no rule named 'XYZ999' (imagelint rules lists them)");
+  CHECK(ClosestRules("il003", known) == std::vector<std::string>{"IL003"});
+  CHECK(ClosestRules("IL01", known).size() == 3);  // IL010, IL013, IL014: one edit each
+  CHECK(ClosestRules(std::string(500, 'x'), known).empty());
+}
+
+TEST_CASE("suppressions: an entry with a problem is listed as rejected, not applied") {
+  Suppression s = Ignore("IL03");
+  s.origin = "inline";
+  s.problem = "names no rule (did you mean IL003?)";
+  json report = ApplySuppressions(testing::SampleReport(), {s}, "2026-06-01");
+  REQUIRE(report["ignores"]["invalid"].size() == 1);
+  CHECK(report["ignores"]["invalid"][0]["problem"] == "names no rule (did you mean IL003?)");
+  CHECK(report["ignores"]["unused"].empty());
 }
 
 }  // namespace

@@ -180,11 +180,49 @@ TEST_CASE("Scan: a Dockerfile input, its build args, target and inline ignores")
   auto older = Scan(request, f.context);
   REQUIRE(older.ok());
   CHECK(older->exit_code == 0);
-  CHECK(Verdict(older->report["images"][0], "old-470")["status"] == "warn");
+  CHECK(Verdict(older->report["images"][0], "old-470")["status"] == "undecided");  // a rule could not decide
   request.target = "nope";
   auto missing = Scan(request, f.context);
   REQUIRE_FALSE(missing.ok());
   CHECK(missing.error().ToString().find("target stage \"nope\" not found") != std::string::npos);
+}
+
+// Issue 15 item 5: an inline ignore above FROM for IL013 was listed as unused
+// while the IL013 error was printed (the finding named no Dockerfile line).
+TEST_CASE("Scan: an inline ignore above FROM suppresses the platform mismatch it names") {
+  Fixture f;
+  WriteFileText(f.dir / "fleet.yaml", std::string(kFleet) +
+                                          "  - name: gh200-arm64\n"
+                                          "    gpu: NVIDIA GH200 480GB\n"
+                                          "    driver: \"570.124.06\"\n"
+                                          "    platform: linux/arm64\n");
+  WriteFileText(f.dir / "Dockerfile",
+                "# imagelint ignore=IL013 the arm pool never runs this service\n"
+                "FROM --platform=linux/amd64 nvidia/cuda:12.4.1-runtime-ubuntu22.04\n"
+                "CMD [\"true\"]\n");
+  auto request = f.Request({(f.dir / "Dockerfile").string()});
+  request.inline_ignores = false;
+  auto strict = Scan(request, f.context);
+  REQUIRE_MESSAGE(strict.ok(), strict.error().ToString());
+  const json& loud = strict->report["images"][0];
+  CHECK(Verdict(loud, "gh200-arm64")["status"] == "fail");
+  bool located = false;
+  for (const auto& finding : loud["findings"]) {
+    if (finding["rule"] != "IL013") continue;
+    for (const auto& item : finding["evidence"]) located = located || item.value("dockerfile_line", 0) == 2;
+  }
+  CHECK(located);  // the finding points at the FROM line
+
+  request.inline_ignores = true;
+  auto ignored = Scan(request, f.context);
+  REQUIRE(ignored.ok());
+  const json& image = ignored->report["images"][0];
+  for (const auto& finding : image["findings"]) CHECK(finding["rule"] != "IL013");
+  REQUIRE(image["suppressed"].size() == 1);
+  CHECK(image["suppressed"][0]["rule"] == "IL013");
+  CHECK(image["suppressed"][0]["suppressed_by"]["origin"] == "inline");
+  CHECK(ignored->report["ignores"]["unused"].empty());
+  CHECK(Verdict(image, "gh200-arm64")["status"] != "fail");
 }
 
 TEST_CASE("Scan: errors name the input, fleet, rule or data directory that failed") {

@@ -152,6 +152,17 @@ TEST_CASE("scan: exit codes of --fail-on, --min-severity, --ignore, --format") {
   CHECK(report["summary"]["findings"]["warning"] == 1);
   json sarif = json::parse(testing::ReadFileText(t.dir / "r.sarif"));
   CHECK(sarif["runs"][0]["results"].size() == 2);
+  // A typo in --ignore is an error, as the same typo in --severity is.
+  auto typo = Run(t, {"scan", rootfs, "--no-config", "--no-cache", "--ignore", "T01=typo"});
+  CHECK(typo.exit_code == 2);
+  CHECK_MESSAGE(typo.err.find("--ignore: no rule named 'T01' (did you mean T001?)") != std::string::npos, typo.err);
+  auto pages = Run(t, {"scan", rootfs, "--no-config", "--no-cache", "--format", "html=" + (t.dir / "r.html").string(),
+                       "--format", "gitlab", "--fail-on-undecided"});
+  CHECK_MESSAGE(pages.exit_code == 0, pages.err);
+  CHECK(testing::ReadFileText(t.dir / "r.html").rfind("<!DOCTYPE html>", 0) == 0);
+  json quality = json::parse(pages.out);
+  REQUIRE(quality.is_array());
+  CHECK(quality.size() == 2);
   auto two_stdout = Run(t, {"scan", rootfs, "--no-config", "--no-cache", "--format", "json", "--format", "text"});
   CHECK(two_stdout.exit_code == 2);
   auto bad_level = Run(t, {"scan", rootfs, "--no-config", "--no-cache", "--fail-on", "fatal"});

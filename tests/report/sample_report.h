@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "imagelint/analysis.h"
+
 namespace imagelint::testing {
 
 inline nlohmann::json SampleFinding(const std::string& rule, const std::string& name, const std::string& severity,
@@ -119,6 +121,79 @@ inline nlohmann::json SampleReport() {
           {"fleet", {{"source", "fleet.yaml"}, {"pools", pools}}},
           {"rules", rules},
           {"images", json::array({image1, image2})}};
+}
+
+// A Dockerfile whose base image imagelint does not know: the CUDA rules
+// cannot decide on the GPU pools (undecided, as analysis::Analyze writes
+// them: severity warning, `unknown`, `missing` in user terms), IL013 fails
+// the arm64 pool and IL010 is a real warning on the A100 pool. Every format
+// must keep the undecided verdicts apart from warnings.
+inline nlohmann::json UndecidedReport() {
+  using nlohmann::json;
+  const std::string base = "the base image `registry.corp/ml/base:2024.06`";
+  const std::string reason = "base image registry.corp/ml/base:2024.06 is not in base-images.yaml: its CUDA facts are unknown";
+  const std::string hint = "scan the built image instead of the Dockerfile (docker save IMAGE -o image.tar)";
+  auto undecided = [&](const std::string& rule, const std::string& name, const std::string& title,
+                       const std::string& fact, const std::string& subject) {
+    json missing = {{"fact", fact}, {"subject", subject}, {"owner", base},
+                    {"text", subject + " of " + base + " is unknown"}, {"reason", reason},
+                    {"dockerfile_line", 3}, {"hint", hint}};
+    json finding = SampleFinding(rule, name, "warning",
+                                 "cannot tell whether this applies (" + title + "): " + subject + " of " + base +
+                                     " is unknown",
+                                 json::array({"rtx3090-460", "a100-535"}),
+                                 json::array({{{"detail", reason}, {"dockerfile_line", 3}}}));
+    finding["title"] = title;
+    finding["unknown"] = true;
+    finding["missing_facts"] = json::array({fact});
+    finding["missing"] = json::array({missing});
+    finding["fix"] = "To decide it: " + hint + ".";
+    return finding;
+  };
+  json il013 = SampleFinding("IL013", "platform-mismatch", "error",
+                             "The image is linux/amd64 but the hosts of gh200-arm64 are linux/arm64: the container's "
+                             "first process fails with \"exec format error\".",
+                             json::array({"gh200-arm64"}),
+                             json::array({{{"detail", "FROM registry.corp/ml/base:2024.06 (linux/amd64)"},
+                                           {"dockerfile_line", 3}}}),
+                             json{{"code", 0}, {"name", "exec-format-error"}, {"stage", "container-start"},
+                                  {"message", "exec format error"}});
+  il013["fix"] = "Build and push a linux/arm64 variant of the image, or keep the workload off gh200-arm64.";
+  json il010 = SampleFinding("IL010", "minor-version-compatibility-only", "warning",
+                             "CUDA 12.4 runs on a100-535's driver 535.104.05 only through minor-version compatibility.",
+                             json::array({"a100-535"}), json::array({{{"detail", "pip install nvidia-cuda-runtime-cu12==12.4.127"},
+                                                                     {"dockerfile_line", 5}}}));
+  json image = {{"ref", "services/train/Dockerfile"},
+                {"digest", ""},
+                {"dockerfile", "services/train/Dockerfile"},
+                {"findings",
+                 json::array({undecided("IL002", "driver-too-old", "The host driver is too old for the image's CUDA runtime",
+                                        "cuda.runtimes", "the CUDA runtime (libcudart)"),
+                              undecided("IL007", "no-kernel-image", "No kernel image for the pool's GPU", "binaries",
+                                        "the GPU code (SASS/PTX) of the binaries"),
+                              il010, il013})},
+                {"verdicts", json::array({{{"pool", "rtx3090-460"}}, {{"pool", "a100-535"}}, {{"pool", "gh200-arm64"}}})}};
+  analysis::DeriveVerdicts(image);
+  json report = SampleReport();
+  report["fleet"]["pools"].push_back({{"name", "gh200-arm64"}, {"gpu", "NVIDIA GH200 480GB"}, {"driver", "580.126.20"},
+                                      {"platform", "linux/arm64"}});
+  report["fleet"]["pools"].erase(2);  // h100-550
+  report["rules"] = json::array(
+      {{{"id", "IL002"}, {"name", "driver-too-old"}, {"title", "The host driver is too old for the image's CUDA runtime"},
+        {"summary", "A CUDA runtime needs a driver at least as new as its toolkit's."}, {"severity", "error"},
+        {"scope", "pool"}, {"enabled", true}, {"docs", "docs/rules/IL002.md"}},
+       {{"id", "IL007"}, {"name", "no-kernel-image"}, {"title", "No kernel image for the pool's GPU"},
+        {"summary", "GPU code runs only with SASS or PTX for the GPU."}, {"severity", "error"}, {"scope", "pool"},
+        {"enabled", true}, {"docs", "docs/rules/IL007.md"}},
+       {{"id", "IL010"}, {"name", "minor-version-compatibility-only"},
+        {"title", "The image runs only through minor-version compatibility"},
+        {"summary", "The driver is older than the toolkit but meets the minor-version floor."}, {"severity", "warning"},
+        {"scope", "pool"}, {"enabled", true}, {"docs", "docs/rules/IL010.md"}},
+       {{"id", "IL013"}, {"name", "platform-mismatch"}, {"title", "The image's platform does not match the pool's"},
+        {"summary", "An image for one CPU architecture cannot start on hosts of another."}, {"severity", "error"},
+        {"scope", "pool"}, {"enabled", true}, {"docs", "docs/rules/IL013.md"}}});
+  report["images"] = json::array({image});
+  return report;
 }
 
 }  // namespace imagelint::testing

@@ -1,0 +1,28 @@
+// Private to src/analysis: undecided findings in user terms (undecided.cpp).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace imagelint::analysis::internal {
+
+struct Undecided {
+  // "the CUDA runtime (libcudart) of the base image `x:1` is unknown"
+  std::string text;
+  // One entry per missing fact: {fact, text, dockerfile_line?, reason?, hint?}.
+  nlohmann::json missing = nlohmann::json::array();
+  // Where the Dockerfile says why ({detail, dockerfile_line}), for evidence.
+  nlohmann::json evidence = nlohmann::json::array();
+  // How to decide it ("set `brand:` for pool `p` in the fleet file").
+  std::vector<std::string> hints;
+};
+
+// `missing`: the rule engine's trace (EvalTrace::missing); `pool`: the pool's
+// name for pool-scoped rules ("" otherwise); `foreach_name`/`element`: the
+// rule's foreach variable and the entry it was bound to, if any.
+Undecided DescribeUndecided(const std::vector<std::string>& missing, const nlohmann::json& facts,
+                            const std::string& pool, const std::string& foreach_name, const nlohmann::json* element);
+
+}  // namespace imagelint::analysis::internal

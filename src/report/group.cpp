@@ -1,0 +1,257 @@
+// What several reporters share beyond field access: root causes (one block
+// per cause, not a copy per pool), image names for stable identities,
+// shortened requirement lists, undecided findings in user terms.
+#include <algorithm>
+#include <fstream>
+#include <map>
+
+#include "common/text.h"
+#include "imagelint/analysis.h"
+#include "util.h"
+
+namespace imagelint::report::internal {
+
+namespace {
+
+// The evidence as an identity: paths and details, without layer numbers or
+// lines (the same cause in another image or build keeps its key).
+std::string EvidenceKey(const json& finding) {
+  std::vector<std::string> parts;
+  for (const auto& item : Arr(finding, "evidence")) {
+    std::string path = Str(item, "path");
+    parts.push_back(path.empty() ? "detail:" + Str(item, "detail") : "path:" + path);
+  }
+  std::sort(parts.begin(), parts.end());
+  std::string key;
+  for (const auto& part : parts) key += part + "\n";
+  return key;
+}
+
+std::string CauseKey(const json& finding) {
+  if (Undecided(finding)) {
+    // The same gap (the Dockerfile's reason, else the missing facts) behind
+    // several rules is one cause.
+    auto reasons = MissingReasons(finding);
+    if (reasons.empty()) reasons = MissingTexts(finding);
+    std::sort(reasons.begin(), reasons.end());
+    std::string key = "undecided\n";
+    for (const auto& reason : reasons) key += reason + "\n";
+    return key;
+  }
+  const json& predicted = finding.contains("predicted_error") ? finding["predicted_error"] : json();
+  return Kind(finding) + "\n" + Str(finding, "rule") + "\n" + PredictedText(predicted) + "\n" + EvidenceKey(finding);
+}
+
+bool IsClauseChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+         c == '-' || c == '*';
+}
+
+// "brand=tesla,driver>=470,driver<471" / "cuda>=12.4" / "arch=sm_80": one
+// or more comma-joined KEY OP VALUE terms (libnvidia-container's grammar).
+bool IsClause(std::string_view token) {
+  if (token.empty() || token.size() > 200) return false;
+  for (const auto& term : SplitOn(token, ',')) {
+    size_t i = 0;
+    while (i < term.size() && ((term[i] >= 'a' && term[i] <= 'z') || term[i] == '_')) ++i;
+    if (i == 0 || i == term.size()) return false;
+    size_t op = i;
+    while (i < term.size() && (term[i] == '>' || term[i] == '<' || term[i] == '=' || term[i] == '!')) ++i;
+    if (i == op || i - op > 2 || i == term.size()) return false;
+    for (; i < term.size(); ++i) {
+      if (!IsClauseChar(term[i])) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool Undecided(const json& finding) { return analysis::IsUndecided(finding); }
+
+std::string Kind(const json& finding) {
+  if (Undecided(finding)) return "undecided";
+  return std::string(rules::SeverityName(SeverityOf(finding)));
+}
+
+int Order(const json& finding) {
+  if (Undecided(finding)) return 2;
+  Severity severity = SeverityOf(finding);
+  return severity == Severity::kError ? 3 : severity == Severity::kWarning ? 1 : 0;
+}
+
+std::vector<RootCause> RootCauses(const json& image, const char* list) {
+  std::vector<RootCause> causes;
+  std::map<std::string, size_t> by_key;
+  std::vector<std::string> pool_order;
+  for (const auto& verdict : Arr(image, "verdicts")) pool_order.push_back(Str(verdict, "pool"));
+  for (const auto& finding : Arr(image, list)) {
+    std::string key = CauseKey(finding);
+    auto it = by_key.find(key);
+    if (it == by_key.end()) {
+      it = by_key.emplace(key, causes.size()).first;
+      causes.push_back(RootCause{{}, {}, {}, Kind(finding)});
+    }
+    RootCause& cause = causes[it->second];
+    cause.findings.push_back(&finding);
+    std::string rule = Str(finding, "rule");
+    if (std::find(cause.rules.begin(), cause.rules.end(), rule) == cause.rules.end()) cause.rules.push_back(rule);
+    for (const auto& pool : Arr(finding, "pools")) {
+      if (!pool.is_string()) continue;
+      std::string name = pool.get<std::string>();
+      if (std::find(cause.pools.begin(), cause.pools.end(), name) == cause.pools.end()) cause.pools.push_back(name);
+    }
+  }
+  for (auto& cause : causes) {
+    auto rank = [&](const std::string& pool) {
+      auto at = std::find(pool_order.begin(), pool_order.end(), pool);
+      return static_cast<size_t>(at - pool_order.begin());
+    };
+    std::stable_sort(cause.pools.begin(), cause.pools.end(),
+                     [&](const std::string& a, const std::string& b) { return rank(a) < rank(b); });
+  }
+  std::stable_sort(causes.begin(), causes.end(), [](const RootCause& a, const RootCause& b) {
+    return Order(*a.findings.front()) > Order(*b.findings.front());
+  });
+  return causes;
+}
+
+std::string ImageName(const std::string& ref) {
+  std::string name = ref;
+  while (StartsWith(name, "./")) name = name.substr(2);
+  size_t at = name.find('@');
+  if (at != std::string::npos) name = name.substr(0, at);
+  size_t colon = name.rfind(':');
+  size_t slash = name.rfind('/');
+  if (colon != std::string::npos && (slash == std::string::npos || colon > slash)) name = name.substr(0, colon);
+  return name;
+}
+
+std::string ShortenRequirements(const std::string& text, const std::string& deciding) {
+  constexpr size_t kMinRun = 4;  // shorter lists read fine as they are
+  // Split on single spaces, remembering each token's decorations.
+  std::vector<std::string> tokens = SplitOn(text, ' ');
+  struct Token {
+    std::string prefix, core, suffix;
+    bool clause = false;
+  };
+  std::vector<Token> parsed;
+  for (const auto& raw : tokens) {
+    Token t;
+    std::string core = raw;
+    size_t equals = core.find('=');
+    // "NVIDIA_REQUIRE_CUDA=cuda>=12.4": the variable name is a prefix.
+    if (equals != std::string::npos && equals > 0 && core.substr(0, equals).find_first_of("<>!") == std::string::npos &&
+        IsClause(core.substr(equals + 1)) && !IsClause(core)) {
+      t.prefix = core.substr(0, equals + 1);
+      core = core.substr(equals + 1);
+    }
+    while (!core.empty() && (core[0] == '"' || core[0] == '\'' || core[0] == '(')) {
+      t.prefix += core[0];
+      core.erase(0, 1);
+    }
+    while (!core.empty() && (core.back() == '"' || core.back() == '\'' || core.back() == ')' || core.back() == ',' ||
+                             core.back() == ';' || core.back() == '.')) {
+      t.suffix = core.back() + t.suffix;
+      core.pop_back();
+    }
+    t.clause = IsClause(core);
+    t.core = core;
+    parsed.push_back(std::move(t));
+  }
+  std::string out;
+  auto append = [&](const std::string& word) {
+    if (!out.empty()) out += ' ';
+    out += word;
+  };
+  for (size_t i = 0; i < parsed.size();) {
+    size_t end = i;
+    // A run: clause tokens; only its first may carry a prefix, only its last a suffix.
+    while (end < parsed.size() && parsed[end].clause && (end == i || parsed[end].prefix.empty()) &&
+           (end == i || parsed[end - 1].suffix.empty()))
+      ++end;
+    if (end - i < kMinRun) {
+      size_t stop = std::max(end, i + 1);
+      for (size_t k = i; k < stop; ++k) append(parsed[k].prefix + parsed[k].core + parsed[k].suffix);
+      i = stop;
+      continue;
+    }
+    std::vector<size_t> keep = {i};
+    for (size_t k = i + 1; k < end && keep.size() < 3; ++k) {
+      if (deciding.find(parsed[k].core) != std::string::npos) keep.push_back(k);
+    }
+    std::string shown;
+    for (size_t k : keep) shown += (shown.empty() ? "" : " ") + parsed[k].core;
+    size_t more = (end - i) - keep.size();
+    append(parsed[i].prefix + shown + " … " + std::to_string(more) + " more clause" + (more == 1 ? "" : "s") +
+           parsed[end - 1].suffix);
+    i = end;
+  }
+  return out;
+}
+
+std::vector<std::string> MissingTexts(const json& finding) {
+  std::vector<std::string> out;
+  for (const auto& item : Arr(finding, "missing")) {
+    std::string text = Str(item, "text");
+    if (!text.empty() && std::find(out.begin(), out.end(), text) == out.end()) out.push_back(text);
+  }
+  return out;
+}
+
+std::vector<std::string> MissingSentences(const std::vector<const json*>& findings) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> owners;  // owner -> subjects
+  std::vector<std::string> loose;  // entries without subject/owner (older reports)
+  for (const json* finding : findings) {
+    for (const auto& item : Arr(*finding, "missing")) {
+      std::string owner = Str(item, "owner");
+      std::string subject = Str(item, "subject");
+      if (owner.empty() || subject.empty()) {
+        std::string text = Str(item, "text");
+        if (!text.empty() && std::find(loose.begin(), loose.end(), text) == loose.end()) loose.push_back(text);
+        continue;
+      }
+      auto it = std::find_if(owners.begin(), owners.end(), [&](const auto& entry) { return entry.first == owner; });
+      if (it == owners.end()) {
+        owners.emplace_back(owner, std::vector<std::string>{});
+        it = owners.end() - 1;
+      }
+      if (std::find(it->second.begin(), it->second.end(), subject) == it->second.end()) it->second.push_back(subject);
+    }
+  }
+  std::vector<std::string> out;
+  for (const auto& [owner, subjects] : owners) {
+    std::string text;
+    for (size_t i = 0; i < subjects.size(); ++i)
+      text += (i == 0 ? "" : i + 1 == subjects.size() ? " and " : ", ") + subjects[i];
+    out.push_back(text + " of " + owner + (subjects.size() == 1 ? " is" : " are") + " unknown");
+  }
+  out.insert(out.end(), loose.begin(), loose.end());
+  return out;
+}
+
+std::vector<std::string> MissingReasons(const json& finding) {
+  std::vector<std::string> out;
+  for (const auto& item : Arr(finding, "missing")) {
+    std::string reason = Str(item, "reason");
+    if (reason.empty()) continue;
+    if (item.contains("dockerfile_line") && item["dockerfile_line"].is_number_integer())
+      reason += " [Dockerfile:" + std::to_string(item["dockerfile_line"].get<int64_t>()) + "]";
+    if (std::find(out.begin(), out.end(), reason) == out.end()) out.push_back(reason);
+  }
+  return out;
+}
+
+std::string RuleDocs(const std::string& docs_dir, const std::string& rule_id) {
+  if (docs_dir.empty() || rule_id.empty() || rule_id.find('/') != std::string::npos || rule_id.find("..") != std::string::npos)
+    return "";
+  std::ifstream file(docs_dir + "/rules/" + rule_id + ".md", std::ios::binary);
+  if (!file) return "";
+  constexpr size_t kLimit = 64 * 1024;
+  std::string markdown(kLimit, '\0');
+  file.read(markdown.data(), static_cast<std::streamsize>(kLimit));
+  markdown.resize(static_cast<size_t>(file.gcount()));
+  return markdown;
+}
+
+}  // namespace imagelint::report::internal

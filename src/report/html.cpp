@@ -1,0 +1,347 @@
+// One self-contained HTML page for people and CI artifacts: inline CSS, no
+// script, no font, image or link that leaves the file (links to rule pages
+// only when --docs-url names them). The images x pools matrix (a colour per
+// verdict, the predicted error in each cell, undecided cells apart), the
+// findings of each image by root cause with evidence, fix and the rule's
+// page, the suppressions and the fleet.
+#include <algorithm>
+
+#include "imagelint/report.h"
+#include "util.h"
+
+namespace imagelint::report {
+
+using nlohmann::json;
+using namespace internal;
+
+namespace {
+
+std::string Html(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (unsigned char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default:
+        if (c < 0x20 && c != '\n' && c != '\t') {
+          out += ' ';
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out;
+}
+
+int64_t Count(const json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_number_integer()) return 0;
+  return j[key].get<int64_t>();
+}
+
+std::string Plural(int64_t n, const std::string& one, const std::string& many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+// Only http(s) links, and only those the user configured (--docs-url).
+std::string Link(const std::string& uri, const std::string& text) {
+  if (uri.rfind("https://", 0) != 0 && uri.rfind("http://", 0) != 0) return Html(text);
+  return "<a href=\"" + Html(uri) + "\">" + Html(text) + "</a>";
+}
+
+constexpr const char* kStyle = R"CSS(
+:root { --fail:#b3261e; --fail-bg:#fde7e4; --warn:#9a5b00; --warn-bg:#fff1d6; --pass:#1e6b34; --pass-bg:#e3f4e6;
+        --undecided:#5b3a9c; --undecided-bg:#efe9fa; --note:#1f5f99; --note-bg:#e5eff9; --line:#d9dce1; --ink:#1d2129; --muted:#5f6672; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; color: var(--ink); background: #f6f7f9; }
+header { background: #1d2129; color: #fff; padding: 18px 28px; }
+header h1 { margin: 0 0 4px; font-size: 20px; font-weight: 600; }
+header .summary { color: #c9ced6; }
+header .gate { display: inline-block; margin-top: 8px; padding: 2px 10px; border-radius: 12px; font-weight: 600; }
+header .gate.failed { background: var(--fail); } header .gate.passed { background: var(--pass); }
+main { padding: 20px 28px 40px; max-width: 1400px; }
+h2 { font-size: 17px; margin: 22px 0 10px; }
+h3 { font-size: 15px; margin: 22px 0 8px; }
+code, .mono { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12.5px; }
+table { border-collapse: collapse; background: #fff; }
+th, td { border: 1px solid var(--line); padding: 6px 9px; text-align: left; vertical-align: top; }
+th { background: #eef0f3; font-weight: 600; }
+.pool-detail { font-weight: 400; font-size: 12px; }
+.matrix-wrap { overflow-x: auto; }
+table.matrix td.verdict { min-width: 128px; }
+td.verdict .status { display: block; font-weight: 700; text-transform: uppercase; font-size: 12px; letter-spacing: .04em; }
+td.verdict .error { display: block; font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12px; word-break: break-word; }
+td.verdict .rule { color: var(--muted); font-size: 11.5px; }
+td.verdict-fail { background: var(--fail-bg); color: var(--fail); border-left: 4px solid var(--fail); }
+td.verdict-warn { background: var(--warn-bg); color: var(--warn); border-left: 4px solid var(--warn); }
+td.verdict-pass { background: var(--pass-bg); color: var(--pass); border-left: 4px solid var(--pass); }
+td.verdict-undecided { color: var(--undecided); border-left: 4px dashed var(--undecided);
+  background: repeating-linear-gradient(135deg, var(--undecided-bg) 0 8px, #f8f5fd 8px 16px); }
+.legend span { display: inline-block; margin-right: 14px; }
+.swatch { display: inline-block; width: 12px; height: 12px; margin-right: 5px; vertical-align: -1px; border-radius: 2px; }
+.card { background: #fff; border: 1px solid var(--line); border-left: 5px solid var(--note); border-radius: 4px; padding: 10px 14px; margin: 10px 0; }
+.card.error { border-left-color: var(--fail); } .card.warning { border-left-color: var(--warn); }
+.card.undecided { border-left: 5px dashed var(--undecided); } .card.note { border-left-color: var(--note); }
+.card .head { font-weight: 600; }
+.badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 11.5px; font-weight: 700; text-transform: uppercase; margin-right: 6px; }
+.badge.error { background: var(--fail-bg); color: var(--fail); } .badge.warning { background: var(--warn-bg); color: var(--warn); }
+.badge.undecided { background: var(--undecided-bg); color: var(--undecided); } .badge.note { background: var(--note-bg); color: var(--note); }
+.pool { display: inline-block; background: #eef0f3; border-radius: 3px; padding: 0 6px; margin: 2px 3px 0 0; font-size: 12px; }
+.card p { margin: 6px 0; }
+.card .label { color: var(--muted); font-weight: 600; margin-right: 4px; }
+.card ul { margin: 4px 0 4px 20px; padding: 0; }
+details { margin-top: 6px; } summary { cursor: pointer; color: var(--muted); }
+pre.help { white-space: pre-wrap; background: #f6f7f9; border: 1px solid var(--line); padding: 8px 10px; margin: 6px 0 0; font-size: 12.5px; }
+.muted { color: var(--muted); }
+footer { color: var(--muted); padding: 0 28px 24px; font-size: 12px; }
+)CSS";
+
+std::string VerdictCell(const json& image, const json& verdict) {
+  std::string status = Str(verdict, "status", "pass");
+  std::string cell = "<td class=\"verdict verdict-" + Html(status) + "\" data-image=\"" + Html(Str(image, "ref")) +
+                     "\" data-pool=\"" + Html(Str(verdict, "pool")) + "\" data-status=\"" + Html(status) + "\">";
+  cell += "<span class=\"status\">" + Html(status == "undecided" ? "undecided" : status) + "</span>";
+  const json& predicted = verdict.contains("predicted_error") ? verdict["predicted_error"] : json();
+  if (predicted.is_object()) {
+    cell += "<span class=\"error\">" + Html(PredictedText(predicted)) + "</span>";
+    std::string rule = Str(predicted, "rule");
+    cell += "<span class=\"rule\">" + Html(Str(predicted, "stage")) + (rule.empty() ? "" : " · " + Html(rule)) + "</span>";
+  } else if (status == "undecided" || !Arr(verdict, "undetermined").empty()) {
+    std::string ids;
+    size_t n = 0;
+    for (const auto& id : Arr(verdict, "undetermined")) {
+      if (!id.is_string()) continue;
+      if (++n <= 3) ids += (ids.empty() ? "" : ", ") + id.get<std::string>();
+    }
+    if (n > 3) ids += " +" + std::to_string(n - 3);
+    cell += "<span class=\"rule\">cannot tell: " + Html(ids) + "</span>";
+  } else if (status == "warn") {
+    std::string ids;
+    for (const auto& id : Arr(verdict, "rules"))
+      if (id.is_string()) ids += (ids.empty() ? "" : ", ") + id.get<std::string>();
+    cell += "<span class=\"rule\">" + Html(ids) + "</span>";
+  }
+  return cell + "</td>";
+}
+
+void Matrix(std::string& out, const json& report) {
+  const json& images = Arr(report, "images");
+  std::vector<std::string> pools;
+  static const json kNoFleet = json::object();
+  const json& fleet = report.contains("fleet") ? report["fleet"] : kNoFleet;
+  const json& fleet_pools = Arr(fleet, "pools");
+  for (const auto& pool : fleet_pools) pools.push_back(Str(pool, "name"));
+  for (const auto& image : images) {
+    for (const auto& verdict : Arr(image, "verdicts")) {
+      std::string pool = Str(verdict, "pool");
+      if (std::find(pools.begin(), pools.end(), pool) == pools.end()) pools.push_back(pool);
+    }
+  }
+  out += "<h2>Images × pools</h2>\n";
+  out += "<p class=\"legend\"><span><i class=\"swatch\" style=\"background:var(--fail)\"></i>fail: the predicted error "
+         "stops the workload</span><span><i class=\"swatch\" style=\"background:var(--undecided)\"></i>undecided: "
+         "imagelint cannot tell (a fact is unknown)</span><span><i class=\"swatch\" style=\"background:var(--warn)\"></i>"
+         "warn</span><span><i class=\"swatch\" style=\"background:var(--pass)\"></i>pass</span></p>\n";
+  out += "<div class=\"matrix-wrap\"><table class=\"matrix\">\n<thead><tr><th>image</th>";
+  if (pools.empty()) out += "<th>image checks</th>";
+  for (const auto& pool : pools) {
+    std::string detail;
+    for (const auto& entry : fleet_pools) {
+      if (Str(entry, "name") != pool) continue;
+      detail = Str(entry, "gpu");
+      std::string driver = Str(entry, "driver");
+      if (!driver.empty()) detail += (detail.empty() ? "driver " : " · ") + driver;
+    }
+    out += "<th class=\"pool-head\">" + Html(pool) +
+           (detail.empty() ? "" : "<br><span class=\"muted pool-detail\">" + Html(detail) + "</span>") + "</th>";
+  }
+  out += "</tr></thead>\n<tbody>\n";
+  for (const auto& image : images) {
+    out += "<tr><th class=\"image-head\"><code>" + Html(Str(image, "ref", "image")) + "</code>";
+    std::string digest = Str(image, "digest");
+    if (!digest.empty()) out += "<br><span class=\"muted mono\">" + Html(digest.substr(0, 19)) + "</span>";
+    out += "</th>";
+    if (pools.empty()) {
+      json pseudo = {{"pool", "image"}, {"status", Str(image, "status", "pass")}, {"predicted_error", nullptr}};
+      out += VerdictCell(image, pseudo);
+    }
+    for (const auto& pool : pools) {
+      const json* found = nullptr;
+      for (const auto& verdict : Arr(image, "verdicts")) {
+        if (Str(verdict, "pool") == pool) found = &verdict;
+      }
+      out += found ? VerdictCell(image, *found) : "<td class=\"muted\">–</td>";
+    }
+    out += "</tr>\n";
+  }
+  out += "</tbody></table></div>\n";
+}
+
+std::string HelpBlock(const std::string& rule_id, const RenderOptions& options, const std::string& docs) {
+  std::string page = RuleDocs(options.docs_dir, rule_id);
+  std::string uri = HelpUri(options.docs_base_uri, rule_id, docs);
+  std::string out;
+  if (!page.empty())
+    out += "<details><summary>Rule " + Html(rule_id) + " help</summary><pre class=\"help\">" + Html(page) + "</pre></details>";
+  if (!uri.empty()) out += "<p class=\"muted\">" + Link(uri, "Rule page") + "</p>";
+  if (page.empty() && uri.empty()) out += "<p class=\"muted\"><code>imagelint explain " + Html(rule_id) + "</code></p>";
+  return out;
+}
+
+void Card(std::string& out, const json& image, const RootCause& cause, const RenderOptions& options) {
+  const json& finding = *cause.findings.front();
+  std::string kind = cause.kind;
+  out += "<div class=\"card " + Html(kind) + "\" data-kind=\"" + Html(kind) + "\" data-rules=\"";
+  for (size_t i = 0; i < cause.rules.size(); ++i) out += (i ? " " : "") + Html(cause.rules[i]);
+  out += "\">\n<div class=\"head\"><span class=\"badge " + Html(kind) + "\">" + Html(kind) + "</span>";
+  if (kind == "undecided") {
+    for (size_t i = 0; i < cause.rules.size(); ++i) out += (i ? ", " : "") + Html(cause.rules[i]);
+  } else {
+    out += Html(Str(finding, "rule")) + " " + Html(Str(finding, "name")) + " <span class=\"muted\">" +
+           Html(Str(finding, "title")) + "</span>";
+  }
+  out += "</div>\n<div>";
+  if (Str(finding, "scope") == "image") {
+    out += "<span class=\"pool\">whole image</span>";
+  } else {
+    for (const auto& pool : cause.pools) out += "<span class=\"pool\">" + Html(pool) + "</span>";
+  }
+  out += "</div>\n";
+  std::string message = Str(finding, "message");
+  if (kind == "undecided") {
+    std::vector<std::string> missing = MissingSentences(cause.findings);
+    out += "<p><span class=\"label\">Cannot tell:</span>";
+    for (size_t i = 0; i < missing.size(); ++i) out += (i ? "; " : " ") + Html(missing[i]);
+    if (missing.empty()) out += " " + Html(message);
+    out += "</p>\n";
+    for (const auto& reason : MissingReasons(finding)) out += "<p><span class=\"label\">Why:</span>" + Html(reason) + "</p>\n";
+    out += "<ul>";
+    std::vector<std::string> seen;
+    for (const json* one : cause.findings) {
+      std::string rule = Str(*one, "rule");
+      if (std::find(seen.begin(), seen.end(), rule) != seen.end()) continue;
+      seen.push_back(rule);
+      out += "<li>" + Html(rule) + " " + Html(Str(*one, "title")) + "</li>";
+    }
+    out += "</ul>\n";
+  } else {
+    out += "<p>" + Html(ShortenRequirements(message, message)) + "</p>\n";
+    const json& predicted = finding.contains("predicted_error") ? finding["predicted_error"] : json();
+    if (predicted.is_object())
+      out += "<p><span class=\"label\">Predicted error:</span><code>" + Html(PredictedText(predicted)) + "</code> at " +
+             Html(Str(predicted, "stage")) + "</p>\n";
+    const json& evidence = Arr(finding, "evidence");
+    if (!evidence.empty()) {
+      out += "<p><span class=\"label\">Evidence:</span></p><ul class=\"evidence\">";
+      for (const auto& item : evidence) out += "<li><code>" + Html(ShortenRequirements(EvidenceText(item), message)) + "</code></li>";
+      out += "</ul>\n";
+    }
+  }
+  std::string fix = Str(finding, "fix");
+  if (!fix.empty()) out += "<p><span class=\"label\">Fix:</span>" + Html(ShortenRequirements(fix, message)) + "</p>\n";
+  if (cause.rules.size() == 1) out += HelpBlock(cause.rules.front(), options, Str(finding, "docs"));
+  (void)image;
+  out += "</div>\n";
+}
+
+void Fleet(std::string& out, const json& report) {
+  const json& fleet = report.contains("fleet") ? report["fleet"] : json::object();
+  const json& pools = Arr(fleet, "pools");
+  out += "<h2>Fleet</h2>\n";
+  if (pools.empty()) {
+    out += "<p class=\"muted\">No fleet: image-level checks only (pass <code>--fleet FILE</code> for verdicts).</p>\n";
+    return;
+  }
+  std::string source = Str(fleet, "source");
+  if (!source.empty()) out += "<p class=\"muted\">From <code>" + Html(source) + "</code></p>\n";
+  out += "<table class=\"fleet\"><thead><tr><th>pool</th><th>GPU</th><th>compute capability</th><th>driver</th>"
+         "<th>container toolkit</th><th>runtime</th><th>platform</th><th>hosts</th></tr></thead><tbody>\n";
+  for (const auto& pool : pools) {
+    auto cell = [&](const char* key) {
+      if (!pool.contains(key)) return std::string("<td class=\"muted\">–</td>");
+      const json& value = pool[key];
+      return "<td>" + Html(value.is_string() ? value.get<std::string>() : value.dump()) + "</td>";
+    };
+    out += "<tr><th>" + Html(Str(pool, "name")) + "</th>" + cell("gpu") + cell("compute_capability") + cell("driver") +
+           cell("container_toolkit") + cell("runtime") + cell("platform") + cell("count") + "</tr>\n";
+  }
+  out += "</tbody></table>\n";
+}
+
+}  // namespace
+
+std::string RenderHtml(const json& report, const std::vector<RuleMeta>& rules, const RenderOptions& options) {
+  (void)rules;
+  const json& summary = report.contains("summary") ? report["summary"] : json::object();
+  const json& verdicts = summary.contains("verdicts") ? summary["verdicts"] : json::object();
+  const json& counts = summary.contains("findings") ? summary["findings"] : json::object();
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  // Nothing may be fetched: no script, no remote style, font or image.
+  out += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n";
+  out += "<title>imagelint report</title>\n<style>" + std::string(kStyle) + "</style>\n</head>\n<body>\n";
+  out += "<header><h1>imagelint: will these images run on the fleet?</h1><div class=\"summary\">";
+  out += Plural(Count(summary, "images"), "image", "images");
+  if (Count(summary, "pools") > 0) {
+    out += " × " + Plural(Count(summary, "pools"), "pool", "pools") + ": " + std::to_string(Count(verdicts, "fail")) +
+           " fail, " + std::to_string(Count(verdicts, "undecided")) + " undecided, " +
+           std::to_string(Count(verdicts, "warn")) + " warn, " + std::to_string(Count(verdicts, "pass")) + " pass";
+  }
+  out += " · findings: " + Plural(Count(counts, "error"), "error", "errors") + ", " +
+         std::to_string(Count(counts, "undecided")) + " undecided, " +
+         Plural(Count(counts, "warning"), "warning", "warnings") + ", " + Plural(Count(counts, "note"), "note", "notes") +
+         " · " + std::to_string(Count(summary, "suppressed")) + " suppressed</div>";
+  const json& gate = summary.contains("gate") ? summary["gate"] : json();
+  if (gate.is_object()) {
+    bool failed = gate.value("failed", false);
+    std::string rule = "--fail-on " + Str(gate, "fail_on", "error");
+    if (gate.value("fail_on_undecided", false)) rule += " --fail-on-undecided";
+    out += "<span class=\"gate " + std::string(failed ? "failed" : "passed") + "\">gate (" + Html(rule) + "): " +
+           (failed ? "failed" : "passed") + "</span>";
+  }
+  out += "</header>\n<main>\n";
+  Matrix(out, report);
+
+  out += "<h2>Findings by root cause</h2>\n";
+  for (const auto& image : Arr(report, "images")) {
+    auto causes = RootCauses(image);
+    out += "<section class=\"image\" data-image=\"" + Html(Str(image, "ref")) + "\"><h3><code>" +
+           Html(Str(image, "ref", "image")) + "</code></h3>\n";
+    if (causes.empty()) out += "<p class=\"muted\">No findings.</p>\n";
+    for (const auto& cause : causes) {
+      Card(out, image, cause, options);
+    }
+    const json& suppressed = Arr(image, "suppressed");
+    if (!suppressed.empty()) {
+      out += "<details class=\"suppressed\"><summary>" + std::to_string(suppressed.size()) +
+             " suppressed finding(s)</summary><ul>";
+      for (const auto& finding : suppressed) {
+        const json& by = finding.contains("suppressed_by") ? finding["suppressed_by"] : json::object();
+        out += "<li>" + Html(Str(finding, "rule")) + " " + Html(Kind(finding)) + ": " + Html(Str(by, "reason")) +
+               " <span class=\"muted\">(" + Html(Str(by, "file", Str(by, "origin"))) + ")</span></li>";
+      }
+      out += "</ul></details>\n";
+    }
+    out += "</section>\n";
+  }
+  const json& ignores = report.contains("ignores") ? report["ignores"] : json::object();
+  for (const char* list : {"expired", "invalid", "unused"}) {
+    const json& entries = Arr(ignores, list);
+    if (entries.empty()) continue;
+    out += "<h3>" + std::string(list) + " ignores</h3><ul>";
+    for (const auto& entry : entries) {
+      out += "<li>" + Html(Str(entry, "rule")) + " <span class=\"muted\">" + Html(Str(entry, "file", Str(entry, "origin"))) +
+             "</span>: " + Html(Str(entry, "problem", Str(entry, "reason"))) + "</li>";
+    }
+    out += "</ul>\n";
+  }
+  Fleet(out, report);
+  out += "</main>\n<footer>imagelint " + Html(Str(report.contains("tool") ? report["tool"] : json(), "version")) +
+         " · report schema " + Html(Str(report, "schema")) + "</footer>\n</body>\n</html>\n";
+  return out;
+}
+
+}  // namespace imagelint::report
