@@ -114,6 +114,7 @@ class LayerCache final : public VerifiedBlobMemo {
   explicit LayerCache(std::string directory) : directory_(std::move(directory)) {}
   std::string LayerDirectory(const LayerRef& layer) const;
   std::string MemoPath(const std::string& key) const;
+  Status StoreOrThrow(const LayerRef& layer, const LayerResult& result, const std::vector<FileAnalyzer*>& analyzers);
 
   std::string directory_;
   mutable std::mutex mutex_;

@@ -47,6 +47,7 @@ struct ImageMetadata {
   std::string ref;          // what the user gave, or the tag found in the archive
   std::string digest;       // manifest digest when there is one (else the config digest)
   std::string kind;         // "docker-archive", "oci-layout", "oci-archive", "rootfs", "registry"
+  std::string location;     // where it was read from: the path given, or the registry reference
   Platform platform;
   nlohmann::json config;    // the image config JSON (OCI/Docker), {} for a rootfs
   std::vector<LayerRef> layers;

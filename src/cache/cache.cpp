@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json.h"
 #include "imagelint/bytes.h"
 #include "imagelint/digest.h"
 #include "scan/scanner.h"
@@ -29,7 +30,9 @@ namespace fs = std::filesystem;
 // payload (CBOR). Anything else is discarded.
 constexpr char kMagic[8] = {'I', 'L', 'C', 'A', 'C', 'H', 'E', '1'};
 constexpr size_t kHeaderBytes = sizeof(kMagic) + 8 + 32;
-constexpr uint64_t kMaxFileBytes = 1ull << 32;
+// Larger files are not read (and so never trusted): an entry list at the
+// scanner's limits (1 M entries, 128 MiB of names) stays well below.
+constexpr uint64_t kMaxFileBytes = 512ull << 20;
 constexpr int kFormatVersion = 1;
 
 // The uncompressed layer's digest when known: the same tar scans the same
@@ -75,7 +78,13 @@ enum class ReadOutcome { kMissing, kCorrupt, kOk };
 ReadOutcome ReadCacheFile(const fs::path& path, nlohmann::json* payload) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return errno == ENOENT ? ReadOutcome::kMissing : ReadOutcome::kCorrupt;
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) > kMaxFileBytes) {
+    ::close(fd);
+    return ReadOutcome::kCorrupt;
+  }
   std::vector<uint8_t> bytes;
+  bytes.reserve(static_cast<size_t>(st.st_size));
   uint8_t chunk[1 << 16];
   for (;;) {
     ssize_t n = ::read(fd, chunk, sizeof chunk);
@@ -100,11 +109,9 @@ ReadOutcome ReadCacheFile(const fs::path& path, nlohmann::json* payload) {
   if (RawSha256(body) != std::vector<uint8_t>(bytes.begin() + sizeof kMagic + 8, bytes.begin() + kHeaderBytes)) {
     return ReadOutcome::kCorrupt;
   }
-  try {
-    *payload = nlohmann::json::from_cbor(body.begin(), body.end());
-  } catch (const nlohmann::json::exception&) {
-    return ReadOutcome::kCorrupt;
-  }
+  auto parsed = ParseCbor(body, path.string());
+  if (!parsed.ok()) return ReadOutcome::kCorrupt;
+  *payload = std::move(*parsed);
   return ReadOutcome::kOk;
 }
 
@@ -472,6 +479,19 @@ std::optional<LayerResult> LayerCache::Lookup(const LayerRef& layer, const std::
 
 Status LayerCache::Store(const LayerRef& layer, const LayerResult& result,
                          const std::vector<FileAnalyzer*>& analyzers) {
+  // Building the payloads copies the whole entry list; running out of
+  // memory there costs the cache entry, never the scan.
+  try {
+    return StoreOrThrow(layer, result, analyzers);
+  } catch (const std::exception& e) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stats_.write_errors++;
+    return MakeError(directory_, std::string("cannot store a cache entry: ") + e.what());
+  }
+}
+
+Status LayerCache::StoreOrThrow(const LayerRef& layer, const LayerResult& result,
+                                const std::vector<FileAnalyzer*>& analyzers) {
   if (!Cacheable(layer)) return OkStatus();
   const fs::path dir = LayerDirectory(layer);
   // Analyzer files first: a reader that finds the entry list then finds the

@@ -36,6 +36,7 @@ class MemoryByteStream final : public ByteStream {
       : bytes_(std::move(bytes)), name_(std::move(name)) {}
   Result<size_t> Read(std::span<uint8_t> buffer) override {
     size_t n = std::min(buffer.size(), bytes_.size() - position_);
+    if (n == 0) return size_t{0};  // an empty vector's data() may be null: no memcpy from it
     std::memcpy(buffer.data(), bytes_.data() + position_, n);
     position_ += n;
     return n;

@@ -9,6 +9,8 @@
 
 #include "imagelint/config.h"
 
+#include "common/yaml.h"
+
 namespace imagelint::config {
 
 namespace fs = std::filesystem;
@@ -141,13 +143,11 @@ bool GlobMatch(std::string_view pattern, std::string_view text) {
 
 Result<Config> ParseConfig(std::string_view text, const std::string& file) {
   if (text.size() > kMaxConfigBytes) return MakeError(file, "config file is larger than 1 MiB");
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(text));
-  } catch (const YAML::Exception& e) {
-    if (e.mark.line >= 0) return MakeErrorAtLine(file, e.mark.line + 1, e.mark.column + 1, e.msg);
-    return MakeError(file, e.msg);
-  }
+  // Aliases are counted before a graph is built: 10,000 `reason: *r` would
+  // otherwise be copied once per use.
+  auto loaded = LoadYaml(text, file);
+  if (!loaded.ok()) return loaded.error();
+  YAML::Node root = std::move(*loaded);
   Config config;
   config.file = file;
   if (root.IsNull()) return config;  // an empty file is a valid, empty config

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "common/text.h"
+#include "common/yaml.h"
 #include "common/version.h"
 #include "imagelint/fleet.h"
 #include "imagelint/knowledge.h"
@@ -79,12 +80,9 @@ class FleetParser {
 
   Result<Fleet> Parse(std::string_view text) {
     if (text.size() > kMaxFleetBytes) return MakeError(source_, "fleet file too large");
-    YAML::Node root;
-    try {
-      root = YAML::Load(std::string(text));
-    } catch (const YAML::Exception& e) {
-      return MakeErrorAtLine(source_, e.mark.line + 1, e.mark.column + 1, "YAML syntax error: " + e.msg);
-    }
+    auto loaded = LoadYaml(text, source_);
+    if (!loaded.ok()) return loaded.error();
+    YAML::Node root = std::move(*loaded);
     if (!root.IsMap()) return At(root, "a fleet file is a mapping with a 'pools' list");
     for (const auto& entry : root) {
       std::string key = entry.first.Scalar();

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json.h"
 #include "fleet_import/hosts.h"
 
 namespace imagelint::fleet_import {
@@ -53,40 +54,6 @@ bool IsSmallNumber(const std::string& text) {
   return true;
 }
 
-// Deep nesting would only make the JSON parser and destructor work hard; a
-// node list is a few levels deep.
-bool NestingWithin(std::string_view text, int max_depth) {
-  int depth = 0;
-  bool in_string = false, escaped = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
-      continue;
-    }
-    if (c == '"') in_string = true;
-    else if (c == '[' || c == '{') {
-      if (++depth > max_depth) return false;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return true;
-}
-
-Error LineError(std::string_view text, size_t byte, const std::string& source, const std::string& message) {
-  int line = 1, column = 1;
-  for (size_t i = 0; i < byte && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return MakeErrorAtLine(source, line, column, message);
-}
 
 class NodeReader {
  public:
@@ -267,14 +234,15 @@ Result<ImportResult> ImportKubernetesNodes(std::string_view json_text, const std
                                            const GpuResolver& gpus, const ImportLimits& limits) {
   if (json_text.size() > limits.max_input_bytes)
     return MakeError(source, "larger than " + std::to_string(limits.max_input_bytes) + " bytes");
-  if (!NestingWithin(json_text, 64)) return MakeError(source, "JSON nested deeper than 64 levels");
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(json_text);
-  } catch (const nlohmann::json::parse_error& e) {
-    return LineError(json_text, e.byte > 0 ? e.byte - 1 : 0, source,
-                     std::string("not valid JSON (kubectl get nodes -o json): ") + e.what());
+  // A node list is a few levels deep; numbers like 1E400 and bad UTF-8 are
+  // errors at line:column, as syntax errors are.
+  auto parsed = ParseJson(json_text, source, 64);
+  if (!parsed.ok()) {
+    Error error = parsed.error();
+    error.message = "(kubectl get nodes -o json) " + error.message;
+    return error;
   }
+  nlohmann::json doc = std::move(*parsed);
   std::vector<const nlohmann::json*> items;
   if (doc.is_object() && doc.contains("items")) {
     const auto& list = doc["items"];

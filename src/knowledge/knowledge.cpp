@@ -11,6 +11,8 @@
 #include <sstream>
 
 #include "common/text.h"
+#include "common/json.h"
+#include "common/yaml.h"
 #include "common/version.h"
 
 namespace imagelint {
@@ -352,11 +354,8 @@ class TableParser {
 
   static Result<std::vector<YAML::Node>> LoadDocuments(std::string_view text, const std::string& file) {
     if (text.size() > kMaxFileBytes) return MakeError(file, "file too large for a knowledge table");
-    try {
-      return YAML::LoadAll(std::string(text));
-    } catch (const YAML::Exception& e) {
-      return MakeErrorAtLine(file, e.mark.line + 1, e.mark.column + 1, "YAML syntax error: " + e.msg);
-    }
+    return LoadYamlDocuments(text, file);  // alias bombs and depth refused before a graph is built
+  }
   }
 
  private:
@@ -381,7 +380,7 @@ class TableParser {
       auto parsed = ParseRow(row);
       if (!parsed.ok()) return parsed.error();
       if (!schema_.info.key.empty()) {
-        std::string key = parsed->at(schema_.info.key).dump();
+        std::string key = DumpJson(parsed->at(schema_.info.key));
         if (!keys.insert(key).second)
           return At(row, "duplicate " + schema_.info.key + " " + key + " in table " + schema_.info.kind);
       }
@@ -644,7 +643,7 @@ Result<Knowledge> Knowledge::Load(const std::filesystem::path& dir) {
   for (const auto& branch : knowledge.Table("driver_branches")) {
     if (!knowledge.FindPtxIsa(branch["ptx_isa"].get<std::string>()))
       return MakeErrorAtLine(branch["_file"], branch["_line"], 1,
-                             "branch " + branch["branch"].dump() + " names PTX ISA " +
+                             "branch " + DumpJson(branch["branch"]) + " names PTX ISA " +
                                  branch["ptx_isa"].get<std::string>() + " which ptx-isa.yaml does not list");
   }
   IMAGELINT_TRY(LoadImageTables(knowledge));  // typed base-images.yaml / packages.yaml (image_tables.cpp)

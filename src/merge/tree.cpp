@@ -48,9 +48,35 @@ bool IsDir(const TreeNode& node) { return node.entry && node.entry->info.type ==
 
 }  // namespace
 
+// Problems are for people: the first kMaxProblems, then a count (a hostile
+// layer can make one per entry).
+void ImageTree::AddProblem(std::string problem) {
+  constexpr size_t kMaxProblems = 1000;
+  if (problems_.size() + 1 < kMaxProblems) {
+    problems_.push_back(std::move(problem));
+    return;
+  }
+  std::string summary = "... and " + std::to_string(++dropped_problems_) + " more problems";
+  if (problems_.size() + 1 == kMaxProblems) {
+    problems_.push_back(std::move(summary));
+  } else {
+    problems_.back() = std::move(summary);
+  }
+}
+
 ImageTree ImageTree::Build(const std::vector<LayerResult>& layers) {
   ImageTree tree;
   for (size_t i = 0; i < layers.size(); ++i) tree.Apply(layers, i);
+  return tree;
+}
+
+Result<ImageTree> ImageTree::BuildBounded(const std::vector<LayerResult>& layers, const TreeLimits& limits) {
+  ImageTree tree;
+  tree.limits_ = limits;
+  for (size_t i = 0; i < layers.size(); ++i) {
+    tree.Apply(layers, i);
+    if (tree.limit_error_) return *tree.limit_error_;
+  }
   return tree;
 }
 
@@ -72,34 +98,39 @@ void ImageTree::RemoveSubtree(const std::string& path, bool keep_self) {
 std::string ImageTree::EnsureParents(const std::string& parent, size_t layer) {
   if (parent.empty()) return parent;
   int hops = 0;
-  auto resolved = Walk(parent, true, hops);
+  WalkStop stop;
+  auto resolved = Walk(parent, true, hops, &stop);
   if (resolved.ok()) {
     auto it = nodes_.find(*resolved);
     if (resolved->empty() || (it != nodes_.end() && IsDir(it->second))) return *resolved;
+    return "\x01";
   }
-  // Create the missing directories one component at a time (resolving the
-  // existing prefix through symlinks).
-  std::string current;
-  for (const auto& part : Split(parent)) {
+  // Only a component of `parent` itself that is missing is created; one
+  // missing inside a symlink's target (a dangling link) blocks, as does a
+  // file in the way or a loop.
+  if (!stop.missing || !stop.in_original_path) return "\x01";
+  std::string current = std::move(stop.directory);
+  for (const auto& part : stop.rest) {
+    if (part == ".") continue;
+    if (part == "..") return "\x01";
     std::string candidate = Join(current, part);
-    hops = 0;
-    auto walked = Walk(candidate, true, hops);
-    if (walked.ok()) {
-      auto it = nodes_.find(*walked);
-      if (it != nodes_.end() && !IsDir(it->second)) return "\x01";
-      current = *walked;
-      continue;
+    implicit_bytes_ += candidate.size();
+    if (implicit_bytes_ > limits_.max_implicit_directory_bytes) {
+      if (!limit_error_) {
+        limit_error_ = MakeError("/" + parent, "the merged tree would hold more than " +
+                                                   std::to_string(limits_.max_implicit_directory_bytes) +
+                                                   " bytes of implicit parent directory names (entries whose "
+                                                   "parent directories no layer declares)");
+      }
+      return "\x01";
     }
-    // Missing: create it (a dangling symlink in the way also blocks).
-    auto it = nodes_.find(candidate);
-    if (it != nodes_.end()) return "\x01";
     auto entry = std::make_shared<LayerEntry>();
     entry->info.path = candidate;
     entry->info.type = EntryType::kDirectory;
     entry->info.mode = 0755;
     implicit_.push_back(entry);
     nodes_[candidate] = TreeNode{entry.get(), nullptr, layer};
-    current = candidate;
+    current = std::move(candidate);
   }
   return current;
 }
@@ -120,16 +151,16 @@ void ImageTree::Apply(const std::vector<LayerResult>& layers, size_t index) {
     if (base.compare(0, kMetaPrefix.size(), kMetaPrefix) == 0) continue;  // AUFS metadata
     std::string name = base.substr(kWhiteoutPrefix.size());
     if (name.empty() || name == "." || name == "..") {
-      problems_.push_back(entry.info.path + ": invalid whiteout" + where);
+      AddProblem(entry.info.path + ": invalid whiteout" + where);
       continue;
     }
     if (!dir.ok()) {
-      problems_.push_back(entry.info.path + ": whiteout in a directory that does not exist" + where);
+      AddProblem(entry.info.path + ": whiteout in a directory that does not exist" + where);
       continue;
     }
     std::string target = Join(*dir, name);
     if (!nodes_.count(target)) {
-      problems_.push_back(entry.info.path + ": whiteout of nothing" + where);
+      AddProblem(entry.info.path + ": whiteout of nothing" + where);
       continue;
     }
     RemoveSubtree(target, false);
@@ -145,7 +176,7 @@ void ImageTree::Apply(const std::vector<LayerResult>& layers, size_t index) {
     if (base.compare(0, kWhiteoutPrefix.size(), kWhiteoutPrefix) == 0) continue;
     std::string parent = EnsureParents(DirName(path), index);
     if (parent == "\x01") {
-      problems_.push_back(path + ": a parent is not a directory" + where);
+      AddProblem(path + ": a parent is not a directory" + where);
       continue;
     }
     std::string key = Join(parent, base);
@@ -158,7 +189,7 @@ void ImageTree::Apply(const std::vector<LayerResult>& layers, size_t index) {
       } else if (const TreeNode* target = Lookup(entry.info.link_target)) {
         content = target->content;
       }
-      if (!content) problems_.push_back(path + ": hard link to missing file " + entry.info.link_target + where);
+      if (!content) AddProblem(path + ": hard link to missing file " + entry.info.link_target + where);
       node.content = content;
     }
     auto existing = nodes_.find(key);
@@ -173,40 +204,90 @@ void ImageTree::Apply(const std::vector<LayerResult>& layers, size_t index) {
   }
 }
 
-Result<std::string> ImageTree::Walk(std::string_view path, bool follow_last, int& hops) const {
+// Keys of nodes_ are canonical: every proper prefix of a key is itself a
+// key, of a directory (entries are added under resolved parents, and
+// replacing or deleting a directory removes its subtree). So along a run of
+// plain names, "prefix k exists" holds for every k up to some point and for
+// none after it: a binary search finds how far the run goes, and a path is
+// resolved with O(log depth) lookups per symlink rather than one lookup per
+// component (which made deep paths quadratic).
+Result<std::string> ImageTree::Walk(std::string_view path, bool follow_last, int& hops, WalkStop* stop) const {
   std::deque<std::string> pending = Split(path);
+  size_t original_left = pending.size();  // the last ones of `pending` come from `path` itself
   std::string current;
+  auto fail = [&](const std::string& message) {
+    return MakeError("/" + std::string(TrimSlashes(path)), message);
+  };
+  auto consume = [&](size_t count) {
+    pending.erase(pending.begin(), pending.begin() + static_cast<long>(count));
+    original_left = std::min(original_left, pending.size());
+  };
   while (!pending.empty()) {
-    std::string part = std::move(pending.front());
-    pending.pop_front();
-    if (part == ".") continue;
-    if (part == "..") {
-      current = DirName(current);  // clamped at the root
+    const std::string& front = pending.front();
+    if (front == ".") {
+      consume(1);
       continue;
     }
-    std::string candidate = Join(current, part);
-    auto it = nodes_.find(candidate);
-    if (it == nodes_.end()) {
-      return MakeError("/" + std::string(TrimSlashes(path)), "/" + candidate + " does not exist in the image");
+    if (front == "..") {
+      size_t slash = current.rfind('/');
+      current.resize(slash == std::string::npos ? 0 : slash);  // clamped at the root
+      consume(1);
+      continue;
     }
-    const LayerEntry* entry = it->second.entry;
-    if (entry->info.type == EntryType::kSymlink && (!pending.empty() || follow_last)) {
+    // The run of plain names at the front, as one candidate path.
+    size_t run = 0;
+    std::string full = current;
+    std::vector<size_t> ends;
+    while (run < pending.size() && pending[run] != "." && pending[run] != "..") {
+      if (!full.empty()) full += '/';
+      full += pending[run];
+      ends.push_back(full.size());
+      ++run;
+    }
+    auto present = [&](size_t k) { return nodes_.find(std::string_view(full).substr(0, ends[k - 1])) != nodes_.end(); };
+    size_t found = 0;  // how many names of the run exist
+    if (present(run)) {
+      found = run;
+    } else {
+      size_t low = 0, high = run - 1;
+      while (low < high) {
+        size_t mid = (low + high + 1) / 2;
+        if (present(mid)) {
+          low = mid;
+        } else {
+          high = mid - 1;
+        }
+      }
+      found = low;
+    }
+    if (found == 0) {
+      if (stop) *stop = {true, pending.size() <= original_left, current, pending};
+      return fail("/" + Join(current, front) + " does not exist in the image");
+    }
+    std::string_view reached = std::string_view(full).substr(0, ends[found - 1]);
+    const LayerEntry* entry = nodes_.find(reached)->second.entry;
+    bool more = found < pending.size();
+    if (entry->info.type == EntryType::kSymlink && (more || follow_last)) {
       if (++hops > kMaxHops) {
-        return MakeError("/" + std::string(TrimSlashes(path)),
-                         "too many levels of symbolic links (a loop through /" + candidate + ")");
+        return fail("too many levels of symbolic links (a loop through /" + std::string(reached) + ")");
       }
+      current = found == 1 ? current : std::string(std::string_view(full).substr(0, ends[found - 2]));
+      consume(found);
       const std::string& target = entry->info.link_target;
-      if (!target.empty() && target.front() == '/') {
-        current.clear();
-      }
+      if (!target.empty() && target.front() == '/') current.clear();
       auto parts = Split(target);
       pending.insert(pending.begin(), parts.begin(), parts.end());
       continue;
     }
-    if (!pending.empty() && entry->info.type != EntryType::kDirectory) {
-      return MakeError("/" + std::string(TrimSlashes(path)), "/" + candidate + " is not a directory");
+    if (more && entry->info.type != EntryType::kDirectory) {
+      return fail("/" + std::string(reached) + " is not a directory");
     }
-    current = std::move(candidate);
+    current = std::string(reached);
+    consume(found);
+    if (found < run) {  // the next name of the run is missing
+      if (stop) *stop = {true, pending.size() <= original_left, current, pending};
+      return fail("/" + Join(current, pending.front()) + " does not exist in the image");
+    }
   }
   return current;
 }

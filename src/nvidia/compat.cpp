@@ -3,6 +3,7 @@
 // https://docs.nvidia.com/deploy/cuda-compatibility/) over the tables of
 // toolkits.yaml, minor-version.yaml, driver-branches.yaml and forward-compat.yaml.
 #include "imagelint/nvidia.h"
+#include "common/json.h"
 #include "internal.h"
 
 namespace imagelint::nvidia {
@@ -95,7 +96,7 @@ DriverCompat CheckDriverCompat(std::string_view runtime_version, const LibcudaSe
           if (b.is_number_integer() && b.get<int>() == *kernel_branch) listed = true;
         if (!listed)
           return Fail(803,
-                      "the compat libcuda " + selection.version + " lists host branches " + note["Driver"].dump() +
+                      "the compat libcuda " + selection.version + " lists host branches " + DumpJson(note["Driver"]) +
                           " in its .note.cuda.fwd_compatibility; R" + std::to_string(*kernel_branch) + " is not one",
                       knowledge);
       } else if (compat_branch != *kernel_branch) {

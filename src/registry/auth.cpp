@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json.h"
 #include "common/text.h"
 
 extern char** environ;
@@ -170,18 +171,11 @@ Result<std::string> Base64Decode(const std::string& text) {
 
 Result<std::optional<Credentials>> CredentialsFromConfig(const std::string& text, const std::string& file,
                                                          const Reference& ref) {
-  nlohmann::json config;
-  try {
-    config = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    return MakeError(file, std::string("not valid JSON: ") + e.what());
-  }
+  auto parsed = ParseJson(text, file);
+  if (!parsed.ok()) return parsed.error();
+  const nlohmann::json config = std::move(*parsed);
   if (!config.is_object()) return MakeError(file, "not a JSON object");
-  auto string_at = [](const nlohmann::json& object, const std::string& key) -> std::string {
-    if (!object.is_object()) return {};
-    auto it = object.find(key);
-    return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-  };
+  auto string_at = [](const nlohmann::json& object, const std::string& key) { return StringField(object, key); };
   const std::string server = ref.CredentialKey();
   // credHelpers[host] first, then credsStore, then auths (docker/cli order).
   if (auto helpers = config.find("credHelpers"); helpers != config.end() && helpers->is_object()) {
@@ -300,17 +294,14 @@ Result<std::optional<Credentials>> CredentialsFromHelper(const std::string& help
                                   std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status)) +
                                   ")");
   }
-  nlohmann::json answer;
-  try {
-    answer = nlohmann::json::parse(output);
-  } catch (const nlohmann::json::exception&) {
-    return MakeError(subject, "answer is not JSON");
-  }
+  auto parsed = ParseJson(output, subject);
+  if (!parsed.ok()) return MakeError(subject, "answer is not JSON");
+  const nlohmann::json answer = std::move(*parsed);
   if (!answer.is_object() || !answer.contains("Secret") || !answer["Secret"].is_string()) {
     return MakeError(subject, "answer has no Secret");
   }
   Credentials credentials;
-  credentials.username = answer.value("Username", std::string());
+  credentials.username = StringField(answer, "Username");
   credentials.password = answer["Secret"].get<std::string>();
   credentials.identity_token = credentials.username == "<token>";
   if (credentials.password.empty() && credentials.username.empty()) return std::optional<Credentials>();

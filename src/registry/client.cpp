@@ -7,6 +7,7 @@
 
 #include "common/text.h"
 #include "registry/auth.h"
+#include "registry/documents.h"
 
 namespace imagelint::registry {
 namespace {
@@ -159,23 +160,7 @@ Result<std::string> Client::FetchToken(const std::string& realm, const std::stri
     if (status != 200) {
       return MakeError(subject, "cannot get a token: the token server answered HTTP " + std::to_string(status));
     }
-    try {
-      auto json = nlohmann::json::parse(body->begin(), body->end());
-      std::string token;
-      if (json.contains("token") && json["token"].is_string()) token = json["token"].get<std::string>();
-      if (token.empty() && json.contains("access_token") && json["access_token"].is_string()) {
-        token = json["access_token"].get<std::string>();
-      }
-      if (token.empty()) return MakeError(subject, "the token server's answer holds no token");
-      for (char c : token) {
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-          return MakeError(subject, "the token server's token has control characters");
-        }
-      }
-      return token;
-    } catch (const nlohmann::json::exception&) {
-      return MakeError(subject, "the token server's answer is not JSON");
-    }
+    return TokenFromAnswer(std::string_view(reinterpret_cast<const char*>(body->data()), body->size()), subject);
   }
 }
 
@@ -221,16 +206,7 @@ Status Client::Authenticate(const HttpHead& head, const std::string& what) {
 }
 
 Error Client::StatusError(long status, const std::string& body, const std::string& what) const {
-  std::string code, message;
-  try {
-    auto json = nlohmann::json::parse(body);
-    if (json.contains("errors") && json["errors"].is_array() && !json["errors"].empty() &&
-        json["errors"][0].is_object()) {
-      code = json["errors"][0].value("code", std::string());
-      message = json["errors"][0].value("message", std::string());
-    }
-  } catch (const nlohmann::json::exception&) {
-  }
+  auto [code, message] = ReadErrorBody(body);
   std::string detail = "HTTP " + std::to_string(status);
   if (!code.empty()) detail += " " + Clip(code, 64);
   if (!message.empty()) detail += ": " + Clip(message);

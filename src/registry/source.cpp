@@ -9,18 +9,13 @@
 #include "imagelint/digest.h"
 #include "imagelint/registry.h"
 #include "registry/client.h"
+#include "registry/documents.h"
 #include "scan/scanner.h"
 #include "source/open.h"
 
 namespace imagelint::registry {
 namespace {
 
-constexpr const char* kOciIndex = "application/vnd.oci.image.index.v1+json";
-constexpr const char* kOciManifest = "application/vnd.oci.image.manifest.v1+json";
-constexpr const char* kDockerList = "application/vnd.docker.distribution.manifest.list.v2+json";
-constexpr const char* kDockerManifest = "application/vnd.docker.distribution.manifest.v2+json";
-constexpr const char* kOciConfig = "application/vnd.oci.image.config.v1+json";
-constexpr const char* kDockerConfig = "application/vnd.docker.container.image.v1+json";
 constexpr int kMaxIndexDepth = 4;
 constexpr int kMaxStalledResumes = 5;
 constexpr int kMaxResumes = 50;
@@ -225,21 +220,6 @@ Status VerifyDocument(const Client::Document& document, const std::string& expec
   return OkStatus();
 }
 
-Result<nlohmann::json> ParseJson(const std::vector<uint8_t>& bytes, const std::string& subject,
-                                 const std::string& what) {
-  try {
-    return nlohmann::json::parse(bytes.begin(), bytes.end());
-  } catch (const nlohmann::json::exception& e) {
-    return MakeError(subject, what + " is not valid JSON: " + e.what());
-  }
-}
-
-std::string StringField(const nlohmann::json& object, const char* key) {
-  if (!object.is_object()) return {};
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 }  // namespace
 
 Result<std::unique_ptr<ImageSource>> OpenRegistryImage(const Reference& ref, const OpenOptions& open,
@@ -257,72 +237,37 @@ Result<std::unique_ptr<ImageSource>> OpenRegistryImage(const Reference& ref, con
     auto document = client->GetDocument("manifests/" + identifier, {AcceptHeader()}, open.max_metadata_bytes, what);
     if (!document.ok()) return document.error();
     IMAGELINT_TRY(VerifyDocument(*document, expected, expected_size, subject, what));
-    auto json = ParseJson(document->bytes, subject, what);
-    if (!json.ok()) return json.error();
-    if (!json->is_object()) return MakeError(subject, what + " is not a JSON object");
-    std::string body_type = StringField(*json, "mediaType");
-    std::string type = document->content_type;
-    bool known_header = type == kOciIndex || type == kOciManifest || type == kDockerList || type == kDockerManifest;
-    if (!body_type.empty() && known_header && body_type != type) {
-      return MakeError(subject, what + ": Content-Type " + type + " but the body says " + body_type);
-    }
-    if (type.find("prettyjws") != std::string::npos || json->value("schemaVersion", 0) == 1) {
-      return MakeError(subject, what + " is a schema 1 manifest, which imagelint does not read");
-    }
-    if (!known_header) type = body_type;
-    bool is_index = type == kOciIndex || type == kDockerList || (type.empty() && json->contains("manifests"));
-    if (is_index) {
-      auto chosen = SelectPlatform(*json, open.platform, open.platform_explicit, subject + " (" + what + ")");
-      if (!chosen.ok()) return chosen.error();
-      expected = StringField(*chosen, "digest");
-      auto valid = ValidateDigest(expected);
-      if (!valid.ok()) return WithSubject(valid.error(), subject);
-      expected_size = chosen->contains("size") && (*chosen)["size"].is_number_integer() ? (*chosen)["size"].get<int64_t>()
-                                                                                        : -1;
+    auto step = ReadManifestDocument(document->bytes, document->content_type, open, subject, what);
+    if (!step.ok()) return step.error();
+    if (step->is_index) {
+      expected = step->next_digest;
+      expected_size = step->next_size;
       identifier = expected;
       continue;
     }
-    if (!json->contains("config") || !(*json)["config"].is_object() || !json->contains("layers")) {
-      return MakeError(subject, what + " is neither an image manifest nor an index (media type \"" + type + "\")");
-    }
-    manifest = std::move(*json);
+    manifest = std::move(step->manifest);
     manifest_digest = Sha256Digest(document->bytes);
     break;
   }
-  const nlohmann::json& config_descriptor = manifest["config"];
-  std::string config_type = StringField(config_descriptor, "mediaType");
-  if (!config_type.empty() && config_type != kOciConfig && config_type != kDockerConfig) {
-    return MakeError(subject, "not a container image: its config has media type " + config_type);
-  }
-  std::string config_digest = StringField(config_descriptor, "digest");
-  auto valid = ValidateDigest(config_digest);
-  if (!valid.ok()) return MakeError(subject, "config descriptor: " + valid.error().message);
-  int64_t config_size = config_descriptor.contains("size") && config_descriptor["size"].is_number_integer()
-                            ? config_descriptor["size"].get<int64_t>()
-                            : -1;
-  const std::string config_what = "config " + config_digest;
+  auto config_descriptor = ReadConfigDescriptor(manifest, subject);
+  if (!config_descriptor.ok()) return config_descriptor.error();
+  const std::string config_what = "config " + config_descriptor->digest;
   auto config_document =
-      client->GetDocument("blobs/" + config_digest, {}, open.max_metadata_bytes, config_what);
+      client->GetDocument("blobs/" + config_descriptor->digest, {}, open.max_metadata_bytes, config_what);
   if (!config_document.ok()) return config_document.error();
-  IMAGELINT_TRY(VerifyDocument(*config_document, config_digest, config_size, subject, config_what));
-  auto config = ParseJson(config_document->bytes, subject, config_what);
-  if (!config.ok()) return config.error();
-  if (!config->is_object()) return MakeError(subject, config_what + " is not a JSON object");
-  auto layers = LayersFromManifest(manifest["layers"], *config, subject + " (manifest " + manifest_digest + ")");
-  if (!layers.ok()) return layers.error();
+  IMAGELINT_TRY(
+      VerifyDocument(*config_document, config_descriptor->digest, config_descriptor->size, subject, config_what));
+  auto documents = ReadConfigDocument(config_document->bytes, manifest, subject, config_what, manifest_digest);
+  if (!documents.ok()) return documents.error();
 
   ImageMetadata metadata;
   metadata.ref = ref.ToString();
+  metadata.location = metadata.ref;
   metadata.digest = manifest_digest;
   metadata.kind = "registry";
-  metadata.platform.os = StringField(*config, "os");
-  metadata.platform.architecture = StringField(*config, "architecture");
-  metadata.platform.variant = StringField(*config, "variant");
-  std::string spelled = metadata.platform.os + "/" + metadata.platform.architecture;
-  if (!metadata.platform.variant.empty()) spelled += "/" + metadata.platform.variant;
-  if (auto normalised = Platform::Parse(spelled); normalised.ok()) metadata.platform = *normalised;
-  metadata.config = std::move(*config);
-  metadata.layers = std::move(*layers);
+  metadata.platform = documents->platform;
+  metadata.config = std::move(documents->config);
+  metadata.layers = std::move(documents->layers);
   return std::unique_ptr<ImageSource>(std::make_unique<RegistrySource>(client, std::move(metadata), open));
 }
 

@@ -5,6 +5,7 @@
 
 #include "imagelint/rules.h"
 #include "common/version.h"
+#include "common/json.h"
 #include "rules/ast.h"
 
 namespace imagelint::rules {
@@ -393,8 +394,7 @@ std::string RenderValue(const Value& value) {
   if (j.is_null()) return "none";
   if (j.is_boolean()) return j.get<bool>() ? "true" : "false";
   if (j.is_number_float()) {
-    std::string text = j.dump();
-    return text;
+    return DumpJson(j);
   }
   if (j.is_array()) {
     std::string out;
@@ -404,7 +404,7 @@ std::string RenderValue(const Value& value) {
     }
     return out;
   }
-  return j.dump();
+  return DumpJson(j);
 }
 
 std::optional<int> CompareVersionStrings(std::string_view a, std::string_view b) {

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "imagelint/rules.h"
+#include "common/json.h"
 #include "rules/ast.h"
 
 namespace imagelint::rules {
@@ -64,7 +65,7 @@ class Parser {
     switch (token.kind) {
       case Tok::kEnd: return "end of expression";
       case Tok::kString: return "\"" + token.text + "\"";
-      case Tok::kNumber: return token.number.dump();
+      case Tok::kNumber: return DumpJson(token.number);
       default: return token.text;
     }
   }
@@ -370,7 +371,7 @@ class Parser {
         IMAGELINT_TRY(Expect("]", "to close the index"));
         auto node = MakeNode(NodeKind::kIndex, at);
         const Node& key = **index;
-        std::string key_text = key.kind == NodeKind::kLiteral ? key.value.dump() : "[...]";
+        std::string key_text = key.kind == NodeKind::kLiteral ? DumpJson(key.value) : "[...]";
         node->text = result->text.empty() ? "" : result->text + "[" + key_text + "]";
         node->children = {result, *index};
         result = node;

@@ -11,6 +11,7 @@
 
 #include <utility>
 
+#include "common/yaml.h"
 #include "imagelint/rules.h"
 
 namespace imagelint::rules {
@@ -112,12 +113,9 @@ class RuleFileReader {
   Result<std::vector<Rule>> Read() {
     if (text_.size() > limits_.max_file_bytes)
       return MakeError(file_, "rule file larger than " + std::to_string(limits_.max_file_bytes) + " bytes");
-    YAML::Node root;
-    try {
-      root = YAML::Load(std::string(text_));
-    } catch (const YAML::Exception& e) {
-      return MakeErrorAtLine(file_, e.mark.line + 1, e.mark.column + 1, e.msg);
-    }
+    auto loaded = LoadYaml(text_, file_);
+    if (!loaded.ok()) return loaded.error();
+    YAML::Node root = std::move(*loaded);
     std::vector<Rule> rules;
     try {
       if (!root.IsMap() || !root["rules"]) return MakeError(file_, "a rule file is a map with a 'rules:' list");

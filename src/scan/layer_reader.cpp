@@ -21,7 +21,6 @@ namespace imagelint {
 namespace {
 
 constexpr size_t kTarChunk = 512 * 1024;
-constexpr size_t kMaxPathBytes = 64 * 1024;
 
 // The two digests of a layer: the blob as stored and the tar inside it.
 enum HashedStream { kBlobBytes = 0, kTarBytes = 1 };
@@ -236,6 +235,11 @@ class LayerEntryReader final : public EntryReader {
         const char* target = archive_entry_symlink(entry);
         if (!target) target = archive_entry_symlink_utf8(entry);
         info.link_target = target ? target : "";
+        if (info.link_target.size() > kMaxEntryPathBytes) {
+          return MakeErrorAt(name_, header_offset(),
+                             "symlink " + info.path + " has a target longer than " +
+                                 std::to_string(kMaxEntryPathBytes) + " bytes (Linux's PATH_MAX)");
+        }
       } else if (type == AE_IFREG) {
         info.type = EntryType::kRegular;
         info.size = archive_entry_size_is_set(entry) ? static_cast<uint64_t>(archive_entry_size(entry)) : 0;
@@ -329,7 +333,10 @@ class LayerEntryReader final : public EntryReader {
 }  // namespace
 
 Result<std::string> CleanEntryPath(std::string_view raw) {
-  if (raw.size() > kMaxPathBytes) return MakeError("", "entry name longer than " + std::to_string(kMaxPathBytes) + " bytes");
+  if (raw.size() > kMaxEntryPathBytes) {
+    return MakeError("", "entry name longer than " + std::to_string(kMaxEntryPathBytes) +
+                             " bytes (Linux's PATH_MAX: no container runtime could create it)");
+  }
   if (!raw.empty() && raw.front() == '/') {
     return MakeError("", "absolute entry name \"" + std::string(raw) + "\" (layer entries must be relative)");
   }

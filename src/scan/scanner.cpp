@@ -17,6 +17,11 @@ struct ActiveSink {
   bool wants_more = true;
 };
 
+// The image in messages: the file or reference it was read from.
+std::string Where(const ImageMetadata& metadata) {
+  return metadata.location.empty() ? metadata.ref : metadata.location;
+}
+
 bool AllSinksStopped(const std::vector<ActiveSink>& sinks) {
   return std::none_of(sinks.begin(), sinks.end(), [](const ActiveSink& s) { return s.wants_more; });
 }
@@ -76,6 +81,27 @@ Status AnalyzeFile(EntryReader& reader, LayerEntry& entry, const std::vector<Fil
 
 }  // namespace
 
+ImageBudget::ImageBudget(size_t layers, const ScanLimits& limits, std::string image)
+    : limits_(limits), image_(std::move(image)), entries_(layers), name_bytes_(layers) {}
+
+Status ImageBudget::Set(size_t index, uint64_t entries, uint64_t name_bytes) {
+  if (index >= entries_.size()) return OkStatus();
+  uint64_t old_entries = entries_[index].exchange(entries);
+  uint64_t old_bytes = name_bytes_[index].exchange(name_bytes);
+  uint64_t total_entries = total_entries_ += entries - old_entries;  // unsigned wrap-around cancels out
+  uint64_t total_bytes = total_name_bytes_ += name_bytes - old_bytes;
+  if (total_entries > limits_.max_entries_per_image) {
+    return MakeError(image_, "more than " + std::to_string(limits_.max_entries_per_image) +
+                                 " entries in the image's layers (imagelint's limit per image)");
+  }
+  if (total_bytes > limits_.max_name_bytes_per_image) {
+    return MakeError(image_, "more than " + std::to_string(limits_.max_name_bytes_per_image) +
+                                 " bytes of entry names and link targets in the image's layers (imagelint's limit "
+                                 "per image)");
+  }
+  return OkStatus();
+}
+
 std::atomic<int>& RunningLayerScans() {
   static std::atomic<int> running{0};
   return running;
@@ -91,12 +117,29 @@ Result<LayerResult> ScanLayer(ImageSource& source, size_t index, const std::vect
   result.digest = metadata.layers[index].digest;
   result.diff_id = metadata.layers[index].diff_id;
   std::vector<uint8_t> buffer(kContentChunk);
+  const ScanLimits& limits = options.limits;
+  const std::string layer_name = "layer " + std::to_string(index) + " (" +
+                                 (result.digest.empty() ? result.diff_id : result.digest) + ")";
+  uint64_t name_bytes = 0;
   for (;;) {
     auto next = (*reader)->Next();
     if (!next.ok()) return next.error();
     if (!next->has_value()) break;
     LayerEntry entry;
     entry.info = std::move(**next);
+    name_bytes += entry.info.path.size() + entry.info.link_target.size();
+    if (result.entries.size() >= limits.max_entries_per_layer) {
+      return MakeError(Where(metadata), layer_name + ": more than " + std::to_string(limits.max_entries_per_layer) +
+                                       " entries in one layer (imagelint's limit per layer)");
+    }
+    if (name_bytes > limits.max_name_bytes_per_layer) {
+      return MakeError(Where(metadata), layer_name + ": more than " + std::to_string(limits.max_name_bytes_per_layer) +
+                                       " bytes of entry names and link targets in one layer (imagelint's limit "
+                                       "per layer)");
+    }
+    if (options.budget && result.entries.size() % 4096 == 4095) {
+      IMAGELINT_TRY(options.budget->Set(index, result.entries.size() + 1, name_bytes));
+    }
     if (entry.info.type == EntryType::kRegular && entry.info.size > 0 && !analyzers.empty()) {
       IMAGELINT_TRY(AnalyzeFile(**reader, entry, analyzers, buffer));
     }
@@ -104,8 +147,45 @@ Result<LayerResult> ScanLayer(ImageSource& source, size_t index, const std::vect
   }
   result.blob_bytes = (*reader)->BlobBytesRead();
   result.tar_bytes = (*reader)->TarBytesRead();
+  if (options.budget) IMAGELINT_TRY(options.budget->Set(index, result.entries.size(), name_bytes));
   return result;
 }
+
+namespace {
+
+uint64_t NameBytes(const LayerResult& layer) {
+  uint64_t bytes = 0;
+  for (const auto& entry : layer.entries) bytes += entry.info.path.size() + entry.info.link_target.size();
+  return bytes;
+}
+
+// One layer through the configured scanner, with the image's budget charged
+// for what it returned (a cache may answer without ScanLayer), and with no
+// exception leaving the worker thread (std::thread would terminate): an
+// allocation failure becomes an Error naming the layer.
+Result<LayerResult> ScanOneLayer(ImageSource& source, size_t index, const std::vector<FileAnalyzer*>& analyzers,
+                                 const ScanOptions& options) {
+  const ImageMetadata& metadata = source.Metadata();
+  try {
+    Result<LayerResult> result = options.layer_scanner ? options.layer_scanner(source, index, analyzers, options)
+                                                       : ScanLayer(source, index, analyzers, options);
+    if (result.ok() && options.budget) {
+      if (result->entries.size() > options.limits.max_entries_per_layer) {
+        return MakeError(Where(metadata), "layer " + std::to_string(index) + ": more than " +
+                                           std::to_string(options.limits.max_entries_per_layer) +
+                                           " entries in one layer (imagelint's limit per layer)");
+      }
+      IMAGELINT_TRY(options.budget->Set(index, result->entries.size(), NameBytes(*result)));
+    }
+    return result;
+  } catch (const std::bad_alloc&) {
+    return MakeError(Where(metadata), "layer " + std::to_string(index) + ": out of memory while scanning it");
+  } catch (const std::exception& e) {
+    return MakeError(Where(metadata), "layer " + std::to_string(index) + ": " + e.what());
+  }
+}
+
+}  // namespace
 
 Result<ScannedImage> ScanImage(ImageSource& source, const std::vector<FileAnalyzer*>& analyzers,
                                const ScanOptions& options) {
@@ -130,6 +210,9 @@ Result<ScannedImage> ScanImage(ImageSource& source, const std::vector<FileAnalyz
     jobs = 1;
   }
 
+  ImageBudget budget(count, options.limits, Where(metadata));
+  ScanOptions layer_options = options;
+  layer_options.budget = &budget;
   std::atomic<size_t> next{0};
   std::atomic<bool> failed{false};
   std::mutex progress_mutex;
@@ -147,9 +230,7 @@ Result<ScannedImage> ScanImage(ImageSource& source, const std::vector<FileAnalyz
       size_t slot = next.fetch_add(1);
       if (slot >= count || failed.load()) return;
       size_t index = order[slot];
-      Result<LayerResult> result = options.layer_scanner
-                                       ? options.layer_scanner(source, index, analyzers, options)
-                                       : ScanLayer(source, index, analyzers, options);
+      Result<LayerResult> result = ScanOneLayer(source, index, analyzers, layer_options);
       if (!result.ok()) failed.store(true);
       uint64_t bytes = result.ok() ? result->blob_bytes : 0;
       results[index].emplace(std::move(result));
@@ -178,7 +259,9 @@ Result<ScannedImage> ScanImage(ImageSource& source, const std::vector<FileAnalyz
     if (!results[i]) return MakeError(metadata.ref, "layer " + std::to_string(i) + " was not scanned");
     image.layers.push_back(std::move(results[i]->value()));
   }
-  image.tree = ImageTree::Build(image.layers);
+  auto tree = ImageTree::BuildBounded(image.layers, options.limits.tree);
+  if (!tree.ok()) return WithSubject(tree.error(), Where(metadata));
+  image.tree = std::move(*tree);
   return image;
 }
 

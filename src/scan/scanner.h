@@ -33,11 +33,50 @@ using LayerScanFunction = std::function<Result<LayerResult>(
     ImageSource& source, size_t index, const std::vector<FileAnalyzer*>& analyzers,
     const ScanOptions& options)>;
 
+// What one image may hold, so that a small compressed input cannot make
+// imagelint hold gigabytes of entries (20 M empty tar entries compress to
+// 83 MB and took ~500 bytes each). Beyond a limit the scan fails (exit 2)
+// with an Error naming it. docs/ROBUSTNESS.md lists them.
+// An image at these limits takes under 5 s and 450 MB to scan, merge and
+// turn into facts (docs/ROBUSTNESS.md has the measurements); the largest
+// real images hold a few hundred thousand files with names of ~80 bytes.
+struct ScanLimits {
+  uint64_t max_entries_per_layer = 1'000'000;
+  uint64_t max_entries_per_image = 1'000'000;
+  // Bytes of entry names and link targets, which a layer can make long
+  // (up to kMaxEntryPathBytes each) at almost no compressed size.
+  uint64_t max_name_bytes_per_layer = 48ull << 20;
+  uint64_t max_name_bytes_per_image = 48ull << 20;
+  TreeLimits tree;
+};
+
+// The entries of an image counted across its layers while they are scanned
+// (in parallel, some served by a cache): each layer's count is replaced, not
+// added, so a layer scanned again is not counted twice.
+class ImageBudget {
+ public:
+  ImageBudget(size_t layers, const ScanLimits& limits, std::string image);
+  // Layer `index` now holds `entries` entries with `name_bytes` bytes of
+  // names; an Error when that puts the image over a limit.
+  Status Set(size_t index, uint64_t entries, uint64_t name_bytes);
+
+ private:
+  ScanLimits limits_;
+  std::string image_;
+  std::vector<std::atomic<uint64_t>> entries_;
+  std::vector<std::atomic<uint64_t>> name_bytes_;
+  std::atomic<uint64_t> total_entries_{0};
+  std::atomic<uint64_t> total_name_bytes_{0};
+};
+
 struct ScanOptions {
   int jobs = 0;                         // layers scanned at once; 0 = min(cores, 4)
   LayerScanFunction layer_scanner;      // empty = ScanLayer
   // Called from scanner threads (serialised) after each layer.
   std::function<void(const ScanProgress&)> progress;
+  ScanLimits limits;
+  // Set by ScanImage for the layers of one image (null: per-layer limits only).
+  ImageBudget* budget = nullptr;
 };
 
 // Streams layer `index` of `source` once, handing regular files to `analyzers`.
@@ -92,8 +131,15 @@ Result<std::unique_ptr<EntryReader>> OpenLayerStream(std::unique_ptr<ByteStream>
 // (else passes it through), failing once more than `limit` bytes come out.
 Result<std::unique_ptr<ByteStream>> OpenDecompressed(std::unique_ptr<ByteStream> input, uint64_t limit);
 
+// Entry names and link targets longer than Linux's PATH_MAX: no container
+// runtime could create such a file (containerd and Docker extract with full
+// paths, which fail with ENAMETOOLONG), and deep implied directories are
+// what make hostile layers expensive.
+inline constexpr size_t kMaxEntryPathBytes = 4096;
+
 // Cleans a tar entry name: "./a/./b//c/" -> "a/b/c", "a/../b" -> "b".
-// Absolute names ("/etc/x") and names escaping the root ("../x") are errors.
+// Absolute names ("/etc/x"), names escaping the root ("../x") and names
+// longer than kMaxEntryPathBytes are errors.
 Result<std::string> CleanEntryPath(std::string_view raw);
 
 }  // namespace imagelint

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <map>
 
+#include "common/json.h"
 #include "imagelint/digest.h"
 #include "scan/scanner.h"
+#include "source/documents.h"
 #include "source/open.h"
 #include "source/rootfs.h"
 #include "source/store.h"
@@ -19,16 +21,10 @@ constexpr int kMaxIndexDepth = 4;
 const char* kOciIndex = "application/vnd.oci.image.index.v1+json";
 const char* kDockerList = "application/vnd.docker.distribution.manifest.list.v2+json";
 
-Result<nlohmann::json> ParseJson(const std::vector<uint8_t>& bytes, const std::string& subject) {
-  auto json = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
-  if (json.is_discarded()) return MakeError(subject, "not valid JSON");
-  return json;
-}
-
 Result<nlohmann::json> ReadJson(const FileStore& store, const std::string& path, uint64_t limit) {
   auto bytes = store.ReadSmall(path, limit);
   if (!bytes.ok()) return bytes.error();
-  return ParseJson(*bytes, store.Describe(path));
+  return ParseJson(std::span<const uint8_t>(*bytes), store.Describe(path));
 }
 
 std::string BlobPath(const std::string& digest) {
@@ -50,7 +46,7 @@ Result<nlohmann::json> ReadBlobJson(const FileStore& store, const std::string& d
   if (*valid == "sha256" && Sha256Digest(*bytes) != digest) {
     return MakeError(store.Describe(path), what + " digest mismatch: content hashes to " + Sha256Digest(*bytes));
   }
-  return ParseJson(*bytes, store.Describe(path));
+  return ParseJson(std::span<const uint8_t>(*bytes), store.Describe(path));
 }
 
 std::string Annotation(const nlohmann::json& descriptor, const char* key) {
@@ -64,9 +60,9 @@ std::string Annotation(const nlohmann::json& descriptor, const char* key) {
 Platform PlatformOf(const nlohmann::json& config) {
   Platform platform;
   if (config.is_object()) {
-    platform.os = config.value("os", std::string());
-    platform.architecture = config.value("architecture", std::string());
-    platform.variant = config.value("variant", std::string());
+    platform.os = StringField(config, "os");
+    platform.architecture = StringField(config, "architecture");
+    platform.variant = StringField(config, "variant");
   }
   return platform;
 }
@@ -87,26 +83,32 @@ Result<nlohmann::json> SelectImageInIndex(const nlohmann::json& index, const std
   };
   std::vector<Image> images;
   std::map<std::string, size_t> by_digest;
+  std::map<std::string, size_t> by_key;  // (a linear search per descriptor was quadratic)
   for (const auto& descriptor : index["manifests"]) {
     std::string containerd = Annotation(descriptor, "io.containerd.image.name");
     std::string ref = Annotation(descriptor, "org.opencontainers.image.ref.name");
     std::string key = containerd.empty() ? ref : containerd;
-    std::string digest = descriptor.is_object() ? descriptor.value("digest", std::string()) : std::string();
+    std::string digest = descriptor.is_object() ? StringField(descriptor, "digest") : std::string();
     // Several names for one manifest (docker save a:1 a:2 of one image) are one image.
     auto same = digest.empty() ? by_digest.end() : by_digest.find(digest);
-    size_t at = same != by_digest.end()
-                    ? same->second
-                    : static_cast<size_t>(std::find_if(images.begin(), images.end(),
-                                                       [&](const Image& image) { return image.key == key; }) -
-                                          images.begin());
-    if (at == images.size()) images.push_back({key, {}, {}});
+    size_t at = images.size();
+    if (same != by_digest.end()) {
+      at = same->second;
+    } else if (auto named = by_key.find(key); named != by_key.end()) {
+      at = named->second;
+    }
+    if (at == images.size()) {
+      images.push_back({key, {}, {}});
+      by_key.emplace(key, at);
+    }
     Image& image = images[at];
     if (same == by_digest.end()) {
       image.descriptors.push_back(descriptor);
       if (!digest.empty()) by_digest.emplace(digest, at);
     }
     for (const auto& name : {containerd, ref}) {
-      if (!name.empty() && std::find(image.names.begin(), image.names.end(), name) == image.names.end()) {
+      if (!name.empty() && image.names.size() < 64 &&
+          std::find(image.names.begin(), image.names.end(), name) == image.names.end()) {
         image.names.push_back(name);
       }
     }
@@ -170,10 +172,14 @@ class StoreImageSource final : public ImageSource {
     if (offsets.empty()) return std::nullopt;  // a store that seeks
     std::sort(offsets.begin(), offsets.end());
     std::vector<size_t> order;
-    for (const auto& [offset, index] : offsets) order.push_back(index);
+    std::vector<bool> placed(layer_paths_.size(), false);
+    for (const auto& [offset, index] : offsets) {
+      order.push_back(index);
+      placed[index] = true;
+    }
     // Layers held in memory (small ones) have no offset: any time is fine.
     for (size_t i = 0; i < layer_paths_.size(); ++i) {
-      if (std::find(order.begin(), order.end(), i) == order.end()) order.push_back(i);
+      if (!placed[i]) order.push_back(i);
     }
     return order;
   }
@@ -238,12 +244,13 @@ Result<std::unique_ptr<ImageSource>> OpenOci(std::unique_ptr<FileStore> store, c
   const uint64_t limit = options.max_metadata_bytes;
   auto layout = ReadJson(*store, "oci-layout", limit);
   if (!layout.ok()) return layout.error();
-  if (!layout->is_object() || !layout->contains("imageLayoutVersion")) {
-    return MakeError(store->Describe("oci-layout"), "not an OCI layout header (no imageLayoutVersion)");
+  if (!layout->is_object() || !layout->contains("imageLayoutVersion") || !(*layout)["imageLayoutVersion"].is_string()) {
+    return MakeError(store->Describe("oci-layout"), "not an OCI layout header (no imageLayoutVersion string)");
   }
   auto index = ReadJson(*store, "index.json", limit);
   if (!index.ok()) return index.error();
   std::string subject = store->Describe("index.json");
+  IMAGELINT_TRY(CheckImageIndex(*index, subject));
   auto narrowed = SelectImageInIndex(*index, options.image_name, subject);
   if (!narrowed.ok()) return narrowed.error();
   // Walk nested indexes down to one image manifest.
@@ -258,15 +265,17 @@ Result<std::unique_ptr<ImageSource>> OpenOci(std::unique_ptr<FileStore> store, c
     if (ref.empty()) ref = Annotation(descriptor, "io.containerd.image.name");
     if (ref.empty()) ref = Annotation(descriptor, "org.opencontainers.image.ref.name");
     if (!descriptor["digest"].is_string()) return MakeError(subject, "descriptor digest is not a string");
-    std::string media_type = descriptor.value("mediaType", std::string());
+    std::string media_type = StringField(descriptor, "mediaType");
     auto blob = ReadBlobJson(*store, descriptor["digest"].get<std::string>(), limit, "manifest");
     if (!blob.ok()) return blob.error();
-    std::string inner_type = blob->is_object() ? blob->value("mediaType", std::string()) : std::string();
+    std::string inner_type = blob->is_object() ? StringField(*blob, "mediaType") : std::string();
     bool is_index = media_type == kOciIndex || media_type == kDockerList || inner_type == kOciIndex ||
                     inner_type == kDockerList || (blob->is_object() && blob->contains("manifests"));
+    std::string blob_subject = store->Describe(BlobPath(descriptor["digest"].get<std::string>()));
+    IMAGELINT_TRY(is_index ? CheckImageIndex(*blob, blob_subject) : CheckImageManifest(*blob, blob_subject));
     if (is_index) {
       current = std::move(*blob);
-      subject = store->Describe(BlobPath(descriptor["digest"].get<std::string>()));
+      subject = blob_subject;
       continue;
     }
     current = std::move(*blob);
@@ -280,12 +289,14 @@ Result<std::unique_ptr<ImageSource>> OpenOci(std::unique_ptr<FileStore> store, c
   }
   auto config = ReadBlobJson(*store, manifest["config"]["digest"].get<std::string>(), limit, "config");
   if (!config.ok()) return config.error();
+  IMAGELINT_TRY(CheckImageConfig(*config, store->Describe(BlobPath(manifest["config"]["digest"].get<std::string>()))));
   if (!manifest.contains("layers")) return MakeError(manifest_subject, "image manifest without layers");
   auto layers = LayersFromManifest(manifest["layers"], *config, manifest_subject);
   if (!layers.ok()) return layers.error();
 
   ImageMetadata metadata;
   metadata.ref = ref.empty() ? path : ref;
+  metadata.location = path;
   metadata.digest = descriptor["digest"].get<std::string>();
   metadata.kind = kind;
   metadata.platform = PlatformOf(*config);
@@ -303,6 +314,7 @@ Result<std::unique_ptr<ImageSource>> OpenDockerLegacy(std::unique_ptr<FileStore>
   std::string subject = store->Describe("manifest.json");
   auto manifest = ReadJson(*store, "manifest.json", limit);
   if (!manifest.ok()) return manifest.error();
+  IMAGELINT_TRY(CheckDockerSaveManifest(*manifest, subject));
   if (!manifest->is_array() || manifest->empty()) return MakeError(subject, "expected a non-empty array of images");
   std::vector<std::vector<std::string>> names;
   for (const auto& entry : *manifest) {
@@ -325,8 +337,9 @@ Result<std::unique_ptr<ImageSource>> OpenDockerLegacy(std::unique_ptr<FileStore>
   }
   auto config_bytes = store->ReadSmall(config_path, limit);
   if (!config_bytes.ok()) return config_bytes.error();
-  auto config = ParseJson(*config_bytes, store->Describe(config_path));
+  auto config = ParseJson(std::span<const uint8_t>(*config_bytes), store->Describe(config_path));
   if (!config.ok()) return config.error();
+  IMAGELINT_TRY(CheckImageConfig(*config, store->Describe(config_path)));
   auto layers = LayersFromManifest(item["Layers"], *config, subject);
   if (!layers.ok()) return layers.error();
   std::vector<std::string> paths;
@@ -337,6 +350,7 @@ Result<std::unique_ptr<ImageSource>> OpenDockerLegacy(std::unique_ptr<FileStore>
   }
   ImageMetadata metadata;
   metadata.ref = names[*chosen].empty() ? path : names[*chosen].front();
+  metadata.location = path;
   metadata.digest = Sha256Digest(*config_bytes);
   metadata.kind = "docker-archive";
   metadata.platform = PlatformOf(*config);

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <set>
 
+#include "common/json.h"
 #include "common/text.h"
 #include "imagelint/digest.h"
 #include "source/open.h"
@@ -44,9 +45,9 @@ bool Matches(const Platform& wanted, const Platform& have) {
 
 Platform FromJson(const nlohmann::json& json) {
   Platform p;
-  p.os = json.value("os", std::string());
-  p.architecture = json.value("architecture", std::string());
-  p.variant = json.value("variant", std::string());
+  p.os = StringField(json, "os");
+  p.architecture = StringField(json, "architecture");
+  p.variant = StringField(json, "variant");
   return Normalize(p);
 }
 
@@ -117,7 +118,14 @@ Result<nlohmann::json> SelectPlatform(const nlohmann::json& index, const Platfor
                                                     : std::string("(unspecified)"));
   }
   std::string list;
-  for (const auto& p : present) list += (list.empty() ? "" : ", ") + p;
+  size_t listed = 0;
+  for (const auto& p : present) {
+    if (++listed > 20) {
+      list += ", and " + std::to_string(present.size() - 20) + " more";
+      break;
+    }
+    list += (list.empty() ? "" : ", ") + p;
+  }
   return MakeError(subject, "no image for platform " + wanted.ToString() + "; platforms present: " + list +
                                 " (choose one with --platform)");
 }
@@ -144,11 +152,13 @@ std::string NormalizedImageName(std::string name) {
 Result<size_t> SelectNamedImage(const std::vector<std::vector<std::string>>& names, const std::string& wanted,
                                 const std::string& subject) {
   auto describe = [&] {
+    constexpr size_t kListed = 20;  // a message stays one readable line
     std::string list;
-    for (size_t i = 0; i < names.size(); ++i) {
+    for (size_t i = 0; i < names.size() && i < kListed; ++i) {
       std::string label = names[i].empty() ? std::string("(unnamed)") : names[i].front();
       list += (i ? ", " : "") + std::string("@") + std::to_string(i) + " " + label;
     }
+    if (names.size() > kListed) list += ", and " + std::to_string(names.size() - kListed) + " more";
     return list;
   };
   if (names.empty()) return MakeError(subject, "holds no image");
@@ -190,7 +200,9 @@ Result<std::vector<LayerRef>> LayersFromManifest(const nlohmann::json& manifest_
   if (config.contains("history") && config["history"].is_array()) {
     for (const auto& item : config["history"]) {
       if (!item.is_object()) continue;
-      if (item.value("empty_layer", false)) continue;
+      if (auto empty = item.find("empty_layer"); empty != item.end() && empty->is_boolean() && empty->get<bool>()) {
+        continue;
+      }
       history.push_back(item.contains("created_by") && item["created_by"].is_string()
                             ? item["created_by"].get<std::string>()
                             : std::string());
@@ -206,7 +218,7 @@ Result<std::vector<LayerRef>> LayersFromManifest(const nlohmann::json& manifest_
       layer.digest = descriptor["digest"].get<std::string>();
       auto valid = ValidateDigest(layer.digest);
       if (!valid.ok()) return WithSubject(valid.error(), subject);
-      layer.media_type = descriptor.value("mediaType", std::string());
+      layer.media_type = StringField(descriptor, "mediaType");
       if (descriptor.contains("size") && descriptor["size"].is_number_integer()) {
         layer.size = descriptor["size"].get<int64_t>();
       }

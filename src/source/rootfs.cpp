@@ -142,6 +142,7 @@ class RootfsSource final : public ImageSource {
  public:
   RootfsSource(std::string path) : path_(std::move(path)) {
     metadata_.ref = path_;
+    metadata_.location = path_;
     metadata_.kind = "rootfs";
     metadata_.config = nlohmann::json::object();
     metadata_.platform = Platform{};

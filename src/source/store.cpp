@@ -22,7 +22,10 @@ namespace {
 
 constexpr size_t kBlock = 512;
 constexpr uint64_t kMaxHeaderData = 1 << 20;     // pax / GNU long-name records
+// A docker save holds a few members per layer; these bound what indexing a
+// hostile archive (a million long names in a few KB of gzip) can hold.
 constexpr uint64_t kMaxMembers = 1 << 20;
+constexpr uint64_t kMaxMemberNameBytes = 64ull << 20;
 constexpr uint64_t kCaptureEach = 1 << 20;       // gzip'd archives: members kept in memory
 constexpr uint64_t kCaptureTotal = 64ull << 20;
 constexpr int kMaxLinkHops = 16;
@@ -208,6 +211,7 @@ Result<IndexResult> IndexTar(TarInput& input, const std::string& name, bool capt
   std::string long_name;
   std::string long_link;
   uint64_t captured_total = 0;
+  uint64_t name_bytes = 0;
   for (;;) {
     uint64_t header_offset = input.offset;
     auto n = input.ReadFull(std::span<uint8_t>(header, kBlock));
@@ -290,8 +294,17 @@ Result<IndexResult> IndexTar(TarInput& input, const std::string& name, bool capt
                                std::to_string(*size) + " bytes");
       }
     }
-    if (keep) result.members.push_back(std::move(member));
-    if (result.members.size() > kMaxMembers) return MakeError(name, "too many archive members");
+    if (keep) {
+      name_bytes += member.name.size() + member.link.size();
+      result.members.push_back(std::move(member));
+    }
+    if (result.members.size() > kMaxMembers) {
+      return MakeError(name, "more than " + std::to_string(kMaxMembers) + " archive members (imagelint's limit)");
+    }
+    if (name_bytes > kMaxMemberNameBytes) {
+      return MakeError(name, "more than " + std::to_string(kMaxMemberNameBytes) +
+                                 " bytes of member names (imagelint's limit)");
+    }
   }
   return result;
 }

@@ -18,6 +18,7 @@
 #include "scan/scanner.h"
 #include "source/open.h"
 #include "support/image_builder.h"
+#include "support/raw_tar.h"
 #include "support/test_support.h"
 
 using namespace imagelint;
@@ -496,4 +497,83 @@ TEST_CASE("prune: least recently used first, unused-for, stale temporaries; neve
   CHECK(empty->after.layers == 0);
   CHECK(fs::exists(dir / "outside" / "keep"));
   CHECK_FALSE(MeasureCache((dir / "nowhere").string()).ok());
+}
+
+namespace {
+
+// A cache file as LayerCache writes it (magic, length, sha256, payload), so
+// that the checksum holds and only the payload is hostile.
+std::vector<uint8_t> SealedCacheFile(const std::vector<uint8_t>& payload) {
+  std::vector<uint8_t> bytes = {'I', 'L', 'C', 'A', 'C', 'H', 'E', '1'};
+  for (int i = 0; i < 8; ++i) bytes.push_back(static_cast<uint8_t>(static_cast<uint64_t>(payload.size()) >> (8 * i)));
+  std::string hex = TestDigest(payload).substr(7);
+  for (size_t i = 0; i < 32; ++i) bytes.push_back(static_cast<uint8_t>(std::stoi(hex.substr(i * 2, 2), nullptr, 16)));
+  bytes.insert(bytes.end(), payload.begin(), payload.end());
+  return bytes;
+}
+
+}  // namespace
+
+TEST_CASE("checksummed cache files with hostile payloads are discarded, never thrown on") {
+  TempDir dir;
+  WriteImage(CacheImage("h"), ImageKind::kOciLayout, dir / "img");
+  const fs::path cache_dir = dir / "cache";
+  auto source = Open(dir / "img");
+  ProbeAnalyzer probe("probe", 1);
+  nlohmann::json expected;
+  {
+    auto cache = LayerCache::Open(cache_dir.string());
+    expected = LayerResultToJson(ScanWith(*source, **cache, {&probe}).layers[0]);
+  }
+  std::vector<fs::path> files = CacheFiles(cache_dir);
+  std::vector<std::vector<uint8_t>> payloads;
+  std::vector<uint8_t> deep(100000, 0x81);  // CBOR arrays nested 100,000 deep
+  deep.push_back(0x00);
+  payloads.push_back(deep);
+  payloads.push_back(nlohmann::json::to_cbor({{"format", "1"}, {"key", 5}}));
+  payloads.push_back(nlohmann::json::to_cbor({{"format", 1}, {"entries", {{1, 2, 3}}}, {"facts", {{99999, 1}}}}));
+  payloads.push_back({0xbf, 0x61});  // truncated indefinite map
+  for (size_t round = 0; round < payloads.size(); ++round) {
+    CAPTURE(round);
+    for (const auto& file : files) WriteFileBytes(file, SealedCacheFile(payloads[round]));
+    auto cache = LayerCache::Open(cache_dir.string());
+    ProbeAnalyzer fresh("probe", 1);
+    ScannedImage image = ScanWith(*source, **cache, {&fresh});
+    CHECK(LayerResultToJson(image.layers[0]) == expected);
+    CHECK((*cache)->Stats().discarded >= files.size() / 2);
+  }
+}
+
+TEST_CASE("names that are not UTF-8 round-trip through the cache") {
+  TempDir dir;
+  TestImage image;
+  image.Layer(Compression::kNone).raw_blob =
+      UstarTar({{"caf\xe9/", '5', "", ""}, {"caf\xe9/men\xfc", '0', "abc", ""}, {"l\xff", '2', "", "\xfe"}});
+  WriteImage(image, ImageKind::kOciLayout, dir / "img");
+  auto source = Open(dir / "img");
+  ProbeAnalyzer probe("probe", 1);
+  auto cache = LayerCache::Open((dir / "cache").string());
+  ScannedImage cold = ScanWith(*source, **cache, {&probe});
+  CHECK((*cache)->Stats().write_errors == 0);
+  ScannedImage warm = ScanWith(*source, **cache, {&probe});
+  CHECK((*cache)->Stats().hits == 1);
+  CHECK(LayerResultToJson(warm.layers[0]) == LayerResultToJson(cold.layers[0]));
+  CHECK(warm.layers[0].entries[1].info.path == "caf\xe9/men\xfc");
+  CHECK(warm.layers[0].entries[2].info.link_target == "\xfe");
+}
+
+TEST_CASE("an exception inside a layer scan (out of memory) is an error, not std::terminate") {
+  TempDir dir;
+  WriteImage(CacheImage("x"), ImageKind::kOciLayout, dir / "img");
+  auto source = Open(dir / "img");
+  ScanOptions options;
+  options.jobs = 2;
+  options.layer_scanner = [](ImageSource&, size_t index, const std::vector<FileAnalyzer*>&,
+                             const ScanOptions&) -> Result<LayerResult> {
+    if (index == 1) throw std::bad_alloc();
+    return LayerResult{};
+  };
+  auto image = ScanImage(*source, {}, options);
+  REQUIRE_FALSE(image.ok());
+  CHECK(image.error().ToString() == (dir / "img").string() + ": layer 1: out of memory while scanning it");
 }

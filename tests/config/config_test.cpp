@@ -108,6 +108,15 @@ TEST_CASE("config: errors carry file:line:column") {
   }
 }
 
+TEST_CASE("config: aliases are counted before they are copied (a 390 KB alias bomb is exit 2, not 5 GB)") {
+  std::string text = "x-reason: &r \"" + std::string(4096, 'r') + "\"\nignore:\n";
+  for (int i = 0; i < 12000; ++i) text += "  - {rule: IL003, reason: *r}\n";
+  auto config = ParseConfig(text, ".imagelint.yaml");
+  REQUIRE_FALSE(config.ok());
+  CHECK(config.error().ToString().find(".imagelint.yaml:") == 0);
+  CHECK(config.error().ToString().find("alias") != std::string::npos);
+}
+
 TEST_CASE("config: discovery order (--config, working directory, XDG)") {
   testing::TempDir dir;
   std::filesystem::create_directories(dir / "work");

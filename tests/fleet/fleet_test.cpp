@@ -191,3 +191,27 @@ TEST_CASE("a missing fleet file is an error, not a crash") {
   REQUIRE_FALSE(fleet.ok());
   CHECK(fleet.error().subject == "/nonexistent/fleet.yaml");
 }
+
+TEST_CASE("an anchored label map aliased by 1,000 pools is refused, naming the alias limit") {
+  std::string text = "pools:\n";
+  for (int i = 0; i < 1000; ++i) {
+    text += "  - name: p" + std::to_string(i) + "\n    gpu: NVIDIA A100-SXM4-80GB\n    driver: \"535.54.03\"\n";
+    if (i > 0) {
+      text += "    selector_labels: *labels\n";
+      continue;
+    }
+    text += "    selector_labels: &labels\n";
+    for (int l = 0; l < 2000; ++l) text += "      label" + std::to_string(l) + ": \"value-" + std::to_string(l) + "\"\n";
+  }
+  auto fleet = Parse(text);
+  REQUIRE_FALSE(fleet.ok());
+  CHECK(fleet.error().subject == "fleet.yaml");
+  CHECK(fleet.error().line > 2000);
+  CHECK(fleet.error().message.find("aliases expand the document by more than") == 0);
+  // A few aliases of a small map are fine.
+  std::string small = "pools:\n  - {name: a, gpu: NVIDIA A100-SXM4-80GB, driver: \"535.54.03\", selector_labels: &l {a: b}}\n"
+                      "  - {name: b, gpu: NVIDIA A100-SXM4-80GB, driver: \"535.54.03\", selector_labels: *l}\n";
+  auto fine = Parse(small);
+  REQUIRE_MESSAGE(fine.ok(), fine.error().ToString());
+  CHECK(fine->pools[1].selector_labels.at("a") == "b");
+}

@@ -250,6 +250,19 @@ TEST_CASE("k8s: malformed input is an error naming the node or line") {
     CHECK_FALSE(import("{\"items\": 3}").ok());
     CHECK_FALSE(import("42").ok());
   }
+  SUBCASE("a number no double holds (1E400): file:line:column, not an internal error") {
+    auto r = import("{\"items\": [\n  {\"metadata\": {\"name\": \"n\", \"x\": 1E400}}]}");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().line == 2);
+    CHECK(r.error().column > 1);
+    CHECK(r.error().message.find("number overflow parsing '1E400'") != std::string::npos);
+  }
+  SUBCASE("bytes that are not UTF-8 inside a string: file:line:column") {
+    auto r = import("{\"items\": [{\"metadata\": {\"name\": \"n\\xff\xff\"}}]}");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().line == 1);
+    CHECK(r.error().message.find("not valid JSON") != std::string::npos);
+  }
   SUBCASE("nesting bomb is refused before parsing") {
     std::string deep(100000, '[');
     auto r = import(deep);

@@ -197,6 +197,16 @@ TEST_CASE("schema violations are file:line:column errors") {
     CHECK(rows.error().column == 5);
     CHECK(rows.error().ToString().find("x.yaml:6:5: unknown field 'cdua'") == 0);
   }
+  SUBCASE("aliases that repeat a row thousands of times are refused") {
+    std::string text = "kind: ptx_isa\nschema: 1\nrows:\n  - &row {isa: \"7.3\", cuda: \"11.3\", source: S1, x: [";
+    for (int i = 0; i < 2000; ++i) text += (i ? ", " : "") + std::to_string(i);
+    text += "]}\n";
+    for (int i = 0; i < 1000; ++i) text += "  - *row\n";
+    auto rows = parse("ptx_isa", text);
+    REQUIRE_FALSE(rows.ok());
+    CHECK(rows.error().subject == "x.yaml");
+    CHECK(rows.error().message.find("aliases expand the document") == 0);
+  }
   SUBCASE("bad version") {
     auto rows = parse("ptx_isa", "kind: ptx_isa\nschema: 1\nrows:\n  - isa: \"7.x\"\n    cuda: \"11.3\"\n    source: S1\n");
     REQUIRE_FALSE(rows.ok());

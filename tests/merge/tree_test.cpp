@@ -134,3 +134,34 @@ TEST_CASE("whiteout of nothing and bare .wh. are recorded, not fatal; AUFS metad
   CHECK(tree.Lookup("b")->content->info.size == 9);
   CHECK(tree.Problems().size() == 2);
 }
+
+TEST_CASE("problems are capped: the first ones, then a count") {
+  std::vector<LayerEntry> whiteouts;
+  for (int i = 0; i < 5000; ++i) whiteouts.push_back(File(".wh.missing" + std::to_string(i), 0));
+  std::vector<LayerResult> layers;
+  layers.push_back(Layer({Dir("a")}));
+  layers.push_back(Layer(whiteouts));
+  ImageTree tree = ImageTree::Build(layers);
+  REQUIRE(tree.Problems().size() == 1000);
+  CHECK(tree.Problems()[0] == ".wh.missing0: whiteout of nothing (layer 1)");
+  CHECK(tree.Problems().back() == "... and 4001 more problems");
+}
+
+TEST_CASE("paths resolve through symlinks at any depth, as component-by-component resolution would") {
+  std::string deep = "d";
+  for (int i = 0; i < 300; ++i) deep += "/d";
+  std::vector<LayerResult> layers;
+  layers.push_back(Layer({File(deep + "/f"), Link("short", deep), Link(deep + "/up", "../../.."),
+                          Link("abs", "/short/f"), Dir("real"), Link("real/loop", "../real/loop")}));
+  layers.push_back(Layer({File("short/g"), File(deep + "/missing-parent/x")}));
+  ImageTree tree = ImageTree::Build(layers);
+  CHECK(*tree.Resolve("short/f") == "/" + deep + "/f");
+  CHECK(*tree.Resolve("abs") == "/" + deep + "/f");
+  CHECK(tree.Lookup(deep + "/g"));  // written through the symlinked directory
+  CHECK(tree.Lookup(deep + "/missing-parent")->entry->info.type == EntryType::kDirectory);
+  std::string up = deep.substr(0, deep.size() - 6);  // three levels up
+  CHECK(*tree.Resolve(deep + "/up") == "/" + up);
+  CHECK_FALSE(tree.Resolve("real/loop").ok());
+  CHECK_FALSE(tree.Resolve("short/nothing/x").ok());
+  CHECK_FALSE(tree.Resolve(deep + "/f/under-a-file").ok());
+}

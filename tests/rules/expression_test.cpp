@@ -297,3 +297,22 @@ TEST_CASE("natural version comparison") {
   CHECK(*CompareVersionStrings("99999999999999999999999", "1") == 1);
   CHECK(*CompareVersionStrings("", "0") == 0);
 }
+
+TEST_CASE("bytes that are not UTF-8 in literals and values: no exception, ever") {
+  // An index literal that is not UTF-8: parsed, and rendered in node text.
+  json value;
+  CHECK_NOTHROW(value = Eval("facts.image.env['\xff']"));
+  CHECK(value == "<unknown>");
+  CHECK_NOTHROW(Eval("facts.image.env['caf\xe9'] == 'x\xfe'"));
+  std::string error;
+  CHECK_NOTHROW(error = ParseError("facts.image.env['\xff'] +"));
+  CHECK(error.rfind("r.yaml:", 0) == 0);
+  // Values holding such bytes render in messages without throwing.
+  Environment env = TestEnv();
+  env["odd"] = Value::Of(json{{"path", "caf\xff"}, {"list", {"a\xfe", 1.5}}});
+  auto template_ = Template::Parse("{odd} / {odd.list}", {"r.yaml", 1, 1, 1});
+  REQUIRE(template_.ok());
+  imagelint::Result<std::string> rendered = std::string();
+  CHECK_NOTHROW(rendered = template_->Render(env, BuiltinFunctions()));
+  CHECK(rendered.ok());
+}

@@ -138,6 +138,15 @@ TEST_CASE("hostile rule files hit limits") {
   std::string deep = std::string(kMinimal);
   deep.replace(deep.find("condition: true"), 15, "condition: " + std::string(300, '(') + "1" + std::string(300, ')'));
   CHECK(LoadError(deep).find("nested too deeply") != std::string::npos);
+  // Aliases that repeat a large node: refused before any rule is read.
+  std::string aliased = "x: &big [" + std::string(1, 'a');
+  for (int i = 0; i < 5000; ++i) aliased += ", a" + std::to_string(i);
+  aliased += "]\nrules:\n";
+  for (int i = 0; i < 300; ++i) aliased += "  - *big\n";
+  std::string error = LoadError(aliased);
+  CHECK(error.rfind("bad.yaml:", 0) == 0);
+  CHECK(error.find("aliases expand the document") != std::string::npos);
+  CHECK(LoadError("rules: &r [*r]\n").find("cycle") != std::string::npos);
 }
 
 TEST_CASE("rule sets: duplicates, overrides, the table, unknown functions") {

@@ -1,0 +1,136 @@
+#include "common/yaml.h"
+
+#include <sstream>
+#include <unordered_map>
+#include <vector>
+
+#include <yaml-cpp/eventhandler.h>
+
+namespace imagelint {
+namespace {
+
+struct Size {
+  uint64_t nodes = 0;
+  uint64_t bytes = 0;
+};
+
+uint64_t SaturatingAdd(uint64_t a, uint64_t b) { return a + b < a ? UINT64_MAX : a + b; }
+
+// Thrown out of the event handler to stop the parser at the first limit.
+struct LimitHit {
+  YAML::Mark mark;
+  std::string message;
+};
+
+// Sizes every anchored node as its events go by (nested anchors included),
+// so that each alias adds the size of what it names in constant time.
+class AliasCounter final : public YAML::EventHandler {
+ public:
+  explicit AliasCounter(const YamlLimits& limits) : limits_(limits) {}
+
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t anchor) override { Leaf(anchor, 0); }
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t anchor, const std::string& value) override {
+    Leaf(anchor, value.size());
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    if (++aliases_ > limits_.max_aliases) {
+      throw LimitHit{mark, "more than " + std::to_string(limits_.max_aliases) + " aliases"};
+    }
+    auto it = sizes_.find(anchor);
+    if (it == sizes_.end()) throw LimitHit{mark, "an alias refers to a node that contains it (a cycle)"};
+    added_.nodes = SaturatingAdd(added_.nodes, it->second.nodes);
+    added_.bytes = SaturatingAdd(added_.bytes, it->second.bytes);
+    if (added_.nodes > limits_.max_alias_nodes || added_.bytes > limits_.max_alias_bytes) {
+      throw LimitHit{mark, "aliases expand the document by more than " + std::to_string(limits_.max_alias_nodes) +
+                               " nodes or " + std::to_string(limits_.max_alias_bytes) +
+                               " bytes (the same node repeated through anchors and aliases)"};
+    }
+    Add(it->second);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    Open(mark, anchor);
+  }
+  void OnSequenceEnd() override { Close(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    Open(mark, anchor);
+  }
+  void OnMapEnd() override { Close(); }
+
+ private:
+  struct Frame {
+    YAML::anchor_t anchor;
+    Size size;
+  };
+
+  void Add(const Size& size) {
+    if (open_.empty()) return;
+    open_.back().size.nodes = SaturatingAdd(open_.back().size.nodes, size.nodes);
+    open_.back().size.bytes = SaturatingAdd(open_.back().size.bytes, size.bytes);
+  }
+  void Leaf(YAML::anchor_t anchor, uint64_t bytes) {
+    Size size{1, bytes};
+    if (anchor != YAML::NullAnchor) sizes_[anchor] = size;
+    Add(size);
+  }
+  void Open(const YAML::Mark& mark, YAML::anchor_t anchor) {
+    if (static_cast<int>(open_.size()) >= limits_.max_depth) {
+      throw LimitHit{mark, "nested deeper than " + std::to_string(limits_.max_depth) + " levels"};
+    }
+    open_.push_back({anchor, {1, 0}});
+  }
+  void Close() {
+    if (open_.empty()) return;
+    Frame frame = open_.back();
+    open_.pop_back();
+    if (frame.anchor != YAML::NullAnchor) sizes_[frame.anchor] = frame.size;
+    Add(frame.size);
+  }
+
+  const YamlLimits& limits_;
+  std::vector<Frame> open_;
+  std::unordered_map<YAML::anchor_t, Size> sizes_;
+  uint64_t aliases_ = 0;
+  Size added_;
+};
+
+}  // namespace
+
+Status CheckYamlLimits(std::string_view text, const std::string& file, const YamlLimits& limits) {
+  std::istringstream stream{std::string(text)};
+  AliasCounter counter(limits);  // one budget for the whole stream, every document
+  try {
+    YAML::Parser parser(stream);
+    while (parser.HandleNextDocument(counter)) {
+    }
+  } catch (const LimitHit& hit) {
+    return MakeErrorAtLine(file, hit.mark.line + 1, hit.mark.column + 1, hit.message);
+  } catch (const YAML::Exception& e) {
+    return MakeErrorAtLine(file, e.mark.line + 1, e.mark.column + 1, "YAML syntax error: " + e.msg);
+  }
+  return OkStatus();
+}
+
+Result<YAML::Node> LoadYaml(std::string_view text, const std::string& file, const YamlLimits& limits) {
+  IMAGELINT_TRY(CheckYamlLimits(text, file, limits));
+  try {
+    return YAML::Load(std::string(text));
+  } catch (const YAML::Exception& e) {
+    return MakeErrorAtLine(file, e.mark.line + 1, e.mark.column + 1, "YAML syntax error: " + e.msg);
+  }
+}
+
+Result<std::vector<YAML::Node>> LoadYamlDocuments(std::string_view text, const std::string& file,
+                                                  const YamlLimits& limits) {
+  IMAGELINT_TRY(CheckYamlLimits(text, file, limits));
+  try {
+    return YAML::LoadAll(std::string(text));
+  } catch (const YAML::Exception& e) {
+    return MakeErrorAtLine(file, e.mark.line + 1, e.mark.column + 1, "YAML syntax error: " + e.msg);
+  }
+}
+
+}  // namespace imagelint

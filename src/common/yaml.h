@@ -1,0 +1,54 @@
+// Loading YAML from files a user or a repository controls (fleet files, rule
+// files, knowledge tables, .imagelint.yaml), with the work bounded before a
+// node graph is built.
+//
+// yaml-cpp shares an aliased node instead of copying it, but every reader
+// that walks the graph (and copies pool labels, rule fields...) expands each
+// alias again: a 1 MB file whose anchored map is aliased 1,000 times becomes
+// gigabytes ("billion laughs"). LoadYaml first streams the document's events
+// and counts what its aliases expand to, refusing, with the line and column
+// of the offending alias:
+//   * more than `max_aliases` alias uses,
+//   * aliases that together add more than `max_alias_nodes` nodes or
+//     `max_alias_bytes` bytes of scalar text to the document,
+//   * an alias inside the node it names (a cycle, which no reader can walk),
+//   * nesting deeper than `max_depth` (readers recurse over the graph).
+// The same idea as go-yaml v3's "document contains excessive aliasing" check
+// (https://github.com/go-yaml/yaml/blob/v3/decode.go, allowedAliasRatio),
+// with absolute limits that are easier to state.
+//
+//   auto root = LoadYaml(text, "fleet.yaml");   // Result<YAML::Node>
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "imagelint/result.h"
+
+namespace imagelint {
+
+struct YamlLimits {
+  uint64_t max_aliases = 10000;
+  uint64_t max_alias_nodes = 1000000;    // nodes that alias expansion adds, all aliases together
+  uint64_t max_alias_bytes = 16u << 20;  // scalar bytes that alias expansion adds
+  int max_depth = 64;                    // nested sequences / mappings
+};
+
+// Parses the first document of `text` (an empty text is a null node).
+// Errors: YAML syntax (line:column of `file`), and the limits above.
+Result<YAML::Node> LoadYaml(std::string_view text, const std::string& file, const YamlLimits& limits = {});
+
+// Every document of a `---`-separated stream, the limits counted over all
+// of them together.
+Result<std::vector<YAML::Node>> LoadYamlDocuments(std::string_view text, const std::string& file,
+                                                  const YamlLimits& limits = {});
+
+// Only the limit check (LoadYaml runs it first).
+Status CheckYamlLimits(std::string_view text, const std::string& file, const YamlLimits& limits = {});
+
+}  // namespace imagelint
