@@ -60,6 +60,14 @@ json Describe(const Suppression& s) {
   return j;
 }
 
+// ignores[key] with `entries` appended: a list an earlier pass wrote (a
+// report suppressed twice) is kept, anything else under the key replaced.
+void AppendToList(json& ignores, const char* key, const json& entries) {
+  json list = ignores.contains(key) && ignores[key].is_array() ? ignores[key] : json::array();
+  for (const auto& entry : entries) list.push_back(entry);
+  ignores[key] = std::move(list);
+}
+
 }  // namespace
 
 json ApplySuppressions(const json& input, const std::vector<Suppression>& suppressions, const std::string& today) {
@@ -133,15 +141,9 @@ json ApplySuppressions(const json& input, const std::vector<Suppression>& suppre
     if (!used[i]) unused.push_back(Describe(*active[i]));
   }
   json ignores = report.contains("ignores") && report["ignores"].is_object() ? report["ignores"] : json::object();
-  json all_expired = ignores.contains("expired") && ignores["expired"].is_array() ? ignores["expired"] : json::array();
-  for (auto& entry : expired) all_expired.push_back(entry);
-  json all_unused = ignores.contains("unused") && ignores["unused"].is_array() ? ignores["unused"] : json::array();
-  for (auto& entry : unused) all_unused.push_back(entry);
-  json all_invalid = ignores.contains("invalid") && ignores["invalid"].is_array() ? ignores["invalid"] : json::array();
-  for (auto& entry : invalid) all_invalid.push_back(entry);
-  ignores["invalid"] = all_invalid;
-  ignores["expired"] = all_expired;
-  ignores["unused"] = all_unused;
+  AppendToList(ignores, "invalid", invalid);
+  AppendToList(ignores, "expired", expired);
+  AppendToList(ignores, "unused", unused);
   report["ignores"] = ignores;
   return report;
 }
