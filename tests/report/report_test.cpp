@@ -274,7 +274,9 @@ TEST_CASE("sarif: validates against the official SARIF 2.1.0 schema") {
   CHECK(result.out.find("errors 0") != std::string::npos);
 }
 
-TEST_CASE("sarif: what GitHub code scanning reads (formats.md §5.2, §5.3)") {
+// What GitHub reads and how it fingerprints: "SARIF support for code scanning",
+// https://docs.github.com/en/code-security/code-scanning/integrating-with-code-scanning/sarif-support-for-code-scanning
+TEST_CASE("sarif: what GitHub code scanning reads") {
   DocsFixture docs;
   json report = Shown();
   json log = json::parse(RenderSarif(report, RulesFromReport(report), docs.Options()));
