@@ -26,21 +26,6 @@ inline std::string Trim(std::string_view text) { return std::string(TrimView(tex
 // "a,b,,c" on ',' -> {"a", "b", "", "c"}; "" -> {""}.
 std::vector<std::string> SplitOn(std::string_view text, char separator);
 
-// The line of `text` that starts at `pos`, without its "\n" or "\r\n"
-// (the last line may have neither); `pos` moves past it. False once `pos` is
-// at the end, so "a\nb\n" gives "a" and "b", and "" gives no line.
-//   size_t pos = 0; std::string_view line;
-//   while (NextLine(text, pos, line)) ...
-inline bool NextLine(std::string_view text, size_t& pos, std::string_view& line) {
-  if (pos >= text.size()) return false;
-  size_t end = text.find('\n', pos);
-  if (end == std::string_view::npos) end = text.size();
-  line = text.substr(pos, end - pos);
-  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-  pos = end + 1;
-  return true;
-}
-
 // Percent-encoding (RFC 3986): every byte but the unreserved characters
 // (A-Z a-z 0-9 - . _ ~) and those in `keep` becomes %XX (upper-case hex).
 // PercentEncode("cuda:12.4 x") -> "cuda%3A12.4%20x"; with keep "/", paths keep their slashes.

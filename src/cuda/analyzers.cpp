@@ -2,6 +2,7 @@
 #include <cstring>
 #include <string>
 
+#include "common/lines.h"
 #include "common/text.h"
 #include "cuda/cuda.h"
 #include "cuda/elf.h"

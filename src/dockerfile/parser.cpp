@@ -14,7 +14,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "common/text.h"
+#include "common/lines.h"
 #include "imagelint/dockerfile.h"
 
 namespace imagelint::dockerfile {
