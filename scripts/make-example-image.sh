@@ -13,7 +13,8 @@
 #   layer 2  "compat":  /usr/local/cuda-12.4/compat/libcuda.so.550.163.01 from libcuda1/trixie
 #                       (+ libcuda.so.1 link), as cuda-compat-12-4 installs it
 #   config:  CUDA_VERSION=12.4.1, NVIDIA_REQUIRE_CUDA exactly as nvidia/cuda:12.4.1-base-ubuntu22.04
-#            carries it (cuda-compat-data.md §4), NV_CUDA_CUDART_VERSION, NV_CUDA_COMPAT_PACKAGE,
+#            carries it (dist/12.4.1/ubuntu2204/base/Dockerfile of
+#            https://gitlab.com/nvidia/container-images/cuda), NV_CUDA_CUDART_VERSION, NV_CUDA_COMPAT_PACKAGE,
 #            LD_LIBRARY_PATH=/usr/local/nvidia/lib:/usr/local/nvidia/lib64, NVIDIA_VISIBLE_DEVICES,
 #            NVIDIA_DRIVER_CAPABILITIES, PATH.
 #

@@ -27,8 +27,8 @@
 
 namespace imagelint {
 
-struct ScanOptions;  // scan/scanner.h
-// Same alias as scan/scanner.h (a repeated alias of the same type is allowed).
+struct ScanOptions;  // imagelint/scan.h
+// Same alias as imagelint/scan.h (a repeated alias of the same type is allowed).
 using LayerScanFunction = std::function<Result<LayerResult>(
     ImageSource& source, size_t index, const std::vector<FileAnalyzer*>& analyzers, const ScanOptions& options)>;
 

@@ -84,13 +84,9 @@ RequirementResult EvaluateRequirement(std::string_view requirement, const Requir
 // versions); empty version = the newest.
 std::string RequirementMessageStyle(std::string_view lnc_version, const Knowledge& knowledge);
 
-// Go strconv.ParseBool as used for NVIDIA_DISABLE_REQUIRE (NCT cuda_image.go): only
-// 1 t T TRUE true True are true.
-bool ParseDisableRequire(std::string_view value);
-
-// Legacy image rule (NCT cuda_image.go): "11.6.2" → "11.6"; nullopt for values
-// the toolkit rejects (the hook then fails the container).
-std::optional<std::string> LegacyCudaMajorMinor(std::string_view cuda_version);
+// NVIDIA_DISABLE_REQUIRE and the legacy CUDA_VERSION rule are read by the
+// functions of imagelint/image_env.h (DisableRequireIsTrue, IsLegacyCudaImage,
+// LegacyCudaRequirementVersion), the ones both facts producers use.
 
 // Requirement strings the runtime passes to nvidia-container-cli for an image
 // env (JSON object of strings): every NVIDIA_REQUIRE_* except

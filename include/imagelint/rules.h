@@ -230,6 +230,10 @@ struct RuleInfo {
   std::vector<std::string> error_names;
 };
 
+// A rule's row in the report's `rules[]` table and in `imagelint rules
+// --format json`: id, name, title, summary, severity, scope, enabled, docs.
+nlohmann::json RuleInfoToJson(const RuleInfo& info);
+
 // A change requested by configuration (.imagelint.yaml) or the command line.
 // `rule` is an id ("IL003") or a name ("forward-compat-unsupported-gpu").
 struct RuleOverride {

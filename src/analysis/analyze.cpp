@@ -295,16 +295,7 @@ Result<json> Analyze(const std::vector<json>& all_facts, const Fleet& fleet, con
   }
   report["fleet"] = {{"source", fleet.source}, {"pools", pools}};
   json rule_table = json::array();
-  for (const auto& info : rules.List()) {
-    rule_table.push_back({{"id", info.id},
-                          {"name", info.name},
-                          {"title", info.title},
-                          {"summary", info.summary},
-                          {"severity", std::string(rules::SeverityName(info.severity))},
-                          {"scope", std::string(rules::ScopeName(info.scope))},
-                          {"enabled", info.enabled},
-                          {"docs", info.docs}});
-  }
+  for (const auto& info : rules.List()) rule_table.push_back(rules::RuleInfoToJson(info));
   report["rules"] = rule_table;
 
   RuleRunner runner(functions, options);

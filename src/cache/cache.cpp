@@ -19,7 +19,7 @@
 #include "common/json.h"
 #include "imagelint/bytes.h"
 #include "imagelint/digest.h"
-#include "scan/scanner.h"
+#include "imagelint/scan.h"
 
 namespace imagelint {
 namespace {

@@ -53,10 +53,6 @@ std::vector<std::string> SplitOn(std::string_view text, char separator) {
 }
 
 
-namespace {
-
-// Optimal string alignment distance (Damerau-Levenshtein without
-// repeated edits of one substring), ASCII case folded.
 size_t EditDistance(std::string_view a_raw, std::string_view b_raw) {
   std::string a = ToLower(a_raw);
   std::string b = ToLower(b_raw);
@@ -72,8 +68,6 @@ size_t EditDistance(std::string_view a_raw, std::string_view b_raw) {
   }
   return d[a.size()][b.size()];
 }
-
-}  // namespace
 
 std::string ClosestMatch(std::string_view word, const std::vector<std::string>& candidates, size_t max_distance) {
   constexpr size_t kMaxWordBytes = 256;  // hints are for typed words, not pasted blobs

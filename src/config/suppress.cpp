@@ -63,21 +63,14 @@ json Describe(const Suppression& s) {
   return j;
 }
 
-size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t above = row[j];
-      size_t substitute = diagonal + (ToLower(a.substr(i - 1, 1)) == ToLower(b.substr(j - 1, 1)) ? 0 : 1);
-      row[j] = std::min({above + 1, row[j - 1] + 1, substitute});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
+// ignores[key] with `entries` appended: a list an earlier pass wrote (a
+// report suppressed twice) is kept, anything else under the key replaced.
+void AppendToList(json& ignores, const char* key, const json& entries) {
+  json list = ignores.contains(key) && ignores[key].is_array() ? ignores[key] : json::array();
+  for (const auto& entry : entries) list.push_back(entry);
+  ignores[key] = std::move(list);
 }
+
 
 bool Names(const rules::RuleInfo& info, std::string_view rule) { return info.id == rule || info.name == rule; }
 
@@ -199,15 +192,9 @@ json ApplySuppressions(const json& input, const std::vector<Suppression>& suppre
     if (!used[i]) unused.push_back(Describe(*active[i]));
   }
   json ignores = report.contains("ignores") && report["ignores"].is_object() ? report["ignores"] : json::object();
-  json all_expired = ignores.contains("expired") && ignores["expired"].is_array() ? ignores["expired"] : json::array();
-  for (auto& entry : expired) all_expired.push_back(entry);
-  json all_unused = ignores.contains("unused") && ignores["unused"].is_array() ? ignores["unused"] : json::array();
-  for (auto& entry : unused) all_unused.push_back(entry);
-  json all_invalid = ignores.contains("invalid") && ignores["invalid"].is_array() ? ignores["invalid"] : json::array();
-  for (auto& entry : invalid) all_invalid.push_back(entry);
-  ignores["invalid"] = all_invalid;
-  ignores["expired"] = all_expired;
-  ignores["unused"] = all_unused;
+  AppendToList(ignores, "invalid", invalid);
+  AppendToList(ignores, "expired", expired);
+  AppendToList(ignores, "unused", unused);
   report["ignores"] = ignores;
   return report;
 }

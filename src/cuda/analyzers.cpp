@@ -2,6 +2,7 @@
 #include <cstring>
 #include <string>
 
+#include "common/lines.h"
 #include "common/text.h"
 #include "cuda/cuda.h"
 #include "cuda/elf.h"
@@ -55,12 +56,9 @@ json ParseDpkgStatus(std::string_view text) {
     }
     name.clear(), version.clear(), status.clear(), arch.clear(), source.clear();
   };
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(start, end - start);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  size_t pos = 0;
+  std::string_view line;
+  while (NextLine(text, pos, line)) {
     if (line.empty()) {
       flush();
     } else if (line[0] != ' ' && line[0] != '\t') {
@@ -75,7 +73,6 @@ json ParseDpkgStatus(std::string_view text) {
         else if (key == "Architecture") arch = value;
       }
     }
-    start = end + 1;
   }
   flush();
   return packages;
@@ -84,12 +81,9 @@ json ParseDpkgStatus(std::string_view text) {
 json ParsePipMetadata(std::string_view text) {
   json out = json::object();
   json requires_dist = json::array();
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(start, end - start);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  size_t pos = 0;
+  std::string_view line;
+  while (NextLine(text, pos, line)) {
     if (line.empty()) break;  // end of the header block
     size_t colon = line.find(':');
     if (colon != std::string_view::npos && line[0] != ' ') {
@@ -101,7 +95,6 @@ json ParsePipMetadata(std::string_view text) {
       else if (key == "Requires-Dist" && RelevantPackage(value) && requires_dist.size() < 200)
         requires_dist.push_back(value);
     }
-    start = end + 1;
   }
   if (!requires_dist.empty()) out["requires_dist"] = requires_dist;
   return out;

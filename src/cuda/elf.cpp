@@ -159,39 +159,34 @@ void ElfScanner::ParseElfHeader() {
   type_ = *view.U16(16, e);
   machine_ = *view.U16(18, e);
   version_ = *view.U32(20, e);
-  if (elf64_) {
-    phoff_ = *view.U64(32, e);
-    shoff_ = *view.U64(40, e);
-    flags_ = *view.U32(48, e);
-    phentsize_ = *view.U16(54, e);
-    phnum_ = *view.U16(56, e);
-    shentsize_ = *view.U16(58, e);
-    shnum_ = *view.U16(60, e);
-    shstrndx_ = *view.U16(62, e);
-  } else {
-    phoff_ = *view.U32(28, e);
-    shoff_ = *view.U32(32, e);
-    flags_ = *view.U32(36, e);
-    phentsize_ = *view.U16(42, e);
-    phnum_ = *view.U16(44, e);
-    shentsize_ = *view.U16(46, e);
-    shnum_ = *view.U16(48, e);
-    shstrndx_ = *view.U16(50, e);
-  }
+  // ELF32 and ELF64 headers differ only in the width of e_entry, e_phoff and
+  // e_shoff (4 or 8 bytes from offset 24); e_flags and the 16-bit fields
+  // follow them in the same order.
+  uint64_t word = elf64_ ? 8 : 4;
+  auto word_at = [&](uint64_t offset) { return elf64_ ? *view.U64(offset, e) : uint64_t{*view.U32(offset, e)}; };
+  phoff_ = word_at(24 + word);
+  shoff_ = word_at(24 + 2 * word);
+  const uint64_t flags_at = 24 + 3 * word;
+  flags_ = *view.U32(flags_at, e);
+  phentsize_ = *view.U16(flags_at + 6, e);
+  phnum_ = *view.U16(flags_at + 8, e);
+  shentsize_ = *view.U16(flags_at + 10, e);
+  shnum_ = *view.U16(flags_at + 12, e);
+  shstrndx_ = *view.U16(flags_at + 14, e);
   uint16_t want_ph = elf64_ ? 56 : 32, want_sh = elf64_ ? 64 : 40;
   if (phnum_ != 0) {
     if (phentsize_ != want_ph) {
-      AddProblem(elf64_ ? 54 : 42, "program header entry size " + std::to_string(phentsize_) + " (expected " +
+      AddProblem(flags_at + 6, "program header entry size " + std::to_string(phentsize_) + " (expected " +
                                        std::to_string(want_ph) + ")");
     } else if (phnum_ == 0xFFFF) {
-      AddProblem(elf64_ ? 56 : 44, "extended program header count (PN_XNUM) is not supported");
+      AddProblem(flags_at + 8, "extended program header count (PN_XNUM) is not supported");
     } else {
       AddRegion(kPhdrs, phoff_, uint64_t{phnum_} * phentsize_, "program header table");
     }
   }
   if (shoff_ != 0 && shnum_ != 0) {
     if (shentsize_ != want_sh) {
-      AddProblem(elf64_ ? 58 : 46, "section header entry size " + std::to_string(shentsize_) + " (expected " +
+      AddProblem(flags_at + 10, "section header entry size " + std::to_string(shentsize_) + " (expected " +
                                        std::to_string(want_sh) + ")");
     } else {
       uint64_t table = uint64_t{shnum_} * shentsize_;

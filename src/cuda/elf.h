@@ -1,4 +1,6 @@
-// Streaming ELF reader (formats.md §2.4, option 2 "targeted buffering").
+// Streaming ELF reader by "targeted buffering": only the regions named by the
+// headers are kept (layouts: System V ABI, "Object Files" chapter,
+// https://refspecs.linuxfoundation.org/elf/gabi4+/ch4.intro.html).
 //
 // The file passes once, in order. From the ELF header (in the head) we learn
 // where the program headers and the section header table are; regions that

@@ -242,6 +242,19 @@ void FatbinScanner::EndContainer(uint64_t resume_at) {
   ResumeSearchAt(resume_at);
 }
 
+void FatbinScanner::FinishEntry() {
+  entries_.push_back(std::move(current_));
+  ++containers_.back().entries;
+  buffer_.clear();
+  if (payload_skip_after_ > pos_) {  // the rest of its payload was not collected
+    skip_remaining_ = payload_skip_after_ - pos_;
+    want_ = Want::kPayload;
+    state_ = State::kSkip;
+  } else {
+    StartEntry(payload_skip_after_);
+  }
+}
+
 void FatbinScanner::StartEntry(uint64_t offset) {
   buffer_.clear();
   if (offset >= container_end_) {
@@ -485,15 +498,7 @@ void FatbinScanner::OnCollected() {
       }
       buffer_.clear();
       if (inspect == 0) {
-        entries_.push_back(std::move(current_));
-        ++containers_.back().entries;
-        if (payload_skip_after_ > pos_) {
-          skip_remaining_ = payload_skip_after_ - pos_;
-          want_ = Want::kPayload;
-          state_ = State::kSkip;
-        } else {
-          StartEntry(payload_skip_after_);
-        }
+        FinishEntry();
         return;
       }
       Collect(Want::kPayload, inspect);
@@ -501,16 +506,7 @@ void FatbinScanner::OnCollected() {
     }
     case Want::kPayload: {
       InspectPayload(current_, buffer_, current_.offset);
-      entries_.push_back(std::move(current_));
-      ++containers_.back().entries;
-      buffer_.clear();
-      if (payload_skip_after_ > pos_) {
-        skip_remaining_ = payload_skip_after_ - pos_;
-        want_ = Want::kPayload;
-        state_ = State::kSkip;
-      } else {
-        StartEntry(payload_skip_after_);
-      }
+      FinishEntry();
       return;
     }
     case Want::kCubinHeader: {
@@ -566,7 +562,9 @@ void FatbinScanner::InspectPayload(FatbinEntry& entry, std::span<const uint8_t> 
     if (auto abi = view.U8(8)) entry.cubin_abi = *abi;
     // cuobjdump names a cubin "sm_XYa" when its e_flags carry the accelerator
     // bit even if the fatbin flag is clear (cuBLAS 12.4 has such entries); the
-    // bit is a positive-only hint (formats.md §1.10), so it never removes a/f.
+    // bit is a positive-only hint (EF_CUDA_ACCELERATORS in LLVM's ELF.h,
+    // https://github.com/llvm/llvm-project/blob/main/llvm/include/llvm/BinaryFormat/ELF.h),
+    // so it never removes a/f.
     if (entry.variant.empty() && ((entry.cubin_abi == 7 && (entry.cubin_flags & 0x800)) ||
                                   (entry.cubin_abi == 8 && (entry.cubin_flags & 0x8))))
       entry.variant = "a";

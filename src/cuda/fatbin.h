@@ -1,4 +1,7 @@
-// Streaming scanner for CUDA fat binaries (formats.md §1).
+// Streaming scanner for CUDA fat binaries. NVIDIA does not document the
+// container; the layout follows the public decoders: jiegec/fatbinary
+// (fatbinary.ksy, https://github.com/jiegec/fatbinary) and ZLUDA
+// (dark_api/src/fatbin.rs, https://github.com/vosen/ZLUDA).
 //
 // FatbinScanner sees a file's bytes once, in order, in chunks of any size. It
 // looks for fatbin containers (magic 0xBA55ED50, version 1, header 16) and for
@@ -67,7 +70,8 @@ std::string EntryArchName(const FatbinEntry& entry);
 std::string EntryIsa(const FatbinEntry& entry);
 // Toolkit "X.Y" from a cubin's e_version (121 -> "12.1"), "" when not a toolkit number.
 std::string ToolkitFromCubinVersion(uint32_t e_version);
-// SM number from cubin e_flags, chosen by EI_ABIVERSION (formats.md §1.10).
+// SM number from cubin e_flags, chosen by EI_ABIVERSION (the EF_CUDA_* values of
+// https://github.com/llvm/llvm-project/blob/main/llvm/include/llvm/BinaryFormat/ELF.h).
 uint32_t CubinSmFromFlags(uint32_t e_flags, uint8_t abi_version);
 
 // Decompression with hard limits. Output holds at most `max_output` bytes;
@@ -112,6 +116,9 @@ class FatbinScanner {
   void Collect(Want want, uint64_t length);
   void OnCollected();
   void StartEntry(uint64_t offset);
+  // current_ is complete: record it, then skip what is left of its payload
+  // (or start the next entry).
+  void FinishEntry();
   void EndContainer(uint64_t resume_at);
   void ResumeSearchAt(uint64_t offset);
   void InspectPayload(FatbinEntry& entry, std::span<const uint8_t> bytes, uint64_t payload_offset);

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/lines.h"
 #include "imagelint/dockerfile.h"
 
 namespace imagelint::dockerfile {
@@ -220,13 +221,10 @@ Result<Dockerfile> ParseDockerfile(std::string_view text, const std::string& pat
 
   std::vector<PhysicalLine> lines;
   {
-    size_t start = 0;
+    size_t pos = 0;
     int number = 1;
-    while (start < text.size()) {
-      size_t end = text.find('\n', start);
-      if (end == std::string_view::npos) end = text.size();
-      std::string_view line = text.substr(start, end - start);
-      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    std::string_view line;
+    while (NextLine(text, pos, line)) {
       if (line.size() > limits.max_line_length)
         return MakeErrorAtLine(path, number, 1,
                                "line is " + std::to_string(line.size()) + " bytes, over the limit of " +
@@ -235,7 +233,6 @@ Result<Dockerfile> ParseDockerfile(std::string_view text, const std::string& pat
       if (nul != std::string_view::npos)
         return MakeErrorAtLine(path, number, static_cast<int>(nul) + 1, "NUL byte: not a Dockerfile");
       lines.push_back({line, number});
-      start = end + 1;
       ++number;
     }
   }

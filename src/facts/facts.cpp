@@ -1,4 +1,4 @@
-#include "facts/facts.h"
+#include "imagelint/read_image.h"
 
 #include <fnmatch.h>
 

@@ -1,10 +1,12 @@
 // ReadFacts: the one reader of imagelint.facts/v1 (include/imagelint/facts.h).
+// Records are read by walking their field lists (fields.h), the writer's too.
 // Every field is type-checked against the model; the first problem becomes an
 // Error naming the field path ("cuda.drivers[0].version: expected a string or
 // null"). Unknown fields are errors too: what the reader accepts is what the
 // writer emits (docs/facts-schema.json).
 #include <set>
 
+#include "facts_model/fields.h"
 #include "imagelint/facts.h"
 
 namespace imagelint::facts {
@@ -66,37 +68,9 @@ void Parse(Context& ctx, const json& v, const std::string& path, Known& out) {
   }
 }
 
-void Parse(Context& ctx, const json& v, const std::string& path, Problem& out);
-void Parse(Context& ctx, const json& v, const std::string& path, Ptx& out);
-void Parse(Context& ctx, const json& v, const std::string& path, Source& out);
-void Parse(Context& ctx, const json& v, const std::string& path, Layer& out);
-void Parse(Context& ctx, const json& v, const std::string& path, EnvProvenance& out);
-void Parse(Context& ctx, const json& v, const std::string& path, BaseImage& out);
-void Parse(Context& ctx, const json& v, const std::string& path, Image& out);
-void Parse(Context& ctx, const json& v, const std::string& path, RuntimeEvidence& out);
-void Parse(Context& ctx, const json& v, const std::string& path, Runtime& out);
-void Parse(Context& ctx, const json& v, const std::string& path, StaticRuntime& out);
-void Parse(Context& ctx, const json& v, const std::string& path, Driver& out);
-void Parse(Context& ctx, const json& v, const std::string& path, DriverLibrary& out);
+// Records whose JSON is not a plain field list (fields.h).
 void Parse(Context& ctx, const json& v, const std::string& path, Requirements& out);
-void Parse(Context& ctx, const json& v, const std::string& path, LdSoConfEntry& out);
-void Parse(Context& ctx, const json& v, const std::string& path, LibcudaCandidate& out);
-void Parse(Context& ctx, const json& v, const std::string& path, Loader& out);
-void Parse(Context& ctx, const json& v, const std::string& path, Toolkit& out);
-void Parse(Context& ctx, const json& v, const std::string& path, Package& out);
-void Parse(Context& ctx, const json& v, const std::string& path, Cuda& out);
-void Parse(Context& ctx, const json& v, const std::string& path, ArchCount& out);
-void Parse(Context& ctx, const json& v, const std::string& path, Fatbin& out);
-void Parse(Context& ctx, const json& v, const std::string& path, Cubin& out);
-void Parse(Context& ctx, const json& v, const std::string& path, CudartLookup& out);
-void Parse(Context& ctx, const json& v, const std::string& path, Binary& out);
-void Parse(Context& ctx, const json& v, const std::string& path, Framework& out);
-void Parse(Context& ctx, const json& v, const std::string& path, Stage& out);
-void Parse(Context& ctx, const json& v, const std::string& path, UnknownFact& out);
-void Parse(Context& ctx, const json& v, const std::string& path, DockerfileNote& out);
 void Parse(Context& ctx, const json& v, const std::string& path, Change& out);
-void Parse(Context& ctx, const json& v, const std::string& path, Suppression& out);
-void Parse(Context& ctx, const json& v, const std::string& path, DockerfileInfo& out);
 
 template <class T>
 void Parse(Context& ctx, const json& v, const std::string& path, Nullable<T>& out) {
@@ -166,6 +140,17 @@ class Fields {
     if (it == value_.end()) return;
     Parse(ctx_, *it, Path(key), out);
   }
+  // One field of a record's list (fields.h): the member's type says how.
+  template <class T>
+  void operator()(const char* key, T& out) {
+    if constexpr (fields::kIsNullable<T>) {
+      Null(key, out);
+    } else if constexpr (fields::kIsOptional<T>) {
+      Opt(key, out);
+    } else {
+      Req(key, out);
+    }
+  }
   void Skip(const std::string& key) { seen_.insert(key); }
   const json* Find(const char* key) const {
     if (!value_.is_object()) return nullptr;
@@ -186,184 +171,11 @@ class Fields {
   std::set<std::string> seen_;
 };
 
-void ReadProvenance(Fields& f, Provenance& out) {
-  f.Opt("layer", out.layer);
-  f.Opt("layer_digest", out.layer_digest);
-  f.Opt("dockerfile", out.dockerfile);
-  f.Opt("dockerfile_line", out.dockerfile_line);
-  f.Opt("dockerfile_origin", out.dockerfile_origin);
-  f.Opt("created_by", out.created_by);
-  f.Opt("origin", out.origin);
-  f.Opt("knowledge", out.knowledge);
-  f.Opt("unconfirmed", out.unconfirmed);
-}
-
-void Parse(Context& ctx, const json& v, const std::string& path, Problem& out) {
+// A record: its field list, then no other key.
+template <fields::Record T>
+void Parse(Context& ctx, const json& v, const std::string& path, T& out) {
   Fields f(ctx, v, path);
-  f.Req("offset", out.offset);
-  f.Req("message", out.message);
-  f.Done();
-}
-
-void Parse(Context& ctx, const json& v, const std::string& path, Ptx& out) {
-  Fields f(ctx, v, path);
-  f.Req("arch", out.arch);
-  f.Opt("isa", out.isa);
-  f.Done();
-}
-
-void Parse(Context& ctx, const json& v, const std::string& path, Source& out) {
-  Fields f(ctx, v, path);
-  f.Req("kind", out.kind);
-  f.Opt("path", out.path);
-  f.Opt("target", out.target);
-  f.Opt("stage", out.stage);
-  f.Opt("build_args", out.build_args);
-  f.Done();
-}
-
-void Parse(Context& ctx, const json& v, const std::string& path, Layer& out) {
-  Fields f(ctx, v, path);
-  f.Req("created_by", out.created_by);
-  f.Opt("digest", out.digest);
-  f.Opt("diff_id", out.diff_id);
-  f.Opt("media_type", out.media_type);
-  f.Opt("size", out.size);
-  f.Opt("entries", out.entries);
-  f.Opt("uncompressed_size", out.uncompressed_size);
-  f.Opt("dockerfile", out.dockerfile);
-  f.Opt("dockerfile_line", out.dockerfile_line);
-  f.Opt("dockerfile_origin", out.dockerfile_origin);
-  f.Opt("instruction", out.instruction);
-  f.Opt("base_image", out.base_image);
-  f.Opt("empty_layer", out.empty_layer);
-  f.Done();
-}
-
-void Parse(Context& ctx, const json& v, const std::string& path, EnvProvenance& out) {
-  Fields f(ctx, v, path);
-  f.Req("dockerfile_line", out.dockerfile_line);
-  f.Req("origin", out.origin);
-  f.Done();
-}
-
-void Parse(Context& ctx, const json& v, const std::string& path, BaseImage& out) {
-  Fields f(ctx, v, path);
-  f.Req("ref", out.ref);
-  f.Opt("repository", out.repository);
-  f.Opt("tag", out.tag);
-  f.Opt("digest", out.digest);
-  f.Opt("platform", out.platform);
-  f.Opt("dockerfile", out.dockerfile);
-  f.Opt("dockerfile_line", out.dockerfile_line);
-  f.Opt("known", out.known);
-  f.Opt("kind", out.kind);
-  f.Opt("reason", out.reason);
-  f.Opt("resolved_from", out.resolved_from);
-  f.Opt("cuda_tag_version", out.cuda_tag_version);
-  f.Opt("flavor", out.flavor);
-  f.Opt("cudnn", out.cudnn);
-  f.Opt("distribution", out.distribution);
-  f.Opt("cuda_version", out.cuda_version);
-  f.Opt("source", out.source);
-  f.Opt("tag_resolution", out.tag_resolution);
-  f.Opt("env_source", out.env_source);
-  f.Opt("require_source", out.require_source);
-  f.Opt("require_unconfirmed", out.require_unconfirmed);
-  f.Opt("torch", out.torch);
-  f.Opt("compat", out.compat);
-  f.Opt("compat_source", out.compat_source);
-  f.Done();
-}
-
-void Parse(Context& ctx, const json& v, const std::string& path, Image& out) {
-  Fields f(ctx, v, path);
-  f.Req("ref", out.ref);
-  f.Req("kind", out.kind);
-  f.Req("os", out.os);
-  f.Req("architecture", out.architecture);
-  f.Opt("digest", out.digest);
-  f.Opt("dockerfile", out.dockerfile);
-  f.Opt("variant", out.variant);
-  f.Req("env", out.env);
-  f.Opt("env_provenance", out.env_provenance);
-  f.Opt("env_complete", out.env_complete);
-  f.Req("labels", out.labels);
-  f.Req("layers", out.layers);
-  f.Opt("base", out.base);
-  f.Opt("problems", out.problems);
-  f.Done();
-}
-
-void Parse(Context& ctx, const json& v, const std::string& path, RuntimeEvidence& out) {
-  Fields f(ctx, v, path);
-  f.Req("source", out.source);
-  f.Req("version", out.version);
-  f.Req("path", out.path);
-  f.Done();
-}
-
-void Parse(Context& ctx, const json& v, const std::string& path, Runtime& out) {
-  Fields f(ctx, v, path);
-  ReadProvenance(f, out.provenance);
-  f.Null("path", out.path);
-  f.Opt("soname", out.soname);
-  f.Null("version", out.version);
-  f.Null("source", out.source);
-  f.Opt("evidence_path", out.evidence_path);
-  f.Opt("evidence", out.evidence);
-  f.Opt("conflict", out.conflict);
-  f.Opt("hashed_copy", out.hashed_copy);
-  f.Opt("aliases", out.aliases);
-  f.Opt("version_precision", out.version_precision);
-  f.Opt("version_source", out.version_source);
-  f.Opt("package", out.package);
-  f.Opt("installer", out.installer);
-  f.Opt("version_unknown_reason", out.version_unknown_reason);
-  f.Done();
-}
-
-void Parse(Context& ctx, const json& v, const std::string& path, StaticRuntime& out) {
-  Fields f(ctx, v, path);
-  ReadProvenance(f, out.provenance);
-  f.Req("path", out.path);
-  f.Req("markers", out.markers);
-  f.Req("toolkits", out.toolkits);
-  f.Done();
-}
-
-void Parse(Context& ctx, const json& v, const std::string& path, Driver& out) {
-  Fields f(ctx, v, path);
-  ReadProvenance(f, out.provenance);
-  f.Req("path", out.path);
-  f.Opt("name", out.name);
-  f.Req("kind", out.kind);
-  f.Null("version", out.version);
-  f.Null("source", out.source);
-  f.Opt("evidence_path", out.evidence_path);
-  f.Opt("toolkit_dir", out.toolkit_dir);
-  f.Opt("soname", out.soname);
-  f.Opt("note", out.note);
-  f.Opt("aliases", out.aliases);
-  f.Opt("problems", out.problems);
-  f.Opt("package", out.package);
-  f.Opt("branch", out.branch);
-  f.Opt("version_source", out.version_source);
-  f.Opt("link_target", out.link_target);
-  f.Opt("resolves_to", out.resolves_to);
-  f.Opt("hard_link", out.hard_link);
-  f.Opt("copied_from", out.copied_from);
-  f.Opt("copied_from_stage", out.copied_from_stage);
-  f.Done();
-}
-
-void Parse(Context& ctx, const json& v, const std::string& path, DriverLibrary& out) {
-  Fields f(ctx, v, path);
-  ReadProvenance(f, out.provenance);
-  f.Req("name", out.name);
-  f.Req("kind", out.kind);
-  f.Req("path", out.path);
-  f.Null("version", out.version);
+  fields::Visit(f, out);
   f.Done();
 }
 
@@ -389,203 +201,6 @@ void Parse(Context& ctx, const json& v, const std::string& path, Requirements& o
       f.Skip(it.key());
       Parse(ctx, it.value(), f.Path(it.key()), out.variables[it.key()]);
     }
-  f.Done();
-}
-
-void Parse(Context& ctx, const json& v, const std::string& path, LdSoConfEntry& out) {
-  Fields f(ctx, v, path);
-  ReadProvenance(f, out.provenance);
-  f.Req("dir", out.dir);
-  f.Req("file", out.file);
-  f.Done();
-}
-
-void Parse(Context& ctx, const json& v, const std::string& path, LibcudaCandidate& out) {
-  Fields f(ctx, v, path);
-  f.Req("dir", out.dir);
-  f.Req("via", out.via);
-  f.Req("path", out.path);
-  f.Opt("resolves_to", out.resolves_to);
-  f.Opt("kind", out.kind);
-  f.Opt("version", out.version);
-  f.Opt("dockerfile_line", out.dockerfile_line);
-  f.Opt("via_dockerfile_line", out.via_dockerfile_line);
-  f.Done();
-}
-
-void Parse(Context& ctx, const json& v, const std::string& path, Loader& out) {
-  Fields f(ctx, v, path);
-  f.Opt("ld_library_path", out.ld_library_path);
-  f.Opt("ld_library_path_provenance", out.ld_library_path_provenance);
-  f.Opt("ld_so_conf", out.ld_so_conf);
-  f.Opt("ld_so_conf_missing", out.ld_so_conf_missing);
-  f.Opt("ld_so_conf_complete", out.ld_so_conf_complete);
-  f.Opt("libcuda_candidates", out.libcuda_candidates);
-  f.Done();
-}
-
-void Parse(Context& ctx, const json& v, const std::string& path, Toolkit& out) {
-  Fields f(ctx, v, path);
-  ReadProvenance(f, out.provenance);
-  f.Req("path", out.path);
-  f.Req("version", out.version);
-  f.Opt("components", out.components);
-  f.Done();
-}
-
-void Parse(Context& ctx, const json& v, const std::string& path, Package& out) {
-  Fields f(ctx, v, path);
-  ReadProvenance(f, out.provenance);
-  f.Req("name", out.name);
-  f.Null("version", out.version);
-  f.Opt("status", out.status);
-  f.Opt("architecture", out.architecture);
-  f.Opt("evidence", out.evidence);
-  f.Opt("package", out.package);
-  f.Opt("installer", out.installer);
-  f.Opt("manager", out.manager);
-  f.Opt("cuda_major", out.cuda_major);
-  f.Opt("component", out.component);
-  f.Opt("version_unknown_reason", out.version_unknown_reason);
-  f.Done();
-}
-
-void Parse(Context& ctx, const json& v, const std::string& path, Cuda& out) {
-  Fields f(ctx, v, path);
-  f.Opt("runtimes", out.runtimes);
-  f.Opt("runtimes_complete", out.runtimes_complete);
-  f.Opt("static_runtimes", out.static_runtimes);
-  f.Opt("drivers", out.drivers);
-  f.Opt("drivers_complete", out.drivers_complete);
-  f.Opt("driver_libraries", out.driver_libraries);
-  f.Opt("requirements", out.requirements);
-  f.Opt("loader", out.loader);
-  f.Opt("toolkits", out.toolkits);
-  f.Opt("packages", out.packages);
-  f.Done();
-}
-
-void Parse(Context& ctx, const json& v, const std::string& path, ArchCount& out) {
-  Fields f(ctx, v, path);
-  f.Req("arch", out.arch);
-  f.Req("count", out.count);
-  f.Opt("isa", out.isa);
-  f.Done();
-}
-
-void Parse(Context& ctx, const json& v, const std::string& path, Fatbin& out) {
-  Fields f(ctx, v, path);
-  f.Req("containers", out.containers);
-  f.Req("entries", out.entries);
-  f.Req("sections", out.sections);
-  f.Req("section_archs", out.section_archs);
-  f.Req("sass", out.sass);
-  f.Req("ptx", out.ptx);
-  f.Opt("ltoir", out.ltoir);
-  f.Opt("other", out.other);
-  f.Req("compression", out.compression);
-  f.Req("debug_entries", out.debug_entries);
-  f.Req("embedded_cubins", out.embedded_cubins);
-  f.Req("toolkits", out.toolkits);
-  f.Req("tkinfo", out.tkinfo);
-  f.Done();
-}
-
-void Parse(Context& ctx, const json& v, const std::string& path, Cubin& out) {
-  Fields f(ctx, v, path);
-  f.Req("arch", out.arch);
-  f.Req("abi_version", out.abi_version);
-  f.Req("e_flags", out.e_flags);
-  f.Opt("toolkit", out.toolkit);
-  f.Done();
-}
-
-void Parse(Context& ctx, const json& v, const std::string& path, CudartLookup& out) {
-  Fields f(ctx, v, path);
-  f.Req("needed", out.needed);
-  f.Null("found", out.found);
-  f.Null("via", out.via);
-  f.Req("searched", out.searched);
-  f.Opt("incomplete", out.incomplete);
-  f.Done();
-}
-
-void Parse(Context& ctx, const json& v, const std::string& path, Binary& out) {
-  Fields f(ctx, v, path);
-  ReadProvenance(f, out.provenance);
-  f.Req("path", out.path);
-  f.Opt("machine", out.machine);
-  f.Opt("class", out.elf_class);
-  f.Opt("type", out.type);
-  f.Opt("soname", out.soname);
-  f.Opt("needed", out.needed);
-  f.Opt("runpath", out.runpath);
-  f.Opt("rpath", out.rpath);
-  f.Opt("cudart_lookup", out.cudart_lookup);
-  f.Opt("sass", out.sass);
-  f.Opt("ptx", out.ptx);
-  f.Opt("fatbin", out.fatbin);
-  f.Opt("toolkits", out.toolkits);
-  f.Opt("cubin", out.cubin);
-  f.Opt("static_cudart", out.static_cudart);
-  f.Opt("problems", out.problems);
-  f.Opt("framework", out.framework);
-  f.Opt("framework_version", out.framework_version);
-  f.Opt("source", out.source);
-  f.Opt("arch_list", out.arch_list);
-  f.Opt("arch_list_source", out.arch_list_source);
-  f.Opt("arch_list_unconfirmed", out.arch_list_unconfirmed);
-  f.Done();
-}
-
-void Parse(Context& ctx, const json& v, const std::string& path, Framework& out) {
-  Fields f(ctx, v, path);
-  ReadProvenance(f, out.provenance);
-  f.Req("name", out.name);
-  f.Null("version", out.version);
-  f.Null("cuda", out.cuda);
-  f.Opt("path", out.path);
-  f.Opt("package", out.package);
-  f.Opt("build", out.build);
-  f.Opt("git_version", out.git_version);
-  f.Opt("cudnn", out.cudnn);
-  f.Opt("sass", out.sass);
-  f.Opt("ptx", out.ptx);
-  f.Opt("cuda_libraries", out.cuda_libraries);
-  f.Opt("variant", out.variant);
-  f.Opt("cuda_source", out.cuda_source);
-  f.Opt("cuda_unknown", out.cuda_unknown);
-  f.Opt("installer", out.installer);
-  f.Opt("source", out.source);
-  f.Opt("version_unknown_reason", out.version_unknown_reason);
-  f.Opt("arch_list", out.arch_list);
-  f.Opt("arch_list_source", out.arch_list_source);
-  f.Opt("arch_list_unconfirmed", out.arch_list_unconfirmed);
-  f.Done();
-}
-
-void Parse(Context& ctx, const json& v, const std::string& path, Stage& out) {
-  Fields f(ctx, v, path);
-  f.Req("name", out.name);
-  f.Req("base", out.base);
-  f.Req("dockerfile_line", out.dockerfile_line);
-  f.Req("target", out.target);
-  f.Done();
-}
-
-void Parse(Context& ctx, const json& v, const std::string& path, UnknownFact& out) {
-  Fields f(ctx, v, path);
-  f.Req("fact", out.fact);
-  f.Opt("dockerfile", out.dockerfile);
-  f.Req("dockerfile_line", out.dockerfile_line);
-  f.Req("reason", out.reason);
-  f.Done();
-}
-
-void Parse(Context& ctx, const json& v, const std::string& path, DockerfileNote& out) {
-  Fields f(ctx, v, path);
-  f.Req("dockerfile_line", out.dockerfile_line);
-  f.Req("note", out.note);
   f.Done();
 }
 
@@ -620,31 +235,6 @@ void Parse(Context& ctx, const json& v, const std::string& path, Change& out) {
   f.Done();
 }
 
-void Parse(Context& ctx, const json& v, const std::string& path, Suppression& out) {
-  Fields f(ctx, v, path);
-  f.Req("rules", out.rules);
-  f.Req("reason", out.reason);
-  f.Req("file", out.file);
-  f.Req("line", out.line);
-  f.Req("instruction_line", out.instruction_line);
-  f.Req("instruction", out.instruction);
-  f.Done();
-}
-
-void Parse(Context& ctx, const json& v, const std::string& path, DockerfileInfo& out) {
-  Fields f(ctx, v, path);
-  f.Req("path", out.path);
-  f.Opt("escape", out.escape);
-  f.Opt("syntax", out.syntax);
-  f.Req("stages", out.stages);
-  f.Req("unknown", out.unknown);
-  f.Req("notes", out.notes);
-  f.Req("changes", out.changes);
-  f.Req("suppressions", out.suppressions);
-  f.Req("unused_build_args", out.unused_build_args);
-  f.Done();
-}
-
 template <class T>
 Result<T> ReadPart(const json& value, const std::string& path) {
   Context ctx;
@@ -664,14 +254,7 @@ Result<Facts> ReadFacts(const json& document, const std::string& subject) {
   f.Req("schema", schema);
   if (!ctx.error && schema != kSchemaName)
     ctx.Fail("schema", "expected \"" + std::string(kSchemaName) + "\", got \"" + schema.substr(0, 64) + "\"");
-  f.Opt("source", out.source);
-  f.Req("image", out.image);
-  f.Opt("cuda", out.cuda);
-  f.Opt("binaries", out.binaries);
-  f.Opt("binaries_complete", out.binaries_complete);
-  f.Opt("frameworks", out.frameworks);
-  f.Opt("frameworks_complete", out.frameworks_complete);
-  f.Opt("dockerfile", out.dockerfile);
+  fields::Visit(f, out);
   f.Done();
   if (ctx.error) return *ctx.error;
   return out;

@@ -1,15 +1,15 @@
 // NVIDIA_REQUIRE_* evaluation as libnvidia-container's C evaluator does it
-// (src/cli/dsl.c, src/cli/configure.c, source S9:
+// (src/cli/dsl.c and src/cli/configure.c of
 // https://github.com/NVIDIA/libnvidia-container), the collection of
 // requirement strings from an image env (nvidia-container-toolkit
-// internal/config/image/cuda_image.go, source S8) and the launch paths that
-// check them (container-toolkit.yaml).
+// internal/config/image/cuda_image.go, read through include/imagelint/image_env.h)
+// and the launch paths that check them (container-toolkit.yaml).
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
-#include <set>
 
 #include "common/text.h"
+#include "imagelint/image_env.h"
 #include "imagelint/nvidia.h"
 #include "internal.h"
 
@@ -204,30 +204,6 @@ RequirementResult EvaluateRequirement(std::string_view requirement, const Requir
   return result;
 }
 
-bool ParseDisableRequire(std::string_view value) {
-  static const std::set<std::string_view> kTrue = {"1", "t", "T", "TRUE", "true", "True"};
-  return kTrue.count(value) > 0;
-}
-
-std::optional<std::string> LegacyCudaMajorMinor(std::string_view cuda_version) {
-  std::string_view v = cuda_version;
-  if (!v.empty() && v[0] == 'v') v.remove_prefix(1);  // x/mod semver takes a "v" prefix (current NCT)
-  std::vector<std::string> parts = SplitOn(v, '.');
-  if (parts.empty() || parts.size() > 3) return std::nullopt;
-  std::vector<uint64_t> numbers;
-  for (const std::string& part : parts) {
-    if (part.empty() || part.size() > 10) return std::nullopt;
-    uint64_t value = 0;
-    for (char c : part) {
-      if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
-      value = value * 10 + static_cast<uint64_t>(c - '0');
-    }
-    if (value > UINT32_MAX) return std::nullopt;  // Sscanf %d / uint32 in the toolkit's tests
-    numbers.push_back(value);
-  }
-  return std::to_string(numbers[0]) + "." + std::to_string(numbers.size() > 1 ? numbers[1] : 0);
-}
-
 namespace {
 // Env as a map, from the facts' `image.env` object (or a ["K=V"] array).
 std::map<std::string, std::string> EnvMap(const json& env) {
@@ -261,15 +237,16 @@ Result<std::vector<std::string>> CollectRequirements(const nlohmann::json& env_j
     auto it = env.find(key);
     return it == env.end() ? std::string() : it->second;
   };
-  if (ParseDisableRequire(get("NVIDIA_DISABLE_REQUIRE"))) return out;
+  auto disable = env.find("NVIDIA_DISABLE_REQUIRE");
+  if (disable != env.end() && DisableRequireIsTrue(disable->second)) return out;
   for (const auto& [key, value] : env) {
     if (!StartsWith(key, "NVIDIA_REQUIRE_")) continue;
     if (StartsWith(key, "NVIDIA_REQUIRE_JETPACK")) continue;
     out.push_back(value);
   }
   std::string cuda_version = get("CUDA_VERSION");
-  if (!cuda_version.empty() && get("NVIDIA_REQUIRE_CUDA").empty()) {
-    auto major_minor = LegacyCudaMajorMinor(cuda_version);
+  if (IsLegacyCudaImage(cuda_version, get("NVIDIA_REQUIRE_CUDA"))) {
+    auto major_minor = LegacyCudaRequirementVersion(cuda_version);
     if (!major_minor)
       return MakeError("CUDA_VERSION", "failed to get requirements: invalid CUDA_VERSION '" + cuda_version +
                                            "' (the runtime hook fails the container)");
@@ -381,10 +358,10 @@ StartCheck CheckStart(const nlohmann::json& facts, const Pool& pool, const Knowl
     if (it == env.end()) return std::nullopt;
     return it->second;
   };
-  check.disabled = ParseDisableRequire(get("NVIDIA_DISABLE_REQUIRE").value_or("")) || pool.disable_require.value_or(false);
+  check.disabled = DisableRequireIsTrue(get("NVIDIA_DISABLE_REQUIRE")) || pool.disable_require.value_or(false);
   // Devices: docker --gpus and the device plugin inject NVIDIA_VISIBLE_DEVICES;
   // with --runtime=nvidia the image's own value decides.
-  bool legacy_image = !get("CUDA_VERSION").value_or("").empty() && get("NVIDIA_REQUIRE_CUDA").value_or("").empty();
+  bool legacy_image = IsLegacyCudaImage(get("CUDA_VERSION").value_or(""), get("NVIDIA_REQUIRE_CUDA").value_or(""));
   bool no_device = false;
   if (check.path.runtime == "nvidia-runtime" && check.path.mode == "legacy") {
     auto visible = get("NVIDIA_VISIBLE_DEVICES");

@@ -1,5 +1,5 @@
 // The host's side of the library (Context) and the value parsers of flags.
-#include "facts/facts.h"
+#include "imagelint/read_image.h"
 #include "imagelint/knowledge.h"
 #include "imagelint/pipeline.h"
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "facts/facts.h"
+#include "imagelint/read_image.h"
 #include "imagelint/pipeline.h"
 
 namespace imagelint::pipeline {

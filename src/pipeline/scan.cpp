@@ -6,7 +6,9 @@
 
 #include "imagelint/analysis.h"
 #include "imagelint/config.h"
+#include "common/json.h"
 #include "imagelint/dockerfile.h"
+#include "imagelint/facts.h"
 #include "imagelint/fleet_import.h"
 #include "imagelint/knowledge.h"
 #include "pipeline/read.h"
@@ -46,11 +48,15 @@ Result<std::optional<json>> ReadFactsDocument(const std::string& path) {
   if (!std::filesystem::is_regular_file(path, ec)) return std::optional<json>();
   auto text = ReadTextFile(path, kMaxFactsDocumentBytes, "facts document");
   if (!text.ok()) return text.error();
-  json facts = json::parse(*text, nullptr, false);
-  if (facts.is_discarded() || !facts.is_object()) return MakeError(path, "not a JSON facts document");
-  if (facts.value("schema", "") != kFactsSchema)
-    return MakeError(path, std::string("not an ") + kFactsSchema + " document (run `imagelint facts IMAGE`)");
-  return std::optional<json>(std::move(facts));
+  auto document = ParseJson(*text, path);
+  if (!document.ok() || !document->is_object()) return MakeError(path, "not a JSON facts document");
+  if (StringField(*document, "schema") != facts::kSchemaName)
+    return MakeError(path, std::string("not an ") + facts::kSchemaName + " document (run `imagelint facts IMAGE`)");
+  // Through the typed model, as every producer writes it: a field of the
+  // wrong type or an unknown one is an error naming it, not a rule surprise.
+  auto model = facts::ReadFacts(*document, path);
+  if (!model.ok()) return model.error();
+  return std::optional<json>(facts::WriteFacts(*model));
 }
 
 // Dockerfile mode (docs/dockerfile.md): facts predicted from the text, every

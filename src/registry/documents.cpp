@@ -2,8 +2,8 @@
 
 #include "common/json.h"
 #include "imagelint/digest.h"
-#include "source/documents.h"
-#include "source/open.h"
+#include "imagelint/image_documents.h"
+#include "imagelint/open_image.h"
 
 namespace imagelint::registry {
 

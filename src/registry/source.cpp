@@ -10,8 +10,8 @@
 #include "imagelint/registry.h"
 #include "registry/client.h"
 #include "registry/documents.h"
-#include "scan/scanner.h"
-#include "source/open.h"
+#include "imagelint/scan.h"
+#include "imagelint/open_image.h"
 
 namespace imagelint::registry {
 namespace {

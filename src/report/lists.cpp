@@ -51,15 +51,9 @@ Result<std::string> RenderRuleList(const std::vector<rules::RuleInfo>& infos, Fo
   if (format == Format::kJson) {
     json list = json::array();
     for (const auto& info : infos) {
-      list.push_back({{"id", info.id},
-                      {"name", info.name},
-                      {"title", info.title},
-                      {"summary", info.summary},
-                      {"severity", std::string(rules::SeverityName(info.severity))},
-                      {"scope", std::string(rules::ScopeName(info.scope))},
-                      {"enabled", info.enabled},
-                      {"docs", info.docs},
-                      {"file", info.file}});
+      json row = rules::RuleInfoToJson(info);
+      row["file"] = info.file;
+      list.push_back(std::move(row));
     }
     return list.dump(2) + "\n";
   }

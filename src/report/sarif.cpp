@@ -1,6 +1,9 @@
-// SARIF 2.1.0 for GitHub code scanning (OASIS SARIF 2.1.0,
-// https://docs.oasis-open.org/sarif/sarif/v2.1.0/sarif-v2.1.0.html; GitHub's
-// "SARIF support for code scanning"). One run, a full rule
+// SARIF 2.1.0 for GitHub code scanning (OASIS "Static Analysis Results
+// Interchange Format (SARIF) Version 2.1.0",
+// https://docs.oasis-open.org/sarif/sarif/v2.1.0/sarif-v2.1.0.html, and GitHub's
+// "SARIF support for code scanning",
+// https://docs.github.com/en/code-security/code-scanning/integrating-with-code-scanning/sarif-support-for-code-scanning).
+// One run, a full rule
 // table, stable fingerprints; a finding points at its Dockerfile line when
 // one is known (the only place GitHub can annotate), otherwise at the file
 // inside the image, relative to a uriBaseId that names the image, with the

@@ -516,4 +516,15 @@ std::vector<RuleInfo> RuleSet::List() const {
   return infos;
 }
 
+nlohmann::json RuleInfoToJson(const RuleInfo& info) {
+  return {{"id", info.id},
+          {"name", info.name},
+          {"title", info.title},
+          {"summary", info.summary},
+          {"severity", std::string(SeverityName(info.severity))},
+          {"scope", std::string(ScopeName(info.scope))},
+          {"enabled", info.enabled},
+          {"docs", info.docs}};
+}
+
 }  // namespace imagelint::rules

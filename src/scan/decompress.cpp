@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "scan/streams.h"
-#include "scan/scanner.h"
+#include "imagelint/scan.h"
 
 namespace imagelint {
 namespace {

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "imagelint/digest.h"
-#include "scan/scanner.h"
+#include "imagelint/scan.h"
 #include "scan/streams.h"
 
 namespace imagelint {

@@ -1,4 +1,4 @@
-#include "scan/scanner.h"
+#include "imagelint/scan.h"
 
 #include <algorithm>
 #include <atomic>

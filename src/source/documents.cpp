@@ -1,4 +1,4 @@
-#include "source/documents.h"
+#include "imagelint/image_documents.h"
 
 #include <initializer_list>
 

@@ -8,9 +8,9 @@
 #include "common/json.h"
 #include "common/text.h"
 #include "imagelint/digest.h"
-#include "scan/scanner.h"
-#include "source/documents.h"
-#include "source/open.h"
+#include "imagelint/scan.h"
+#include "imagelint/image_documents.h"
+#include "imagelint/open_image.h"
 #include "source/rootfs.h"
 #include "source/store.h"
 

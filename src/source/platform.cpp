@@ -5,7 +5,7 @@
 #include "common/json.h"
 #include "common/text.h"
 #include "imagelint/digest.h"
-#include "source/open.h"
+#include "imagelint/open_image.h"
 
 namespace imagelint {
 namespace {

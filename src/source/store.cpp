@@ -16,7 +16,7 @@
 #include <mutex>
 
 #include "imagelint/bytes.h"
-#include "scan/scanner.h"
+#include "imagelint/scan.h"
 #include "scan/streams.h"
 
 namespace imagelint {

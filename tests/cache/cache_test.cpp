@@ -15,8 +15,8 @@
 #include <nlohmann/json.hpp>
 
 #include "imagelint/cache.h"
-#include "scan/scanner.h"
-#include "source/open.h"
+#include "imagelint/scan.h"
+#include "imagelint/open_image.h"
 #include "support/image_builder.h"
 #include "support/raw_tar.h"
 #include "support/test_support.h"

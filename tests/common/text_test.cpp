@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include "common/lines.h"
 #include "common/text.h"
 #include "common/version.h"
 
@@ -24,6 +25,22 @@ TEST_CASE("string and path helpers") {
   CHECK(PercentEncode("usr/local/cuda:12.4 x", "/") == "usr/local/cuda%3A12.4%20x");
   CHECK(PercentEncode("A-z_0.9~") == "A-z_0.9~");
   CHECK(PercentEncode(std::string_view("\xff\0", 2)) == "%FF%00");
+}
+
+TEST_CASE("NextLine: LF and CRLF endings, no empty line after the last end") {
+  auto lines = [](std::string_view text) {
+    std::vector<std::string> out;
+    size_t pos = 0;
+    std::string_view line;
+    while (NextLine(text, pos, line)) out.emplace_back(line);
+    return out;
+  };
+  using V = std::vector<std::string>;
+  CHECK(lines("") == V{});
+  CHECK(lines("a\nb\n") == V{"a", "b"});
+  CHECK(lines("a\r\nb") == V{"a", "b"});
+  CHECK(lines("\n\nx") == V{"", "", "x"});
+  CHECK(lines("a\r\r\n") == V{"a\r"});  // only the \r before \n goes
 }
 
 TEST_CASE("strict dotted versions") {

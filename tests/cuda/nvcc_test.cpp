@@ -119,7 +119,8 @@ TEST_CASE("nvcc: every --compress-mode gives the compression it asks for") {
   }
   TempDir dir;
   // Measured with nvcc 13.0: PTX is compressed unless mode=none; cubins only with
-  // mode=size; speed uses LZ4, the others zstd (formats.md §1.6).
+  // mode=size; speed uses LZ4, the others zstd (nvcc --compress-mode,
+  // https://docs.nvidia.com/cuda/cuda-compiler-driver-nvcc/index.html).
   struct Case {
     const char* mode;
     json compression;

@@ -8,7 +8,7 @@
 #include <filesystem>
 
 #include "dockerfile_fixture.h"
-#include "facts/facts.h"
+#include "imagelint/read_image.h"
 #include "support/facts_schema.h"
 #include "support/image_builder.h"
 

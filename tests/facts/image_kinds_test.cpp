@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "cuda/fixtures.h"
-#include "facts/facts.h"
+#include "imagelint/read_image.h"
 #include "imagelint/facts.h"
 #include "imagelint/knowledge.h"
 #include "registry/registry_fixture.h"

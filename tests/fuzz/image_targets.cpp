@@ -14,8 +14,8 @@
 #include "imagelint/digest.h"
 #include "registry/auth.h"
 #include "registry/documents.h"
-#include "scan/scanner.h"
-#include "source/open.h"
+#include "imagelint/scan.h"
+#include "imagelint/open_image.h"
 
 namespace imagelint::fuzz {
 namespace {

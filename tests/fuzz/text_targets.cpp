@@ -7,6 +7,7 @@
 #include "imagelint/dockerfile.h"
 #include "imagelint/fleet.h"
 #include "imagelint/fleet_import.h"
+#include "imagelint/image_env.h"
 #include "imagelint/nvidia.h"
 #include "imagelint/rules.h"
 
@@ -20,8 +21,8 @@ int FuzzRequirementLnc(const uint8_t* data, size_t size) {
   host.devices = {{"8.0", "tesla"}, {"8.6", "geforce"}};
   (void)nvidia::EvaluateRequirement(text, host);
   (void)nvidia::EvaluateRequirement(text, nvidia::RequirementHost{}, "legacy");
-  (void)nvidia::ParseDisableRequire(text);
-  (void)nvidia::LegacyCudaMajorMinor(text);
+  (void)nvidia::DisableRequireIsTrue(text);
+  (void)nvidia::LegacyCudaRequirementVersion(text);
   (void)nvidia::DriverBranch(text);
   (void)nvidia::CompareVersions(text, "12.2");
   return 0;

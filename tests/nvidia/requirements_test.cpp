@@ -3,12 +3,13 @@
 // upstream vectors of nvidia-container-toolkit for the requirement strings an
 // env yields, and the start check per launch path.
 #include "common.h"
+#include "imagelint/image_env.h"
 
 using imagelint::nvidia::CheckStart;
 using imagelint::nvidia::CollectRequirements;
 using imagelint::nvidia::EvaluateRequirement;
-using imagelint::nvidia::LegacyCudaMajorMinor;
-using imagelint::nvidia::ParseDisableRequire;
+using imagelint::nvidia::DisableRequireIsTrue;
+using imagelint::nvidia::LegacyCudaRequirementVersion;
 using imagelint::nvidia::RequirementDevice;
 using imagelint::nvidia::RequirementHost;
 using nlohmann::json;
@@ -164,8 +165,8 @@ TEST_CASE("the message style of a libnvidia-container version is container-toolk
 }
 
 TEST_CASE("NVIDIA_DISABLE_REQUIRE is Go strconv.ParseBool") {
-  for (const char* yes : {"1", "t", "T", "TRUE", "true", "True"}) CHECK(ParseDisableRequire(yes));
-  for (const char* no : {"", "0", "yes", "y", "on", "TrUe", "false", " true"}) CHECK_FALSE(ParseDisableRequire(no));
+  for (const char* yes : {"1", "t", "T", "TRUE", "true", "True"}) CHECK(DisableRequireIsTrue(std::string_view(yes)));
+  for (const char* no : {"", "0", "yes", "y", "on", "TrUe", "false", " true"}) CHECK_FALSE(DisableRequireIsTrue(std::string_view(no)));
 }
 
 TEST_CASE("env -> requirement strings (upstream cuda_image_test.go TestGetRequirements)") {
@@ -199,16 +200,16 @@ TEST_CASE("env -> requirement strings (upstream cuda_image_test.go TestGetRequir
 }
 
 TEST_CASE("CUDA_VERSION -> major.minor for the legacy cuda>= (upstream TestParseMajorMinorVersionValid/Invalid)") {
-  CHECK(LegacyCudaMajorMinor("0") == std::optional<std::string>("0.0"));
-  CHECK(LegacyCudaMajorMinor("8") == std::optional<std::string>("8.0"));
-  CHECK(LegacyCudaMajorMinor("7.5") == std::optional<std::string>("7.5"));
-  CHECK(LegacyCudaMajorMinor("9.0.116") == std::optional<std::string>("9.0"));
-  CHECK(LegacyCudaMajorMinor("4294967295.4294967295.4294967295") == std::optional<std::string>("4294967295.4294967295"));
-  CHECK(LegacyCudaMajorMinor("v11.6") == std::optional<std::string>("11.6"));
+  CHECK(LegacyCudaRequirementVersion("0") == std::optional<std::string>("0.0"));
+  CHECK(LegacyCudaRequirementVersion("8") == std::optional<std::string>("8.0"));
+  CHECK(LegacyCudaRequirementVersion("7.5") == std::optional<std::string>("7.5"));
+  CHECK(LegacyCudaRequirementVersion("9.0.116") == std::optional<std::string>("9.0"));
+  CHECK(LegacyCudaRequirementVersion("4294967295.4294967295.4294967295") == std::optional<std::string>("4294967295.4294967295"));
+  CHECK(LegacyCudaRequirementVersion("v11.6") == std::optional<std::string>("11.6"));
   for (const char* bad : {"foo", "foo.5.10", "9.0.116.50", "9.0.116foo", "7.foo", "9.0.bar", "9.4294967296", "9.0.116.",
                           "9..0", "9.", ".5.10", "-9", "+9", "-9.1.116", "-9.-1.-116", ""}) {
     CAPTURE(bad);
-    CHECK_FALSE(LegacyCudaMajorMinor(bad).has_value());
+    CHECK_FALSE(LegacyCudaRequirementVersion(bad).has_value());
   }
 }
 

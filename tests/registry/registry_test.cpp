@@ -7,7 +7,7 @@
 
 #include "imagelint/registry.h"
 #include "registry/registry_fixture.h"
-#include "scan/scanner.h"
+#include "imagelint/scan.h"
 
 using namespace imagelint;
 using namespace imagelint::testing;

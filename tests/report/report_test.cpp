@@ -341,6 +341,8 @@ TEST_CASE("sarif: validates against the SARIF 2.1.0 schema the multitool ships")
   CHECK(result.out.find("errors 0") != std::string::npos);
 }
 
+// What GitHub reads and how it fingerprints: "SARIF support for code scanning",
+// https://docs.github.com/en/code-security/code-scanning/integrating-with-code-scanning/sarif-support-for-code-scanning
 TEST_CASE("sarif: what GitHub code scanning reads") {
   DocsFixture docs;
   json report = Shown();

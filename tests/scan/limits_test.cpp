@@ -6,8 +6,8 @@
 
 #include <chrono>
 
-#include "scan/scanner.h"
-#include "source/open.h"
+#include "imagelint/scan.h"
+#include "imagelint/open_image.h"
 #include "support/image_builder.h"
 #include "support/test_support.h"
 

@@ -5,7 +5,7 @@
 #include <atomic>
 #include <mutex>
 
-#include "facts/facts.h"
+#include "imagelint/read_image.h"
 #include "imagelint/digest.h"
 #include "support/image_builder.h"
 #include "support/test_support.h"

@@ -4,7 +4,7 @@
 
 #include <random>
 
-#include "facts/facts.h"
+#include "imagelint/read_image.h"
 #include "support/image_builder.h"
 #include "support/test_support.h"
 

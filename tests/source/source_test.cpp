@@ -1,8 +1,8 @@
 // Every input kind of the same image reads the same; platforms; real images.
 #include <doctest/doctest.h>
 
-#include "facts/facts.h"
-#include "source/open.h"
+#include "imagelint/read_image.h"
+#include "imagelint/open_image.h"
 #include "source/store.h"
 #include "support/image_builder.h"
 #include "support/test_support.h"

@@ -1,9 +1,9 @@
 // The public entry points of image reading, for the CLI and other modules:
 // open -> scan (parallel, streaming, analyzers) -> merge -> facts.
 //
-//   auto source = OpenLocalImage(path, open_options);          // source/open.h
+//   auto source = OpenLocalImage(path, open_options);          // imagelint/open_image.h
 //   auto analyzers = DefaultAnalyzers();
-//   auto image = ScanImage(**source, AnalyzerPointers(analyzers), scan_options);  // scan/scanner.h
+//   auto image = ScanImage(**source, AnalyzerPointers(analyzers), scan_options);  // imagelint/scan.h
 //   facts::Facts model = BuildFactsModel(*image, knowledge);   // include/imagelint/facts.h
 //   nlohmann::json facts = facts::WriteFacts(model);           // schema imagelint.facts/v1
 #pragma once
@@ -17,8 +17,8 @@
 #include "imagelint/analyzer.h"
 #include "imagelint/facts.h"
 #include "imagelint/knowledge.h"
-#include "scan/scanner.h"
-#include "source/open.h"
+#include "imagelint/open_image.h"
+#include "imagelint/scan.h"
 
 namespace imagelint {
 

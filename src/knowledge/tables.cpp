@@ -1,0 +1,522 @@
+// The knowledge tables' schemas and the parser that checks a file against
+// one (tables.h; docs/knowledge.md describes the format).
+#include "knowledge/tables.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "common/json.h"
+#include "common/text.h"
+#include "common/version.h"
+#include "common/yaml.h"
+
+namespace imagelint::knowledge_tables {
+
+using nlohmann::json;
+
+const std::vector<TableSchema>& Schemas() {
+  using F = FieldType;
+  static const std::vector<TableSchema> schemas = {
+      {{"sources", "sources.yaml", "id", "the public sources rows cite (S1...): title and http(s) URL"},
+       false,
+       {{"id", F::kString, true},
+        {"title", F::kString, true},
+        {"url", F::kUrl, true},
+        {"also", F::kUrlList, false},
+        {"provides", F::kString, false}}},
+      {{"toolkits", "toolkits.yaml", "version", "CUDA toolkit releases: toolkit driver, runfile driver, PTX ISA"},
+       true,
+       {{"version", F::kVersion, true},
+        {"label", F::kString, true},
+        {"toolkit_driver", F::kVersion, false},
+        {"runfile_driver", F::kVersion, false},
+        {"windows_driver", F::kString, false},
+        {"released", F::kString, false},
+        {"ptx_isa", F::kVersion, true},
+        {"cudart", F::kVersion, false},
+        {"note", F::kString, false}}},
+      {{"minor_version", "minor-version.yaml", "cuda_major", "minor-version compatibility floors per CUDA major"},
+       true,
+       {{"cuda_major", F::kInt, true},
+        {"minor_compat", F::kBool, true},
+        {"floor_driver", F::kVersion, false},
+        {"floor_branch", F::kInt, false},
+        {"windows_floor", F::kString, false},
+        {"upper_branch", F::kInt, false},
+        {"note", F::kString, false}}},
+      {{"driver_branches", "driver-branches.yaml", "branch",
+        "driver branches: native CUDA, newest PTX ISA, lifecycle"},
+       true,
+       {{"branch", F::kInt, true},
+        {"cuda", F::kVersion, true},
+        {"ptx_isa", F::kVersion, true},
+        {"designation", F::kEnum, true, "LTSB|PB|NFB|evaluation|unknown"},
+        {"end_of_life", F::kTri, true},
+        {"eol", F::kString, false},
+        {"note", F::kString, false}}},
+      {{"ptx_isa", "ptx-isa.yaml", "isa", "PTX ISA version → CUDA version that introduced it"},
+       true,
+       {{"isa", F::kVersion, true}, {"cuda", F::kVersion, true}, {"note", F::kString, false}}},
+      {{"forward_compat", "forward-compat.yaml", "package",
+        "forward-compatibility matrix: cuda-compat package → host branches"},
+       true,
+       {{"package", F::kVersion, true},
+        {"compatible_branches", F::kIntList, true},
+        {"native_branches", F::kIntList, false},
+        {"base_install_branch", F::kInt, false},
+        {"matrix", F::kEnum, true, "official|proxy"},
+        {"note", F::kString, false}}},
+      {{"compat_libraries", "compat-libraries.yaml", "cuda",
+        "driver version inside each cuda-compat archive"},
+       true,
+       {{"cuda", F::kVersion, true}, {"libcuda", F::kString, true}, {"note", F::kString, false}}},
+      {{"gpus", "gpus.yaml", "name", "GPU products (nvidia-smi names) → CC, architecture, brand, eligibility"},
+       true,
+       {{"name", F::kString, true},
+        {"aliases", F::kStringList, false},
+        {"compute_capability", F::kVersion, true},
+        {"architecture", F::kString, true},
+        {"brand", F::kString, true},
+        {"datacenter", F::kTri, true},
+        {"forward_compat", F::kTri, true},
+        {"integrated", F::kBool, false},
+        {"note", F::kString, false}}},
+      {{"architectures", "architectures.yaml", "name",
+        "GPU architectures: compute capabilities, first/last toolkit, last driver branch"},
+       true,
+       {{"name", F::kString, true},
+        {"compute_capabilities", F::kVersionList, true},
+        {"first_toolkit", F::kVersion, false},
+        {"last_toolkit", F::kString, false},
+        {"last_branch", F::kInt, false},
+        {"note", F::kString, false}}},
+      {{"sass", "sass.yaml", "cc", "which SASS runs where: integrated parts, renamed CCs, nvcc support"},
+       true,
+       {{"cc", F::kVersion, true},
+        {"integrated", F::kBool, true},
+        {"same_as", F::kVersionList, false},
+        {"first_toolkit", F::kVersion, false},
+        {"last_toolkit", F::kVersion, false},
+        {"arch_specific_from", F::kVersion, false},
+        {"family_from", F::kVersion, false},
+        {"note", F::kString, false}}},
+      {{"container_toolkit", "container-toolkit.yaml", "version",
+        "container-toolkit behaviour by version and launch path"},
+       true,
+       {{"version", F::kString, true},
+        {"released", F::kString, false},
+        {"change", F::kString, true},
+        {"docker_gpus_compat", F::kEnum, true, "mount|ldconfig|none"},
+        {"nvidia_runtime_mode", F::kEnum, true, "legacy|jit-cdi"},
+        {"nvidia_runtime_compat", F::kEnum, true, "mount|ldconfig|hook|hook-elf|none"},
+        {"cdi_compat", F::kEnum, true, "hook|hook-elf|none"},
+        {"default_compat_mode", F::kEnum, true, "mount|ldconfig|none"},
+        {"brand_names", F::kEnum, true, "basic|full"},
+        {"hook_needs_ld_so_cache", F::kBool, true},
+        {"lnc_message_style", F::kEnum, true, "factor|token|token-suffix"},
+        {"compat_modes", F::kStringList, false},
+        {"note", F::kString, false}}},
+      {{"pytorch", "pytorch.yaml", "build", "PyTorch wheels → CUDA variants and TORCH_CUDA_ARCH_LIST"},
+       true,
+       {{"build", F::kString, true},
+        {"torch", F::kVersion, true},
+        {"variant", F::kString, true},
+        {"cuda", F::kVersion, true},
+        {"status", F::kEnum, true, "stable|experimental|built"},
+        {"arch_list", F::kString, false},
+        {"ptx", F::kBool, false},
+        {"aarch64_arch_list", F::kString, false},
+        {"released", F::kString, false},
+        {"note", F::kString, false}}},
+      {{"cuda_errors", "cuda-errors.yaml", "code", "CUDA runtime errors the rules predict"},
+       true,
+       {{"code", F::kInt, true},
+        {"name", F::kString, true},
+        {"driver_name", F::kString, false},
+        {"message", F::kString, true},
+        {"meaning", F::kString, false}}},
+      {{"nvml_brands", "nvml-brands.yaml", "id", "NVML brand enum → requirement brand string"},
+       true,
+       {{"id", F::kInt, true},
+        {"name", F::kString, true},
+        {"requirement", F::kString, true},
+        {"since_lnc", F::kString, false},
+        {"forward_compat", F::kTri, true},
+        {"spellings", F::kStringList, false},
+        {"product_words", F::kStringList, false},
+        {"note", F::kString, false}}},
+      // Loader directories and CUDA library names (the image facts producer and
+      // src/nvidia). `reference` names the exact public page behind a row.
+      {{"loader_directories", "loader.yaml", "dir", "the dynamic loader's default directories, in search order"},
+       true,
+       {{"dir", F::kString, true}, {"triplet", F::kString, false}, {"reference", F::kString, false},
+        {"note", F::kString, false}}},
+      {{"cuda_targets", "cuda-targets.yaml", "cuda_target",
+        "image architecture → library triplet, CUDA target directory, NVARCH"},
+       true,
+       {{"cuda_target", F::kString, true},
+        {"architecture", F::kString, true},
+        {"variant", F::kString, false},
+        {"lib_triplet", F::kString, true},
+        {"nvarch", F::kString, false},
+        {"reference", F::kString, false},
+        {"note", F::kString, false}}},
+      {{"cudart_sonames", "cudart-sonames.yaml", "first_major", "CUDA major version → libcudart SONAME"},
+       true,
+       {{"first_major", F::kInt, true},
+        {"last_major", F::kInt, false},
+        {"soname", F::kString, true},
+        {"reference", F::kString, false},
+        {"note", F::kString, false}}},
+      {{"runtime_libraries", "runtime-libraries.yaml", "name", "CUDA and NVIDIA driver library names"},
+       true,
+       {{"name", F::kString, true},
+        {"family", F::kEnum, false, "letters|letters_underscore"},
+        {"cuda_library", F::kBool, true},
+        {"driver_library", F::kBool, true},
+        {"reference", F::kString, false},
+        {"note", F::kString, false}}},
+      // Dockerfile mode (src/dockerfile/, docs/dockerfile.md): base-images.yaml
+      // and packages.yaml hold several tables each, one YAML document per
+      // table. Typed views and cross-table checks: src/knowledge/image_tables.cpp.
+      {{"base_image_families", "base-images.yaml", "family", "base image families: repositories, tag flavors, NGC prefix"},
+       true,
+       {{"family", F::kEnum, true, "nvidia/cuda|pytorch/pytorch|ngc"},
+        {"repositories", F::kStringList, false},
+        {"repository_prefix", F::kString, false},
+        {"flavors", F::kStringList, false},
+        {"default_distribution", F::kString, false},
+        {"note", F::kString, false}}},
+      {{"cuda_image_brand_sets", "base-images.yaml", "id", "brand sets of the official images' NVIDIA_REQUIRE_CUDA"},
+       true,
+       {{"id", F::kString, true}, {"brands", F::kStringList, true}, {"note", F::kString, false}}},
+      {{"cuda_images", "base-images.yaml", "cuda", "official nvidia/cuda releases: cudart, NVIDIA_REQUIRE_CUDA, compat libcuda"},
+       true,
+       {{"cuda", F::kVersion, true},
+        {"cudart", F::kVersion, true},
+        {"require_cuda", F::kVersion, true},
+        {"require_branches", F::kIntList, false},
+        {"require_brands", F::kString, false},
+        {"require_extra", F::kStringList, false},
+        {"require_source", F::kString, false},
+        {"require_unconfirmed", F::kBool, false},
+        {"compat_libcuda", F::kVersion, false},
+        {"compat_source", F::kString, false},
+        {"compat_unconfirmed", F::kBool, false},
+        {"note", F::kString, false}}},
+      {{"cuda_image_env", "base-images.yaml", "", "environment of the official nvidia/cuda images"},
+       true,
+       {{"name", F::kString, true},
+        {"value", F::kString, true},
+        {"flavors", F::kStringList, false},
+        {"architectures", F::kStringList, false},
+        {"distributions", F::kStringList, false},
+        {"cuda_from", F::kVersion, false},
+        {"cuda_to", F::kVersion, false},
+        {"with_compat", F::kBool, false},
+        {"note", F::kString, false}}},
+      {{"cuda_image_architectures", "base-images.yaml", "architecture",
+        "nvidia/cuda images per architecture: first release, compat package on Ubuntu"},
+       true,
+       {{"architecture", F::kString, true},
+        {"images_from", F::kVersion, false},
+        {"ubuntu_compat_from", F::kVersion, false},
+        {"note", F::kString, false}}},
+      {{"cuda_image_files", "base-images.yaml", "", "where the official images put cudart, compat and stub libcuda, nvidia.conf"},
+       true,
+       {{"kind", F::kEnum, true, "cuda_home|cudart|compat|stub|ld_so_conf"},
+        {"path", F::kString, true},
+        {"link", F::kString, false},
+        {"links", F::kStringList, false},
+        {"dirs", F::kStringList, false},
+        {"flavors", F::kStringList, false},
+        {"cuda_from", F::kVersion, false},
+        {"cuda_to", F::kVersion, false},
+        {"note", F::kString, false}}},
+      {{"pytorch_images", "base-images.yaml", "tag", "pytorch/pytorch tags: CUDA variant, torch, compat package"},
+       true,
+       {{"tag", F::kString, true},
+        {"cuda", F::kVersion, true},
+        {"torch", F::kVersion, false},
+        {"compat", F::kTri, false},
+        {"note", F::kString, false}}},
+      {{"python_packages", "packages.yaml", "", "pip and conda packages: framework, CUDA selector, NVIDIA wheels"},
+       true,
+       {{"manager", F::kEnum, true, "pip|conda"},
+        {"name", F::kString, true},
+        {"framework", F::kString, false},
+        {"cuda_selector", F::kBool, false},
+        {"index_hosts", F::kStringList, false},
+        {"component", F::kString, false},
+        {"library", F::kString, false},
+        {"note", F::kString, false}}},
+      {{"pypi_releases", "packages.yaml", "", "PyPI releases: CUDA of the default wheel, torch a companion pairs with"},
+       true,
+       {{"package", F::kString, true},
+        {"release", F::kVersion, true},
+        {"cuda", F::kVersion, false},
+        {"torch", F::kVersion, false},
+        {"note", F::kString, false}}},
+      {{"system_packages", "packages.yaml", "name", "apt/yum packages that install libcuda or libcudart"},
+       true,
+       {{"name", F::kString, true},
+        {"kind", F::kEnum, true, "compat|cudart|bundled"},
+        {"path", F::kString, false},
+        {"note", F::kString, false}}},
+  };
+  return schemas;
+}
+
+const TableSchema* FindSchema(std::string_view kind) {
+  for (const auto& schema : Schemas())
+    if (schema.info.kind == kind) return &schema;
+  return nullptr;
+}
+
+namespace {
+
+// An absolute http(s) address: a scheme, something after it, no white space
+// or control characters (a source must be a page anyone can open).
+bool IsUrl(std::string_view s) {
+  std::string_view rest;
+  if (StartsWith(s, "https://")) rest = s.substr(8);
+  else if (StartsWith(s, "http://")) rest = s.substr(7);
+  else return false;
+  if (rest.empty() || rest.front() == '/' || s.size() > 2048) return false;
+  return std::none_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) <= ' ' || c == 0x7f; });
+}
+
+bool ParseInt(const std::string& s, long long& out) {
+  if (s.empty() || s.size() > 18) return false;
+  size_t i = s[0] == '-' ? 1 : 0;
+  if (i == s.size()) return false;
+  for (size_t j = i; j < s.size(); ++j)
+    if (!std::isdigit(static_cast<unsigned char>(s[j]))) return false;
+  out = std::stoll(s);
+  return true;
+}
+
+class TableParser {
+ public:
+  TableParser(const TableSchema& schema, std::string file, const std::vector<std::string>& source_ids)
+      : schema_(schema), file_(std::move(file)), source_ids_(source_ids.begin(), source_ids.end()) {}
+
+  Result<json> Parse(std::string_view text) {
+    auto documents = LoadDocuments(text, file_);
+    if (!documents.ok()) return documents.error();
+    return ParseDocuments(*documents);
+  }
+
+  // A file holds one table, or several as YAML documents separated by `---`
+  // (base-images.yaml, packages.yaml), each with its own kind, schema and
+  // rows; every document's kind must be a table of that file.
+  Result<json> ParseDocuments(const std::vector<YAML::Node>& documents) {
+    if (documents.size() == 1) return ParseRoot(documents.front());
+    const YAML::Node* mine = nullptr;
+    std::set<std::string> kinds;
+    for (const YAML::Node& document : documents) {
+      if (!document.IsMap() || !document["kind"] || !document["kind"].IsScalar())
+        return At(document, "each document of a knowledge file is a mapping with kind, schema and rows");
+      std::string kind = document["kind"].Scalar();
+      const TableSchema* schema = FindSchema(kind);
+      if (schema == nullptr || schema->info.file != schema_.info.file)
+        return At(document["kind"], "kind '" + kind + "' is not a table of " + schema_.info.file);
+      if (!kinds.insert(kind).second) return At(document["kind"], "table '" + kind + "' given twice");
+      if (kind == schema_.info.kind) mine = &document;
+    }
+    if (mine == nullptr) return MakeError(file_, "no document of kind '" + schema_.info.kind + "'");
+    return ParseRoot(*mine);
+  }
+
+ private:
+  Result<json> ParseRoot(const YAML::Node& root) {
+    if (!root.IsMap()) return At(root, "a knowledge file is a mapping with kind, schema and rows");
+    for (const auto& entry : root) {
+      std::string key = entry.first.Scalar();
+      if (key != "kind" && key != "schema" && key != "rows")
+        return At(entry.first, "unknown top-level key '" + key + "' (expected kind, schema, rows)");
+    }
+    if (!root["kind"] || !root["kind"].IsScalar()) return At(root, "missing 'kind'");
+    if (root["kind"].Scalar() != schema_.info.kind)
+      return At(root["kind"], "kind '" + root["kind"].Scalar() + "' does not match table '" + schema_.info.kind + "'");
+    if (!root["schema"] || !root["schema"].IsScalar() || root["schema"].Scalar() != "1")
+      return At(root["schema"] ? root["schema"] : root, "'schema' must be 1");
+    YAML::Node rows = root["rows"];
+    if (!rows || !rows.IsSequence()) return At(rows ? rows : root, "'rows' must be a list");
+    if (rows.size() > kMaxRows) return At(rows, "too many rows");
+    json out = json::array();
+    std::set<std::string> keys;
+    for (const auto& row : rows) {
+      auto parsed = ParseRow(row);
+      if (!parsed.ok()) return parsed.error();
+      if (!schema_.info.key.empty()) {
+        std::string key = DumpJson(parsed->at(schema_.info.key));
+        if (!keys.insert(key).second)
+          return At(row, "duplicate " + schema_.info.key + " " + key + " in table " + schema_.info.kind);
+      }
+      out.push_back(std::move(*parsed));
+    }
+    return out;
+  }
+
+ private:
+  Error At(const YAML::Node& node, const std::string& message) const {
+    auto mark = node.Mark();
+    if (mark.line < 0) return MakeError(file_, message);
+    return MakeErrorAtLine(file_, mark.line + 1, mark.column + 1, message);
+  }
+
+  Result<json> ParseRow(const YAML::Node& row) {
+    if (!row.IsMap()) return At(row, "a row must be a mapping");
+    json out = json::object();
+    for (const auto& entry : row) {
+      if (!entry.first.IsScalar()) return At(entry.first, "field names must be plain words");
+      std::string name = entry.first.Scalar();
+      if (name == "source") {
+        if (!entry.second.IsScalar() || entry.second.Scalar().empty())
+          return At(entry.second, "'source' must be a non-empty string of source ids");
+        auto checked = CheckSource(entry.second);
+        if (!checked.ok()) return checked.error();
+        out["source"] = entry.second.Scalar();
+        continue;
+      }
+      if (name == "unconfirmed") {
+        if (!entry.second.IsScalar() || entry.second.Scalar().empty())
+          return At(entry.second, "'unconfirmed' must say what is UNCONFIRMED (or be true)");
+        std::string value = entry.second.Scalar();
+        out["unconfirmed"] = value == "true" ? json(true) : json(value);
+        continue;
+      }
+      const FieldSpec* spec = nullptr;
+      for (const auto& field : schema_.fields)
+        if (name == field.name) spec = &field;
+      if (spec == nullptr) {
+        std::string known;
+        for (const auto& field : schema_.fields) known += std::string(known.empty() ? "" : ", ") + field.name;
+        return At(entry.first, "unknown field '" + name + "' in table " + schema_.info.kind + " (known: " + known +
+                                   ", source, unconfirmed)");
+      }
+      if (out.contains(name)) return At(entry.first, "field '" + name + "' given twice");
+      auto value = Convert(*spec, entry.second);
+      if (!value.ok()) return value.error();
+      out[name] = std::move(*value);
+    }
+    for (const auto& field : schema_.fields)
+      if (field.required && !out.contains(field.name))
+        return At(row, std::string("missing required field '") + field.name + "' in table " + schema_.info.kind);
+    if (schema_.needs_source && !out.contains("source"))
+      return At(row, "missing 'source' (every row cites an id from sources.yaml)");
+    out["_file"] = file_;
+    out["_line"] = row.Mark().line + 1;
+    return out;
+  }
+
+  Status CheckSource(const YAML::Node& node) const {
+    std::istringstream words(node.Scalar());
+    std::string word;
+    bool any_known = false;
+    while (words >> word) {
+      while (!word.empty() && std::ispunct(static_cast<unsigned char>(word.back())) && word.back() != ')')
+        word.pop_back();
+      std::string bare = word;
+      if (bare.size() >= 2 && bare.front() == '(' && bare.back() == ')') bare = bare.substr(1, bare.size() - 2);
+      bool looks_like_id = bare.size() >= 2 && bare[0] == 'S' &&
+                           std::all_of(bare.begin() + 1, bare.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+      if (source_ids_.count(bare)) {
+        any_known = true;
+      } else if (looks_like_id && !source_ids_.empty()) {
+        return At(node, "unknown source id '" + bare + "' (not in sources.yaml)");
+      }
+    }
+    if (!source_ids_.empty() && !any_known)
+      return At(node, "'source' names no id from sources.yaml: '" + node.Scalar() + "'");
+    return OkStatus();
+  }
+
+  Result<json> Scalar(const FieldSpec& spec, const YAML::Node& node, FieldType type) {
+    if (!node.IsScalar()) return At(node, std::string("field '") + spec.name + "' must be a single value");
+    const std::string& s = node.Scalar();
+    switch (type) {
+      case FieldType::kString:
+        if (s.empty()) return At(node, std::string("field '") + spec.name + "' is empty");
+        return json(s);
+      case FieldType::kVersion:
+        if (!IsDottedVersion(s))
+          return At(node, std::string("field '") + spec.name + "' must be a version (digits and dots), got '" + s + "'");
+        return json(s);
+      case FieldType::kInt: {
+        long long v = 0;
+        if (!ParseInt(s, v)) return At(node, std::string("field '") + spec.name + "' must be an integer, got '" + s + "'");
+        return json(v);
+      }
+      case FieldType::kBool:
+        if (s == "true") return json(true);
+        if (s == "false") return json(false);
+        return At(node, std::string("field '") + spec.name + "' must be true or false, got '" + s + "'");
+      case FieldType::kTri:
+        if (s == "true" || s == "yes") return json(true);
+        if (s == "false" || s == "no") return json(false);
+        if (s == "unknown") return json(nullptr);
+        return At(node, std::string("field '") + spec.name + "' must be true, false or unknown, got '" + s + "'");
+      case FieldType::kUrl:
+        if (!IsUrl(s))
+          return At(node, std::string("field '") + spec.name + "' must be an http:// or https:// address, got '" + s + "'");
+        return json(s);
+      case FieldType::kEnum: {
+        std::string values = spec.enum_values;
+        std::istringstream parts(values);
+        std::string part;
+        while (std::getline(parts, part, '|'))
+          if (part == s) return json(s);
+        return At(node, std::string("field '") + spec.name + "' must be one of " + values + ", got '" + s + "'");
+      }
+      default:
+        return At(node, "internal: bad scalar type");
+    }
+  }
+
+  Result<json> Convert(const FieldSpec& spec, const YAML::Node& node) {
+    FieldType element;
+    switch (spec.type) {
+      case FieldType::kStringList: element = FieldType::kString; break;
+      case FieldType::kIntList: element = FieldType::kInt; break;
+      case FieldType::kVersionList: element = FieldType::kVersion; break;
+      case FieldType::kUrlList: element = FieldType::kUrl; break;
+      default:
+        if (node.IsNull() && !spec.required) return json(nullptr);
+        return Scalar(spec, node, spec.type);
+    }
+    if (!node.IsSequence()) return At(node, std::string("field '") + spec.name + "' must be a list");
+    json out = json::array();
+    for (const auto& item : node) {
+      auto value = Scalar(spec, item, element);
+      if (!value.ok()) return value.error();
+      out.push_back(std::move(*value));
+    }
+    return out;
+  }
+
+  const TableSchema& schema_;
+  std::string file_;
+  std::set<std::string> source_ids_;
+};
+
+}  // namespace
+
+Result<std::vector<YAML::Node>> LoadDocuments(std::string_view text, const std::string& file) {
+  if (text.size() > kMaxFileBytes) return MakeError(file, "file too large for a knowledge table");
+  return LoadYamlDocuments(text, file);  // alias bombs and depth refused before a graph is built
+}
+
+Result<json> ParseDocuments(const TableSchema& schema, const std::string& file, const std::vector<std::string>& source_ids,
+                            const std::vector<YAML::Node>& documents) {
+  return TableParser(schema, file, source_ids).ParseDocuments(documents);
+}
+
+Result<json> ParseTableText(const TableSchema& schema, const std::string& file,
+                            const std::vector<std::string>& source_ids, std::string_view text) {
+  return TableParser(schema, file, source_ids).Parse(text);
+}
+
+}  // namespace imagelint::knowledge_tables
