@@ -42,17 +42,18 @@ inline std::string DirName(std::string_view path) {
   return slash == std::string_view::npos ? std::string() : std::string(path.substr(0, slash));
 }
 
+// Optimal string alignment distance (Levenshtein plus swaps of
+// neighbours), ASCII case folded: EditDistance("expain", "Explain") == 1.
+// Time and memory quadratic in the lengths: callers bound what they pass
+// (typed names, not file contents).
+size_t EditDistance(std::string_view a, std::string_view b);
+
 // The candidate nearest to `word` for a "did you mean" hint: the smallest
 // edit distance (insertions, deletions, substitutions, swaps of neighbours;
 // ASCII case ignored), ties to the earlier candidate. "" when even the
 // nearest is further than `max_distance`, or further than a third of the
 // word's length (at least 1), so that unrelated words get no hint.
 // ClosestMatch("expain", {"scan", "explain"}) -> "explain".
-// Both work in time and memory quadratic in the words' lengths: callers
-// bound what they pass (typed names, not file contents).
-// Optimal string alignment distance (Levenshtein plus swaps of
-// neighbours), ASCII case folded: EditDistance("expain", "Explain") == 1.
-size_t EditDistance(std::string_view a, std::string_view b);
 std::string ClosestMatch(std::string_view word, const std::vector<std::string>& candidates, size_t max_distance = 3);
 
 }  // namespace imagelint
