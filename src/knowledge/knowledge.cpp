@@ -356,7 +356,6 @@ class TableParser {
     if (text.size() > kMaxFileBytes) return MakeError(file, "file too large for a knowledge table");
     return LoadYamlDocuments(text, file);  // alias bombs and depth refused before a graph is built
   }
-  }
 
  private:
   Result<json> ParseRoot(const YAML::Node& root) {
