@@ -79,6 +79,7 @@ const std::vector<TableSchema>& Schemas() {
         {"designation", F::kEnum, true, "LTSB|PB|NFB|evaluation|unknown"},
         {"end_of_life", F::kTri, true},
         {"eol", F::kString, false},
+        {"eol_disputed", F::kString, false},  // another edition's date, with its source
         {"note", F::kString, false}}},
       {{"ptx_isa", "ptx-isa.yaml", "isa", "PTX ISA version → CUDA version that introduced it"},
        true,
