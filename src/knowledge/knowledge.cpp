@@ -96,7 +96,10 @@ const std::vector<TableSchema>& Schemas() {
       {{"compat_libraries", "compat-libraries.yaml", "cuda",
         "driver version inside each cuda-compat archive"},
        true,
-       {{"cuda", F::kVersion, true}, {"libcuda", F::kString, true}, {"note", F::kString, false}}},
+       {{"cuda", F::kVersion, true},
+        {"libcuda", F::kString, true},
+        {"elf_note_branches", F::kIntList, false},
+        {"note", F::kString, false}}},
       {{"gpus", "gpus.yaml", "name", "GPU products (nvidia-smi names) → CC, architecture, brand, eligibility"},
        true,
        {{"name", F::kString, true},
@@ -739,6 +742,12 @@ const json* Knowledge::FindPtxIsa(std::string_view isa) const {
 const json* Knowledge::FindCompatPackage(std::string_view cuda_major_minor) const {
   for (const auto& row : Table("forward_compat"))
     if (SameVersion(row["package"].get<std::string>(), cuda_major_minor)) return &row;
+  return nullptr;
+}
+
+const json* Knowledge::FindCompatLibrary(std::string_view libcuda) const {
+  for (const auto& row : Table("compat_libraries"))
+    if (row["libcuda"] == libcuda) return &row;
   return nullptr;
 }
 
