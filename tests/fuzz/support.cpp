@@ -11,7 +11,7 @@ namespace imagelint::fuzz {
 
 const Knowledge& FuzzKnowledge() {
   static const Knowledge knowledge = [] {
-    auto loaded = Knowledge::LoadDefault();
+    auto loaded = Knowledge::LoadDefault(IMAGELINT_SOURCE_DIR);  // the checkout's tables
     if (!loaded.ok()) {
       std::fprintf(stderr, "fuzz: knowledge tables do not load: %s\n", loaded.error().ToString().c_str());
       std::abort();
