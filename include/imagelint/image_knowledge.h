@@ -84,6 +84,15 @@ struct PytorchImageTag {
   std::string source;
 };
 
+// One monthly release of NVIDIA's NGC framework containers (nvcr.io/nvidia/<framework>:YY.MM-...).
+struct NgcRelease {
+  std::string release;                  // "25.10"
+  std::vector<std::string> frameworks;  // repositories whose release notes gave the row
+  std::string cuda;                     // "13.0.2"
+  std::string unconfirmed;              // "" = confirmed
+  std::string source;
+};
+
 struct BaseImageKnowledge {
   std::vector<BaseImageFamily> families;
   std::map<std::string, std::vector<std::string>> brand_sets;
@@ -92,6 +101,7 @@ struct BaseImageKnowledge {
   std::vector<CudaImageArchitecture> architectures;
   std::vector<CudaImageFile> files;
   std::vector<PytorchImageTag> pytorch_tags;
+  std::vector<NgcRelease> ngc_releases;
 
   // The family of a normalized repository ("nvidia/cuda"): exact names first, then prefixes.
   const BaseImageFamily* FamilyOf(std::string_view repository) const;
@@ -99,6 +109,8 @@ struct BaseImageKnowledge {
   const CudaImageRelease* FindCudaRelease(std::string_view version) const;
   const CudaImageArchitecture* FindArchitecture(std::string_view architecture) const;
   const PytorchImageTag* FindPytorchTag(std::string_view tag) const;
+  // The NGC release "YY.MM"; nullptr when not recorded.
+  const NgcRelease* FindNgcRelease(std::string_view release) const;
   // The first file row of `kind` for a release and flavor; nullptr when none applies.
   const CudaImageFile* FindFile(std::string_view kind, std::string_view cuda, std::string_view flavor) const;
   // Every ld_so_conf row that applies.

@@ -102,6 +102,9 @@ class Knowledge {
   const nlohmann::json* FindPtxIsa(std::string_view isa) const;
   // Forward-compat matrix row for a compat package's CUDA "M.m".
   const nlohmann::json* FindCompatPackage(std::string_view cuda_major_minor) const;
+  // compat-libraries.yaml row of a compat libcuda version ("575.57.08"),
+  // with `elf_note_branches` where its ELF note is public; nullptr if unknown.
+  const nlohmann::json* FindCompatLibrary(std::string_view libcuda) const;
   // Architecture row containing compute capability "8.6".
   const nlohmann::json* FindArchitecture(std::string_view compute_capability) const;
   // Container-toolkit behaviour row that applies to `version` (the newest

@@ -202,6 +202,10 @@ struct DriverCompat {
   std::string error_name;      // "cudaErrorCompatNotSupportedOnDevice"
   bool certain = true;         // false when it rests on UNCONFIRMED/unknown facts
   std::string message;         // explanation
+  // Forward compat that the matrix excludes but the image's requirement admits,
+  // with no ELF note to settle it: not a failure, a disputed fact (IL015).
+  bool disputed = false;
+  std::string dispute;         // names both sources
   nlohmann::json ToJson() const;
 };
 // Whether a CUDA runtime `runtime_version` ("11.3.109"; empty = no runtime
@@ -210,9 +214,14 @@ struct DriverCompat {
 // (forward compat) on an ineligible GPU → 804, on a branch its note/matrix
 // does not list (or end-of-life/feature branch) → 803; then the effective
 // libcuda's CUDA version vs the runtime: native, minor-version (≥ floor of
-// the major, CUDA 11+), else 35.
+// the major, CUDA 11+), else 35. The compat library's ELF note (the image's,
+// or the one compat-libraries.yaml records for its version) decides which host
+// branches it supports; without one, the matrix does, and where the matrix
+// excludes the host branch but `image_requirement` (the image's
+// NVIDIA_REQUIRE_CUDA) has a branch clause admitting the host driver, the
+// result is `disputed` instead of 803.
 DriverCompat CheckDriverCompat(std::string_view runtime_version, const LibcudaSelection& selection,
-                               const Pool& pool, const Knowledge& knowledge);
+                               const Pool& pool, const Knowledge& knowledge, std::string_view image_requirement = {});
 
 // Forward-compat eligibility of the pool's GPU: true/false, nullopt unknown.
 std::optional<bool> ForwardCompatEligible(const Pool& pool, const Knowledge& knowledge);

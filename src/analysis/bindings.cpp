@@ -153,13 +153,23 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
         auto pool = PoolFromJson(a[2].json);
         if (!pool.ok()) return pool.error();
         nvidia::LibcudaSelection selection = nvidia::SelectLibcuda(a[0].json, *pool, *k);
-        nvidia::DriverCompat compat = nvidia::CheckDriverCompat(*version, selection, *pool, *k);
+        std::string requirement;
+        const json& facts = a[0].json;
+        if (facts.is_object() && facts.contains("image") && facts["image"].is_object() &&
+            facts["image"].contains("env") && facts["image"]["env"].is_object()) {
+          const json& env = facts["image"]["env"];
+          if (auto it = env.find("NVIDIA_REQUIRE_CUDA"); it != env.end() && it->is_string())
+            requirement = it->get<std::string>();
+        }
+        nvidia::DriverCompat compat = nvidia::CheckDriverCompat(*version, selection, *pool, *k, requirement);
         return Value::Of(json{{"ok", compat.ok},
                               {"mode", compat.mode},
                               {"error", compat.error},
                               {"error_name", compat.error_name},
                               {"certain", compat.certain},
                               {"message", compat.message},
+                              {"disputed", compat.disputed},
+                              {"dispute", compat.dispute},
                               {"libcuda", SelectionJson(selection)}});
       });
   Add(r, "forward_compat_eligible", 1, 1,

@@ -8,8 +8,10 @@
 // cuda_image_architectures); this file only reads the tag grammar and puts the
 // rows together. pytorch/pytorch tags name their torch release and CUDA
 // variant; the rest of those images is known only where pytorch_images says.
-// Any other base (python:3.11, NGC containers, a tag not in the table) is an
-// unknown base: its CUDA facts stay absent and the reason is listed, never guessed.
+// NGC framework containers name their monthly release, which gives the CUDA
+// release (ngc_releases). Any other base (python:3.11, a tag or release not in
+// the tables) is an unknown base: its CUDA facts stay absent and the reason is
+// listed, never guessed.
 #include "dockerfile/base_image.h"
 
 #include <algorithm>
@@ -255,6 +257,50 @@ void TorchBase(const Context& ctx, const Instruction& from, const ImageRef& ref,
               "pytorch/pytorch:" + ref.tag + ": its NVIDIA_REQUIRE_* environment is not in base-images.yaml");
 }
 
+// nvcr.io/nvidia/<framework>:<YY.MM>[-<suffix>]: the release gives the CUDA
+// release (ngc_releases); the image's requirement and compat library are not
+// recorded, so those facts stay unknown.
+void NgcBase(const Context& ctx, const Instruction& from, const ImageRef& ref, const BaseImageFamily& family,
+             ImageModel& image) {
+  facts::BaseImage& base = image.base;
+  std::string framework = ref.repository.substr(std::min(family.repository_prefix.size(), ref.repository.size()));
+  std::string_view tag = ref.tag;
+  bool yy_mm = tag.size() >= 5 && IsDigit(tag[0]) && IsDigit(tag[1]) && tag[2] == '.' && IsDigit(tag[3]) &&
+               IsDigit(tag[4]) && (tag.size() == 5 || tag[5] == '-');
+  std::string name = "NGC container " + ref.repository.substr(0, 200) + ":" + ref.tag.substr(0, 200);
+  if (!yy_mm) {
+    base.reason = name + ": the tag does not start with a YY.MM release";
+    return;
+  }
+  std::string release(tag.substr(0, 5));
+  const NgcRelease* row = ctx.images.FindNgcRelease(release);
+  if (!row) {
+    base.reason = name + ": NGC release " + release + " is not in base-images.yaml (ngc_releases)";
+    return;
+  }
+  base.known = facts::Known::kPartial;
+  base.cuda_tag_version = release;
+  base.cuda_version = row->cuda;
+  base.source = ctx.knowledge.DescribeSource(row->source);
+  std::string unconfirmed = row->unconfirmed;
+  if (!Has(row->frameworks, framework) && !Has(row->frameworks, "all")) {
+    unconfirmed = "CUDA " + row->cuda + " read from the " + Join(row->frameworks, ", ") + " notes of NGC release " +
+                  release + ", not from " + framework.substr(0, 100) + "'s";
+    base.tag_resolution = "NGC release " + release + " taken as CUDA " + row->cuda + " — UNCONFIRMED (" + unconfirmed + ")";
+    ctx.AddNote(image, from, *base.tag_resolution);
+  }
+  facts::Runtime runtime;
+  runtime.provenance = ctx.Where(from, image, "base-image");
+  runtime.provenance.knowledge = *base.source;
+  if (!unconfirmed.empty()) runtime.provenance.unconfirmed = unconfirmed;
+  runtime.version = row->cuda;
+  runtime.source = "base-image";
+  image.runtimes.push_back(std::move(runtime));
+  image.runtimes_known = true;
+  ctx.Unknown(image, from, "cuda.drivers", name + ": its compat library is not in base-images.yaml");
+  ctx.Unknown(image, from, "cuda.requirements", name + ": its NVIDIA_REQUIRE_* environment is not in base-images.yaml");
+}
+
 }  // namespace
 
 ImageRef ParseImageRef(std::string_view ref) {
@@ -401,8 +447,13 @@ void ApplyBaseImage(const Context& ctx, const Instruction& from, const std::stri
     return;
   }
   if (kind == "ngc") {
-    finish(kind, "NGC container " + ref.repository + ":" + ref.tag +
-                     ": base-images.yaml holds no per-release data for NGC images yet");
+    NgcBase(ctx, from, ref, *family, image);
+    // Known or not, the image's environment is not: the base stays (partly) unknown.
+    finish(kind, base.known == facts::Known::kPartial
+                     ? "NGC container " + ref.repository.substr(0, 200) + ":" + ref.tag.substr(0, 200) +
+                           ": only its CUDA release is recorded (ngc_releases); its environment, requirement and "
+                           "compat library are unknown"
+                     : base.reason.value_or("unknown NGC release"));
     return;
   }
   finish("unknown", "base image " + ref_text + " is not in base-images.yaml: its CUDA facts are unknown");

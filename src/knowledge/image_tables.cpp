@@ -186,6 +186,15 @@ Result<BaseImageKnowledge> BuildBaseImages(const Knowledge& k) {
     if (row.contains("compat") && row["compat"].is_boolean()) tag.compat = row["compat"].get<bool>();
     out.pytorch_tags.push_back(std::move(tag));
   }
+  for (const json& row : k.Table("ngc_releases")) {
+    NgcRelease release{Text(row, "release"), List(row, "frameworks"), Text(row, "cuda"), Unconfirmed(row),
+                       Text(row, "source")};
+    // "YY.MM": the tag grammar of the NGC containers; anything else could never match a tag.
+    const std::string& r = release.release;
+    bool well_formed = r.size() == 5 && IsDigit(r[0]) && IsDigit(r[1]) && r[2] == '.' && IsDigit(r[3]) && IsDigit(r[4]);
+    if (!well_formed) return RowError(row, "NGC release '" + r + "' is not YY.MM");
+    out.ngc_releases.push_back(std::move(release));
+  }
   return out;
 }
 
@@ -297,6 +306,12 @@ const CudaImageArchitecture* BaseImageKnowledge::FindArchitecture(std::string_vi
 const PytorchImageTag* BaseImageKnowledge::FindPytorchTag(std::string_view tag) const {
   for (const PytorchImageTag& row : pytorch_tags)
     if (row.tag == tag) return &row;
+  return nullptr;
+}
+
+const NgcRelease* BaseImageKnowledge::FindNgcRelease(std::string_view release) const {
+  for (const NgcRelease& row : ngc_releases)
+    if (row.release == release) return &row;
   return nullptr;
 }
 

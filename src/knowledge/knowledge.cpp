@@ -225,6 +225,12 @@ const json* Knowledge::FindCompatPackage(std::string_view cuda_major_minor) cons
   return nullptr;
 }
 
+const json* Knowledge::FindCompatLibrary(std::string_view libcuda) const {
+  for (const auto& row : Table("compat_libraries"))
+    if (row["libcuda"] == libcuda) return &row;
+  return nullptr;
+}
+
 const json* Knowledge::FindArchitecture(std::string_view compute_capability) const {
   for (const auto& row : Table("architectures"))
     for (const auto& cc : row["compute_capabilities"])

@@ -3,6 +3,11 @@
 // https://docs.nvidia.com/deploy/cuda-compatibility/) over the tables of
 // toolkits.yaml, minor-version.yaml, driver-branches.yaml and forward-compat.yaml.
 #include "imagelint/nvidia.h"
+
+#include <algorithm>
+
+#include "common/text.h"
+#include "common/version.h"
 #include "common/json.h"
 #include "internal.h"
 
@@ -22,11 +27,52 @@ DriverCompat Fail(int code, const std::string& message, const Knowledge& knowled
   return out;
 }
 
+// The host branches a compat library supports by its ELF note: the image's
+// own note, else the note recorded for that libcuda version in
+// compat-libraries.yaml (elf_note_branches). `where` says which, for messages.
+std::optional<std::vector<int>> NoteBranches(const LibcudaSelection& selection, const Knowledge& knowledge,
+                                             std::string& where) {
+  const json& note = selection.note;
+  if (note.is_object() && note.contains("Driver") && note["Driver"].is_array()) {
+    std::vector<int> out;
+    for (const auto& b : note["Driver"])
+      if (b.is_number_integer()) out.push_back(b.get<int>());
+    where = "its .note.cuda.fwd_compatibility";
+    return out;
+  }
+  const json* row = knowledge.FindCompatLibrary(selection.version);
+  if (row == nullptr || !row->contains("elf_note_branches")) return std::nullopt;
+  where = "its .note.cuda.fwd_compatibility as recorded in compat-libraries.yaml (" +
+          knowledge.DescribeSource(row->at("source").get<std::string>()) + ")";
+  return row->at("elf_note_branches").get<std::vector<int>>();
+}
+
+// The term of an NVIDIA_REQUIRE_CUDA value that names a driver range holding
+// `driver` ("brand=tesla,driver>=470,driver<471"); "" when none does. Only
+// terms with both a lower and an upper driver bound count: those are the
+// per-branch clauses NVIDIA writes for the branches the image supports.
+std::string RequirementTermAdmitting(std::string_view requirement, const std::string& driver) {
+  for (const std::string& term : SplitOn(requirement, ' ')) {
+    bool lower = false, upper = false, holds = true;
+    for (const std::string& condition : SplitOn(term, ',')) {
+      if (StartsWith(condition, "driver>=")) {
+        lower = true;
+        holds = holds && CompareVersions(driver, condition.substr(8)).value_or(-1) >= 0;
+      } else if (StartsWith(condition, "driver<") && !StartsWith(condition, "driver<=")) {
+        upper = true;
+        holds = holds && CompareVersions(driver, condition.substr(7)).value_or(1) < 0;
+      }
+    }
+    if (lower && upper && holds) return term;
+  }
+  return "";
+}
+
 }  // namespace
 
 nlohmann::json DriverCompat::ToJson() const {
-  return {{"ok", ok},       {"mode", mode},       {"error", error}, {"error_name", error_name},
-          {"certain", certain}, {"message", message}};
+  return {{"ok", ok},           {"mode", mode},       {"error", error},       {"error_name", error_name},
+          {"certain", certain}, {"message", message}, {"disputed", disputed}, {"dispute", dispute}};
 }
 
 std::optional<bool> ForwardCompatEligible(const Pool& pool, const Knowledge& knowledge) {
@@ -51,7 +97,7 @@ std::optional<bool> CompatSupportsBranch(std::string_view cuda_major_minor, int 
 }
 
 DriverCompat CheckDriverCompat(std::string_view runtime_version, const LibcudaSelection& selection, const Pool& pool,
-                               const Knowledge& knowledge) {
+                               const Knowledge& knowledge, std::string_view image_requirement) {
   const std::string& kernel = pool.driver;
   auto kernel_branch = DriverBranch(kernel);
   if (selection.kind == "stub")
@@ -88,16 +134,17 @@ DriverCompat CheckDriverCompat(std::string_view runtime_version, const LibcudaSe
                         "select NGC-Server-Ready RTX parts do)",
                     knowledge, false);
       int compat_branch = DriverBranch(selection.version).value_or(0);
-      // Which host branches this compat library supports: its ELF note, else the matrix.
+      // Which host branches this compat library supports: its ELF note (the
+      // image's, or the one recorded for its version) decides; else the matrix.
       const json& note = selection.note;
-      if (note.is_object() && note.contains("Driver") && note["Driver"].is_array()) {
-        bool listed = false;
-        for (const auto& b : note["Driver"])
-          if (b.is_number_integer() && b.get<int>() == *kernel_branch) listed = true;
+      std::string note_where;
+      auto note_branches = NoteBranches(selection, knowledge, note_where);
+      if (note_branches) {
+        bool listed = std::find(note_branches->begin(), note_branches->end(), *kernel_branch) != note_branches->end();
         if (!listed)
           return Fail(803,
-                      "the compat libcuda " + selection.version + " lists host branches " + DumpJson(note["Driver"]) +
-                          " in its .note.cuda.fwd_compatibility; R" + std::to_string(*kernel_branch) + " is not one",
+                      "the compat libcuda " + selection.version + " lists host branches " + DumpJson(*note_branches) +
+                          " in " + note_where + "; R" + std::to_string(*kernel_branch) + " is not one",
                       knowledge);
       } else if (compat_branch != *kernel_branch) {
         std::string package = selection.toolkit_dir;
@@ -107,7 +154,20 @@ DriverCompat CheckDriverCompat(std::string_view runtime_version, const LibcudaSe
         auto supported = CompatSupportsBranch(package, *kernel_branch, knowledge);
         const json* row = knowledge.FindCompatPackage(package);
         bool official = row != nullptr && row->at("matrix") == "official";
-        if (supported.has_value() && !*supported) {
+        std::string admitting = supported.has_value() && !*supported
+                                    ? RequirementTermAdmitting(image_requirement, kernel)
+                                    : std::string();
+        if (!admitting.empty()) {
+          // Two sources disagree and no ELF note settles it: a warning, not a
+          // predicted failure (docs/rules/IL015.md).
+          out.disputed = true;
+          out.certain = false;
+          out.dispute = "NVIDIA's forward-compatibility matrix (" +
+                        knowledge.DescribeSource(row->at("source").get<std::string>()) +
+                        ") does not list host branch R" + std::to_string(*kernel_branch) + " for cuda-compat-" +
+                        package + ", but the image's NVIDIA_REQUIRE_CUDA admits it (" + admitting +
+                        "); no ELF note of libcuda " + selection.version + " is known to settle it";
+        } else if (supported.has_value() && !*supported) {
           const json* branch_row = knowledge.FindBranch(*kernel_branch);
           bool end_of_life = branch_row && branch_row->at("end_of_life").is_boolean() &&
                              branch_row->at("end_of_life").get<bool>();

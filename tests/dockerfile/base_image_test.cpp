@@ -226,3 +226,52 @@ TEST_CASE("CUDA 13 images: loader entries and LD_LIBRARY_PATH of the newer templ
   CHECK_FALSE(facts["image"]["env"].contains("NV_CUDA_COMPAT_PACKAGE"));  // only Ubuntu amd64 images <= 12.5.0
   CHECK(Facts("FROM nvidia/cuda:12.4.1-base-ubuntu22.04\n")["image"]["env"]["NV_CUDA_COMPAT_PACKAGE"] == "cuda-compat-12-4");
 }
+
+TEST_CASE("pytorch/pytorch tags no table lists: torch and CUDA from the grammar, arch list from pytorch.yaml") {
+  // Neither tag is a pytorch_images row: the family's grammar gives the facts.
+  json cu130 = Facts("FROM pytorch/pytorch:2.13.0-cuda13.0-cudnn9-devel\n");
+  CHECK(cu130["image"]["base"]["kind"] == "pytorch/pytorch");
+  CHECK(cu130["image"]["base"]["torch"] == "2.13.0");
+  CHECK(cu130["image"]["base"]["cuda_version"] == "13.0");
+  const json* torch = Find(cu130["frameworks"], "name", "torch");
+  REQUIRE(torch != nullptr);
+  CHECK((*torch)["version"] == "2.13.0");
+  CHECK((*torch)["variant"] == "cu130");
+  CHECK((*torch)["arch_list"] == "7.5;8.0;8.6;9.0;10.0;12.0+PTX");
+  CHECK(cu130["cuda"]["runtimes"][0]["version"] == "13.0");
+  json cu129 = Facts("FROM pytorch/pytorch:2.12.1-cuda12.9-cudnn9-runtime\n");
+  CHECK(Find(cu129["frameworks"], "name", "torch")->at("arch_list") == "7.5;8.0;8.6;9.0;10.0;12.0");
+  json cu132 = Facts("FROM pytorch/pytorch:2.14.0-cuda13.2-cudnn9-runtime\n");
+  CHECK(Find(cu132["frameworks"], "name", "torch")->at("variant") == "cu132");
+  CHECK(cu132["cuda"]["runtimes"][0]["version"] == "13.2");
+}
+
+TEST_CASE("NGC tags get their CUDA release from ngc_releases; the rest of the image stays unknown") {
+  json sglang = Facts("FROM nvcr.io/nvidia/sglang:25.10-py3\n");
+  const json& base = sglang["image"]["base"];
+  CHECK(base["kind"] == "ngc");
+  CHECK(base["known"] == "partial");
+  CHECK(base["cuda_version"] == "13.0.2");
+  CHECK(sglang["cuda"]["runtimes"][0]["version"] == "13.0.2");
+  CHECK_FALSE(sglang["cuda"]["runtimes"][0].contains("unconfirmed"));  // read from the SGLang 25.10 notes
+  CHECK(HasUnknown(sglang, "cuda.drivers"));
+  CHECK(HasUnknown(sglang, "cuda.requirements"));
+  CHECK(HasUnknown(sglang, "base-image"));  // its environment is not recorded
+
+  // Another framework of the same release: the CUDA release, marked unconfirmed.
+  json pytorch = Facts("FROM nvcr.io/nvidia/pytorch:25.10-py3\n");
+  CHECK(pytorch["image"]["base"]["cuda_version"] == "13.0.2");
+  CHECK(pytorch["cuda"]["runtimes"][0]["unconfirmed"].get<std::string>().find("sglang") != std::string::npos);
+  CHECK(pytorch["image"]["base"]["tag_resolution"].get<std::string>().find("UNCONFIRMED") != std::string::npos);
+  json triton = Facts("FROM nvcr.io/nvidia/tritonserver:24.01-py3\n");
+  CHECK(triton["cuda"]["runtimes"][0]["version"] == "12.3.2");
+
+  for (const char* ref : {"nvcr.io/nvidia/pytorch:23.07-py3", "nvcr.io/nvidia/pytorch:latest",
+                          "nvcr.io/nvidia/pytorch:2510-py3", "nvcr.io/nvidia/pytorch:25.1"}) {
+    CAPTURE(ref);
+    json unknown = Facts(std::string("FROM ") + ref + "\n");
+    CHECK(unknown["image"]["base"]["known"] == false);
+    CHECK_FALSE(unknown["cuda"].contains("runtimes"));
+    CHECK(HasUnknown(unknown, "base-image"));
+  }
+}

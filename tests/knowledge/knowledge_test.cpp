@@ -173,7 +173,7 @@ TEST_CASE("container-toolkit behaviour rows apply by version") {
   CHECK(k.ToolkitBehaviour("1.17.4")->at("docker_gpus_compat") == "none");
   CHECK(k.ToolkitBehaviour("1.17.6")->at("nvidia_runtime_compat") == "hook");
   CHECK(k.ToolkitBehaviour("1.17.7")->at("docker_gpus_compat") == "ldconfig");
-  CHECK(k.ToolkitBehaviour("1.18.0-rc.1")->at("version") == "1.17.8");  // rc sorts before the release
+  CHECK(k.ToolkitBehaviour("1.18.0-rc.1")->at("version") == "1.17.9");  // rc sorts before the release (after the 1.17.9 patch)
   CHECK(k.ToolkitBehaviour("v1.18.0")->at("nvidia_runtime_mode") == "jit-cdi");
   CHECK(k.ToolkitBehaviour("1.20.0")->at("cdi_compat") == "hook-elf");
   CHECK(k.ToolkitBehaviour("0.9.0") == nullptr);
