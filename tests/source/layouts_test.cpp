@@ -7,7 +7,7 @@
 
 #include <unistd.h>
 
-#include "facts/facts.h"
+#include "imagelint/read_image.h"
 #include "support/image_builder.h"
 #include "support/test_support.h"
 

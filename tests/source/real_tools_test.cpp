@@ -7,7 +7,7 @@
 
 #include <sstream>
 
-#include "facts/facts.h"
+#include "imagelint/read_image.h"
 #include "support/docker_engine.h"
 #include "support/real_images.h"
 #include "support/test_support.h"
