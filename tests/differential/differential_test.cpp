@@ -17,7 +17,9 @@
 // A case's Dockerfile says which public pattern it stands for on its first
 // lines ("# pattern: …") and may pin verdicts of the built image
 // ("# expect: POOL=pass|warn|fail[/CODE]"), so that agreement cannot come
-// from both readers missing the same thing.
+// from both readers missing the same thing. A pool Dockerfile mode leaves
+// undecided is counted and printed, and fails only where the built image
+// fails (a missed failure).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -226,7 +228,7 @@ TEST_CASE("Dockerfile mode and the image Docker builds from it agree on every po
   std::sort(cases.begin(), cases.end());
   REQUIRE(cases.size() >= 12);
   const auto known = KnownDisagreements();
-  size_t cells = 0, disagreements = 0, known_seen = 0;
+  size_t cells = 0, disagreements = 0, known_seen = 0, undecided = 0;
   for (const fs::path& dir : cases) {
     const std::string name = dir.filename().string();
     CAPTURE(name);
@@ -248,6 +250,13 @@ TEST_CASE("Dockerfile mode and the image Docker builds from it agree on every po
     for (const auto& [pool, image_verdict] : from_image) {
       ++cells;
       const Verdict& predicted = from_dockerfile[pool];
+      // Undecided is not a verdict: a Dockerfile can leave open what only
+      // the built files say (fatbins, a library's ELF note). It is counted,
+      // not failed, unless the built image fails there (a missed failure).
+      if (predicted.status == "undecided" && image_verdict.status != "fail") {
+        ++undecided;
+        continue;
+      }
       const bool agree = predicted == image_verdict;
       auto listed = known.find(name + " " + pool);
       std::ostringstream what;
@@ -268,5 +277,6 @@ TEST_CASE("Dockerfile mode and the image Docker builds from it agree on every po
     }
   }
   MESSAGE("differential: " << cases.size() << " Dockerfiles, " << cells << " image x pool cells, " << disagreements
-                           << " disagreements, " << known_seen << " of them listed in KNOWN");
+                           << " disagreements (" << known_seen << " of them listed in KNOWN), " << undecided
+                           << " cells undecided in Dockerfile mode where the built image decides");
 }
