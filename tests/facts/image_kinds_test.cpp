@@ -146,7 +146,8 @@ TEST_CASE("facts of every input kind validate against docs/facts-schema.json") {
       if (entry.kind == TestEntry::Kind::kFile) WriteFileText(path, entry.content);
       if (entry.kind == TestEntry::Kind::kSymlink) fs::create_symlink(entry.link, path);
     }
-  auto rootfs = ReadImage(root.string(), {});
+  // Named as a root file system: the fixture has no os-release or loader.
+  auto rootfs = ReadImage("rootfs:" + root.string(), {});
   REQUIRE_MESSAGE(rootfs.ok(), rootfs.error().ToString());
   CHECK(rootfs->metadata.kind == "rootfs");
   json rootfs_facts = BuildFacts(*rootfs, TestKnowledge());

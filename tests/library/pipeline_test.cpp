@@ -177,7 +177,9 @@ TEST_CASE("Scan: a Dockerfile input, its build args, target and inline ignores")
   // 12.4.1's requirement lists R470, the forward-compat matrix does not: a
   // disputed fact (IL015, a warning), not a predicted 803.
   CHECK(strict->exit_code == 0);
-  CHECK(Verdict(strict->report["images"][0], "old-470")["status"] == "warn");
+  // (undecided: the Dockerfile also leaves rules open there, and an open
+  // rule outranks a decided warning)
+  CHECK(Verdict(strict->report["images"][0], "old-470")["status"] == "undecided");
   CHECK(Verdict(strict->report["images"][0], "old-470")["predicted_error"].is_null());
   bool disputed = false;
   for (const auto& finding : strict->report["images"][0]["findings"]) disputed = disputed || finding["rule"] == "IL015";
