@@ -97,6 +97,8 @@ void Parse(Context& ctx, const json& v, const std::string& path, DockerfileNote&
 void Parse(Context& ctx, const json& v, const std::string& path, Change& out);
 void Parse(Context& ctx, const json& v, const std::string& path, Suppression& out);
 void Parse(Context& ctx, const json& v, const std::string& path, DockerfileInfo& out);
+void Parse(Context& ctx, const json& v, const std::string& path, GpuSignal& out);
+void Parse(Context& ctx, const json& v, const std::string& path, Gpu& out);
 
 template <class T>
 void Parse(Context& ctx, const json& v, const std::string& path, Nullable<T>& out) {
@@ -292,6 +294,7 @@ void Parse(Context& ctx, const json& v, const std::string& path, Image& out) {
   f.Req("layers", out.layers);
   f.Opt("base", out.base);
   f.Opt("problems", out.problems);
+  f.Opt("platform_source", out.platform_source);
   f.Done();
 }
 
@@ -645,6 +648,25 @@ void Parse(Context& ctx, const json& v, const std::string& path, DockerfileInfo&
   f.Done();
 }
 
+void Parse(Context& ctx, const json& v, const std::string& path, GpuSignal& out) {
+  Fields f(ctx, v, path);
+  f.Req("signal", out.signal);
+  f.Req("detail", out.detail);
+  f.Opt("path", out.path);
+  f.Opt("dockerfile_line", out.dockerfile_line);
+  f.Done();
+}
+
+void Parse(Context& ctx, const json& v, const std::string& path, Gpu& out) {
+  Fields f(ctx, v, path);
+  f.Req("workload", out.workload);
+  f.Req("signals", out.signals);
+  f.Opt("caveats", out.caveats);
+  if (f.ok() && out.workload != "nvidia" && out.workload != "rocm" && out.workload != "none")
+    ctx.Fail(f.Path("workload"), "expected \"nvidia\", \"rocm\" or \"none\", got \"" + out.workload.substr(0, 64) + "\"");
+  f.Done();
+}
+
 template <class T>
 Result<T> ReadPart(const json& value, const std::string& path) {
   Context ctx;
@@ -671,6 +693,7 @@ Result<Facts> ReadFacts(const json& document, const std::string& subject) {
   f.Opt("binaries_complete", out.binaries_complete);
   f.Opt("frameworks", out.frameworks);
   f.Opt("frameworks_complete", out.frameworks_complete);
+  f.Opt("gpu", out.gpu);
   f.Opt("dockerfile", out.dockerfile);
   f.Done();
   if (ctx.error) return *ctx.error;

@@ -45,6 +45,8 @@ json ToJson(const DockerfileNote& value);
 json ToJson(const Change& value);
 json ToJson(const Suppression& value);
 json ToJson(const DockerfileInfo& value);
+json ToJson(const GpuSignal& value);
+json ToJson(const Gpu& value);
 
 template <class T>
 json ToJson(const Nullable<T>& value) {
@@ -173,6 +175,7 @@ json ToJson(const Image& value) {
   Put(out, "layers", value.layers);
   Put(out, "base", value.base);
   Put(out, "problems", value.problems);
+  Put(out, "platform_source", value.platform_source);
   return out;
 }
 
@@ -438,6 +441,19 @@ json ToJson(const Suppression& value) {
           {"instruction_line", value.instruction_line}, {"instruction", value.instruction}};
 }
 
+json ToJson(const GpuSignal& value) {
+  json out = {{"signal", value.signal}, {"detail", value.detail}};
+  Put(out, "path", value.path);
+  Put(out, "dockerfile_line", value.dockerfile_line);
+  return out;
+}
+
+json ToJson(const Gpu& value) {
+  json out = {{"workload", value.workload}, {"signals", ToJson(value.signals)}};
+  Put(out, "caveats", value.caveats);
+  return out;
+}
+
 json ToJson(const DockerfileInfo& value) {
   json out = {{"path", value.path}};
   Put(out, "escape", value.escape);
@@ -476,6 +492,7 @@ json WriteFacts(const Facts& facts) {
   Put(out, "binaries_complete", facts.binaries_complete);
   Put(out, "frameworks", facts.frameworks);
   Put(out, "frameworks_complete", facts.frameworks_complete);
+  Put(out, "gpu", facts.gpu);
   Put(out, "dockerfile", facts.dockerfile);
   return out;
 }
