@@ -15,7 +15,7 @@ struct FactsArgs {
 
 RunFunction SetupFacts(CLI::App& app) {
   auto args = std::make_shared<FactsArgs>();
-  app.add_option("IMAGE", args->image, "docker-save tarball, OCI layout directory or archive, rootfs directory, or registry reference")
+  app.add_option("IMAGE", args->image, "docker-save tarball, OCI layout directory or archive, rootfs directory, registry reference, or Dockerfile")
       ->required();
   app.add_option("--format", args->format, "json or text")->check(CLI::IsMember({"json", "text"}));
   AddImageReadFlags(app, args->input);
