@@ -84,8 +84,8 @@ int FuzzCudaText(const uint8_t* data, size_t size) {
   input.files.push_back(file);
   input.config = {{"config", {{"Env", {"CUDA_VERSION=12.2.0", "NVIDIA_REQUIRE_CUDA=cuda>=12.2"}}}}};
   input.layer_digests = {"sha256:" + std::string(64, '0')};
-  nlohmann::json facts = nlohmann::json::object();
-  cuda::AddCudaFacts(input, facts);
+  facts::Facts facts;
+  cuda::AddCudaFacts(input, FuzzKnowledge(), facts);
   return 0;
 }
 

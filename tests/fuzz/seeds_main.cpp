@@ -1,4 +1,10 @@
 // fuzz_seeds DIR: writes the seed corpora of every fuzz target under DIR.
+// The fixture writers it shares with the tests report through doctest; this
+// program has its own main, so it carries doctest's implementation itself
+// (the test support library's doctest_main is then not linked in).
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <doctest/doctest.h>
+
 #include <cstdio>
 #include <exception>
 
