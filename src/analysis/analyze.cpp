@@ -323,7 +323,7 @@ Result<json> Analyze(const std::vector<json>& all_facts, const Fleet& fleet, con
     std::vector<std::string> all_pool_names;
     for (const auto& pool : fleet.pools) all_pool_names.push_back(pool.name);
     // facts.gpu.workload: images that ask for no NVIDIA GPU are checked only by
-    // the rules marked `workloads: any` (docs/rule-language.md).
+    // the rules not marked `workloads: gpu` (docs/rule-language.md).
     bool gpu_image = true;
     if (facts.contains("gpu") && facts["gpu"].is_object() && facts["gpu"].contains("workload") &&
         facts["gpu"]["workload"].is_string())

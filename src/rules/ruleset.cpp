@@ -360,6 +360,7 @@ class RuleFileReader {
         return At(node["on_unknown"], "on_unknown must be ignore, note or warning");
       }
     }
+    rule.any_workload = true;  // `workloads: any` unless the rule says gpu (as before the setting existed)
     if (node["workloads"]) {
       auto text = Scalar(node["workloads"], "workloads");
       if (!text.ok()) return text.error();
