@@ -135,6 +135,10 @@ struct DockerfileOptions {
   std::map<std::string, std::string> build_args;  // --build-arg NAME=VALUE
   std::string target;                             // --target; "" = last stage
   std::string platform = "linux/amd64";           // TARGETPLATFORM when FROM has no --platform
+  // The caller chose `platform` (--platform): the image's platform is fixed.
+  // Otherwise docker build makes the builder's platform, and facts say
+  // image.platform_source "builder" (IL013 then does not fire).
+  bool platform_explicit = false;
   // Required: the loaded knowledge (Knowledge::Load): base-images.yaml and
   // packages.yaml for what base images and packages bring, pytorch.yaml for
   // torch's GPU code, cuda-targets/cudart-sonames/loader.yaml. Null is an

@@ -159,6 +159,11 @@ struct Image {
   std::vector<Layer> layers;
   std::optional<BaseImage> base;
   std::optional<std::vector<std::string>> problems;  // merged-tree problems (images)
+  // Dockerfile: what fixes the platform of the image the build makes:
+  // "FROM --platform" | "--platform" (the command line) | "base image" (a
+  // single-platform base) | "builder" (nothing does: docker build makes the
+  // builder's platform). Absent for built images (their platform is a fact).
+  std::optional<std::string> platform_source;
   bool operator==(const Image&) const = default;
 };
 
@@ -431,6 +436,34 @@ struct Framework {
   bool operator==(const Framework&) const = default;
 };
 
+// --------------------------------------------------------------------- gpu
+// One piece of evidence that the image is meant to run on a GPU.
+struct GpuSignal {
+  // NVIDIA: "base-image" | "env" | "label" | "cuda-runtime" | "driver" |
+  // "package" | "framework" | "binary" | "loader" | "install" | "native-build" |
+  // "installer"; AMD: "rocm" (a ROCm base or build).
+  std::string signal;
+  std::string detail;  // "ENV NVIDIA_VISIBLE_DEVICES=all", "torch 2.4.0 (cu124)"
+  std::optional<std::string> path;
+  std::optional<int64_t> dockerfile_line;
+  bool operator==(const GpuSignal&) const = default;
+};
+
+// Whether the image is a GPU image at all, filled by both producers from
+// the same kinds of evidence (docs/facts-schema.json, "gpu"): "nvidia" when
+// anything in it uses NVIDIA's CUDA (CUDA user space, an NVIDIA_* variable,
+// a CUDA build of a GPU framework, GPU code), "rocm" when only AMD ROCm
+// evidence is found, "none" when nothing asks for a GPU. The rules check
+// images against GPU pools only when it is "nvidia" (or absent).
+struct Gpu {
+  std::string workload;  // "nvidia" | "rocm" | "none"
+  std::vector<GpuSignal> signals;  // at most a few of each kind
+  // What could still make it a GPU image but was not read
+  // ("pip install -r requirements.txt (line 4): not read").
+  std::optional<std::vector<std::string>> caveats;
+  bool operator==(const Gpu&) const = default;
+};
+
 // ------------------------------------------------------------- dockerfile
 struct Stage {
   std::string name;
@@ -495,6 +528,7 @@ struct Facts {
   std::optional<bool> binaries_complete;    // Dockerfile: false (knowledge only)
   std::optional<std::vector<Framework>> frameworks;
   std::optional<bool> frameworks_complete;  // Dockerfile
+  std::optional<Gpu> gpu;
   std::optional<DockerfileInfo> dockerfile;
   bool operator==(const Facts&) const = default;
 };
@@ -517,5 +551,14 @@ Result<Cubin> ReadCubin(const nlohmann::json& value, const std::string& path);
 Result<std::vector<Ptx>> ReadPtxList(const nlohmann::json& value, const std::string& path);
 Result<std::vector<Problem>> ReadProblems(const nlohmann::json& value, const std::string& path);
 nlohmann::json WriteRequirements(const Requirements& requirements);
+
+// facts.gpu from the rows every producer fills (env, labels, cuda.*,
+// frameworks, binaries); producers that know more (a Dockerfile's base image
+// and commands) add signals with AddGpuSignal and set workload = GpuWorkload().
+Gpu GpuFromFacts(const Facts& facts);
+// Adds a signal unless it is there already or its kind has enough of them.
+void AddGpuSignal(Gpu& gpu, GpuSignal signal);
+// "nvidia" when any NVIDIA signal is present, else "rocm" when a ROCm one is, else "none".
+std::string GpuWorkload(const Gpu& gpu);
 
 }  // namespace imagelint::facts

@@ -115,8 +115,8 @@ Result<ScanResult> Scan(const ScanRequest& request, const Context& context);
 // dockerfile, inline-ignores. Inputs and read options are left to the caller.
 Result<ScanRequest> ScanRequestFromConfig(const config::Config& config);
 
-// `imagelint facts`: the facts (imagelint.facts/v1) of one image input (not
-// a Dockerfile), and their text rendering.
+// `imagelint facts`: the facts (imagelint.facts/v1) of one image input or
+// Dockerfile (detected by content, as scan does), and their text rendering.
 Result<nlohmann::json> ReadFacts(const std::string& input, const ImageReadOptions& options, const Context& context);
 std::string FactsText(const nlohmann::json& facts);
 

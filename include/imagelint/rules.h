@@ -215,6 +215,12 @@ struct Rule {
   // Among failures of the same stage, the one a user meets first has the
   // lowest priority (e.g. a stub libcuda, 34, hides everything else at cuInit).
   int priority = 100;
+  // Which images the rule checks, by facts.gpu.workload: `workloads: gpu`
+  // (false) = GPU images only ("nvidia", or facts without the section; the
+  // built-in CUDA rules, so a Node service is not checked against driver and
+  // kernel rules it cannot break); `workloads: any` (true) = every image. The
+  // rule loader defaults to any, as before the setting existed.
+  bool any_workload = false;
   bool enabled = true;
   std::string file;  // rule file it came from
   int line = 0;

@@ -327,8 +327,15 @@ Result<json> Analyze(const std::vector<json>& all_facts, const Fleet& fleet, con
     };
     std::vector<std::string> all_pool_names;
     for (const auto& pool : fleet.pools) all_pool_names.push_back(pool.name);
+    // facts.gpu.workload: images that ask for no NVIDIA GPU are checked only by
+    // the rules not marked `workloads: gpu` (docs/rule-language.md).
+    bool gpu_image = true;
+    if (facts.contains("gpu") && facts["gpu"].is_object() && facts["gpu"].contains("workload") &&
+        facts["gpu"]["workload"].is_string())
+      gpu_image = facts["gpu"]["workload"].get<std::string>() == "nvidia";
     for (const auto& rule : rules.rules()) {
       if (!rule.enabled) continue;
+      if (!gpu_image && !rule.any_workload) continue;
       if (rule.scope == rules::Scope::kImage) {
         std::vector<json> found;
         IMAGELINT_TRY(runner.Run(rule, base, facts, found));

@@ -18,7 +18,7 @@ RunFunction SetupFacts(CLI::App& app) {
   auto args = std::make_shared<FactsArgs>();
   app.add_option("IMAGE", args->image,
                  "docker-save tarball (or its extracted directory), OCI layout directory or archive, registry "
-                 "reference, or rootfs:DIR")
+                 "reference, rootfs:DIR, or Dockerfile")
       ->type_name("IMAGE");
   app.add_option("--rootfs", args->rootfs, "read DIR as a root file system (instead of IMAGE)")->type_name("DIR");
   app.add_option("-f,--format", args->format, "json (default) or text")->check(CLI::IsMember({"json", "text"}));

@@ -4,6 +4,7 @@
 // reference; nothing here is global.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -29,6 +30,9 @@ struct Context {
   const PackageKnowledge& packages;  // packages.yaml
   std::map<std::string, std::string> global_args;  // ARGs before the first FROM, plus the platform ARGs
   std::set<std::string> used_build_args;           // --build-arg names some ARG declared
+  // The model of an earlier stage by name or index (COPY --from); null when
+  // `name` is not a stage (an image reference) or the stage cannot be built.
+  std::function<const ImageModel*(const std::string& name, size_t before_stage)> stage_model;
 
   Error ErrorAt(const Instruction& inst, const std::string& message) const;
   // BuildKit's substitution of one word; `exact` (when given) says whether every part was known.

@@ -7,10 +7,47 @@
 // follow, so drivers and runtimes become unknown rather than guessed.
 #include "common/text.h"
 #include "dockerfile/file_ops.h"
+#include "dockerfile/frameworks.h"
 #include "dockerfile/stages.h"
 #include "dockerfile/util.h"
 
 namespace imagelint::dockerfile {
+namespace {
+
+// `COPY --from=<stage> <source> <dest>`: the stage's framework rows whose
+// files lie under `source` (a venv, /usr/local, a conda prefix) come along, so a
+// torch installed in a builder and copied into a thin final stage is still
+// read. Their provenance names the COPY; the original install stays in `origin`.
+void CopyFrameworks(const Context& ctx, const Instruction& inst, ImageModel& image, const ImageModel& stage,
+                    const std::string& source, const std::string& dest) {
+  std::string from = CleanPath(source);
+  for (const facts::Framework& row : stage.frameworks) {
+    auto root = stage.framework_roots.find(row.name);
+    std::string at = root == stage.framework_roots.end() ? "" : root->second;
+    if (at.empty()) continue;
+    bool inside = from == "/" || at == from || StartsWith(at, from + "/");
+    // Only the site-packages of the prefix: `COPY --from=b /usr/local/lib/python3.11/site-packages ...`.
+    bool packages = StartsWith(from, at + "/") && (from.find("site-packages") != std::string::npos ||
+                                                   from.find("dist-packages") != std::string::npos);
+    if (!inside && !packages) continue;
+    if (packages) {
+      facts::Framework copy = row;
+      copy.provenance = ctx.Where(inst, image, "instruction");
+      ReplaceFramework(image, std::move(copy));
+      image.framework_roots[row.name] = CleanPath(dest) == from ? at : "";
+      continue;
+    }
+    // A directory source copies its contents into the destination directory.
+    std::string target = CleanPath(dest);
+    std::string moved = from == "/" ? at : CleanPath(target + at.substr(from.size()));
+    facts::Framework copy = row;
+    copy.provenance = ctx.Where(inst, image, "instruction");
+    ReplaceFramework(image, std::move(copy));
+    image.framework_roots[row.name] = moved;
+  }
+}
+
+}  // namespace
 
 Status ApplyCopy(const Context& ctx, const Instruction& inst, ImageModel& image) {
   auto vars = image.Vars();
@@ -40,9 +77,12 @@ Status ApplyCopy(const Context& ctx, const Instruction& inst, ImageModel& image)
     std::string path = dest_dir ? CleanPath(dest) + "/" + doc.delimiter : dest;
     if (StartsWith(path, "/etc/ld.so.conf")) WriteLdSoConf(ctx, inst, image, ShellWord{path, true, false}, doc.body, true, true);
   }
+  const ImageModel* stage = nullptr;
+  if (!from_stage.empty() && ctx.stage_model) stage = ctx.stage_model(from_stage, inst.stage);
   for (size_t i = 0; i + 1 < words.size(); ++i) {
     const std::string& source = words[i];
     if (StartsWith(source, "<<")) continue;
+    if (stage) CopyFrameworks(ctx, inst, image, *stage, source, dest);
     std::string base = BaseName(CleanPath(source));
     if (StartsWith(base, "libcuda.so") || (base.find('*') != std::string::npos && GlobMatch(base, "libcuda.so.1", false))) {
       std::string path = dest_dir ? CleanPath(dest) + "/" + base : dest;

@@ -29,6 +29,14 @@ struct ImageModel {
   std::vector<facts::UnknownFact> unknown;
   std::vector<facts::DockerfileNote> notes;
   std::vector<facts::Change> changes;  // rows instructions removed or moved
+  // Where each framework row's files live (its Python prefix: "/opt/venv",
+  // "/usr/local", "/opt/conda"), so that `COPY --from=<stage> /opt/venv` brings
+  // the rows along (copy.cpp). Keyed by framework name.
+  std::map<std::string, std::string> framework_roots;
+  // Evidence of GPU use that only the Dockerfile's commands show (nvcc, CUDA
+  // packages by name, GPU wheels); the rest comes from the rows (gpu_signals.cpp).
+  std::vector<facts::GpuSignal> gpu_signals;
+  std::string platform_source = "builder";  // facts image.platform_source
   // What the base image tells: when false, the list is only what the Dockerfile adds.
   bool drivers_known = false;
   bool runtimes_known = false;

@@ -95,6 +95,32 @@ facts::Binary SyntheticBinary(const facts::Framework& row) {
   return out;
 }
 
+// facts.gpu: the evidence every producer reads (facts::GpuFromFacts) plus
+// what only the Dockerfile shows: a base image of a CUDA family, and what it
+// could not read (a requirements file might install torch).
+facts::Gpu GpuSection(const facts::Facts& facts, const ImageModel& image) {
+  facts::Gpu gpu = facts::GpuFromFacts(facts);
+  const facts::BaseImage& base = image.base;
+  std::string kind = base.kind.value_or("unknown");
+  std::string ref = ToLower(base.ref);
+  if (kind == "nvidia/cuda" || kind == "pytorch/pytorch" || kind == "ngc" || ref.find("cuda") != std::string::npos ||
+      StartsWith(ref, "nvcr.io/nvidia/") || StartsWith(ref, "nvidia/"))
+    facts::AddGpuSignal(gpu, {"base-image", base.ref.substr(0, 200), std::nullopt, base.dockerfile_line});
+  else if (ref.empty() || ref.find('$') != std::string::npos)  // not resolved: checked as a GPU image
+    facts::AddGpuSignal(gpu, {"base-image", "base image not resolved: " + base.reason.value_or("").substr(0, 200),
+                              std::nullopt, base.dockerfile_line});
+  else if (ref.find("rocm") != std::string::npos)
+    facts::AddGpuSignal(gpu, {"rocm", base.ref.substr(0, 200), std::nullopt, base.dockerfile_line});
+  for (const facts::GpuSignal& signal : image.gpu_signals) facts::AddGpuSignal(gpu, signal);
+  gpu.workload = facts::GpuWorkload(gpu);
+  std::vector<std::string> caveats;
+  for (const facts::UnknownFact& unknown : image.unknown)
+    if (unknown.fact == "frameworks" && caveats.size() < 4)
+      caveats.push_back(unknown.reason.substr(0, 200) + " (line " + std::to_string(unknown.dockerfile_line) + ")");
+  if (!caveats.empty()) gpu.caveats = std::move(caveats);
+  return gpu;
+}
+
 facts::DockerfileInfo DockerfileSection(const Context& ctx, const ImageModel& image, size_t target) {
   const Dockerfile& file = ctx.file;
   facts::DockerfileInfo out;
@@ -158,6 +184,8 @@ facts::Facts DockerfileFacts(const Context& ctx, const ImageModel& image, size_t
   if (!binaries.empty()) out.binaries = std::move(binaries);
   out.binaries_complete = false;
   out.dockerfile = DockerfileSection(ctx, image, target);
+  img.platform_source = image.platform_source;
+  out.gpu = GpuSection(out, image);
   return out;
 }
 

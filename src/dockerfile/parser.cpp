@@ -463,11 +463,29 @@ bool IsDockerfilePath(const std::string& path) {
 
 namespace {
 
+// What one word may cost: BuildKit stores every ARG value expanded, so
+// `ARG A1=${A0}${A0}`, `ARG A2=${A1}${A1}`... doubles per line and a 700-byte
+// file asks for gigabytes. BuildKit has no bound there (shell/lex.go); imagelint
+// stops with an error naming the limit rather than following it.
+constexpr size_t kMaxExpandedBytes = 1 << 20;
+constexpr size_t kMaxExpansionSteps = 1 << 22;
+
 struct Expander {
   const std::map<std::string, std::string>& vars;
   char escape;
   int depth_limit;
   Expansion out;
+  size_t steps = 0;
+
+  Status Budget(const std::string& result) {
+    if (result.size() > kMaxExpandedBytes)
+      return MakeError("", "variable expansion makes a word over the limit of " + std::to_string(kMaxExpandedBytes) +
+                               " bytes");
+    if (++steps > kMaxExpansionSteps)
+      return MakeError("", "variable expansion takes over the limit of " + std::to_string(kMaxExpansionSteps) +
+                               " steps");
+    return OkStatus();
+  }
 
   // Reads one ${...} word up to the matching '}', from `text` at `pos`.
   Result<std::string> BraceWord(std::string_view text, size_t& pos) {
@@ -500,12 +518,16 @@ struct Expander {
     return MakeError("", "unterminated ${ in \"" + std::string(text.substr(0, 200)) + "\"");
   }
 
-  Result<std::string> Expand(std::string_view text, int depth, bool in_braces_word) {
+  // Quotes are removed in the words of ${V:-word} and ${V:+word} too, as
+  // BuildKit's processStopOn does (moby/buildkit frontend/dockerfile/shell/lex.go):
+  // ARG B=${V:+"nvidia/cuda:${V}-devel"} gives nvidia/cuda:12.4.1-devel.
+  Result<std::string> Expand(std::string_view text, int depth) {
     if (depth > depth_limit) return MakeError("", "variable substitution nested too deeply");
     std::string result;
     char quote = 0;
     size_t pos = 0;
     while (pos < text.size()) {
+      IMAGELINT_TRY(Budget(result));
       char c = text[pos];
       if (c == escape && quote != '\'') {
         if (pos + 1 < text.size()) {
@@ -520,7 +542,7 @@ struct Expander {
         }
         continue;
       }
-      if (!in_braces_word && (c == '\'' || c == '"')) {
+      if (c == '\'' || c == '"') {
         if (quote == 0) {
           quote = c;
           ++pos;
@@ -563,7 +585,7 @@ struct Expander {
           if (modifier == ":-" || modifier == "-") {
             bool use_word = modifier == ":-" ? value.empty() : !set;
             if (use_word) {
-              auto expanded = Expand(*word, depth + 1, true);
+              auto expanded = Expand(*word, depth + 1);
               if (!expanded.ok()) return expanded.error();
               result += *expanded;
             } else {
@@ -572,7 +594,7 @@ struct Expander {
           } else if (modifier == ":+" || modifier == "+") {
             bool use_word = modifier == ":+" ? !value.empty() : set;
             if (use_word) {
-              auto expanded = Expand(*word, depth + 1, true);
+              auto expanded = Expand(*word, depth + 1);
               if (!expanded.ok()) return expanded.error();
               result += *expanded;
             }
@@ -603,6 +625,7 @@ struct Expander {
       ++pos;
     }
     if (quote) return MakeError("", std::string("unterminated ") + (quote == '"' ? "double" : "single") + " quote");
+    IMAGELINT_TRY(Budget(result));
     return result;
   }
 };
@@ -612,7 +635,7 @@ struct Expander {
 Result<Expansion> ExpandWord(std::string_view word, const std::map<std::string, std::string>& vars, char escape,
                              int depth_limit) {
   Expander expander{vars, escape, depth_limit, {}};
-  auto value = expander.Expand(word, 0, false);
+  auto value = expander.Expand(word, 0);
   if (!value.ok()) return value.error();
   expander.out.value = std::move(*value);
   if (!expander.out.unresolved.empty()) {

@@ -62,6 +62,11 @@ const std::set<std::string>& ValueOptions() {
 struct Indexes {
   std::string index_url;                // -i / --index-url / --index / --default-index
   std::vector<std::string> extra_urls;  // --extra-index-url, in order
+  // -f / --find-links: pages whose wheels compete with the indexes' (pip takes
+  // the highest version, and torch's `+cu111` local version sorts above PyPI's
+  // plain one), so a variant page such as /whl/cu111/torch_stable.html decides
+  // as an extra index does (https://pip.pypa.io/en/stable/cli/pip_install/#finding-packages).
+  std::vector<std::string> find_links;
   bool from_pypi = true;                // no -i: the default index is PyPI
 };
 
@@ -75,8 +80,14 @@ Chosen ChooseVariant(const Indexes& indexes, const std::vector<std::string>& hos
   std::string extra_variant;
   for (const std::string& url : indexes.extra_urls)
     if (std::string v = IndexVariant(url, hosts); !v.empty()) extra_variant = v;
+  std::string extra_source = "--extra-index-url";
+  for (const std::string& url : indexes.find_links)
+    if (std::string v = IndexVariant(url, hosts); !v.empty()) {
+      extra_variant = v;
+      extra_source = "--find-links " + url.substr(0, 200);
+    }
   Chosen out{index_variant, index_variant.empty() ? "" : "--index-url " + indexes.index_url};
-  if (!extra_variant.empty() && (uv || index_variant.empty())) out = {extra_variant, "--extra-index-url"};
+  if (!extra_variant.empty() && (uv || index_variant.empty())) out = {extra_variant, extra_source};
   return out;
 }
 
@@ -323,8 +334,38 @@ std::optional<Requirement> ParseRequirement(const ShellWord& word) {
   return r;
 }
 
+namespace {
+
+// The prefix above `.../bin/<exe>` ("/opt/venv/bin/pip" -> "/opt/venv"); "" when none.
+std::string PrefixOfExecutable(const std::string& path) {
+  size_t bin = path.rfind("/bin/");
+  return bin == std::string::npos || bin == 0 ? "" : CleanPath(path.substr(0, bin));
+}
+
+// Where a pip command puts its packages: the venv its executable (or
+// --python) lives in, --prefix/--target, $VIRTUAL_ENV, the first venv-like
+// directory on $PATH, else the system prefix /usr/local (pip's scheme for
+// Debian and the python images). Only COPY --from reads it.
+std::string InstallRoot(const ImageModel& image, const ShellCommand& command, const std::string& option_root) {
+  if (!option_root.empty()) return CleanPath(option_root);
+  if (std::string prefix = PrefixOfExecutable(command.words[0].value); !prefix.empty()) return prefix;
+  if (auto venv = image.env.find("VIRTUAL_ENV"); venv != image.env.end() && StartsWith(venv->second, "/"))
+    return CleanPath(venv->second);
+  if (auto path = image.env.find("PATH"); path != image.env.end())
+    for (const std::string& dir : SplitOn(path->second, ':')) {
+      if (dir == "/usr/local/sbin" || dir == "/usr/local/bin" || dir == "/usr/sbin" || dir == "/usr/bin" ||
+          dir == "/sbin" || dir == "/bin")
+        break;
+      if (EndsWith(dir, "/bin") && StartsWith(dir, "/")) return CleanPath(dir.substr(0, dir.size() - 4));
+    }
+  return "/usr/local";
+}
+
+}  // namespace
+
 Status ApplyPip(const Context& ctx, const Instruction& inst, ImageModel& image, const ShellCommand& command,
                 size_t first, bool uv) {
+  std::string option_root;
   const auto& w = command.words;
   std::string subcommand;
   Indexes indexes;
@@ -355,6 +396,12 @@ Status ApplyPip(const Context& ctx, const Instruction& inst, ImageModel& image, 
         indexes.from_pypi = false;
       } else if (option == "--extra-index-url" || option == "--extra-index") {
         indexes.extra_urls.push_back(value);
+      } else if (option == "-f" || option == "--find-links") {
+        indexes.find_links.push_back(value);
+      } else if (option == "--prefix" || option == "--target" || option == "-t") {
+        option_root = value;
+      } else if (option == "--python" || option == "-p") {
+        option_root = PrefixOfExecutable(value + (EndsWith(value, "/bin/python") ? "" : "/bin/python"));
       }
       continue;
     }
@@ -382,6 +429,9 @@ Status ApplyPip(const Context& ctx, const Instruction& inst, ImageModel& image, 
   }
   if (subcommand != "install") return OkStatus();
   for (const Requirement& r : requirements) PipPackage(ctx, inst, image, r, indexes, uv);
+  std::string root = InstallRoot(image, command, option_root);
+  for (const facts::Framework& row : image.frameworks)
+    if (row.provenance.dockerfile_line == inst.line) image.framework_roots[row.name] = root;
   return OkStatus();
 }
 

@@ -88,9 +88,31 @@ class Reader {
   }
 
  private:
+  // `V='torch=='$X'.*'` or `export V=...` alone on a command sets V for the
+  // rest of the script (the words after it are read once this returns). An
+  // inexact value forgets V, so later uses of it are inexact too.
+  void Assign(const std::vector<ShellWord>& words) {
+    size_t first = !words.empty() && !words[0].quoted && words[0].value == "export" ? 1 : 0;
+    if (first >= words.size()) return;
+    std::vector<std::pair<std::string, const ShellWord*>> assignments;
+    for (size_t k = first; k < words.size(); ++k) {
+      const std::string& w = words[k].value;
+      size_t eq = w.find('=');
+      if (eq == std::string::npos || eq == 0 || !IsNameStart(w[0])) return;  // a command, not assignments
+      for (size_t n = 0; n < eq; ++n)
+        if (!IsNameChar(w[n])) return;
+      assignments.emplace_back(w.substr(0, eq), &words[k]);
+    }
+    for (const auto& [name, word] : assignments) {
+      if (word->exact) vars_[name] = word->value.substr(name.size() + 1);
+      else vars_.erase(name);
+    }
+  }
+
   // Strips assignments, wrappers and reserved words; expands `sh -c SCRIPT`.
   void Normalize(ShellCommand& command, ShellScript& out, size_t max_commands, int depth) {
     auto& words = command.words;
+    Assign(words);
     size_t start = 0;
     static const char* kReserved[] = {"then", "do", "else", "elif", "{", "!", "if", "while", "until", "}"};
     for (;;) {
@@ -293,7 +315,8 @@ class Reader {
   }
 
   std::string_view text_;
-  const std::map<std::string, std::string>& vars_;
+  // The build's ARG/ENV values, then the script's own assignments as it goes.
+  std::map<std::string, std::string> vars_;
   size_t pos_ = 0;
 };
 

@@ -36,6 +36,7 @@ class StageWalker {
 
   Result<DockerfileAnalysis> Run() {
     const Dockerfile& file = ctx_.file;
+    ctx_.stage_model = [this](const std::string& name, size_t before) { return NamedStage(name, before); };
     ctx_.global_args = PlatformArgs(ctx_.options.platform);
     for (const Instruction& inst : file.instructions) {
       if (inst.stage != SIZE_MAX) break;
@@ -63,6 +64,24 @@ class StageWalker {
   }
 
  private:
+  // COPY --from=<name>: a stage defined before `before` (by name or index).
+  const ImageModel* NamedStage(const std::string& name, size_t before) {
+    const Dockerfile& file = ctx_.file;
+    std::string wanted = ToLower(name);
+    std::optional<size_t> found;
+    for (size_t s = 0; s < before && s < file.stages.size(); ++s)
+      if (!file.stages[s].name.empty() && file.stages[s].name == wanted) found = s;
+    if (!found && !wanted.empty() && wanted.size() < 5 &&
+        std::all_of(wanted.begin(), wanted.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+      size_t index = std::stoul(wanted);
+      if (index < before) found = index;
+    }
+    if (!found) return nullptr;
+    auto model = StageModel(*found, 1);
+    if (!model.ok()) return nullptr;
+    return &cache_.at(*found);
+  }
+
   // Declares the ARGs of `inst` into `scope`: a --build-arg wins over the
   // default; `inherited` (the global scope) gives redeclared names their value.
   Status DeclareArgs(const Instruction& inst, std::map<std::string, std::string>& scope,
@@ -117,6 +136,11 @@ class StageWalker {
       image.layers.push_back(ctx_.MakeLayer(from, false));
     } else {
       ApplyBaseImage(ctx_, from, *base_ref, platform, image);
+      if (ctx_.options.platform_explicit) image.platform_source = "--platform";
+      // FROM --platform=linux/amd64 fixes it; $BUILDPLATFORM and $TARGETPLATFORM follow the build's.
+      if (!stage.platform.empty() && stage.platform.find("BUILDPLATFORM") == std::string::npos &&
+          stage.platform.find("TARGETPLATFORM") == std::string::npos)
+        image.platform_source = "FROM --platform";
     }
     for (size_t i = stage.from_instruction + 1; i < stage.end_instruction; ++i)
       IMAGELINT_TRY(Apply(file.instructions[i], image));
@@ -148,10 +172,12 @@ class StageWalker {
     std::vector<std::pair<std::string, std::string>> pairs;
     auto vars = image.Vars();
     if (!words.empty() && words[0].find('=') == std::string::npos) {
-      if (label) return ctx_.ErrorAt(inst, "LABEL requires KEY=VALUE pairs");
+      // The legacy form `LABEL key = "value"` / `ENV key value`: BuildKit splits the
+      // line once on blanks, so the label's value is `= value` (parseNameVal in
+      // moby/buildkit frontend/dockerfile/parser/line_parsers.go; only a lint warning).
       std::string rest = inst.arguments.substr(inst.arguments.find(words[0]) + words[0].size());
       size_t start = rest.find_first_not_of(" \t");
-      if (start == std::string::npos) return ctx_.ErrorAt(inst, "ENV " + words[0].substr(0, 64) + " has no value");
+      if (start == std::string::npos) return ctx_.ErrorAt(inst, std::string(label ? "LABEL " : "ENV ") + words[0].substr(0, 64) + " has no value");
       auto value = ctx_.Expand(inst, rest.substr(start), vars);
       if (!value.ok()) return value.error();
       pairs.emplace_back(words[0], *value);

@@ -127,6 +127,7 @@ void Visit(V& visit, S& row) {
   visit("layers", row.layers);
   visit("base", row.base);
   visit("problems", row.problems);
+  visit("platform_source", row.platform_source);
 }
 
 template <class V, Is<RuntimeEvidence> S>
@@ -401,6 +402,21 @@ void Visit(V& visit, S& row) {
   visit("unused_build_args", row.unused_build_args);
 }
 
+template <class V, Is<GpuSignal> S>
+void Visit(V& visit, S& row) {
+  visit("signal", row.signal);
+  visit("detail", row.detail);
+  visit("path", row.path);
+  visit("dockerfile_line", row.dockerfile_line);
+}
+
+template <class V, Is<Gpu> S>
+void Visit(V& visit, S& row) {
+  visit("workload", row.workload);  // "nvidia" | "rocm" | "none" (docs/facts-schema.json)
+  visit("signals", row.signals);
+  visit("caveats", row.caveats);
+}
+
 // The whole document, after its "schema" key.
 template <class V, Is<Facts> S>
 void Visit(V& visit, S& row) {
@@ -411,6 +427,7 @@ void Visit(V& visit, S& row) {
   visit("binaries_complete", row.binaries_complete);
   visit("frameworks", row.frameworks);
   visit("frameworks_complete", row.frameworks_complete);
+  visit("gpu", row.gpu);
   visit("dockerfile", row.dockerfile);
 }
 

@@ -74,12 +74,14 @@ std::vector<const json*> DriversInDir(const json& drivers, const std::string& di
       std::string a = alias.get<std::string>();
       if (NormalizeDir(DirName(a)) != wanted) continue;
       std::string base = BaseName(a);
-      if (base == "libcuda.so.1" || (!need_so1_file) || (Str(row, "kind") == "stub" && base == "libcuda.so"))
-        match = true;
+      if (base == "libcuda.so.1" || (!need_so1_file)) match = true;
     }
-    // A stub directory only has libcuda.so; programs that dlopen("libcuda.so") and
-    // any ldconfig run (which links libcuda.so.1 from the SONAME) still reach it.
-    if (!match && Str(row, "kind") == "stub" && NormalizeDir(DirName(path)) == wanted) match = true;
+    // A stub directory only has libcuda.so. In an ld.so.conf directory ldconfig
+    // links libcuda.so.1 from its SONAME, so the cache reaches it; on
+    // LD_LIBRARY_PATH the loader looks for the file libcuda.so.1 by name (the
+    // CUDA runtime dlopens libcuda.so.1), so a bare libcuda.so there is only
+    // found by programs that dlopen("libcuda.so"): IL005's warning, not 34.
+    if (!match && !need_so1_file && Str(row, "kind") == "stub" && NormalizeDir(DirName(path)) == wanted) match = true;
     if (match) out.push_back(&row);
   }
   return out;
@@ -212,16 +214,25 @@ LibcudaSelection SelectLibcuda(const nlohmann::json& facts, const Pool& pool, co
                                 ", which the loader finds before the host driver in the ld.so cache"));
   }
 
-  // 2. Directories the image adds to ld.so.conf: ldconfig (run by the toolkit in the
-  // container) lists them ahead of the system dirs where legacy mode mounts the host
-  // library; in CDI modes the host dirs sit in 00-nvcr-*.conf, so only image files
-  // that sort before it win.
-  if (loader.contains("ld_so_conf") && loader["ld_so_conf"].is_array()) {
+  // 2. Directories the image adds to ld.so.conf. Where the toolkit puts the host
+  // driver's directories in ldconfig's order depends on the launch mode
+  // (driver-injection.yaml): legacy passes them on ldconfig's command line, ahead
+  // of every conf file, so no image entry wins; CDI modes list them in
+  // 00-nvcr-*.conf, so only image files that sort before it win. Without a row
+  // for the mode, every image entry is assumed first (the old, cautious view).
+  std::string driver_dirs, conf_prefix;
+  for (const auto& row : knowledge.Table("driver_injection"))
+    if (row.value("mode", "") == launch.mode) {
+      driver_dirs = row.value("driver_dirs", "");
+      conf_prefix = row.value("conf_prefix", "");
+    }
+  if (driver_dirs != "command-line" && loader.contains("ld_so_conf") && loader["ld_so_conf"].is_array()) {
     for (const auto& entry : loader["ld_so_conf"]) {
       std::string dir = entry.is_object() ? Str(entry, "dir") : entry.is_string() ? entry.get<std::string>() : "";
       if (dir.empty() || IsSystemDir(dir, knowledge)) continue;
       std::string file = entry.is_object() ? Str(entry, "file") : "";
-      if (launch.mode != "legacy" && !file.empty() && file != "/etc/ld.so.conf" && BaseName(file) >= "00-nvcr") continue;
+      if (driver_dirs == "conf-file" && !file.empty() && file != "/etc/ld.so.conf" && BaseName(file) >= conf_prefix)
+        continue;
       auto rows = DriversInDir(libcuda, dir, false, knowledge);
       if (const json* row = candidate_row(dir, "ld.so.conf")) rows.insert(rows.begin(), row);
       if (const json* row = Preferred(rows))

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "imagelint/cache.h"
+#include "imagelint/dockerfile.h"
 #include "imagelint/knowledge.h"
 #include "imagelint/registry.h"
 #include "imagelint/source.h"
@@ -78,6 +79,19 @@ Result<ScannedImage> ReadImageInput(const std::string& input, const ImageReadOpt
 }  // namespace pipeline
 
 Result<nlohmann::json> ReadFacts(const std::string& input, const ImageReadOptions& options, const Context& context) {
+  if (dockerfile::IsDockerfilePath(input)) {  // the facts Dockerfile mode predicts (docs/dockerfile.md)
+    auto knowledge = Knowledge::Load(context.knowledge_dir);
+    if (!knowledge.ok()) return knowledge.error();
+    dockerfile::DockerfileOptions dockerfile_options;
+    if (!options.platform.empty()) {
+      dockerfile_options.platform = options.platform;
+      dockerfile_options.platform_explicit = true;
+    }
+    dockerfile_options.knowledge = &*knowledge;
+    auto analysis = dockerfile::AnalyzeDockerfile(input, dockerfile_options);
+    if (!analysis.ok()) return analysis.error();
+    return std::move(analysis->facts);
+  }
   auto image = pipeline::ReadImageInput(input, options, context);
   if (!image.ok()) return image.error();
   auto knowledge = Knowledge::Load(context.knowledge_dir);  // loader directories, CUDA library names

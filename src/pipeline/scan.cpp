@@ -66,7 +66,10 @@ Result<InputFacts> DockerfileFacts(const std::string& path, const ScanRequest& r
   dockerfile::DockerfileOptions options;
   options.build_args = request.build_args;
   options.target = request.target;
-  if (!request.read.platform.empty()) options.platform = request.read.platform;
+  if (!request.read.platform.empty()) {
+    options.platform = request.read.platform;
+    options.platform_explicit = true;
+  }
   options.knowledge = &knowledge;
   auto text = request.dockerfile_texts.find(path);
   auto analysis = text != request.dockerfile_texts.end()

@@ -244,7 +244,7 @@ class RuleFileReader {
     if (!node.IsMap()) return At(node, "a rule is a map");
     static const std::set<std::string> kKeys = {"id", "name", "title", "summary", "severity", "scope", "docs",
                                                 "let", "foreach", "condition", "message", "fix", "predicts",
-                                                "evidence", "on_unknown", "enabled", "priority"};
+                                                "evidence", "on_unknown", "enabled", "priority", "workloads"};
     for (auto it = node.begin(); it != node.end(); ++it) {
       std::string key = it->first.as<std::string>();
       if (!kKeys.count(key)) return At(it->first, "unknown key '" + key + "' in a rule");
@@ -359,6 +359,14 @@ class RuleFileReader {
       } else {
         return At(node["on_unknown"], "on_unknown must be ignore, note or warning");
       }
+    }
+    rule.any_workload = true;  // `workloads: any` unless the rule says gpu (as before the setting existed)
+    if (node["workloads"]) {
+      auto text = Scalar(node["workloads"], "workloads");
+      if (!text.ok()) return text.error();
+      if (*text == "any") rule.any_workload = true;
+      else if (*text == "gpu") rule.any_workload = false;
+      else return At(node["workloads"], "workloads must be gpu or any");
     }
     if (node["priority"]) {
       try {

@@ -71,6 +71,28 @@ TEST_CASE("facts and ls goldens") {
   CHECK(none.out == "");
 }
 
+TEST_CASE("facts of a Dockerfile: the facts Dockerfile mode predicts, as the docs say") {
+  TempDir dir;
+  WriteFileText(dir / "Dockerfile", "FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\nENV NVIDIA_DRIVER_CAPABILITIES=compute\n");
+  auto out = Imagelint({"facts", (dir / "Dockerfile").string()});
+  CHECK(out.exit_code == 0);
+  CHECK(out.err == "");
+  nlohmann::json facts = nlohmann::json::parse(out.out);
+  CHECK(facts["schema"] == "imagelint.facts/v1");
+  CHECK(facts["image"]["kind"] == "dockerfile");
+  CHECK(facts["image"]["platform_source"] == "builder");
+  CHECK(facts["gpu"]["workload"] == "nvidia");
+  auto pinned = Imagelint({"facts", (dir / "Dockerfile").string(), "--platform", "linux/arm64"});
+  CHECK(pinned.exit_code == 0);
+  nlohmann::json arm = nlohmann::json::parse(pinned.out);
+  CHECK(arm["image"]["architecture"] == "arm64");
+  CHECK(arm["image"]["platform_source"] == "--platform");
+  WriteFileText(dir / "Broken", "FROM ubuntu:22.04\nLABEL lonely\n");
+  auto broken = Imagelint({"facts", (dir / "Broken").string()});
+  CHECK(broken.exit_code == 2);
+  CHECK(broken.err.find("Broken:2") != std::string::npos);
+}
+
 TEST_CASE("bad input: exit 2 and one line naming the file") {
   TempDir dir;
   WriteFileBytes(dir / "empty.tar", {});

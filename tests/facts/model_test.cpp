@@ -261,6 +261,13 @@ Facts FullFacts() {
   dockerfile.suppressions = {{{"IL003"}, "compat wanted", "Dockerfile", 4, 5, "RUN true"}};
   dockerfile.unused_build_args = {"UNUSED"};
   facts.dockerfile = dockerfile;
+  facts.image.platform_source = "FROM --platform";
+  Gpu gpu;
+  gpu.workload = "nvidia";
+  gpu.signals = {{"env", "NVIDIA_VISIBLE_DEVICES=all", std::nullopt, 2}, {"cuda-runtime", "libcudart 12.4.127",
+                                                                          "/usr/local/cuda/lib64/libcudart.so.12", std::nullopt}};
+  gpu.caveats = std::vector<std::string>{"pip installs from requirements.txt, which imagelint does not read (line 4)"};
+  facts.gpu = gpu;
   return facts;
 }
 
@@ -399,4 +406,39 @@ TEST_CASE("the schema rejects what the writer never emits") {
   CHECK(result.exit_code == 1);
   CHECK(result.out.find("cuda/runtimes/0") != std::string::npos);
   CHECK(result.out.find("colour") != std::string::npos);
+}
+
+TEST_CASE("facts.gpu from the rows every producer fills: nvidia, rocm or none") {
+  Facts plain = MinimalFacts();
+  CHECK(GpuFromFacts(plain).workload == "none");
+  CHECK(GpuFromFacts(plain).signals.empty());
+  Facts env = MinimalFacts();
+  env.image.env = {{"NVIDIA_VISIBLE_DEVICES", "all"}, {"PATH", "/usr/bin"}};
+  Gpu from_env = GpuFromFacts(env);
+  CHECK(from_env.workload == "nvidia");
+  REQUIRE(from_env.signals.size() == 1);
+  CHECK(from_env.signals[0].signal == "env");
+  Facts opted_out = MinimalFacts();
+  opted_out.image.env = {{"NVIDIA_VISIBLE_DEVICES", "void"}};
+  CHECK(GpuFromFacts(opted_out).workload == "none");
+  Facts cpu_torch = MinimalFacts();
+  Framework torch;
+  torch.name = "torch";
+  torch.version = "2.3.1+cpu";
+  torch.variant = "cpu";
+  cpu_torch.frameworks = std::vector<Framework>{torch};
+  CHECK(GpuFromFacts(cpu_torch).workload == "none");
+  Facts rocm = MinimalFacts();
+  torch.version = "2.3.1+rocm6.0";
+  torch.variant = "rocm6.0";
+  rocm.frameworks = std::vector<Framework>{torch};
+  CHECK(GpuFromFacts(rocm).workload == "rocm");
+  Gpu bounded;
+  for (int i = 0; i < 10; ++i) AddGpuSignal(bounded, {"env", "NVIDIA_X" + std::to_string(i), std::nullopt, std::nullopt});
+  CHECK(bounded.signals.size() == 3);
+  json written = WriteFacts(rocm);
+  CHECK(!written.contains("gpu"));  // producers set it; the writer adds nothing
+  json bad = WriteFacts(FullFacts());
+  bad["gpu"]["workload"] = "amd";
+  CHECK(ReadError(bad).find("gpu.workload") != std::string::npos);
 }

@@ -282,22 +282,29 @@ TEST_CASE("images that force a libcuda: LD_LIBRARY_PATH, ld.so.conf, stubs, bund
     CHECK(mismatch.error == 803);
     CHECK(mismatch.message.find("not one") != std::string::npos);
   }
-  SUBCASE("compat dir in the image's ld.so.conf: wins over legacy system dirs; in CDI modes only before 00-nvcr") {
+  SUBCASE("compat dir in the image's ld.so.conf: never before the driver dirs on legacy paths (ldconfig's command line); in CDI modes only before 00-nvcr") {
     json row = Driver("/usr/local/cuda-12.4/compat/libcuda.so.550.54.15", "550.54.15", "compat");
     json facts = Facts({row}, json::object(),
                        {{"ld_so_conf", {{{"dir", "/usr/local/cuda/compat"}, {"file", "/etc/ld.so.conf.d/cuda-compat.conf"}}}}});
     auto legacy = MakePool("Tesla T4", "535.104.05", "1.17.4");
+    // Legacy: libnvidia-container runs ldconfig with the driver directories as
+    // arguments, scanned before every conf file, so the host libcuda comes
+    // first; toolkit 1.17.4 on docker --gpus mounts no compat either.
     auto s1 = SelectLibcuda(facts, legacy, K());
-    CHECK(s1.kind == "compat");
-    CHECK(s1.via == "ld.so.conf");
+    CHECK(s1.kind == "host");
     auto cdi = MakePool("Tesla T4", "560.35.03", "1.17.4", "cdi");
     CHECK(SelectLibcuda(facts, cdi, K()).kind == "host");
     facts["cuda"]["loader"]["ld_so_conf"][0]["file"] = "/etc/ld.so.conf.d/00-aaa.conf";
     CHECK(SelectLibcuda(facts, cdi, K()).kind == "compat");
   }
   SUBCASE("stub directory on the loader path -> 34") {
-    json facts = Facts({Driver("/usr/local/cuda-12.4/targets/x86_64-linux/lib/stubs/libcuda.so", "", "stub")},
-                       {{"LD_LIBRARY_PATH", "/usr/local/cuda/lib64/stubs:/usr/local/cuda/lib64"}});
+    json linked = Driver("/usr/local/cuda-12.4/targets/x86_64-linux/lib/stubs/libcuda.so", "", "stub");
+    linked["aliases"] = {"/usr/local/cuda-12.4/targets/x86_64-linux/lib/stubs/libcuda.so.1"};  // ln -s libcuda.so libcuda.so.1
+    json facts = Facts({linked}, {{"LD_LIBRARY_PATH", "/usr/local/cuda/lib64/stubs:/usr/local/cuda/lib64"}});
+    // Without the .so.1 name the loader does not find it there (cudart dlopens libcuda.so.1).
+    json bare = Facts({Driver("/usr/local/cuda-12.4/targets/x86_64-linux/lib/stubs/libcuda.so", "", "stub")},
+                      {{"LD_LIBRARY_PATH", "/usr/local/cuda/lib64/stubs:/usr/local/cuda/lib64"}});
+    CHECK(SelectLibcuda(bare, MakePool("Tesla T4", "550.54.15", "1.17.7"), K()).kind == "host");
     auto pool = MakePool("Tesla T4", "550.54.15", "1.17.7");
     auto selection = SelectLibcuda(facts, pool, K());
     CHECK(selection.kind == "stub");
@@ -311,8 +318,9 @@ TEST_CASE("images that force a libcuda: LD_LIBRARY_PATH, ld.so.conf, stubs, bund
     // Any toolkit target folds into lib64, not only the ones of today's images.
     for (const char* target : {"x86_64-linux", "sbsa-linux", "ppc64le-linux"}) {
       CAPTURE(target);
-      json other = Facts({Driver("/usr/local/cuda-12.4/targets/" + std::string(target) + "/lib/stubs/libcuda.so", "", "stub")},
-                         {{"LD_LIBRARY_PATH", "/usr/local/cuda/lib64/stubs"}});
+      json stub = Driver("/usr/local/cuda-12.4/targets/" + std::string(target) + "/lib/stubs/libcuda.so", "", "stub");
+      stub["aliases"] = {"/usr/local/cuda-12.4/targets/" + std::string(target) + "/lib/stubs/libcuda.so.1"};
+      json other = Facts({stub}, {{"LD_LIBRARY_PATH", "/usr/local/cuda/lib64/stubs"}});
       CHECK(SelectLibcuda(other, pool, K()).kind == "stub");
     }
     // "targets/x/libexec" is not the library directory.
