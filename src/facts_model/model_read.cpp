@@ -71,6 +71,7 @@ void Parse(Context& ctx, const json& v, const std::string& path, Known& out) {
 // Records whose JSON is not a plain field list (fields.h).
 void Parse(Context& ctx, const json& v, const std::string& path, Requirements& out);
 void Parse(Context& ctx, const json& v, const std::string& path, Change& out);
+void Parse(Context& ctx, const json& v, const std::string& path, Gpu& out);  // its fields, then the workload's values
 
 template <class T>
 void Parse(Context& ctx, const json& v, const std::string& path, Nullable<T>& out) {
@@ -176,6 +177,14 @@ template <fields::Record T>
 void Parse(Context& ctx, const json& v, const std::string& path, T& out) {
   Fields f(ctx, v, path);
   fields::Visit(f, out);
+  f.Done();
+}
+
+void Parse(Context& ctx, const json& v, const std::string& path, Gpu& out) {
+  Fields f(ctx, v, path);
+  fields::Visit(f, out);
+  if (f.ok() && out.workload != "nvidia" && out.workload != "rocm" && out.workload != "none")
+    ctx.Fail(f.Path("workload"), "expected \"nvidia\", \"rocm\" or \"none\", got \"" + out.workload.substr(0, 64) + "\"");
   f.Done();
 }
 
