@@ -16,8 +16,8 @@ endfunction()
 
 # imagelint_add_test(NAME SOURCES a_test.cpp ... DEPS imagelint_x ... [LABELS l1 l2])
 #   A doctest executable test_<NAME>, registered with CTest under the same name.
-#   Tests get IMAGELINT_SOURCE_DIR, IMAGELINT_SHARED_DIR (../shared beside the
-#   checkout, or $IMAGELINT_SHARED_DIR at run time) and the imagelint binary path.
+#   Tests get IMAGELINT_SOURCE_DIR (the checkout; nothing outside it) and the
+#   imagelint binary path.
 function(imagelint_add_test name)
   cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS;LABELS" ${ARGN})
   add_executable(test_${name} ${ARG_SOURCES})

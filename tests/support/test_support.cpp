@@ -26,11 +26,6 @@ fs::path SourceDir() { return IMAGELINT_SOURCE_DIR; }
 fs::path BinaryDir() { return IMAGELINT_BINARY_DIR; }
 fs::path ImagelintBinary() { return IMAGELINT_BINARY; }
 
-fs::path SharedDir() {
-  if (const char* env = std::getenv("IMAGELINT_SHARED_DIR"); env && *env) return env;
-  return SourceDir().parent_path() / "shared";
-}
-
 TempDir::TempDir() {
   std::random_device device;
   fs::path base = fs::temp_directory_path();

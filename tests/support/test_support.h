@@ -8,9 +8,9 @@
 
 namespace imagelint::testing {
 
-// The checkout's root, and ../shared beside it ($IMAGELINT_SHARED_DIR wins).
+// The checkout's root. Tests read nothing outside it: fixtures are made at
+// test time by the project's code or by real tools.
 std::filesystem::path SourceDir();
-std::filesystem::path SharedDir();
 std::filesystem::path BinaryDir();
 // The built `imagelint` command-line binary.
 std::filesystem::path ImagelintBinary();
