@@ -16,11 +16,7 @@ struct FactsArgs {
 
 RunFunction SetupFacts(CLI::App& app) {
   auto args = std::make_shared<FactsArgs>();
-  app.add_option("IMAGE", args->image,
-                 "docker-save tarball (or its extracted directory), OCI layout directory or archive, registry "
-                 "reference, rootfs:DIR, or Dockerfile")
-      ->type_name("IMAGE");
-  app.add_option("--rootfs", args->rootfs, "read DIR as a root file system (instead of IMAGE)")->type_name("DIR");
+  AddImageOperand(app, args->image, args->rootfs, "Dockerfile, ");
   app.add_option("-f,--format", args->format, "json (default) or text")->check(CLI::IsMember({"json", "text"}));
   AddImageReadFlags(app, args->input);
   AddImageInputOptions(app, args->input);

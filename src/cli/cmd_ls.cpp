@@ -17,11 +17,7 @@ struct LsArgs {
 
 RunFunction SetupLs(CLI::App& app) {
   auto args = std::make_shared<LsArgs>();
-  app.add_option("IMAGE", args->image,
-                 "docker-save tarball (or its extracted directory), OCI layout directory or archive, registry "
-                 "reference, or rootfs:DIR")
-      ->type_name("IMAGE");
-  app.add_option("--rootfs", args->rootfs, "read DIR as a root file system (instead of IMAGE)")->type_name("DIR");
+  AddImageOperand(app, args->image, args->rootfs);
   app.add_option("GLOB", args->glob, "only paths matching this pattern ('*' also matches '/'), e.g. 'usr/lib/*cuda*'");
   AddImageReadFlags(app, args->input);
   AddImageInputOptions(app, args->input);

@@ -74,6 +74,14 @@ Result<std::string> ImageArgument(const std::string& image, const std::string& r
   return image;
 }
 
+void AddImageOperand(CLI::App& app, std::string& image, std::string& rootfs, const std::string& also) {
+  app.add_option("IMAGE", image,
+                 "docker-save tarball (or its extracted directory), OCI layout directory or archive, registry "
+                 "reference, " + also + "or rootfs:DIR")
+      ->type_name("IMAGE");
+  app.add_option("--rootfs", rootfs, "read DIR as a root file system (instead of IMAGE)")->type_name("DIR");
+}
+
 std::string FormatList() {
   std::string list;
   for (const std::string& name : report::FormatNames()) {

@@ -55,6 +55,9 @@ void AddImageInputOptions(CLI::App& app, ImageInputFlags& flags);
 // --platform (unless the command declares it), --max-layer-bytes, --jobs,
 // --no-verify, -q/--quiet, --no-progress.
 void AddImageReadFlags(CLI::App& app, ImageInputFlags& flags);
+// The IMAGE operand of facts and ls and their --rootfs DIR (ImageArgument
+// turns the two into one input); `also` names what else IMAGE may be.
+void AddImageOperand(CLI::App& app, std::string& image, std::string& rootfs, const std::string& also = "");
 
 // "--ignore IL001,IL002:2026-12-31=REASON" is one entry per rule, each with
 // the date and reason (a reason may hold commas, so only the part before the

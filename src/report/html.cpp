@@ -16,26 +16,7 @@ using namespace internal;
 
 namespace {
 
-std::string Html(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (unsigned char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default:
-        if (c < 0x20 && c != '\n' && c != '\t') {
-          out += ' ';
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out;
-}
+std::string Html(const std::string& text) { return EscapeMarkup(text, "&#39;", ' ', false); }
 
 int64_t Count(const json& j, const char* key) {
   if (!j.is_object() || !j.contains(key) || !j[key].is_number_integer()) return 0;

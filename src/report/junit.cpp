@@ -16,26 +16,8 @@ using namespace internal;
 
 namespace {
 
-std::string Xml(const std::string& text) {
-  std::string out;
-  for (unsigned char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default:
-        // XML 1.0 forbids most control characters, even escaped.
-        if (c < 0x20 && c != '\n' && c != '\t' && c != '\r') {
-          out += '?';
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out;
-}
+// XML 1.0 forbids most control characters, even escaped: they become '?'.
+std::string Xml(const std::string& text) { return EscapeMarkup(text, "&apos;", '?', true); }
 
 bool OnPool(const json& finding, const std::string& pool) {
   if (Str(finding, "scope") == "image" && Arr(finding, "pools").empty()) return true;

@@ -42,6 +42,24 @@ std::string PredictedText(const json& predicted) {
   return text;
 }
 
+std::string EscapeMarkup(const std::string& text, const char* apostrophe, char control, bool keep_cr) {
+  std::string out;
+  out.reserve(text.size());
+  for (unsigned char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += apostrophe; break;
+      default:
+        const bool allowed = c >= 0x20 || c == '\n' || c == '\t' || (keep_cr && c == '\r');
+        out += allowed ? static_cast<char>(c) : control;
+    }
+  }
+  return out;
+}
+
 std::string CleanCreatedBy(std::string created_by) {
   const std::string nop = "/bin/sh -c #(nop) ";
   const std::string shell = "/bin/sh -c ";

@@ -37,6 +37,11 @@ std::string PoolList(const json& finding);
 std::vector<const json*> SortedFindings(const json& image);
 // Greedy word wrap to `width`; the first line starts with `first`, the others with `rest`.
 std::string Wrap(const std::string& text, const std::string& first, const std::string& rest, size_t width);
+// Text as markup character data: & < > " and ' as entities (`apostrophe`:
+// "&#39;" for HTML, "&apos;" for XML), control characters other than tab,
+// newline and (with `keep_cr`) carriage return replaced by `control` (XML 1.0
+// forbids them even escaped). Bytes >= 0x80 pass through.
+std::string EscapeMarkup(const std::string& text, const char* apostrophe, char control, bool keep_cr);
 // One line, at most `width` characters ("…" as "~" when cut).
 std::string Fit(const std::string& text, size_t width);
 std::string Pad(const std::string& text, size_t width);
