@@ -98,8 +98,20 @@ TEST_CASE("rule lists take commas; a list flag takes one value, never the image 
   auto raised = Imagelint({"--severity", first + "=error," + second + "=off", dockerfile, "--no-config", "-f", "json"});
   REQUIRE(raised.exit_code != 2);
   CHECK(RulesIn(raised.out).count(second) == 0);
-  for (const auto& finding : nlohmann::json::parse(raised.out)["images"][0]["findings"])
-    if (finding["rule"] == first) CHECK(finding["severity"] == "error");
+  // Undecided findings keep the severity of not knowing (on_unknown); a
+  // decided one takes the override: the plain service's note, raised in a list.
+  const nlohmann::json raised_report = nlohmann::json::parse(raised.out);  // the loop must not outlive it
+  for (const auto& finding : raised_report["images"][0]["findings"])
+    if (finding["rule"] == first && !finding.value("unknown", false)) CHECK(finding["severity"] == "error");
+  WriteFileText(dir / "plain.Dockerfile", "FROM ubuntu:22.04\nCMD [\"sh\"]\n");
+  auto plain = Imagelint({"--severity", "IL016=error,IL013=off", (dir / "plain.Dockerfile").string(), "--no-config",
+                          "-f", "json"});
+  CHECK(plain.exit_code == 1);
+  bool raised_note = false;
+  const nlohmann::json plain_report = nlohmann::json::parse(plain.out);
+  for (const auto& finding : plain_report["images"].at(0)["findings"])
+    raised_note = raised_note || (finding["rule"] == "IL016" && finding["severity"] == "error");
+  CHECK(raised_note);
 
   auto ignored = Imagelint({"--ignore", both + ":2999-01-01=accepted, for now", dockerfile, "--no-config", "-f", "json"});
   REQUIRE_MESSAGE(ignored.exit_code == 0, ignored.err);
