@@ -16,6 +16,7 @@
 #include "imagelint/knowledge.h"
 #include "imagelint/rules.h"
 #include "imagelint/image_env.h"
+#include "support/checkout_knowledge.h"
 #include "support/test_support.h"
 
 namespace imagelint::testing::rules_fixture {
@@ -134,14 +135,7 @@ inline facts::Facts WithEnv(facts::Facts f, const std::map<std::string, std::str
   return f;
 }
 
-inline const Knowledge& TestKnowledge() {
-  static Knowledge knowledge = [] {
-    auto loaded = Knowledge::LoadDefault(imagelint::testing::SourceDir());
-    REQUIRE_MESSAGE(loaded.ok(), loaded.error().ToString());
-    return std::move(*loaded);
-  }();
-  return knowledge;
-}
+inline const Knowledge& TestKnowledge() { return imagelint::testing::CheckoutKnowledge(); }
 
 // Built-in rules + real knowledge over `facts` and a fleet YAML.
 inline json Run(const std::vector<json>& facts, const std::string& fleet_yaml) {

@@ -4,20 +4,13 @@
 
 #include "imagelint/image_knowledge.h"
 #include "imagelint/knowledge.h"
-#include "support/test_support.h"
+#include "support/checkout_knowledge.h"
 
 using imagelint::Knowledge;
 using nlohmann::json;
 
 namespace {
-const Knowledge& Loaded() {
-  static Knowledge knowledge = [] {
-    auto loaded = Knowledge::LoadDefault(imagelint::testing::SourceDir());
-    REQUIRE_MESSAGE(loaded.ok(), loaded.error().ToString());
-    return std::move(*loaded);
-  }();
-  return knowledge;
-}
+const Knowledge& Loaded() { return imagelint::testing::CheckoutKnowledge(); }
 }  // namespace
 
 TEST_CASE("driver branches: R620 LTSB, end of life as of the v620 edition, R580 dispute recorded") {

@@ -3,19 +3,12 @@
 #include <doctest/doctest.h>
 
 #include "imagelint/knowledge.h"
-#include "support/test_support.h"
+#include "support/checkout_knowledge.h"
 
 using imagelint::Knowledge;
 
 namespace {
-const Knowledge& Loaded() {
-  static Knowledge knowledge = [] {
-    auto loaded = Knowledge::LoadDefault(imagelint::testing::SourceDir());
-    REQUIRE_MESSAGE(loaded.ok(), loaded.error().ToString());
-    return std::move(*loaded);
-  }();
-  return knowledge;
-}
+const Knowledge& Loaded() { return imagelint::testing::CheckoutKnowledge(); }
 }  // namespace
 
 TEST_CASE("LoaderDefaultDirectories: multiarch first, then glibc's defaults") {

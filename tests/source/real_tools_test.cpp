@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "imagelint/read_image.h"
+#include "support/checkout_knowledge.h"
 #include "support/docker_engine.h"
 #include "support/real_images.h"
 #include "support/test_support.h"
@@ -17,11 +18,6 @@ using namespace imagelint::testing;
 namespace fs = std::filesystem;
 
 namespace {
-
-const Knowledge& CheckoutKnowledge() {
-  static const Knowledge knowledge = *Knowledge::LoadDefault(SourceDir());
-  return knowledge;
-}
 
 Result<ScannedImage> Read(const fs::path& path) { return ReadImage(path.string(), ReadImageOptions{}); }
 
