@@ -155,7 +155,12 @@ TEST_CASE("the action's scan step, as written, writes its reports into a workspa
   } else {
     MESSAGE("not root: the workspace stays the current user's");
   }
-  std::vector<std::string> env = {"BINARY=" + ImagelintBinary().string(), "PREFIX=", "INPUTS=app.tar\n",
+  // Installed as the action's build step installs it: the job's user may not
+  // be able to reach the build tree (a checkout under a 0700 directory).
+  const fs::path prefix = dir / "prefix";
+  auto installed = RunCommand({"cmake", "--install", BinaryDir().string(), "--prefix", prefix.string()}, "", 300);
+  REQUIRE_MESSAGE(installed.exit_code == 0, installed.out + installed.err);
+  std::vector<std::string> env = {"BINARY=", "PREFIX=" + prefix.string(), "INPUTS=app.tar\n",
                                   "FLEET=fleet.yaml", "SARIF=out/imagelint.sarif", "MARKDOWN=imagelint.md",
                                   "FAIL_ON=error", "ARGS=--min-severity\nwarning\n",
                                   "GITHUB_OUTPUT=" + (dir / "output").string(),
