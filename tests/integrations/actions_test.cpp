@@ -159,7 +159,8 @@ TEST_CASE("the action's scan step, as written, writes its reports into a workspa
   // be able to reach the build tree (a checkout under a 0700 directory).
   const fs::path prefix = dir / "prefix";
   auto installed = RunCommand({"cmake", "--install", BinaryDir().string(), "--prefix", prefix.string()}, "", 300);
-  REQUIRE_MESSAGE(installed.exit_code == 0, installed.out + installed.err);
+  const std::string install_output = installed.out + installed.err;
+  REQUIRE_MESSAGE(installed.exit_code == 0, install_output);
   std::vector<std::string> env = {"BINARY=", "PREFIX=" + prefix.string(), "INPUTS=app.tar\n",
                                   "FLEET=fleet.yaml", "SARIF=out/imagelint.sarif", "MARKDOWN=imagelint.md",
                                   "FAIL_ON=error", "ARGS=--min-severity\nwarning\n",
