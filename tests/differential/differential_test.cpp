@@ -7,10 +7,11 @@
 //
 // The bases are made here, offline, and tagged with the names the cases use:
 //   nvidia/cuda:12.4.1-base-ubuntu22.04  what NVIDIA's image definition puts
-//       in that tag (environment, /usr/local/cuda-12.4 layout, compat
-//       package, ld.so.conf.d), with Debian's genuine libcudart.so.12.4.127
+//       in that tag (its environment as the knowledge tables give it,
+//       the /usr/local/cuda-12.4 layout, compat package, ld.so.conf.d), with
+//       Debian's genuine libcudart.so.12.4.127
 //       and, as the compat driver, Debian's libcuda.so.550.163.01 (the tag
-//       ships 550.54.15: same branch, which is what the rules look at)
+//       ships 550.54.15; no pool of the fleet runs that branch)
 //   ubuntu:22.04  a distribution image with no CUDA at all
 // Each is busybox-static for the RUN steps, so builds need no network.
 //
@@ -39,19 +40,6 @@ using nlohmann::json;
 namespace {
 
 fs::path Here() { return SourceDir() / "tests" / "differential"; }
-
-// NVIDIA_REQUIRE_CUDA of the 12.4.1 images (rules/knowledge/base-images.yaml:
-// branches 470, 525, 535 with the B10 brand set).
-std::string RequireCuda124() {
-  std::string value = "cuda>=12.4";
-  for (const char* branch : {"470", "525", "535"}) {
-    const std::string next = std::to_string(std::stoi(branch) + 1);
-    for (const char* brand : {"tesla", "unknown", "nvidia", "nvidiartx", "geforce", "geforcertx", "quadro",
-                              "quadrortx", "titan", "titanrtx"})
-      value += std::string(" brand=") + brand + ",driver>=" + branch + ",driver<" + next;
-  }
-  return value;
-}
 
 void Link(const std::string& target, const fs::path& link) {
   fs::create_directories(link.parent_path());
@@ -112,16 +100,21 @@ bool MakeCudaRoot(const fs::path& root, std::string* why) {
   return true;
 }
 
-std::vector<std::string> CudaEnvironment() {
-  return {"NVARCH=x86_64",
-          "NVIDIA_REQUIRE_CUDA=" + RequireCuda124(),
-          "NV_CUDA_CUDART_VERSION=12.4.127-1",
-          "NV_CUDA_COMPAT_PACKAGE=cuda-compat-12-4",
-          "CUDA_VERSION=12.4.1",
-          "NVIDIA_VISIBLE_DEVICES=all",
-          "NVIDIA_DRIVER_CAPABILITIES=compute,utility",
-          "PATH=/usr/local/nvidia/bin:/usr/local/cuda/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-          "LD_LIBRARY_PATH=/usr/local/nvidia/lib:/usr/local/nvidia/lib64"};
+// The tag's environment as the knowledge tables give it (rules/knowledge/
+// base-images.yaml): Dockerfile mode's own facts of a bare FROM, so that the
+// base differs from what Dockerfile mode assumes only in its files.
+std::vector<std::string> CudaEnvironment(const fs::path& work, std::string* why) {
+  const fs::path dockerfile = work / "base.Dockerfile";
+  WriteFileText(dockerfile, "FROM nvidia/cuda:12.4.1-base-ubuntu22.04\n");
+  auto facts = RunImagelint({"facts", dockerfile.string()});
+  if (facts.exit_code != 0) {
+    *why = "imagelint facts " + dockerfile.string() + ": " + facts.err;
+    return {};
+  }
+  std::vector<std::string> env;
+  for (const auto& [name, value] : json::parse(facts.out).at("image").at("env").items())
+    env.push_back(name + "=" + value.get<std::string>());
+  return env;
 }
 
 // `docker import` of a root directory as `tag`, with ENV changes.
@@ -220,7 +213,8 @@ TEST_CASE("Dockerfile mode and the image Docker builds from it agree on every po
   TempDir work;
   bool bases = MakeUbuntuRoot(work.path() / "ubuntu", &why) && MakeCudaRoot(work.path() / "cuda", &why) &&
                Import(*engine, work.path() / "ubuntu", "ubuntu:22.04", {}, &why) &&
-               Import(*engine, work.path() / "cuda", "nvidia/cuda:12.4.1-base-ubuntu22.04", CudaEnvironment(), &why);
+               Import(*engine, work.path() / "cuda", "nvidia/cuda:12.4.1-base-ubuntu22.04",
+                      CudaEnvironment(work.path(), &why), &why) && why.empty();
   if (!NeedExternal("differential bases (busybox-static, Debian's NVIDIA packages, docker import)", bases, why)) return;
 
   std::vector<fs::path> cases;
