@@ -111,8 +111,11 @@ std::vector<std::string> CudaEnvironment(const fs::path& work, std::string* why)
     *why = "imagelint facts " + dockerfile.string() + ": " + facts.err;
     return {};
   }
+  // Held in a variable: a range-for over a member of a temporary json would
+  // iterate a destroyed object.
+  const json parsed = json::parse(facts.out);
   std::vector<std::string> env;
-  for (const auto& [name, value] : json::parse(facts.out).at("image").at("env").items())
+  for (const auto& [name, value] : parsed.at("image").at("env").items())
     env.push_back(name + "=" + value.get<std::string>());
   return env;
 }
