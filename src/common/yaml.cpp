@@ -28,7 +28,17 @@ class AliasCounter final : public YAML::EventHandler {
  public:
   explicit AliasCounter(const YamlLimits& limits) : limits_(limits) {}
 
-  void OnDocumentStart(const YAML::Mark&) override {}
+  // yaml-cpp 0.7 (Debian 12's) loops forever on a token that starts no node,
+  // such as a "," outside [ ] or { }: HandleNextDocument reports one more
+  // empty document at the same place each time (jbeder/yaml-cpp#1040, fixed
+  // upstream by #1319). A document that starts where the last one started
+  // made no progress; stop there.
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    if (documents_++ > 0 && mark.pos == last_document_pos_) {
+      throw LimitHit{mark, "YAML syntax error: a token that starts no value (such as a ',' outside [ ] or { })"};
+    }
+    last_document_pos_ = mark.pos;
+  }
   void OnDocumentEnd() override {}
   void OnNull(const YAML::Mark&, YAML::anchor_t anchor) override { Leaf(anchor, 0); }
   void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t anchor, const std::string& value) override {
@@ -95,6 +105,8 @@ class AliasCounter final : public YAML::EventHandler {
   std::unordered_map<YAML::anchor_t, Size> sizes_;
   uint64_t aliases_ = 0;
   Size added_;
+  uint64_t documents_ = 0;
+  int last_document_pos_ = -1;
 };
 
 }  // namespace

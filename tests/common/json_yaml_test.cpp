@@ -127,6 +127,19 @@ TEST_CASE("LoadYaml: syntax errors, alias expansion limits, cycles and depth") {
   REQUIRE_FALSE(cycle.ok());
   CHECK(cycle.error().message.find("cycle") != std::string::npos);
 
+  // yaml-cpp 0.7 reports empty documents forever on a stray "," (found by
+  // tests/fuzz/mutate_test.cpp in a rule file): an error, not a hang.
+  for (const char* stray : {",", "a: 1\n---\n,\n", "- a\n,"}) {
+    CAPTURE(stray);
+    auto stuck = LoadYamlDocuments(stray, "rules.yaml");
+    REQUIRE_FALSE(stuck.ok());
+    CHECK(stuck.error().message.find("a token that starts no value") != std::string::npos);
+    CHECK_FALSE(LoadYaml(stray, "fleet.yaml").ok());
+  }
+  auto empty_documents = LoadYamlDocuments("---\n---\n", "f.yaml");
+  REQUIRE(empty_documents.ok());
+  CHECK(empty_documents->size() == 2);
+
   std::string deep = std::string(200, '[') + std::string(200, ']');
   auto nested = LoadYaml(deep, "f.yaml");
   REQUIRE_FALSE(nested.ok());

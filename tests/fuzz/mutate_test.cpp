@@ -2,8 +2,9 @@
 // normal suite: with any compiler, and under ASan+UBSan in the sanitizer
 // build that CI runs (the libFuzzer campaign needs clang and a build of its
 // own; scripts/fuzz.sh). Deterministic: the same build and
-// IMAGELINT_FUZZ_MUTATE_SEED give the same inputs in the same order, and a
-// failing input is written next to the test's output to be saved under
+// IMAGELINT_FUZZ_MUTATE_SEED give the same inputs in the same order. Each
+// input is written to mutate-<target>-current in the working directory before
+// it runs, so a crash or a hang leaves it behind, to be saved under
 // tests/fuzz/regressions/<target>/.
 #include <doctest/doctest.h>
 
@@ -51,7 +52,8 @@ TEST_CASE("every target survives mutated seeds for a bounded time") {
   const fs::path dictionaries = imagelint::testing::SourceDir() / "tests" / "fuzz" / "dict";
   size_t total = 0;
   for (const Target& target : Targets()) {
-    CAPTURE(target.name);
+    const std::string name = target.name;
+    CAPTURE(name);
     auto seeds = ReadAll(dir.path() / "seeds" / target.name);
     REQUIRE_FALSE(seeds.empty());
     Mutator mutator(base_seed ^ std::hash<std::string>()(target.name), std::move(seeds),
@@ -60,6 +62,9 @@ TEST_CASE("every target survives mutated seeds for a bounded time") {
     size_t runs = 0;
     while (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < seconds || runs < 20) {
       const std::vector<uint8_t> input = mutator.Next(1 << 20);
+      // Written before the run: a hang or a crash leaves it behind.
+      const fs::path current = fs::current_path() / ("mutate-" + std::string(target.name) + "-current");
+      std::ofstream(current, std::ios::binary).write(reinterpret_cast<const char*>(input.data()), input.size());
       const auto one = std::chrono::steady_clock::now();
       bool threw = false;
       try {
@@ -76,8 +81,9 @@ TEST_CASE("every target survives mutated seeds for a bounded time") {
                                                                           << saved.string());
       }
     }
+    fs::remove(fs::current_path() / ("mutate-" + std::string(target.name) + "-current"));
     total += runs;
-    MESSAGE(target.name << ": " << runs << " mutated inputs");
+    MESSAGE(name << ": " << runs << " mutated inputs");
   }
   MESSAGE(total << " mutated inputs over " << Targets().size() << " targets");
 }
