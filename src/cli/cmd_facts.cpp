@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "common/bytes_text.h"
 #include "cli/options.h"
 
 namespace imagelint::cli {
@@ -30,7 +31,7 @@ RunFunction SetupFacts(CLI::App& app) {
     if (args->format == "text") {
       std::cout << FactsText(*facts);
     } else {
-      std::cout << facts->dump(2) << "\n";
+      std::cout << WriteJson(*facts, 2) << "\n";
     }
     return kExitOk;
   };

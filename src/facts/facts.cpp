@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "common/bytes_text.h"
 #include "cuda/cuda.h"
 #include "facts/content_analyzer.h"
 #include "imagelint/bytes.h"
@@ -123,7 +124,7 @@ std::string HumanBytes(uint64_t bytes) {
 
 namespace {
 
-std::string Str(const nlohmann::json& value) { return value.is_string() ? value.get<std::string>() : value.dump(); }
+std::string Str(const nlohmann::json& value) { return value.is_string() ? value.get<std::string>() : WriteJson(value); }
 
 }  // namespace
 
@@ -164,7 +165,7 @@ std::string FactsToText(const nlohmann::json& facts) {
   if (facts.contains("cuda")) out << "\n" << cuda::FormatCudaFactsText(facts);
   for (const auto& [key, value] : facts.items()) {
     if (key == "image" || key == "schema" || key == "cuda" || key == "binaries" || key == "frameworks") continue;
-    out << key << ": " << value.dump(2) << "\n";
+    out << key << ": " << WriteJson(value, 2) << "\n";
   }
   return out.str();
 }

@@ -78,7 +78,7 @@ std::string RenderGitlab(const json& report, const RenderOptions& options) {
       issues.push_back(std::move(issue));
     }
   }
-  return issues.dump(2) + "\n";
+  return WriteJson(issues, 2) + "\n";
 }
 
 }  // namespace imagelint::report

@@ -244,7 +244,7 @@ void Fleet(std::string& out, const json& report) {
     auto cell = [&](const char* key) {
       if (!pool.contains(key)) return std::string("<td class=\"muted\">–</td>");
       const json& value = pool[key];
-      return "<td>" + Html(value.is_string() ? value.get<std::string>() : value.dump()) + "</td>";
+      return "<td>" + Html(value.is_string() ? value.get<std::string>() : WriteJson(value)) + "</td>";
     };
     out += "<tr><th>" + Html(Str(pool, "name")) + "</th>" + cell("gpu") + cell("compute_capability") + cell("driver") +
            cell("container_toolkit") + cell("runtime") + cell("platform") + cell("count") + "</tr>\n";

@@ -2,6 +2,7 @@
 // fleet imports.
 #include <algorithm>
 
+#include "common/bytes_text.h"
 #include "imagelint/pipeline.h"
 #include "imagelint/report.h"
 
@@ -55,7 +56,7 @@ Result<std::string> RenderRuleList(const std::vector<rules::RuleInfo>& infos, Fo
       row["file"] = info.file;
       list.push_back(std::move(row));
     }
-    return list.dump(2) + "\n";
+    return WriteJson(list, 2) + "\n";
   }
   if (format == Format::kMarkdown) {
     out = "| Rule | Name | Severity | Scope | Summary |\n|---|---|---|---|---|\n";
@@ -88,7 +89,7 @@ Result<std::string> RenderCacheUsage(const std::string& directory, const CacheUs
   if (format == Format::kJson) {
     json out = UsageJson(usage);
     out["directory"] = directory;
-    return out.dump(2) + "\n";
+    return WriteJson(out, 2) + "\n";
   }
   return directory + ": " + UsageText(usage) + "\n";
 }
@@ -103,7 +104,7 @@ Result<std::string> RenderCachePrune(const std::string& directory, const PruneRe
                  {{"layers", pruned.layers_removed},
                   {"verified_blobs", pruned.memo_entries_removed},
                   {"temporaries", pruned.temporaries_removed}}}};
-    return out.dump(2) + "\n";
+    return WriteJson(out, 2) + "\n";
   }
   return directory + ": removed " + std::to_string(pruned.layers_removed) + " layers, " +
          std::to_string(pruned.memo_entries_removed) + " verified-blob stamps, " +

@@ -81,7 +81,7 @@ std::string CleanCreatedBy(std::string created_by) {
 }
 
 std::string EvidenceText(const json& item) {
-  if (!item.is_object()) return item.is_string() ? item.get<std::string>() : item.dump();
+  if (!item.is_object()) return item.is_string() ? item.get<std::string>() : WriteJson(item);
   std::string text = Str(item, "path", Str(item, "detail", "?"));
   if (item.contains("path") && item.contains("detail") && item["detail"].is_string())
     text += " — " + item["detail"].get<std::string>();
@@ -256,26 +256,26 @@ std::vector<RuleMeta> RulesFromReport(const json& report) {
   return out;
 }
 
-std::string RenderJson(const json& report) { return report.dump(2) + "\n"; }
+std::string RenderJson(const json& report) { return WriteJson(report, 2) + "\n"; }
 
 std::string Render(const json& report, Format format, const std::vector<RuleMeta>& rules,
                    const RenderOptions& options) {
   switch (format) {
-    case Format::kText: return RenderText(report, options);
+    case Format::kText: return DisplayBytes(RenderText(report, options));
     case Format::kJson: return RenderJson(report);
     case Format::kSarif: return RenderSarif(report, rules, options);
-    case Format::kJunit: return RenderJunit(report);
-    case Format::kGithub: return RenderGithub(report, options);
-    case Format::kMarkdown: return RenderMarkdown(report, rules, options);
+    case Format::kJunit: return DisplayBytes(RenderJunit(report));
+    case Format::kGithub: return DisplayBytes(RenderGithub(report, options));
+    case Format::kMarkdown: return DisplayBytes(RenderMarkdown(report, rules, options));
     case Format::kGitlab: return RenderGitlab(report, options);
-    case Format::kHtml: return RenderHtml(report, rules, options);
+    case Format::kHtml: return DisplayBytes(RenderHtml(report, rules, options));
     case Format::kK8s: {
       if (!options.placement) return "# --format k8s needs a fleet (--fleet FILE)\n";
       auto advice = options.placement(report);
-      return advice.ok() ? *advice : "# " + advice.error().ToString() + "\n";
+      return DisplayBytes(advice.ok() ? *advice : "# " + advice.error().ToString() + "\n");
     }
   }
-  return RenderText(report, options);
+  return DisplayBytes(RenderText(report, options));
 }
 
 Result<OutputPlan> PlanOutputs(const config::Config& config) {

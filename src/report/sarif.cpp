@@ -309,7 +309,7 @@ std::string RenderSarif(const json& report, const std::vector<RuleMeta>& rule_li
   json log = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
               {"version", "2.1.0"},
               {"runs", json::array({run})}};
-  return log.dump(2) + "\n";
+  return WriteJson(log, 2) + "\n";
 }
 
 }  // namespace imagelint::report

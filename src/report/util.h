@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/bytes_text.h"
 #include "imagelint/report.h"
 
 namespace imagelint::report::internal {

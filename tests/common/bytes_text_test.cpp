@@ -1,0 +1,54 @@
+// Output of bytes that are not UTF-8: lossless \udcXX in JSON, \xXX for
+// people, and nlohmann's own bytes wherever the text is UTF-8.
+#include <doctest/doctest.h>
+
+#include "common/bytes_text.h"
+
+using namespace imagelint;
+using nlohmann::json;
+
+TEST_CASE("UTF-8 validation follows RFC 3629") {
+  CHECK(IsUtf8(""));
+  CHECK(IsUtf8("plain ascii"));
+  CHECK(IsUtf8("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"));
+  CHECK_FALSE(IsUtf8("caf\xe9"));           // Latin-1
+  CHECK_FALSE(IsUtf8("\xc0\xaf"));          // overlong '/'
+  CHECK_FALSE(IsUtf8("\xed\xa0\x80"));      // a surrogate (U+D800)
+  CHECK_FALSE(IsUtf8("\xf4\x90\x80\x80"));  // above U+10FFFF
+  CHECK_FALSE(IsUtf8("\xe2\x82"));          // cut short
+  CHECK(Utf8SequenceLength("\xe2\x82\xac!") == 3);
+  CHECK(Utf8SequenceLength("\xff") == 0);
+}
+
+TEST_CASE("WriteJson writes what nlohmann's dump writes for UTF-8 text") {
+  json value = {{"name", "caf\xc3\xa9"},
+                {"control", std::string("tab\there\x01\x7f\"\\/", 14)},
+                {"numbers", {1, -2, 3.5, 1e300, 0}},
+                {"empty_object", json::object()},
+                {"empty_array", json::array()},
+                {"nested", {{"a", {{"b", json::array({json::object(), nullptr, true, false})}}}}},
+                {"unsigned", 18446744073709551615ull}};
+  for (int indent : {-1, 0, 2, 4}) {
+    CAPTURE(indent);
+    CHECK(WriteJson(value, indent) == value.dump(indent));
+  }
+  CHECK(WriteJson(json("x")) == "\"x\"");
+  CHECK(WriteJson(json()) == "null");
+}
+
+TEST_CASE("bytes that are not UTF-8 become \\udcXX in JSON, losslessly, and \\xXX for people") {
+  const std::string latin1 = "/opt/caf\xe9/lib";
+  json value = {{"path", latin1}, {latin1, std::string("\xff\xfe")}};
+  CHECK_THROWS(value.dump());
+  const std::string written = WriteJson(value);
+  CHECK(written == R"({"/opt/caf\udce9/lib":"\udcff\udcfe","path":"/opt/caf\udce9/lib"})");
+  // Still JSON: a strict parser reads it back (as lone surrogates, which
+  // Python's surrogateescape turns back into the bytes).
+  CHECK(json::accept(written));
+  // A valid character next to a stray byte is kept whole.
+  CHECK(WriteJson(json("\xc3\xa9\xe9\xc3")) == R"("é\udce9\udcc3")");
+
+  CHECK(DisplayBytes(latin1) == "/opt/caf\\xe9/lib");
+  CHECK(DisplayBytes("caf\xc3\xa9") == "caf\xc3\xa9");
+  CHECK(DisplayBytes("\xed\xa0\x80") == "\\xed\\xa0\\x80");
+}
