@@ -1,5 +1,7 @@
 #include "common/bytes_text.h"
 
+#include <algorithm>
+
 namespace imagelint {
 
 namespace {
@@ -130,6 +132,103 @@ std::string WriteJson(const nlohmann::json& value, int indent) {
   std::string out;
   Write(value, indent, 0, out);
   return out;
+}
+
+namespace {
+
+int HexValue(std::string_view hex) {
+  int value = 0;
+  for (char c : hex) {
+    int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    if (digit < 0) return -1;
+    value = value * 16 + digit;
+  }
+  return value;
+}
+
+// U+10FF80..U+10FFFF in UTF-8: F4 8F BE|BF 80..BF.
+bool IsMarker(std::string_view s, size_t i) {
+  return i + 3 < s.size() && s[i] == '\xf4' && s[i + 1] == '\x8f' &&
+         (s[i + 2] == '\xbe' || s[i + 2] == '\xbf') && (static_cast<unsigned char>(s[i + 3]) & 0xc0) == 0x80;
+}
+
+std::string Unmark(const std::string& s) {
+  if (s.find("\xf4\x8f") == std::string::npos) return s;
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    if (IsMarker(s, i)) {
+      out += static_cast<char>(((s[i + 2] & 1) << 6 | (s[i + 3] & 0x3f)) | 0x80);
+      i += 4;
+    } else {
+      out += s[i++];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::string> MarkEscapedBytes(std::string_view text) {
+  if (text.find("\\udc") == std::string_view::npos && text.find("\\uDC") == std::string_view::npos &&
+      text.find("\\uDc") == std::string_view::npos && text.find("\\udC") == std::string_view::npos) {
+    return std::nullopt;
+  }
+  std::string out;
+  out.reserve(text.size() + 64);
+  bool in_string = false, after_high = false, changed = false;
+  for (size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    if (!in_string || (c != '\\' && c != '"')) {
+      if (c == '"') in_string = true;
+      out += c;
+      after_high = false;
+      ++i;
+      continue;
+    }
+    if (c == '"') {
+      in_string = false;
+      out += c;
+      ++i;
+      continue;
+    }
+    // A backslash escape inside a string.
+    if (i + 1 < text.size() && text[i + 1] == 'u' && i + 6 <= text.size()) {
+      const int unit = HexValue(text.substr(i + 2, 4));
+      if (unit >= 0xdc80 && unit <= 0xdcff && !after_high) {
+        out += "\\udbff\\udf";
+        out += kHex[(unit >> 4) & 15];
+        out += kHex[unit & 15];
+        changed = true;
+        after_high = false;
+      } else {
+        out.append(text.substr(i, 6));
+        after_high = unit >= 0xd800 && unit <= 0xdbff;
+      }
+      i += 6;
+      continue;
+    }
+    out.append(text.substr(i, std::min<size_t>(2, text.size() - i)));
+    after_high = false;
+    i += 2;
+  }
+  if (!changed) return std::nullopt;
+  return out;
+}
+
+void UnmarkEscapedBytes(nlohmann::json& value) {
+  if (value.is_string()) {
+    value = Unmark(value.get_ref<const std::string&>());
+  } else if (value.is_array()) {
+    for (auto& item : value) UnmarkEscapedBytes(item);
+  } else if (value.is_object()) {
+    nlohmann::json rebuilt = nlohmann::json::object();
+    for (auto it = value.begin(); it != value.end(); ++it) {
+      UnmarkEscapedBytes(it.value());
+      rebuilt[Unmark(it.key())] = std::move(it.value());
+    }
+    value = std::move(rebuilt);
+  }
 }
 
 std::string DisplayBytes(std::string_view text) {

@@ -12,6 +12,7 @@
 //  * Text, Markdown and HTML, read by people: such a byte is shown as \xXX.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -31,6 +32,16 @@ size_t Utf8SequenceLength(std::string_view text);
 // where every string is UTF-8, and the \udcXX escape for each byte that is
 // not (where dump() would throw). Never throws.
 std::string WriteJson(const nlohmann::json& value, int indent = -1);
+
+// Reading such JSON back (ParseJson does both steps): nlohmann's parser
+// rejects a lone \udcXX, so the escape of byte XX (80..ff) is first rewritten
+// as the escaped pair of U+10FFXX, a private-use code point, and after parsing
+// every U+10FF80..U+10FFFF in a string or key becomes byte XX again. The one
+// thing this cannot tell apart is a real character of those last 128 code
+// points of plane 16, which no file name is known to use.
+// nullopt when `json_text` holds no \udcXX escape outside a surrogate pair.
+std::optional<std::string> MarkEscapedBytes(std::string_view json_text);
+void UnmarkEscapedBytes(nlohmann::json& value);
 
 // `text` with each byte that is not part of a valid UTF-8 sequence shown as
 // \xXX, for outputs read by people.

@@ -1,5 +1,7 @@
 #include "common/json.h"
 
+#include "common/bytes_text.h"
+
 #include <vector>
 
 namespace imagelint {
@@ -105,7 +107,23 @@ std::pair<int, int> LineColumn(std::string_view text, size_t position) {
 
 }  // namespace
 
+namespace {
+Result<Json> ParseJsonText(std::string_view text, const std::string& subject, size_t max_depth);
+}  // namespace
+
+// Bytes that are not UTF-8, as imagelint's own outputs write them (\udcXX,
+// common/bytes_text.h), read back as those bytes.
 Result<Json> ParseJson(std::string_view text, const std::string& subject, size_t max_depth) {
+  std::optional<std::string> marked = MarkEscapedBytes(text);
+  if (!marked) return ParseJsonText(text, subject, max_depth);
+  auto parsed = ParseJsonText(*marked, subject, max_depth);
+  if (!parsed.ok()) return ParseJsonText(text, subject, max_depth);  // positions in the file as it is
+  UnmarkEscapedBytes(*parsed);
+  return parsed;
+}
+
+namespace {
+Result<Json> ParseJsonText(std::string_view text, const std::string& subject, size_t max_depth) {
   Json root;
   BoundedDomBuilder builder(root, max_depth);
   try {
@@ -119,6 +137,7 @@ Result<Json> ParseJson(std::string_view text, const std::string& subject, size_t
   }
   return root;
 }
+}  // namespace
 
 Result<Json> ParseJson(std::span<const uint8_t> bytes, const std::string& subject, size_t max_depth) {
   return ParseJson(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), subject, max_depth);

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "common/bytes_text.h"
+#include "common/json.h"
 
 using namespace imagelint;
 using nlohmann::json;
@@ -42,9 +43,23 @@ TEST_CASE("bytes that are not UTF-8 become \\udcXX in JSON, losslessly, and \\xX
   CHECK_THROWS(value.dump());
   const std::string written = WriteJson(value);
   CHECK(written == R"({"/opt/caf\udce9/lib":"\udcff\udcfe","path":"/opt/caf\udce9/lib"})");
-  // Still JSON: a strict parser reads it back (as lone surrogates, which
-  // Python's surrogateescape turns back into the bytes).
-  CHECK(json::accept(written));
+  // nlohmann's parser refuses lone surrogates; imagelint's ParseJson reads
+  // its own output back to the same bytes (Python's json with
+  // surrogateescape does too).
+  CHECK_FALSE(json::accept(written));
+  auto read = ParseJson(written, "report.json");
+  REQUIRE(read.ok());
+  CHECK(*read == value);
+  // An escaped pair stays a character; an escaped backslash is not an escape.
+  auto pair = ParseJson(R"(["\ud83d\ude00", "\\udce9", "\uDCE9"])", "x.json");
+  REQUIRE(pair.ok());
+  CHECK((*pair)[0] == "\xf0\x9f\x98\x80");
+  CHECK((*pair)[1] == "\\udce9");
+  CHECK((*pair)[2] == "\xe9");
+  // A broken document still reports where it breaks in the file as it is.
+  auto broken = ParseJson("{\"a\": \"\\udce9\",\n  x}", "b.json");
+  REQUIRE_FALSE(broken.ok());
+  CHECK(broken.error().line == 2);
   // A valid character next to a stray byte is kept whole.
   CHECK(WriteJson(json("\xc3\xa9\xe9\xc3")) == R"("é\udce9\udcc3")");
 
