@@ -116,8 +116,10 @@ Result<Json> ParseJsonText(std::string_view text, const std::string& subject, si
 Result<Json> ParseJson(std::string_view text, const std::string& subject, size_t max_depth) {
   std::optional<std::string> marked = MarkEscapedBytes(text);
   if (!marked) return ParseJsonText(text, subject, max_depth);
+  // The rewrite adds no line breaks: an error's line is the file's (its
+  // column may be 6 further per escape before it on that line).
   auto parsed = ParseJsonText(*marked, subject, max_depth);
-  if (!parsed.ok()) return ParseJsonText(text, subject, max_depth);  // positions in the file as it is
+  if (!parsed.ok()) return parsed;
   UnmarkEscapedBytes(*parsed);
   return parsed;
 }
