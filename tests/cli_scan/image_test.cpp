@@ -8,7 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/rules_fixture.h"
+#include "common/json.h"
 #include "support/image_builder.h"
+#include "support/raw_tar.h"
 #include "support/test_support.h"
 
 namespace fs = std::filesystem;
@@ -75,9 +77,11 @@ TestImage SeedImage() {
 json ScanJson(const fs::path& image, const fs::path& fleet, int expected_exit) {
   auto result = RunImagelint({image.string(), "--fleet", fleet.string(), "--format", "json", "--no-cache"});
   CHECK_MESSAGE(result.exit_code == expected_exit, result.err);
-  json report = json::parse(result.out, nullptr, false);
-  REQUIRE_MESSAGE(!report.is_discarded(), result.out << result.err);
-  return report;
+  // imagelint's own reader: a report may hold \udcXX escapes (names that are
+  // not UTF-8), which nlohmann's parser alone refuses.
+  auto report = imagelint::ParseJson(result.out, "report");
+  REQUIRE_MESSAGE(report.ok(), result.out << result.err);
+  return *report;
 }
 
 json VerdictOf(const json& report, const std::string& pool) {
@@ -196,4 +200,62 @@ TEST_CASE("image: kernels built by nvcc (IL007 209) and a missing libcudart (IL0
   }
   CHECK(il007_on_a100);   // sm_90 SASS only: no kernel image for 8.0
   CHECK(!il007_on_h100);
+}
+
+TEST_CASE("a name that is not UTF-8 (Latin-1) reaches every output, losslessly, and a facts file reads back") {
+  if (!NeedExternal("NVIDIA packages", HaveDebs(), "genuine libcuda/libcudart (scripts/fetch-nvidia-debs.sh)")) return;
+  TempDir dir;
+  WriteFileText(dir / "fleet.yaml", kSeedFleet);
+  TestImage image = SeedImage();
+  // A second libcuda under a Latin-1 directory that ld.so.conf.d puts on the
+  // loader path (a config's environment is JSON, so UTF-8, in real images).
+  const std::string latin1_dir = "opt/caf\xe9";
+  // libarchive's writer refuses such names in pax headers: a plain ustar layer.
+  image.Layer(imagelint::testing::Compression::kNone).raw_blob = imagelint::testing::UstarTar(
+      {{"opt/", '5', "", ""},
+       {"etc/ld.so.conf.d/", '5', "", ""},
+       {"etc/ld.so.conf.d/000-cafe.conf", '0', "/" + latin1_dir + "\n", ""},
+       {latin1_dir + "/", '5', "", ""},
+       {latin1_dir + "/libcuda.so.470.256.02", '0', FileText(DebRoot("libcuda1_bullseye") / kLibcuda470), ""}});
+  imagelint::testing::WriteImage(image, ImageKind::kDockerArchive, dir / "latin1.tar");
+  const std::string raw_path = "/" + latin1_dir + "/libcuda.so.470.256.02";
+
+  for (const char* format : {"json", "sarif", "gitlab"}) {
+    CAPTURE(format);
+    auto result = RunImagelint({(dir / "latin1.tar").string(), "--fleet", (dir / "fleet.yaml").string(), "--format",
+                                format, "--no-cache"});
+    CHECK_MESSAGE(result.exit_code == 1, result.err);
+    CHECK(result.err.find("internal error") == std::string::npos);
+    CHECK(result.out.find("/opt/caf\\udce9/libcuda.so.470.256.02") != std::string::npos);
+    CHECK(result.out.find('\xe9') == std::string::npos);  // never the raw byte in JSON
+  }
+  for (const char* format : {"text", "markdown", "html", "junit"}) {
+    CAPTURE(format);
+    auto result = RunImagelint({(dir / "latin1.tar").string(), "--fleet", (dir / "fleet.yaml").string(), "--format",
+                                format, "--no-cache"});
+    CHECK_MESSAGE(result.exit_code == 1, result.err);
+    CHECK(result.out.find("caf\\xe9") != std::string::npos);
+    CHECK(result.out.find('\xe9') == std::string::npos);
+  }
+
+  // The facts, written and read back: the same bytes, the same verdicts.
+  auto facts = RunImagelint({"facts", (dir / "latin1.tar").string(), "--no-cache"});
+  REQUIRE_MESSAGE(facts.exit_code == 0, facts.err);
+  WriteFileText(dir / "latin1.facts.json", facts.out);
+  json from_image = ScanJson(dir / "latin1.tar", dir / "fleet.yaml", 1);
+  json from_facts = ScanJson(dir / "latin1.facts.json", dir / "fleet.yaml", 1);
+  for (const char* pool : {"rtx3090-460", "a100-460"}) {
+    CAPTURE(pool);
+    CHECK(VerdictOf(from_facts, pool)["status"] == VerdictOf(from_image, pool)["status"]);
+    CHECK(VerdictOf(from_facts, pool)["predicted_error"] == VerdictOf(from_image, pool)["predicted_error"]);
+  }
+  // Python's reading of the escape (PEP 383) gives the original bytes back.
+  if (HaveProgram("python3")) {
+    auto python = RunCommand({"python3", "-c",
+                              "import json,sys; f=json.load(open(sys.argv[1])); "
+                              "print(any(d['path'].encode('utf-8','surrogateescape')==sys.argv[2].encode('utf-8','surrogateescape') "
+                              "for d in f['cuda']['drivers']))",
+                              (dir / "latin1.facts.json").string(), raw_path});
+    CHECK_MESSAGE(python.out == "True\n", python.out << python.err);
+  }
 }
