@@ -1,6 +1,7 @@
 // `imagelint facts IMAGE [--format json|text]`: what imagelint found in the image.
 #include <iostream>
 
+#include "cli/budget.h"
 #include "cli/command.h"
 #include "common/bytes_text.h"
 #include "cli/options.h"
@@ -26,6 +27,7 @@ RunFunction SetupFacts(CLI::App& app) {
     if (!input.ok()) return ReportToolError(input.error());
     auto options = ToImageReadOptions(args->input);
     if (!options.ok()) return ReportToolError(options.error());
+    if (auto budget = StartBudget(args->input, {*input}); !budget.ok()) return ReportToolError(budget.error());
     auto facts = ReadFacts(*input, *options, ContextFor(environment, args->input));
     if (!facts.ok()) return ReportToolError(facts.error());
     if (args->format == "text") {

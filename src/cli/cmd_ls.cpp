@@ -2,6 +2,7 @@
 #include <iostream>
 #include <utility>
 
+#include "cli/budget.h"
 #include "cli/command.h"
 #include "cli/options.h"
 
@@ -27,6 +28,7 @@ RunFunction SetupLs(CLI::App& app) {
     if (!input.ok()) return ReportToolError(input.error());
     auto options = ToImageReadOptions(args->input);
     if (!options.ok()) return ReportToolError(options.error());
+    if (auto budget = StartBudget(args->input, {*input}); !budget.ok()) return ReportToolError(budget.error());
     auto listing = ListImageTree(*input, args->glob, *options, ContextFor(environment, args->input));
     if (!listing.ok()) return ReportToolError(listing.error());
     std::cout << *listing;

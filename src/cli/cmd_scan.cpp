@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <iostream>
 
+#include "cli/budget.h"
 #include "cli/command.h"
 #include "cli/options.h"
 #include "imagelint/fleet_import.h"
@@ -51,6 +52,7 @@ int RunScan(ScanArgs& args, const Environment& environment) {
   if (!outputs.ok()) return ReportToolError(outputs.error());
   auto read = ToImageReadOptions(args.input);
   if (!read.ok()) return ReportToolError(read.error());
+  if (auto budget = StartBudget(args.input, args.images); !budget.ok()) return ReportToolError(budget.error());
   read->platform = request->read.platform;  // --platform / `platform:` of the config
   request->read = std::move(*read);
   auto build_args = environment.BuildArgs(args.build_args);

@@ -192,6 +192,11 @@ void AddImageReadFlags(CLI::App& app, ImageInputFlags& flags) {
                "skip the blob digest and diff ID checks (faster; only for images you already trust)");
   app.add_flag("-q,--quiet", flags.quiet, "no progress and no warnings on standard error (errors still)");
   app.add_flag("--no-progress", flags.no_progress, "no progress line on standard error, even on a terminal");
+  app.add_option("--timeout", flags.timeout,
+                 "time budget per input, then exit 2 (default 30m; 0 = none)")
+      ->type_name("DURATION");
+  app.add_option("--max-memory", flags.max_memory, "memory budget of the process, then exit 2 (default 4G; 0 = none)")
+      ->type_name("SIZE");
 }
 
 Result<ImageReadOptions> ToImageReadOptions(const ImageInputFlags& flags) {

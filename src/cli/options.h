@@ -47,13 +47,15 @@ struct ImageInputFlags {
   bool no_verify = false;       // --no-verify
   bool quiet = false;           // -q, --quiet: no progress, no warnings (errors still)
   bool no_progress = false;     // --no-progress
+  std::string timeout = "30m";  // --timeout, per input (cli/budget.h)
+  std::string max_memory = "4G";  // --max-memory
 };
 
 // --image, --cache-dir, --no-cache, --username, --password-stdin,
 // --insecure-registry, --ca-file, --connect-to.
 void AddImageInputOptions(CLI::App& app, ImageInputFlags& flags);
 // --platform (unless the command declares it), --max-layer-bytes, --jobs,
-// --no-verify, -q/--quiet, --no-progress.
+// --no-verify, -q/--quiet, --no-progress, --timeout, --max-memory.
 void AddImageReadFlags(CLI::App& app, ImageInputFlags& flags);
 // The IMAGE operand of facts and ls and their --rootfs DIR (ImageArgument
 // turns the two into one input); `also` names what else IMAGE may be.
