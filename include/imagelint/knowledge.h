@@ -63,6 +63,19 @@ class Knowledge {
   // naming file:line:column (the CLI maps it to exit 2). A file may hold
   // several tables as YAML documents (base-images.yaml, packages.yaml).
   static Result<Knowledge> Load(const std::filesystem::path& dir);
+  // The same, through a cache of the parsed tables in `cache_dir`
+  // (knowledge/<key>.cbor, the key a SHA-256 of the directory, the schemas and
+  // every file's bytes): parsing the YAML is most of the time a Dockerfile
+  // check takes. "" = no cache. A cache file that is missing, corrupt or
+  // cannot be written only costs the parse (src/knowledge/cache.cpp).
+  static Result<Knowledge> Load(const std::filesystem::path& dir, const std::string& cache_dir);
+
+  // Rows of every table by kind, as Load parses and validates them.
+  using Tables = std::map<std::string, nlohmann::json, std::less<>>;
+  static Result<Tables> ParseTables(const std::filesystem::path& dir);
+  // Knowledge from parsed tables: the checks across tables and the typed
+  // image tables (base images, packages), as Load does after parsing.
+  static Result<Knowledge> FromTables(const std::filesystem::path& dir, Tables tables);
   static Result<Knowledge> LoadDefault(const std::filesystem::path& data_dir) {
     return Load(DefaultDirectory(data_dir));
   }
@@ -155,7 +168,7 @@ class Knowledge {
  private:
   friend Status LoadImageTables(Knowledge& knowledge);
   std::filesystem::path directory_;
-  std::map<std::string, nlohmann::json, std::less<>> tables_;
+  Tables tables_;
   std::shared_ptr<const BaseImageKnowledge> base_images_;
   std::shared_ptr<const PackageKnowledge> packages_;
 };

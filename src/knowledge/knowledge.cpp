@@ -23,18 +23,6 @@ using knowledge_tables::kMaxFileBytes;
 using knowledge_tables::Schemas;
 using knowledge_tables::TableSchema;
 
-Result<std::string> ReadText(const std::filesystem::path& path) {
-  std::error_code ec;
-  auto size = std::filesystem::file_size(path, ec);
-  if (ec) return MakeError(path.string(), "cannot read knowledge file: " + ec.message());
-  if (size > kMaxFileBytes) return MakeError(path.string(), "knowledge file too large");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return MakeError(path.string(), "cannot open knowledge file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 std::string Canonical(std::string_view name) {
   std::string out;
   bool space = false;
@@ -93,18 +81,23 @@ Result<json> Knowledge::ParseTable(std::string_view kind, std::string_view text,
 }
 
 Result<Knowledge> Knowledge::Load(const std::filesystem::path& dir) {
-  Knowledge knowledge;
-  knowledge.directory_ = dir;
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec))
     return MakeError(dir.string(), "knowledge directory does not exist (set IMAGELINT_KNOWLEDGE_DIR?)");
+  auto tables = ParseTables(dir);
+  if (!tables.ok()) return tables.error();
+  return FromTables(dir, std::move(*tables));
+}
+
+Result<Knowledge::Tables> Knowledge::ParseTables(const std::filesystem::path& dir) {
+  Tables tables;
   std::vector<std::string> source_ids;
   std::map<std::string, std::vector<YAML::Node>> documents;  // by file: a file of several tables is read once
   for (const auto& schema : Schemas()) {
     auto path = dir / schema.info.file;
     auto cached = documents.find(schema.info.file);
     if (cached == documents.end()) {
-      auto text = ReadText(path);
+      auto text = knowledge_tables::ReadTableFile(path);
       if (!text.ok()) return text.error();
       auto loaded = knowledge_tables::LoadDocuments(*text, path.string());
       if (!loaded.ok()) return loaded.error();
@@ -119,8 +112,15 @@ Result<Knowledge> Knowledge::Load(const std::filesystem::path& dir) {
     if (!rows.ok()) return rows.error();
     if (schema.info.kind == "sources")
       for (const auto& row : *rows) source_ids.push_back(row["id"].get<std::string>());
-    knowledge.tables_[schema.info.kind] = std::move(*rows);
+    tables[schema.info.kind] = std::move(*rows);
   }
+  return tables;
+}
+
+Result<Knowledge> Knowledge::FromTables(const std::filesystem::path& dir, Tables tables) {
+  Knowledge knowledge;
+  knowledge.directory_ = dir;
+  knowledge.tables_ = std::move(tables);
   // Cross-table checks: every GPU's CC has a sass row, branches' PTX ISAs exist.
   const json& sass = knowledge.Table("sass");
   for (const auto& gpu : knowledge.Table("gpus")) {

@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
+#include <fstream>
 #include <set>
+#include <sstream>
 
 #include "common/json.h"
 #include "common/text.h"
@@ -522,6 +525,18 @@ class TableParser {
 };
 
 }  // namespace
+
+Result<std::string> ReadTableFile(const std::filesystem::path& path) {
+  std::error_code ec;
+  auto size = std::filesystem::file_size(path, ec);
+  if (ec) return MakeError(path.string(), "cannot read knowledge file: " + ec.message());
+  if (size > kMaxFileBytes) return MakeError(path.string(), "knowledge file too large");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return MakeError(path.string(), "cannot open knowledge file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
 
 Result<std::vector<YAML::Node>> LoadDocuments(std::string_view text, const std::string& file) {
   if (text.size() > kMaxFileBytes) return MakeError(file, "file too large for a knowledge table");

@@ -5,6 +5,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +36,9 @@ struct TableSchema {
 // Bounds on a knowledge file (hostile input like any other).
 inline constexpr size_t kMaxFileBytes = 8u << 20;
 inline constexpr size_t kMaxRows = 100000;
+
+// A knowledge file's text (at most kMaxFileBytes).
+Result<std::string> ReadTableFile(const std::filesystem::path& path);
 
 // Every table, in load order ("sources" first: the others cite its ids).
 const std::vector<TableSchema>& Schemas();

@@ -97,7 +97,7 @@ Result<RuleDocs> ExplainRule(const std::string& id_or_name, const std::vector<st
 
 Result<FleetImport> ImportFleet(fleet_import::InputKind kind, const std::string& text, const std::string& source,
                                 const std::string& fleet_name, const Context& context) {
-  auto knowledge = Knowledge::Load(context.knowledge_dir);
+  auto knowledge = Knowledge::Load(context.knowledge_dir, context.cache_dir);
   if (!knowledge.ok()) return knowledge.error();
   auto gpus = fleet_import::ResolverFromKnowledge(*knowledge);
   return Finish(fleet_import::ImportText(kind, text, source, gpus), fleet_name, *knowledge);
@@ -105,7 +105,7 @@ Result<FleetImport> ImportFleet(fleet_import::InputKind kind, const std::string&
 
 Result<FleetImport> ImportFleetFile(fleet_import::InputKind kind, const std::string& path,
                                     const std::string& fleet_name, const Context& context) {
-  auto knowledge = Knowledge::Load(context.knowledge_dir);
+  auto knowledge = Knowledge::Load(context.knowledge_dir, context.cache_dir);
   if (!knowledge.ok()) return knowledge.error();
   auto gpus = fleet_import::ResolverFromKnowledge(*knowledge);
   return Finish(fleet_import::ImportFile(path, gpus, kind), fleet_name, *knowledge);

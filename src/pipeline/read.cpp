@@ -80,7 +80,7 @@ Result<ScannedImage> ReadImageInput(const std::string& input, const ImageReadOpt
 
 Result<nlohmann::json> ReadFacts(const std::string& input, const ImageReadOptions& options, const Context& context) {
   if (dockerfile::IsDockerfilePath(input)) {  // the facts Dockerfile mode predicts (docs/dockerfile.md)
-    auto knowledge = Knowledge::Load(context.knowledge_dir);
+    auto knowledge = Knowledge::Load(context.knowledge_dir, options.use_cache ? context.cache_dir : "");
     if (!knowledge.ok()) return knowledge.error();
     dockerfile::DockerfileOptions dockerfile_options;
     if (!options.platform.empty()) {
@@ -94,7 +94,7 @@ Result<nlohmann::json> ReadFacts(const std::string& input, const ImageReadOption
   }
   auto image = pipeline::ReadImageInput(input, options, context);
   if (!image.ok()) return image.error();
-  auto knowledge = Knowledge::Load(context.knowledge_dir);  // loader directories, CUDA library names
+  auto knowledge = Knowledge::Load(context.knowledge_dir, options.use_cache ? context.cache_dir : "");  // loader directories, CUDA library names
   if (!knowledge.ok()) return knowledge.error();
   return BuildFacts(*image, *knowledge);
 }

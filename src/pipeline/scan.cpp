@@ -131,7 +131,7 @@ Result<ScanRequest> ScanRequestFromConfig(const config::Config& config) {
 }
 
 Result<ScanResult> Scan(const ScanRequest& request, const Context& context) {
-  auto knowledge = Knowledge::Load(context.knowledge_dir);
+  auto knowledge = Knowledge::Load(context.knowledge_dir, request.read.use_cache ? context.cache_dir : "");
   if (!knowledge.ok()) return knowledge.error();
   ScanResult result;
   if (!request.fleet_file.empty()) {

@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Dockerfile-mode benchmark (not a test): `imagelint scan DOCKERFILE --fleet
+examples/fleet.yaml --format json` on every Dockerfile of the field corpus
+(tests/dockerfile/corpus) and the differential cases, best of N per file, with
+the floor measured in the same run: the same binary doing no Dockerfile work
+(`imagelint rules`, which loads the rules and knowledge tables as a scan does).
+Reports per-file wall time (median, 90th percentile, max) and peak RSS.
+
+  bench/dockerfile/dockerfile_bench.py --imagelint build/src/cli/imagelint [--runs 5]
+"""
+import argparse
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def run(argv, ok=(0, 1)):
+    """Wall seconds and max RSS KiB of argv (stdout discarded)."""
+    start = time.monotonic()
+    with open(os.devnull, "wb") as null:
+        proc = subprocess.Popen(argv, stdout=null, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(proc.pid, 0)
+        err = proc.stderr.read().decode(errors="replace")
+    wall = time.monotonic() - start
+    code = os.waitstatus_to_exitcode(status)
+    if code not in ok:
+        sys.exit(f"{' '.join(argv)} exited {code}: {err}")
+    return wall, usage.ru_maxrss
+
+
+def best(argv, runs, ok=(0, 1)):
+    results = [run(argv, ok) for _ in range(runs)]
+    return min(r[0] for r in results), max(r[1] for r in results)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--imagelint", required=True)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    files = sorted((ROOT / "tests/dockerfile/corpus").glob("*.Dockerfile"))
+    files += sorted((ROOT / "tests/differential/cases").glob("*/Dockerfile"))
+    fleet = ROOT / "examples/fleet.yaml"
+    common = ["--fleet", str(fleet), "--format", "json", "--no-config", "--no-cache", "--quiet"]
+
+    floor, floor_rss = best([args.imagelint, "rules"], args.runs)
+    times, peak = [], 0
+    for file in files:
+        wall, rss = best([args.imagelint, "scan", str(file), *common], args.runs)
+        times.append((wall, file))
+        peak = max(peak, rss)
+    walls = sorted(t for t, _ in times)
+    p90 = walls[int(0.9 * (len(walls) - 1))]
+    slowest = max(times)
+    print(f"files: {len(files)} Dockerfiles, best of {args.runs} each")
+    print(f"floor (imagelint rules: start, rules and knowledge loaded): {floor * 1000:.1f} ms, {floor_rss // 1024} MiB")
+    print(f"scan per file: median {statistics.median(walls) * 1000:.1f} ms, p90 {p90 * 1000:.1f} ms, "
+          f"max {slowest[0] * 1000:.1f} ms ({slowest[1].relative_to(ROOT)})")
+    print(f"above the floor: median {(statistics.median(walls) - floor) * 1000:.1f} ms, "
+          f"max {(slowest[0] - floor) * 1000:.1f} ms")
+    print(f"peak RSS: {peak // 1024} MiB")
+
+
+if __name__ == "__main__":
+    main()
