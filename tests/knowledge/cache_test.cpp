@@ -5,6 +5,7 @@
 
 #include <fstream>
 
+#include "imagelint/image_knowledge.h"
 #include "imagelint/knowledge.h"
 #include "support/test_support.h"
 
