@@ -228,9 +228,14 @@ DriverCompat CheckDriverCompat(std::string_view runtime_version, const LibcudaSe
     need = toolkit->at("toolkit_driver").get<std::string>();
   else if (const json* toolkit2 = knowledge.FindToolkit(*runtime); toolkit2 && toolkit2->contains("toolkit_driver"))
     need = toolkit2->at("toolkit_driver").get<std::string>();
-  std::string floor_text = floor != nullptr && floor->contains("floor_driver")
-                               ? " or >= " + floor->at("floor_driver").get<std::string>() + " for minor-version compatibility"
-                               : "";
+  std::string floor_text;
+  if (floor != nullptr && floor->contains("floor_driver")) {
+    const std::string floor_driver = floor->at("floor_driver").get<std::string>();
+    // CUDA X.0's own driver is usually X.x's minor-version floor too.
+    floor_text = floor_driver == need ? " (also the floor of minor-version compatibility for CUDA " +
+                                            std::to_string(major) + ".x)"
+                                      : " or >= " + floor_driver + " for minor-version compatibility";
+  }
   return Fail(35,
               "CUDA " + *runtime + " runtime needs driver" + (need.empty() ? std::string(" support for it") : " >= " + need) +
                   floor_text + "; the libcuda in use is " + effective + " (CUDA " + *driver_cuda + ")",
