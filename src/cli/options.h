@@ -47,10 +47,16 @@ struct ImageInputFlags {
   bool no_verify = false;       // --no-verify
   bool quiet = false;           // -q, --quiet: no progress, no warnings (errors still)
   bool no_progress = false;     // --no-progress
+  // Where references and Dockerfile bases are read from (AddImageInputOptions):
+  std::vector<std::string> image_sources;  // --image-src docker|registry (repeatable, in order)
+  std::string base_from;                   // --base-from auto|registry|docker|knowledge
+  std::vector<std::string> base_images;    // --base-image REF=PATH (repeatable)
+  double base_timeout = 10;                // --base-timeout SECONDS
 };
 
 // --image, --cache-dir, --no-cache, --username, --password-stdin,
-// --insecure-registry, --ca-file, --connect-to.
+// --insecure-registry, --ca-file, --connect-to, --image-src, --base-from,
+// --base-image, --base-timeout.
 void AddImageInputOptions(CLI::App& app, ImageInputFlags& flags);
 // --platform (unless the command declares it), --max-layer-bytes, --jobs,
 // --no-verify, -q/--quiet, --no-progress.
