@@ -4,7 +4,7 @@
 #include <sys/stat.h>
 
 #include "common/text.h"
-#include "engine/engine.h"
+#include "imagelint/engine.h"
 #include "registry/http.h"
 
 namespace imagelint::engine {

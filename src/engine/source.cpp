@@ -15,7 +15,7 @@
 #include <mutex>
 #include <set>
 
-#include "engine/engine.h"
+#include "imagelint/engine.h"
 #include "imagelint/open_image.h"
 #include "imagelint/scan.h"
 

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <memory>
 
-#include "engine/engine.h"
+#include "imagelint/engine.h"
 #include "pipeline/base_resolver.h"
 #include "imagelint/cache.h"
 #include "imagelint/dockerfile.h"

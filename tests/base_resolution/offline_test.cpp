@@ -145,3 +145,29 @@ TEST_CASE("a missing local path is 'no such file' at once, never a lookup") {
   CHECK(worst < 1.0);  // < 100 ms on an idle machine; slack for a loaded CI runner
   MESSAGE("missing local path: slowest " << worst * 1000 << " ms");
 }
+
+TEST_CASE("a registry that drops the connection mid-read: knowledge tables and a note, same exit code") {
+  TestImage base;
+  std::string why;
+  if (!NeedExternal("docker-registry + skopeo", HaveRegistryTools(), "runs Debian's docker-registry on loopback") ||
+      !NeedExternal("imagelint binary", fs::exists(ImagelintBinary()), "build the imagelint target first") ||
+      !NeedExternal("NVIDIA packages", MakeCudaBase(&base, &why), why))
+    return;
+  LocalRegistry registry;
+  TempDir dir;
+  WriteImage(base, ImageKind::kOciLayout, dir / "layout");
+  auto pushed = registry.Push(dir / "layout", "team/base-cuda:2024.06");
+  INFO(pushed.err);
+  REQUIRE(pushed.exit_code == 0);
+  // The manifest comes through; every blob (config, layer) is cut off by a reset.
+  FaultProxy proxy(registry.port(), {{"/blobs/", Fault::kReset, -1}});
+  WriteDockerfile(dir / "Dockerfile", proxy.host() + "/team/base-cuda:2024.06");
+  const Run run = Resolve(dir / "Dockerfile", {"--base-timeout", "3"}, OfflineEnv(dir));
+  INFO(run.text);
+  CHECK(proxy.faults_applied() >= 1);
+  CHECK(run.exit_code == KnowledgeExit(dir / "Dockerfile"));
+  CHECK(run.seconds < 3 + kSlackSeconds);
+  const auto notes = Notes(run.facts);
+  REQUIRE(notes.size() == 1);
+  CHECK(run.facts.at("image").at("base").at("resolved_from") == "none");
+}
