@@ -67,6 +67,13 @@ void SeedFromReadImage(const Context& ctx, const Instruction& from, const Resolv
   if (image.base_toolkits) Restamp(ctx, from, image, *image.base_toolkits);
   if (facts.frameworks) image.frameworks = *facts.frameworks;
   Restamp(ctx, from, image, image.frameworks);
+  // Each framework's Python prefix ("/opt/venv" of .../lib/python3.11/site-packages/torch/...),
+  // so that COPY --from of that prefix brings the row along (copy.cpp).
+  for (const facts::Framework& row : image.frameworks) {
+    if (!row.path) continue;
+    size_t lib = row.path->find("/lib/python");
+    if (lib != std::string::npos && lib > 0) image.framework_roots[row.name] = row.path->substr(0, lib);
+  }
   if (facts.binaries) image.base_binaries = *facts.binaries;
   Restamp(ctx, from, image, image.base_binaries);
   image.drivers_known = image.runtimes_known = image.frameworks_known = true;
