@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "imagelint/bytes.h"
+#include "imagelint/facts.h"
 #include "imagelint/result.h"
 
 namespace imagelint {
@@ -131,6 +132,35 @@ Result<Expansion> ExpandWord(std::string_view word, const std::map<std::string, 
 
 // ----------------------------------------------------------------- facts
 
+// A base image read from where it really is (docs/dockerfile.md "Base
+// images"): the facts the image reader made of it.
+struct ResolvedBase {
+  std::string resolved_from;  // "docker" | "registry" | "local"
+  std::string digest;         // manifest digest (else config digest) of the image read
+  std::string platform;       // "os/arch[/variant]" of the image read
+  facts::Facts facts;         // BuildFactsModel of the scanned image
+};
+
+struct BaseLookup {
+  std::optional<ResolvedBase> base;  // nullopt: not read; the knowledge tables answer
+  // Why it was not read ("docker: no engine at /var/run/docker.sock;
+  // registry: ... timed out"), "" when no lookup was asked for (--base-from
+  // knowledge, scratch) or it was already said for this reference.
+  std::string note;
+};
+
+// Reads FROM (and COPY --from=<image>) references for the facts builder; the
+// pipeline's resolver asks the Docker engine, the registry and --base-image
+// archives within one time budget per scan. Tests pass fakes.
+class BaseResolver {
+ public:
+  virtual ~BaseResolver() = default;
+  // `ref` as expanded from the Dockerfile, `platform` the stage's
+  // ("linux/amd64"). Errors stop the analysis (a --base-image archive that
+  // cannot be read); an unreachable engine or registry is a note, never an error.
+  virtual Result<BaseLookup> Resolve(const std::string& ref, const std::string& platform) = 0;
+};
+
 struct DockerfileOptions {
   std::map<std::string, std::string> build_args;  // --build-arg NAME=VALUE
   std::string target;                             // --target; "" = last stage
@@ -144,6 +174,9 @@ struct DockerfileOptions {
   // torch's GPU code, cuda-targets/cudart-sonames/loader.yaml. Null is an
   // error, never a guess. Not owned; must outlive the call.
   const ::imagelint::Knowledge* knowledge = nullptr;
+  // Where FROM images are read from; null = the knowledge tables only (as
+  // --base-from knowledge). Not owned; must outlive the call.
+  BaseResolver* base_resolver = nullptr;
   ParseLimits limits;
 };
 

@@ -51,6 +51,10 @@ struct Context {
   std::string cache_dir;                // the layer cache (created when missing); "" = no cache
   std::string today;                    // "YYYY-MM-DD" for ignore expiry; "" = the current UTC day
   registry::CredentialStores credential_stores;  // stored registry credentials; empty = none
+  std::string docker_host;  // $DOCKER_HOST: the Docker engine's "unix://PATH"; "" = /var/run/docker.sock
+  // The default of ImageReadOptions::base.from when that is empty
+  // ($IMAGELINT_BASE_FROM for the command line): "auto" unless set.
+  std::string base_from = "auto";
   std::function<void(const ReadProgress&)> progress;  // null = no progress
   std::function<void(const std::string&)> warn;       // problems that do not stop the work; null = dropped
 
@@ -70,6 +74,19 @@ struct ImageReadOptions {
   // TLS, insecure registries, --connect-to and explicit credentials; stored
   // credentials come from Context::credential_stores.
   registry::RegistryOptions registry;
+  // Where a reference that is not a path is read from, in order: "docker"
+  // (the local engine, Context::docker_host) and "registry" (--image-src).
+  // Empty = both, the engine first (as trivy).
+  std::vector<std::string> image_sources;
+  // Dockerfile mode: where each FROM (and COPY --from=<image>) is read from
+  // (docs/dockerfile.md "Base images").
+  struct BaseResolution {
+    // "auto" (engine, registry, then the knowledge tables), "registry",
+    // "docker", "knowledge"; "" = Context::base_from.
+    std::string from;
+    std::map<std::string, std::string> images;  // --base-image REF=PATH: REF read from that archive or layout
+    double timeout_seconds = 10;                // for all lookups of one scan together (--base-timeout)
+  } base;
 };
 
 struct ScanRequest {

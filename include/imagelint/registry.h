@@ -13,6 +13,7 @@
 // in errors.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -88,6 +89,10 @@ struct RegistryOptions {
   int max_attempts = 5;            // per request, for 429/5xx and dropped connections
   int backoff_initial_ms = 250;    // doubled each attempt, capped at backoff_max_ms
   int backoff_max_ms = 8000;
+  // When set, every request's connection and stall limits are cut to what is
+  // left until then (at least a second each): a caller's time budget
+  // (Dockerfile mode's --base-timeout).
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 // Credentials stored for `ref`'s registry, if any (see RegistryOptions).

@@ -74,6 +74,8 @@ Context Environment::MakeContext() const {
   context.credential_stores.docker_auth_config = Get("DOCKER_AUTH_CONFIG");
   context.credential_stores.docker_config = Get("DOCKER_CONFIG");
   context.credential_stores.home = Get("HOME");
+  context.docker_host = Get("DOCKER_HOST");
+  if (std::string from = Get("IMAGELINT_BASE_FROM"); !from.empty()) context.base_from = from;
   if (::isatty(STDERR_FILENO) == 1) context.progress = DrawProgress;
   context.warn = [](const std::string& message) { std::fprintf(stderr, "imagelint: warning: %s\n", message.c_str()); };
   return context;

@@ -177,6 +177,24 @@ void AddImageInputOptions(CLI::App& app, ImageInputFlags& flags) {
         return std::count(value.begin(), value.end(), ':') >= 3 ? std::string()
                                                                 : std::string("expected HOST:PORT:CONNECT-HOST:CONNECT-PORT");
       });
+  // Where images are read from (docs/cli.md "Image references", docs/dockerfile.md "Base images").
+  app.add_option("--image-src", flags.image_sources,
+                 "where a reference is read from, in this order: docker (the local engine, $DOCKER_HOST) and/or "
+                 "registry (repeatable; default docker, then registry)")
+      ->type_name("docker|registry")
+      ->check(CLI::IsMember({"docker", "registry"}));
+  app.add_option("--base-from", flags.base_from,
+                 "Dockerfile mode: where FROM images are read from: auto (engine, registry, then knowledge tables; "
+                 "default, or $IMAGELINT_BASE_FROM), registry, docker or knowledge")
+      ->type_name("MODE")
+      ->check(CLI::IsMember({"auto", "registry", "docker", "knowledge"}));
+  app.add_option("--base-image", flags.base_images,
+                 "Dockerfile mode: read FROM REF from this docker-save tarball or OCI layout (repeatable)")
+      ->type_name("REF=PATH");
+  app.add_option("--base-timeout", flags.base_timeout,
+                 "Dockerfile mode: seconds all base image lookups of a scan may take together before the knowledge "
+                 "tables answer (default 10)")
+      ->type_name("SECONDS");
 }
 
 void AddImageReadFlags(CLI::App& app, ImageInputFlags& flags) {
@@ -214,6 +232,15 @@ Result<ImageReadOptions> ToImageReadOptions(const ImageInputFlags& flags) {
   options.registry.insecure_registries = flags.insecure_registries;
   options.registry.ca_file = flags.ca_file;
   options.registry.connect_to = flags.connect_to;
+  options.image_sources = flags.image_sources;
+  options.base.from = flags.base_from;
+  options.base.timeout_seconds = flags.base_timeout;
+  for (const std::string& entry : flags.base_images) {
+    size_t eq = entry.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == entry.size())
+      return MakeError("--base-image", "\"" + entry.substr(0, 200) + "\": expected REF=PATH");
+    options.base.images[entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
   if (!flags.username.empty() || flags.password_stdin) {
     if (flags.username.empty() || !flags.password_stdin)
       return MakeError("--username", "--username and --password-stdin go together");

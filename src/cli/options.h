@@ -49,10 +49,16 @@ struct ImageInputFlags {
   bool no_progress = false;     // --no-progress
   std::string timeout = "30m";  // --timeout, per input (cli/budget.h)
   std::string max_memory = "4G";  // --max-memory
+  // Where references and Dockerfile bases are read from (AddImageInputOptions):
+  std::vector<std::string> image_sources;  // --image-src docker|registry (repeatable, in order)
+  std::string base_from;                   // --base-from auto|registry|docker|knowledge
+  std::vector<std::string> base_images;    // --base-image REF=PATH (repeatable)
+  double base_timeout = 10;                // --base-timeout SECONDS
 };
 
 // --image, --cache-dir, --no-cache, --username, --password-stdin,
-// --insecure-registry, --ca-file, --connect-to.
+// --insecure-registry, --ca-file, --connect-to, --image-src, --base-from,
+// --base-image, --base-timeout.
 void AddImageInputOptions(CLI::App& app, ImageInputFlags& flags);
 // --platform (unless the command declares it), --max-layer-bytes, --jobs,
 // --no-verify, -q/--quiet, --no-progress, --timeout, --max-memory.

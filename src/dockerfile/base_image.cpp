@@ -20,6 +20,7 @@
 
 #include "common/text.h"
 #include "common/version.h"
+#include "dockerfile/base_read.h"
 #include "dockerfile/frameworks.h"
 #include "dockerfile/util.h"
 
@@ -390,19 +391,13 @@ std::vector<std::string> FileAliases(const std::string& path, const std::vector<
   return out;
 }
 
-void ApplyBaseImage(const Context& ctx, const Instruction& from, const std::string& ref_text,
-                    const std::string& platform, ImageModel& image) {
+Status ApplyBaseImage(const Context& ctx, const Instruction& from, const std::string& ref_text,
+                      const std::string& platform, ImageModel& image) {
   image.layers.push_back(ctx.MakeLayer(from, true));
   auto parts = SplitOn(platform, '/');
   image.os = !parts.empty() && !parts[0].empty() ? parts[0] : "linux";
   image.architecture = parts.size() > 1 ? parts[1] : "amd64";
-  // The CUDA toolkit's targets/ directory and Debian's multiarch library
-  // directory of the platform (cuda-targets.yaml).
-  if (const nlohmann::json* target = ctx.knowledge.FindCudaTarget(image.architecture)) {
-    image.target_triplet = (*target)["cuda_target"].get<std::string>();
-    image.lib_triplet = (*target)["lib_triplet"].get<std::string>();
-    if (target->contains("nvarch") && (*target)["nvarch"].is_string()) image.nvarch = (*target)["nvarch"].get<std::string>();
-  }
+  SetPlatformTriplets(ctx, image);
   ImageRef ref = ParseImageRef(ref_text);
   facts::BaseImage& base = image.base;
   base.ref = ref_text;
@@ -415,6 +410,7 @@ void ApplyBaseImage(const Context& ctx, const Instruction& from, const std::stri
   base.known = facts::Known::kNo;
   auto finish = [&](const std::string& kind, const std::string& reason) {
     base.kind = kind;
+    base.resolved_from = base.known == facts::Known::kNo ? "none" : "knowledge";
     if (!reason.empty()) {
       base.reason = reason;
       ctx.Unknown(image, from, "base-image", reason);
@@ -425,26 +421,39 @@ void ApplyBaseImage(const Context& ctx, const Instruction& from, const std::stri
     image.ld_so_conf_known = true;
     base.known = facts::Known::kYes;
     finish("scratch", "");
-    return;
+    return OkStatus();
   }
   const BaseImageFamily* family = ctx.images.FamilyOf(ref.repository);
   std::string kind = family ? family->family : "unknown";
+  // The image itself, where the resolver can read it (docs/dockerfile.md "Base images").
+  if (ctx.options.base_resolver && ref_text.find('$') == std::string::npos) {
+    auto lookup = ctx.options.base_resolver->Resolve(ref_text, platform);
+    if (!lookup.ok()) return ctx.ErrorAt(from, lookup.error().ToString());
+    if (lookup->base) {
+      SeedFromReadImage(ctx, from, *lookup->base, image);
+      base.kind = kind;
+      return OkStatus();
+    }
+    if (!lookup->note.empty())
+      ctx.AddNote(image, from, "base image " + ref_text.substr(0, 200) + " not read (" + lookup->note.substr(0, 600) +
+                                   "): the knowledge tables answer");
+  }
   if ((kind == "nvidia/cuda" || kind == "pytorch/pytorch") && ref.tag.empty()) {
     finish(kind, ref.digest.empty() ? "no tag: the release cannot be told"
                                     : "digest-pinned without a tag: the release behind " + ref.digest +
                                           " cannot be told; write FROM repo:tag@digest");
-    return;
+    return OkStatus();
   }
   if (kind == "nvidia/cuda") {
     CudaBase(ctx, from, ref, *family, image);
     bool known = base.known == facts::Known::kYes;
     finish(kind, known ? "" : base.reason.value_or("unknown nvidia/cuda tag"));
-    return;
+    return OkStatus();
   }
   if (kind == "pytorch/pytorch") {
     TorchBase(ctx, from, ref, *family, image);
     finish(kind, "");
-    return;
+    return OkStatus();
   }
   if (kind == "ngc") {
     NgcBase(ctx, from, ref, *family, image);
@@ -454,9 +463,10 @@ void ApplyBaseImage(const Context& ctx, const Instruction& from, const std::stri
                            ": only its CUDA release is recorded (ngc_releases); its environment, requirement and "
                            "compat library are unknown"
                      : base.reason.value_or("unknown NGC release"));
-    return;
+    return OkStatus();
   }
   finish("unknown", "base image " + ref_text + " is not in base-images.yaml: its CUDA facts are unknown");
+  return OkStatus();
 }
 
 }  // namespace imagelint::dockerfile

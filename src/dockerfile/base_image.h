@@ -38,9 +38,11 @@ struct TorchTag {
 std::optional<TorchTag> ParseTorchTag(std::string_view tag, const std::vector<std::string>& flavors);
 
 // Starts `image` from FROM `ref` (already expanded) on `platform`: its first
-// layer, env, runtimes, drivers, loader entries and frameworks as far as
-// knowledge tells; what it cannot tell goes to image.unknown.
-void ApplyBaseImage(const Context& context, const Instruction& from, const std::string& ref,
+// layer, env, runtimes, drivers, loader entries and frameworks, read from the
+// image itself when the options' BaseResolver finds it, else as far as
+// knowledge tells (with a note saying why it was not read); what it cannot
+// tell goes to image.unknown. Errors: the resolver's (a --base-image archive).
+Status ApplyBaseImage(const Context& context, const Instruction& from, const std::string& ref,
                     const std::string& platform, ImageModel& image);
 
 // Every other name of a file the image model holds: the links the packages

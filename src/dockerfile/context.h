@@ -33,6 +33,10 @@ struct Context {
   // The model of an earlier stage by name or index (COPY --from); null when
   // `name` is not a stage (an image reference) or the stage cannot be built.
   std::function<const ImageModel*(const std::string& name, size_t before_stage)> stage_model;
+  // `COPY --from=<image ref>`: the model of that image as read by the
+  // options' BaseResolver (rows stamped with `inst`); null when there is no
+  // resolver or the image could not be read.
+  std::function<const ImageModel*(const std::string& ref, const Instruction& inst)> image_model;
 
   Error ErrorAt(const Instruction& inst, const std::string& message) const;
   // BuildKit's substitution of one word; `exact` (when given) says whether every part was known.

@@ -79,6 +79,7 @@ Status ApplyCopy(const Context& ctx, const Instruction& inst, ImageModel& image)
   }
   const ImageModel* stage = nullptr;
   if (!from_stage.empty() && ctx.stage_model) stage = ctx.stage_model(from_stage, inst.stage);
+  if (!from_stage.empty() && !stage && ctx.image_model) stage = ctx.image_model(from_stage, inst);
   for (size_t i = 0; i + 1 < words.size(); ++i) {
     const std::string& source = words[i];
     if (StartsWith(source, "<<")) continue;

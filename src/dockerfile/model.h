@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,13 @@ struct ImageModel {
   // packages by name, GPU wheels); the rest comes from the rows (gpu_signals.cpp).
   std::vector<facts::GpuSignal> gpu_signals;
   std::string platform_source = "builder";  // facts image.platform_source
+  // A base image read from where it is (base_read.cpp): its rows that no
+  // instruction here changes, carried into the facts as read.
+  bool base_read = false;
+  std::vector<facts::Binary> base_binaries;
+  std::optional<std::vector<facts::StaticRuntime>> base_static_runtimes;
+  std::optional<std::vector<facts::DriverLibrary>> base_driver_libraries;
+  std::optional<std::vector<facts::Toolkit>> base_toolkits;
   // What the base image tells: when false, the list is only what the Dockerfile adds.
   bool drivers_known = false;
   bool runtimes_known = false;

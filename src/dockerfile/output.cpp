@@ -178,11 +178,19 @@ facts::Facts DockerfileFacts(const Context& ctx, const ImageModel& image, size_t
   bool frameworks_known = image.frameworks_known && !image.frameworks_partial;
   if (frameworks_known || !image.frameworks.empty()) out.frameworks = image.frameworks;
   out.frameworks_complete = frameworks_known;
-  std::vector<facts::Binary> binaries;
+  cuda.static_runtimes = image.base_static_runtimes;
+  cuda.driver_libraries = image.base_driver_libraries;
+  cuda.toolkits = image.base_toolkits;
+  std::vector<facts::Binary> binaries = image.base_binaries;
   for (const facts::Framework& row : image.frameworks)
     if (row.sass) binaries.push_back(SyntheticBinary(row));
   if (!binaries.empty()) out.binaries = std::move(binaries);
-  out.binaries_complete = false;
+  // A base read from its image lists every binary it has; instructions that
+  // change files (RUN, COPY, ADD) may add ones this does not see.
+  bool files_changed = false;
+  for (size_t i = 1; i < image.layers.size(); ++i)
+    files_changed = files_changed || !image.layers[i].empty_layer.value_or(false);
+  out.binaries_complete = image.base_read && !files_changed;
   out.dockerfile = DockerfileSection(ctx, image, target);
   img.platform_source = image.platform_source;
   out.gpu = GpuSection(out, image);

@@ -37,6 +37,7 @@ class StageWalker {
   Result<DockerfileAnalysis> Run() {
     const Dockerfile& file = ctx_.file;
     ctx_.stage_model = [this](const std::string& name, size_t before) { return NamedStage(name, before); };
+    ctx_.image_model = [this](const std::string& ref, const Instruction& inst) { return NamedImage(ref, inst); };
     ctx_.global_args = PlatformArgs(ctx_.options.platform);
     for (const Instruction& inst : file.instructions) {
       if (inst.stage != SIZE_MAX) break;
@@ -65,6 +66,15 @@ class StageWalker {
 
  private:
   // COPY --from=<name>: a stage defined before `before` (by name or index).
+  // COPY --from=<image ref>: the image as the resolver reads it, once per reference.
+  const ImageModel* NamedImage(const std::string& ref, const Instruction& inst) {
+    if (!ctx_.options.base_resolver || ref.find('$') != std::string::npos) return nullptr;
+    if (auto cached = images_.find(ref); cached != images_.end()) return cached->second.base_read ? &cached->second : nullptr;
+    ImageModel& image = images_[ref];
+    if (!ApplyBaseImage(ctx_, inst, ref, ctx_.options.platform, image).ok()) return nullptr;
+    return image.base_read ? &image : nullptr;
+  }
+
   const ImageModel* NamedStage(const std::string& name, size_t before) {
     const Dockerfile& file = ctx_.file;
     std::string wanted = ToLower(name);
@@ -135,7 +145,7 @@ class StageWalker {
       image.args.clear();
       image.layers.push_back(ctx_.MakeLayer(from, false));
     } else {
-      ApplyBaseImage(ctx_, from, *base_ref, platform, image);
+      IMAGELINT_TRY(ApplyBaseImage(ctx_, from, *base_ref, platform, image));
       if (ctx_.options.platform_explicit) image.platform_source = "--platform";
       // FROM --platform=linux/amd64 fixes it; $BUILDPLATFORM and $TARGETPLATFORM follow the build's.
       if (!stage.platform.empty() && stage.platform.find("BUILDPLATFORM") == std::string::npos &&
@@ -208,6 +218,7 @@ class StageWalker {
 
   Context& ctx_;
   std::map<size_t, ImageModel> cache_;
+  std::map<std::string, ImageModel> images_;  // COPY --from=<image ref>
 };
 
 }  // namespace

@@ -1,9 +1,12 @@
 // Image inputs: local paths and registry references, through the layer cache.
 #include "pipeline/read.h"
 
+#include <chrono>
 #include <filesystem>
 #include <memory>
 
+#include "imagelint/engine.h"
+#include "pipeline/base_resolver.h"
 #include "imagelint/cache.h"
 #include "imagelint/dockerfile.h"
 #include "imagelint/knowledge.h"
@@ -17,6 +20,8 @@ namespace {
 std::string WithoutScheme(const std::string& input) {
   return input.starts_with("docker://") ? input.substr(9) : input;
 }
+
+}  // namespace
 
 Result<ReadImageOptions> ScannerOptions(const ImageReadOptions& options, const Context& context) {
   ReadImageOptions out;
@@ -38,7 +43,18 @@ Result<ReadImageOptions> ScannerOptions(const ImageReadOptions& options, const C
   return out;
 }
 
-}  // namespace
+std::unique_ptr<LayerCache> AttachCache(ReadImageOptions& read, const ImageReadOptions& options, const Context& context) {
+  // Unverified layers must not fill a cache that verified reads trust.
+  if (!options.use_cache || !options.verify_digests || context.cache_dir.empty()) return nullptr;
+  auto opened = LayerCache::Open(context.cache_dir);
+  if (!opened.ok()) {
+    if (context.warn) context.warn("layer cache not used: " + opened.error().ToString());
+    return nullptr;
+  }
+  std::unique_ptr<LayerCache> cache = std::move(*opened);
+  read.scan.layer_scanner = cache->Scanner(read.scan.layer_scanner);
+  return cache;
+}
 
 bool IsRegistryInput(const std::string& input) {
   if (input.starts_with("docker://")) return true;
@@ -50,30 +66,65 @@ bool IsRegistryInput(const std::string& input) {
   return registry::ParseReference(input).ok();
 }
 
+Result<OpenedReference> OpenReference(const std::string& reference, const OpenOptions& open,
+                                      const std::vector<std::string>& sources, registry::RegistryOptions registry,
+                                      const Context& context, long timeout_ms, std::vector<std::string>* misses) {
+  std::optional<Error> last;
+  std::string engine_miss;  // the engine answered and has no such image
+  for (const std::string& from : sources) {
+    if (from == "docker") {
+      auto client = engine::EngineClient::FromDockerHost(context.docker_host);
+      if (!client.ok()) {
+        last = client.error();
+      } else if (!client->SocketExists()) {
+        last = MakeError("docker engine", "no engine socket at " + client->socket_path());
+      } else {
+        if (timeout_ms > 0) client->SetTimeoutMs(timeout_ms);
+        auto source = engine::OpenEngineImage(*client, reference, open);
+        if (source.ok() && source->has_value()) return OpenedReference{std::move(**source), "docker"};
+        last = source.ok() ? MakeError("docker engine", "no image " + reference.substr(0, 200) + " in the engine at " +
+                                                            client->socket_path())
+                           : source.error();
+        engine_miss = last->ToString();
+      }
+    } else if (from == "registry") {
+      auto ref = registry::ParseReference(reference);
+      if (!ref.ok()) {
+        last = ref.error();
+      } else {
+        registry.credential_stores = context.credential_stores;
+        if (timeout_ms > 0) {
+          registry.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+          registry.max_attempts = 1;
+        }
+        auto source = registry::OpenRegistryImage(*ref, open, registry);
+        if (source.ok()) return OpenedReference{std::move(*source), "registry"};
+        last = source.error();
+        if (!engine_miss.empty()) last->message += " (and " + engine_miss + ")";
+      }
+    } else {
+      last = MakeError("--image-src", "unknown image source \"" + from.substr(0, 100) + "\" (docker, registry)");
+    }
+    if (misses && last) misses->push_back(from + ": " + last->ToString());
+  }
+  if (!last) return MakeError(reference, "no image source to read it from (--image-src)");
+  return *last;
+}
+
 Result<ScannedImage> ReadImageInput(const std::string& input, const ImageReadOptions& options, const Context& context) {
   auto read = ScannerOptions(options, context);
   if (!read.ok()) return read.error();
-  std::unique_ptr<LayerCache> cache;
-  // Unverified layers must not fill a cache that verified reads trust.
-  if (options.use_cache && options.verify_digests && !context.cache_dir.empty()) {
-    auto opened = LayerCache::Open(context.cache_dir);
-    if (opened.ok()) {
-      cache = std::move(*opened);
-      read->scan.layer_scanner = cache->Scanner(read->scan.layer_scanner);
-    } else if (context.warn) {
-      context.warn("layer cache not used: " + opened.error().ToString());
-    }
-  }
+  std::unique_ptr<LayerCache> cache = AttachCache(*read, options, context);
   if (!IsRegistryInput(input)) return ReadImage(input, *read);
 
-  auto ref = registry::ParseReference(WithoutScheme(input));
-  if (!ref.ok()) return ref.error();
-  registry::RegistryOptions registry_options = options.registry;
-  registry_options.credential_stores = context.credential_stores;
-  auto source = registry::OpenRegistryImage(*ref, read->open, registry_options);
-  if (!source.ok()) return source.error();
+  // docker://REF names a registry image (as skopeo and crane spell it).
+  std::vector<std::string> sources = options.image_sources;
+  if (sources.empty()) sources = {"docker", "registry"};
+  if (input.starts_with("docker://")) sources = {"registry"};
+  auto opened = OpenReference(WithoutScheme(input), read->open, sources, options.registry, context, 0, nullptr);
+  if (!opened.ok()) return opened.error();
   auto analyzers = DefaultAnalyzers();
-  return ScanImage(**source, AnalyzerPointers(analyzers), read->scan);
+  return ScanImage(*opened->source, AnalyzerPointers(analyzers), read->scan);
 }
 
 }  // namespace pipeline
@@ -88,6 +139,9 @@ Result<nlohmann::json> ReadFacts(const std::string& input, const ImageReadOption
       dockerfile_options.platform_explicit = true;
     }
     dockerfile_options.knowledge = &*knowledge;
+    auto resolver = pipeline::ImageBaseResolver::Create(options, context, *knowledge);
+    if (!resolver.ok()) return resolver.error();
+    dockerfile_options.base_resolver = resolver->get();
     auto analysis = dockerfile::AnalyzeDockerfile(input, dockerfile_options);
     if (!analysis.ok()) return analysis.error();
     return std::move(analysis->facts);

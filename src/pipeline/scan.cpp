@@ -1,6 +1,7 @@
 // imagelint::Scan: inputs -> facts -> rules x fleet -> suppressions -> the
 // finalised report and the gate. Everything the `scan` command does except
 // parsing its flags and writing its reports.
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -8,6 +9,8 @@
 #include "imagelint/config.h"
 #include "common/json.h"
 #include "imagelint/dockerfile.h"
+#include "pipeline/base_resolver.h"
+#include "imagelint/source.h"
 #include "imagelint/facts.h"
 #include "imagelint/fleet_import.h"
 #include "imagelint/knowledge.h"
@@ -62,7 +65,7 @@ Result<std::optional<json>> ReadFactsDocument(const std::string& path) {
 // Dockerfile mode (docs/dockerfile.md): facts predicted from the text, every
 // fact with its line; `# imagelint ignore=RULE reason` comments come along.
 Result<InputFacts> DockerfileFacts(const std::string& path, const ScanRequest& request, const Knowledge& knowledge,
-                                   const Context& context) {
+                                   dockerfile::BaseResolver* resolver) {
   dockerfile::DockerfileOptions options;
   options.build_args = request.build_args;
   options.target = request.target;
@@ -71,6 +74,7 @@ Result<InputFacts> DockerfileFacts(const std::string& path, const ScanRequest& r
     options.platform_explicit = true;
   }
   options.knowledge = &knowledge;
+  options.base_resolver = resolver;
   auto text = request.dockerfile_texts.find(path);
   auto analysis = text != request.dockerfile_texts.end()
                       ? dockerfile::AnalyzeDockerfileText(text->second, path, options)
@@ -90,16 +94,45 @@ Status AnnotateWithDockerfile(json& facts, const ScanRequest& request) {
 }
 
 Result<InputFacts> FactsFor(const std::string& input, const ScanRequest& request, const Knowledge& knowledge,
-                            const Context& context) {
+                            const Context& context, dockerfile::BaseResolver* resolver) {
   auto document = ReadFactsDocument(input);
   if (!document.ok()) return document.error();
   if (*document) return InputFacts{std::move(**document), {}};
   if (request.dockerfile_texts.count(input) || dockerfile::IsDockerfilePath(input))
-    return DockerfileFacts(input, request, knowledge, context);
+    return DockerfileFacts(input, request, knowledge, resolver);
   auto scanned = pipeline::ReadImageInput(input, request.read, context);
   if (!scanned.ok()) return scanned.error();
   InputFacts out{BuildFacts(*scanned, knowledge), {}};
   if (!request.dockerfile.empty()) IMAGELINT_TRY(AnnotateWithDockerfile(out.facts, request));
+  return out;
+}
+
+// Dockerfile inputs: where the FROM image's facts came from, for the
+// reports (docs/dockerfile.md "Base images"): resolved_from, digest and
+// platform of the image read, or the note saying why it was not read;
+// nothing when the knowledge tables answered without a lookup.
+std::string Str(const json& object, const char* key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::optional<json> BaseOfReport(const json& facts) {
+  auto image = facts.find("image");
+  if (image == facts.end() || !image->is_object() || Str(*image, "kind") != "dockerfile") return std::nullopt;
+  auto base = image->find("base");
+  if (base == image->end() || !base->is_object()) return std::nullopt;
+  json out = json::object();
+  for (const char* key : {"ref", "resolved_from", "digest", "platform"})
+    if (base->contains(key) && (*base)[key].is_string() && !(*base)[key].get<std::string>().empty()) out[key] = (*base)[key];
+  std::string prefix = "base image " + Str(*base, "ref").substr(0, 200) + " not read (";
+  if (auto dockerfile = facts.find("dockerfile"); dockerfile != facts.end() && dockerfile->is_object())
+    if (auto notes = dockerfile->find("notes"); notes != dockerfile->end() && notes->is_array())
+      for (const json& note : *notes)
+        if (note.is_object() && Str(note, "note").rfind(prefix, 0) == 0) out["note"] = note["note"];
+  // Knowledge-table answers without a failed lookup are what Dockerfile mode
+  // always gave: the report says nothing new then.
+  std::string from = Str(out, "resolved_from");
+  if (from != "docker" && from != "registry" && from != "local" && !out.contains("note")) return std::nullopt;
   return out;
 }
 
@@ -131,6 +164,15 @@ Result<ScanRequest> ScanRequestFromConfig(const config::Config& config) {
 }
 
 Result<ScanResult> Scan(const ScanRequest& request, const Context& context) {
+  // A missing local input (`imagelint app.tar` with a typo) is "no such file"
+  // before the knowledge and rules are loaded (most of a scan's start-up),
+  // and never a registry lookup (IsRegistryInput).
+  for (const std::string& input : request.inputs) {
+    std::error_code ec;
+    if (request.dockerfile_texts.count(input) || input.starts_with(kRootfsPrefix) || pipeline::IsRegistryInput(input))
+      continue;
+    if (!std::filesystem::exists(input, ec)) return MakeError(input, "no such file or directory");
+  }
   auto knowledge = Knowledge::Load(context.knowledge_dir, request.read.use_cache ? context.cache_dir : "");
   if (!knowledge.ok()) return knowledge.error();
   ScanResult result;
@@ -148,10 +190,13 @@ Result<ScanResult> Scan(const ScanRequest& request, const Context& context) {
   rules::FunctionRegistry functions = analysis::DefaultFunctions(*knowledge);
   IMAGELINT_TRY(rule_set->CheckFunctions(functions));
 
+  // One resolver for the scan: all Dockerfiles' FROMs share its time budget.
+  auto resolver = pipeline::ImageBaseResolver::Create(request.read, context, *knowledge);
+  if (!resolver.ok()) return resolver.error();
   std::vector<json> facts;
   std::vector<config::Suppression> inline_suppressions;
   for (const auto& input : request.inputs) {
-    auto one = FactsFor(input, request, *knowledge, context);
+    auto one = FactsFor(input, request, *knowledge, context, resolver->get());
     if (!one.ok()) return one.error();
     facts.push_back(std::move(one->facts));
     for (auto& suppression : one->inline_suppressions) inline_suppressions.push_back(std::move(suppression));
@@ -164,6 +209,7 @@ Result<ScanResult> Scan(const ScanRequest& request, const Context& context) {
     auto image = facts[i].find("image");
     if (image != facts[i].end() && image->is_object() && image->contains("dockerfile"))
       report["images"][i]["dockerfile"] = (*image)["dockerfile"];
+    if (auto base = BaseOfReport(facts[i])) report["images"][i]["base"] = std::move(*base);
   }
 
   std::vector<config::Suppression> suppressions = request.ignores;

@@ -1,5 +1,7 @@
 #include "registry/client.h"
 
+#include <chrono>
+
 #include <algorithm>
 #include <thread>
 
@@ -52,6 +54,14 @@ HttpConfig Client::Config(bool verify) const {
   config.verify_tls = verify;
   config.connect_timeout_seconds = options_.connect_timeout_seconds;
   config.idle_timeout_seconds = options_.idle_timeout_seconds;
+  if (options_.deadline) {
+    // What is left of the caller's budget bounds each request (at least a
+    // second: curl's stall limit counts whole seconds).
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*options_.deadline - std::chrono::steady_clock::now());
+    long seconds = std::max<long>(1, static_cast<long>((left.count() + 999) / 1000));
+    config.connect_timeout_seconds = std::min(config.connect_timeout_seconds, seconds);
+    config.idle_timeout_seconds = std::min(config.idle_timeout_seconds, seconds);
+  }
   return config;
 }
 

@@ -162,6 +162,7 @@ Result<std::unique_ptr<HttpStream>> OpenHttp(const HttpRequest& request, const H
   if (!config.ca_file.empty()) curl_easy_setopt(easy, CURLOPT_CAINFO, config.ca_file.c_str());
   for (const auto& entry : config.connect_to) impl.connect_to = curl_slist_append(impl.connect_to, entry.c_str());
   if (impl.connect_to) curl_easy_setopt(easy, CURLOPT_CONNECT_TO, impl.connect_to);
+  if (!config.unix_socket_path.empty()) curl_easy_setopt(easy, CURLOPT_UNIX_SOCKET_PATH, config.unix_socket_path.c_str());
   curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &HttpStream::Impl::OnHeader);
   curl_easy_setopt(easy, CURLOPT_HEADERDATA, &impl);
   curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &HttpStream::Impl::OnBody);

@@ -24,6 +24,9 @@ struct HttpConfig {
   bool verify_tls = true;
   long connect_timeout_seconds = 30;
   long idle_timeout_seconds = 60;
+  // Non-empty: the connection goes to this unix socket instead of the URL's
+  // host (CURLOPT_UNIX_SOCKET_PATH; the Docker Engine API on docker.sock).
+  std::string unix_socket_path;
 };
 
 struct HttpRequest {

@@ -297,6 +297,21 @@ std::string RenderText(const json& report, const RenderOptions& options) {
     std::string digest = Str(image, "digest");
     if (!digest.empty()) header += " (" + digest.substr(0, std::min<size_t>(digest.size(), 19)) + ")";
     out += paint(Cut(header, width), "1") + "\n";
+    // Dockerfile inputs: where FROM was read, when it was read or the reason it was not.
+    const json& base = image.contains("base") && image["base"].is_object() ? image["base"] : json::object();
+    std::string from = Str(base, "resolved_from", "none");
+    if (from == "docker" || from == "registry" || from == "local" || base.contains("note")) {
+      std::string line = "base " + Str(base, "ref") + ": ";
+      if (from == "docker" || from == "registry" || from == "local") {
+        line += "read from " + from;
+        std::string digest = Str(base, "digest");
+        if (!digest.empty()) line += " (" + digest.substr(0, std::min<size_t>(digest.size(), 19)) + ", " + Str(base, "platform") + ")";
+      } else {
+        line += from == "knowledge" ? "from the knowledge tables" : "not known";
+      }
+      if (base.contains("note")) line += "; " + Str(base, "note");
+      out += Wrap(line, "  ", "      ", width);
+    }
     RenderVerdicts(out, image, width, paint);
     auto causes = RootCauses(image);
     if (causes.empty()) {

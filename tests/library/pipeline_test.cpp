@@ -60,6 +60,7 @@ struct Fixture {
     testing::WriteImage(image, testing::ImageKind::kOciLayout, dir / "train");
     context.cache_dir = (dir / "cache").string();
     context.today = "2026-06-01";
+    context.base_from = "knowledge";  // Dockerfile bases from the tables: no engine or registry lookups
     context.warn = [this](const std::string& message) { warnings.push_back(message); };
   }
   ScanRequest Request(std::vector<std::string> inputs) const {

@@ -174,7 +174,12 @@ CommandResult RunImagelint(const std::vector<std::string>& args, const std::stri
                            const std::vector<std::string>& extra_env) {
   std::vector<std::string> argv{ImagelintBinary().string()};
   argv.insert(argv.end(), args.begin(), args.end());
-  return RunCommand(argv, stdin_text, 300, extra_env);
+  // Dockerfile tests expect the knowledge tables' answers: no base image is
+  // looked up in a Docker engine or on the network unless a test asks for it
+  // (IMAGELINT_BASE_FROM in extra_env, or --base-from, which wins).
+  std::vector<std::string> env{"IMAGELINT_BASE_FROM=knowledge"};
+  env.insert(env.end(), extra_env.begin(), extra_env.end());
+  return RunCommand(argv, stdin_text, 300, env);
 }
 
 std::string ReadFileText(const fs::path& path) {

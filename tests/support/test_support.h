@@ -50,7 +50,8 @@ struct CommandResult {
 // environment entries "K=V". Captures stdout and stderr.
 CommandResult RunCommand(const std::vector<std::string>& argv, const std::string& stdin_text = "",
                          int timeout_seconds = 300, const std::vector<std::string>& extra_env = {});
-// Runs the imagelint binary with the given arguments.
+// Runs the imagelint binary with the given arguments, with
+// IMAGELINT_BASE_FROM=knowledge unless `extra_env` sets it.
 CommandResult RunImagelint(const std::vector<std::string>& args, const std::string& stdin_text = "",
                            const std::vector<std::string>& extra_env = {});
 

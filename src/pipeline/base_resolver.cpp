@@ -1,0 +1,131 @@
+// Base images read from where they are. Order: a --base-image REF=PATH
+// archive or layout ("local"), then for --base-from auto the Docker engine and
+// the registry, each asked only while the scan's time budget lasts (every
+// connection and wait is bounded by what is left of it, one attempt each), so
+// an offline machine, a registry that never answers, or one that wants
+// credentials costs at most the budget for the whole scan. A reference is
+// looked up once per scan; its note (why it was not read) is given once.
+#include "pipeline/base_resolver.h"
+
+#include "imagelint/read_image.h"
+#include "imagelint/registry.h"
+#include "pipeline/read.h"
+
+namespace imagelint::pipeline {
+namespace {
+
+// An image read: its facts for the Dockerfile model.
+Result<dockerfile::ResolvedBase> ScanBase(ImageSource& source, const std::string& from, ReadImageOptions& read,
+                                          const Knowledge& knowledge) {
+  auto analyzers = DefaultAnalyzers();
+  auto image = ScanImage(source, AnalyzerPointers(analyzers), read.scan);
+  if (!image.ok()) return image.error();
+  dockerfile::ResolvedBase out;
+  out.resolved_from = from;
+  out.digest = source.Metadata().digest;
+  out.platform = source.Metadata().platform.ToString();
+  out.facts = BuildFactsModel(*image, knowledge);
+  return out;
+}
+
+std::string Join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : "; ") + item;
+  return out;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ImageBaseResolver>> ImageBaseResolver::Create(const ImageReadOptions& options,
+                                                                     const Context& context,
+                                                                     const Knowledge& knowledge) {
+  std::string mode = options.base.from.empty() ? context.base_from : options.base.from;
+  if (mode.empty()) mode = "auto";
+  std::vector<std::string> sources;
+  if (mode == "auto") {
+    sources = {"docker", "registry"};
+  } else if (mode == "docker" || mode == "registry") {
+    sources = {mode};
+  } else if (mode != "knowledge") {
+    return MakeError("--base-from", "\"" + mode.substr(0, 100) + "\": expected auto, registry, docker or knowledge");
+  }
+  if (!(options.base.timeout_seconds > 0) || options.base.timeout_seconds > 86400)
+    return MakeError("--base-timeout", "expected seconds above 0 (at most a day)");
+  if (sources.empty() && options.base.images.empty()) return std::unique_ptr<ImageBaseResolver>();
+  return std::unique_ptr<ImageBaseResolver>(new ImageBaseResolver(options, context, knowledge, std::move(sources)));
+}
+
+ImageBaseResolver::ImageBaseResolver(const ImageReadOptions& options, const Context& context,
+                                     const Knowledge& knowledge, std::vector<std::string> sources)
+    : options_(options), context_(context), knowledge_(knowledge), sources_(std::move(sources)) {
+  context_.progress = nullptr;  // a base's layers are not the input's progress
+}
+
+long ImageBaseResolver::RemainingMs() const {
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - std::chrono::steady_clock::now());
+  return static_cast<long>(std::max<int64_t>(0, left.count()));
+}
+
+Result<dockerfile::BaseLookup> ImageBaseResolver::Resolve(const std::string& ref, const std::string& platform) {
+  std::string key = ref + " " + platform;
+  if (auto found = memo_.find(key); found != memo_.end()) {
+    dockerfile::BaseLookup again = found->second;
+    again.note.clear();  // said once per base
+    return again;
+  }
+  // The budget starts with the first lookup, not with the scan: images read
+  // before the first Dockerfile do not spend it.
+  if (!started_) {
+    started_ = true;
+    deadline_ = std::chrono::steady_clock::now() +
+                std::chrono::milliseconds(static_cast<int64_t>(options_.base.timeout_seconds * 1000));
+  }
+  auto lookup = Lookup(ref, platform);
+  if (!lookup.ok()) return lookup.error();
+  memo_[key] = *lookup;
+  return lookup;
+}
+
+Result<dockerfile::BaseLookup> ImageBaseResolver::Lookup(const std::string& ref, const std::string& platform) {
+  ImageReadOptions options = options_;
+  options.platform = platform;
+  auto read = ScannerOptions(options, context_);
+  if (!read.ok()) return read.error();
+  std::unique_ptr<LayerCache> cache = AttachCache(*read, options, context_);
+  dockerfile::BaseLookup out;
+
+  if (auto local = options_.base.images.find(ref); local != options_.base.images.end()) {
+    auto source = OpenLocalImage(local->second, read->open);
+    if (!source.ok()) return WithSubject(source.error(), "--base-image " + ref.substr(0, 200));
+    auto base = ScanBase(**source, "local", *read, knowledge_);
+    if (!base.ok()) return WithSubject(base.error(), "--base-image " + ref.substr(0, 200));
+    out.base = std::move(*base);
+    return out;
+  }
+  if (sources_.empty() || ref == "scratch") return out;
+  if (!registry::ParseReference(ref).ok()) {
+    out.note = "not an image reference";
+    return out;
+  }
+  std::vector<std::string> misses;
+  for (const std::string& from : sources_) {
+    long left = RemainingMs();
+    if (left <= 0) {
+      misses.push_back(from + ": not asked, the " + std::to_string(options_.base.timeout_seconds).substr(0, 6) +
+                       " s budget (--base-timeout) was spent");
+      continue;
+    }
+    auto opened = OpenReference(ref, read->open, {from}, options_.registry, context_, left, &misses);
+    if (!opened.ok()) continue;
+    auto base = ScanBase(*opened->source, opened->from, *read, knowledge_);
+    if (base.ok()) {
+      out.base = std::move(*base);
+      return out;
+    }
+    misses.push_back(from + ": " + base.error().ToString());
+  }
+  out.note = Join(misses);
+  return out;
+}
+
+}  // namespace imagelint::pipeline

@@ -1,0 +1,42 @@
+// The BaseResolver of a scan (docs/dockerfile.md "Base images"): FROM and
+// COPY --from=<image> references read from --base-image archives, the local
+// Docker engine and registries, through the layer cache, within one time
+// budget for the whole scan; what cannot be reached in time falls back to the
+// knowledge tables with a note, never an error.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "imagelint/dockerfile.h"
+#include "imagelint/knowledge.h"
+#include "imagelint/pipeline.h"
+
+namespace imagelint::pipeline {
+
+class ImageBaseResolver final : public dockerfile::BaseResolver {
+ public:
+  // Null when `options.base` asks for the knowledge tables only. `knowledge`
+  // must outlive the resolver. Errors: an unknown --base-from value.
+  static Result<std::unique_ptr<ImageBaseResolver>> Create(const ImageReadOptions& options, const Context& context,
+                                                           const Knowledge& knowledge);
+  Result<dockerfile::BaseLookup> Resolve(const std::string& ref, const std::string& platform) override;
+
+ private:
+  ImageBaseResolver(const ImageReadOptions& options, const Context& context, const Knowledge& knowledge,
+                    std::vector<std::string> sources);
+  Result<dockerfile::BaseLookup> Lookup(const std::string& ref, const std::string& platform);
+  long RemainingMs() const;
+
+  ImageReadOptions options_;
+  Context context_;
+  const Knowledge& knowledge_;
+  std::vector<std::string> sources_;  // "docker", "registry", in order
+  bool started_ = false;
+  std::chrono::steady_clock::time_point deadline_;
+  std::map<std::string, dockerfile::BaseLookup> memo_;  // by "ref platform"
+};
+
+}  // namespace imagelint::pipeline
