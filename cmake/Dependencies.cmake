@@ -11,6 +11,12 @@ find_package(OpenSSL REQUIRED COMPONENTS Crypto)  # libssl-dev
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)  # libzstd-dev
 pkg_check_modules(LZ4 REQUIRED IMPORTED_TARGET liblz4)    # liblz4-dev
 pkg_check_modules(ISAL REQUIRED IMPORTED_TARGET libisal)  # libisal-dev (igzip inflate)
+# The shared layer cache on Redis (--cache-backend redis://).
+pkg_check_modules(HIREDIS IMPORTED_TARGET hiredis)
+if(NOT HIREDIS_FOUND)
+  message(FATAL_ERROR "hiredis not found: install Debian's libhiredis-dev (scripts/setup.sh does), "
+                      "the client of imagelint's shared layer cache (--cache-backend redis://)")
+endif()
 
 # yaml-cpp's Debian config names its target differently across versions.
 if(TARGET yaml-cpp::yaml-cpp)

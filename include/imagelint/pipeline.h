@@ -21,6 +21,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,7 @@
 #include "imagelint/config.h"
 #include "imagelint/fleet.h"
 #include "imagelint/fleet_import.h"
+#include "imagelint/layer_store.h"
 #include "imagelint/registry.h"
 #include "imagelint/result.h"
 #include "imagelint/rules.h"
@@ -67,6 +69,9 @@ struct ImageReadOptions {
   int jobs = 0;                // layers read in parallel; 0 = up to 4
   bool verify_digests = true;  // false: skip blob digest and diff ID checks (and the cache)
   bool use_cache = true;       // through Context::cache_dir
+  // A shared store behind the local cache (--cache-backend; see FailSoft in
+  // imagelint/layer_store.h); null = none. Shared by every input of a scan.
+  std::shared_ptr<LayerStore> shared_cache;
   // TLS, insecure registries, --connect-to and explicit credentials; stored
   // credentials come from Context::credential_stores.
   registry::RegistryOptions registry;

@@ -6,10 +6,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
 #include <iostream>
 
 #include "cli/command.h"
 #include "cli/options.h"
+#include "cli/shared_cache.h"
+#include "common/text.h"
 #include "imagelint/fleet_import.h"
 #include "imagelint/report.h"
 
@@ -17,6 +20,7 @@ namespace imagelint::cli {
 namespace {
 
 constexpr size_t kMaxStdinDockerfileBytes = 16u << 20;
+constexpr size_t kMaxImagesFromBytes = 4u << 20;
 
 struct ScanArgs {
   std::vector<std::string> images;
@@ -25,7 +29,33 @@ struct ScanArgs {
   ImageInputFlags input;
   std::vector<std::string> build_args;  // Dockerfile inputs: --build-arg NAME[=VALUE]
   std::string target;                   // Dockerfile inputs: --target STAGE
+  SharedCacheFlags shared_cache;        // --cache-backend, --cache-ttl
+  std::string images_from;              // --images-from FILE: one image a line
 };
+
+// --images-from FILE: one image a line; blank lines and '#' comments skipped.
+Result<std::vector<std::string>> ReadImageList(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return MakeError(path, "cannot read the --images-from list");
+  std::string text;
+  char chunk[65536];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, static_cast<size_t>(in.gcount()));
+    if (text.size() > kMaxImagesFromBytes) return MakeError(path, "--images-from list larger than 4 MiB");
+  }
+  std::vector<std::string> images;
+  int number = 0;
+  for (const std::string& raw : SplitOn(text, '\n')) {
+    ++number;
+    std::string line = Trim(raw);
+    if (line.empty() || line[0] == '#') continue;
+    if (line.find_first_of(" \t") != std::string::npos)
+      return MakeErrorAtLine(path, number, 1, "one image a line ('" + line + "' holds a space)");
+    images.push_back(std::move(line));
+  }
+  if (images.empty()) return MakeError(path, "the --images-from list names no image");
+  return images;
+}
 
 // "-" stands for a Dockerfile on standard input (as hadolint reads it).
 Result<std::string> ReadStdinDockerfile() {
@@ -42,6 +72,11 @@ int RunScan(ScanArgs& args, const Environment& environment) {
   args.options.user_config_dir = environment.UserConfigDirectory();
   ExpandRuleLists(args.options);
   for (const std::string& dir : args.rootfs) args.images.push_back(std::string(kRootfsPrefix) + dir);
+  if (!args.images_from.empty()) {
+    auto listed = ReadImageList(args.images_from);
+    if (!listed.ok()) return ReportToolError(listed.error());
+    args.images.insert(args.images.end(), listed->begin(), listed->end());
+  }
   if (args.images.empty()) return ReportToolError(MakeError("scan", "give an IMAGE (or --rootfs DIR) to scan"));
   auto config = config::ResolveConfig(args.options);  // .imagelint.yaml + flags
   if (!config.ok()) return ReportToolError(config.error());
@@ -67,6 +102,9 @@ int RunScan(ScanArgs& args, const Environment& environment) {
   }
 
   const Context context = ContextFor(environment, args.input);
+  auto shared_cache = OpenSharedCache(args.shared_cache, environment, context.warn);
+  if (!shared_cache.ok()) return ReportToolError(shared_cache.error());
+  request->read.shared_cache = *shared_cache;
   auto result = Scan(*request, context);
   if (!result.ok()) return ReportToolError(result.error());
 
@@ -102,6 +140,10 @@ RunFunction SetupScan(CLI::App& app) {
                  "built images: the Dockerfile they were built from; findings point at its lines")
       ->type_name("FILE");
   AddImageInputOptions(app, args->input);
+  AddSharedCacheFlags(app, args->shared_cache);
+  app.add_option("--images-from", args->images_from,
+                 "also scan the images listed in FILE, one a line (# comments), into the same report")
+      ->type_name("FILE");
   app.add_option("--fleet", args->options.fleet,
                  "fleet profile (pools of GPU hosts); without it only image checks run")
       ->type_name("FILE");

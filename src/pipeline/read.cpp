@@ -56,7 +56,7 @@ Result<ScannedImage> ReadImageInput(const std::string& input, const ImageReadOpt
   std::unique_ptr<LayerCache> cache;
   // Unverified layers must not fill a cache that verified reads trust.
   if (options.use_cache && options.verify_digests && !context.cache_dir.empty()) {
-    auto opened = LayerCache::Open(context.cache_dir);
+    auto opened = LayerCache::Open(context.cache_dir, {options.shared_cache, context.warn});
     if (opened.ok()) {
       cache = std::move(*opened);
       read->scan.layer_scanner = cache->Scanner(read->scan.layer_scanner);

@@ -9,6 +9,7 @@
 
 #include "analysis/rules_fixture.h"
 #include "support/image_builder.h"
+#include "support/redis_server.h"
 #include "support/test_support.h"
 
 namespace fs = std::filesystem;
@@ -196,4 +197,75 @@ TEST_CASE("image: kernels built by nvcc (IL007 209) and a missing libcudart (IL0
   }
   CHECK(il007_on_a100);   // sm_90 SASS only: no kernel image for 8.0
   CHECK(!il007_on_h100);
+}
+
+// --cache-backend: two CI runners (separate local caches) share one Redis;
+// the verdicts are the same whether the layers came from Redis, from local
+// work, or with Redis down (one warning). --images-from adds a list of images.
+TEST_CASE("scan --cache-backend redis:// and --images-from: shared layers, the same verdicts, one warning when down") {
+  if (!NeedExternal("NVIDIA packages", HaveDebs(), "genuine libcuda/libcudart (scripts/fetch-nvidia-debs.sh)")) return;
+  std::string why;
+  auto redis = imagelint::testing::RedisServer::Start(&why, "ci-pass");
+  if (!NeedExternal("redis-server", redis != nullptr, why)) return;
+  TempDir dir;
+  WriteFileText(dir / "fleet.yaml", kSeedFleet);
+  imagelint::testing::WriteImage(SeedImage(), ImageKind::kDockerArchive, dir / "seed.tar");
+  const json expected = ScanJson(dir / "seed.tar", dir / "fleet.yaml", 1);
+  const std::vector<std::string> password = {"IMAGELINT_REDIS_PASSWORD=ci-pass"};
+  auto scan = [&](const std::string& cache, const std::string& backend, const std::vector<std::string>& env) {
+    return RunImagelint({(dir / "seed.tar").string(), "--fleet", (dir / "fleet.yaml").string(), "--format", "json",
+                         "--cache-dir", (dir / cache).string(), "--cache-backend", backend, "--cache-ttl", "1h"},
+                        "", env);
+  };
+  auto first = scan("runner-a", redis->Url(), password);
+  CHECK_MESSAGE(first.exit_code == 1, first.err);
+  CHECK(first.err.find("warning") == std::string::npos);
+  CHECK(json::parse(first.out) == expected);
+  const auto keys = redis->Keys("imagelint:layer:*");
+  CHECK(keys.size() >= 3);
+  CHECK(std::stoll(redis->Cli({"TTL", keys.at(0)}).out) > 3000);  // --cache-ttl 1h
+
+  // Runner B's local cache is empty: its layers come from Redis into it.
+  auto second = scan("runner-b", redis->Url(), password);
+  CHECK_MESSAGE(second.exit_code == 1, second.err);
+  CHECK(second.err.find("warning") == std::string::npos);
+  CHECK(json::parse(second.out) == expected);
+  size_t local_files = 0;
+  for (const auto& item : fs::recursive_directory_iterator(dir / "runner-b" / "layers")) local_files += item.is_regular_file();
+  CHECK(local_files == keys.size());
+
+  // No password: one warning, local work, the same report.
+  auto denied = scan("runner-c", redis->Url(), {});
+  CHECK(denied.exit_code == 1);
+  CHECK(json::parse(denied.out) == expected);
+  // Down: exactly one warning line.
+  const std::string url = redis->Url();
+  redis->Kill();
+  auto down = scan("runner-d", url, password);
+  CHECK(down.exit_code == 1);
+  CHECK(json::parse(down.out) == expected);
+  size_t warnings = 0;
+  for (size_t at = down.err.find("warning:"); at != std::string::npos; at = down.err.find("warning:", at + 1)) ++warnings;
+  CHECK_MESSAGE(warnings == 1, down.err);
+  CHECK(down.err.find("shared cache not used") != std::string::npos);
+  CHECK(denied.err.find("NOAUTH") != std::string::npos);
+
+  // Bad flags are exit 2: a password in the URL, TLS, a TTL without a backend.
+  CHECK(scan("x", "redis://:pw@127.0.0.1:1", {}).exit_code == 2);
+  CHECK(scan("x", "rediss://127.0.0.1:1", {}).exit_code == 2);
+  CHECK(RunImagelint({(dir / "seed.tar").string(), "--cache-ttl", "1h"}).exit_code == 2);
+
+  // --images-from: the same image twice (a comment and a blank line skipped), one report.
+  WriteFileText(dir / "images.txt", "# nightly\n" + (dir / "seed.tar").string() + "\n\n  " +
+                                        (dir / "seed.tar").string() + "  \n");
+  auto listed = RunImagelint({"--images-from", (dir / "images.txt").string(), "--fleet",
+                              (dir / "fleet.yaml").string(), "--format", "json", "--no-cache"});
+  CHECK_MESSAGE(listed.exit_code == 1, listed.err);
+  json both = json::parse(listed.out);
+  REQUIRE(both["images"].size() == 2);
+  CHECK(both["images"][0]["verdicts"] == expected["images"][0]["verdicts"]);
+  CHECK(both["images"][1]["verdicts"] == expected["images"][0]["verdicts"]);
+  WriteFileText(dir / "empty.txt", "# nothing\n");
+  CHECK(RunImagelint({"--images-from", (dir / "empty.txt").string()}).exit_code == 2);
+  CHECK(RunImagelint({"--images-from", (dir / "missing.txt").string()}).exit_code == 2);
 }
