@@ -100,12 +100,18 @@ struct ScanRequest {
   // stands for them in `inputs` and in findings (the command line reads
   // standard input for "-").
   std::map<std::string, std::string> dockerfile_texts;
+  // Many images (--images-from, --all-tags): read `image_jobs` at a time
+  // (0 = up to 4; no progress display then), and an image that cannot be
+  // read is an error entry of the report (status "error") instead of the end
+  // of the scan; the exit code is then 2, after the report is written.
+  bool keep_going = false;
+  int image_jobs = 0;
 };
 
 struct ScanResult {
   nlohmann::json report;  // imagelint.report/v1, finalised (analysis::Finalize)
   int exit_code = 0;      // 1 when a finding (shown or hidden) is at or above fail_on, or undecided
-                          // with fail_on_undecided; else 0
+                          // with fail_on_undecided; 2 when (keep_going) an image could not be read; else 0
   Fleet fleet;            // as loaded (placement advice needs it)
 };
 
@@ -119,6 +125,14 @@ Result<ScanResult> Scan(const ScanRequest& request, const Context& context);
 // a scan: fleet, rules, overrides, ignores, fail-on, min-severity, platform,
 // dockerfile, inline-ignores. Inputs and read options are left to the caller.
 Result<ScanRequest> ScanRequestFromConfig(const config::Config& config);
+
+// `scan REGISTRY/REPO --all-tags [--tags REGEX]`: "REGISTRY/REPO:TAG" for
+// every tag the registry lists (paginated), sorted, those matching
+// `tag_pattern` (RE2 syntax, searched anywhere in the tag: anchor it with ^ $;
+// "" = all). Errors: a repository given with a tag or digest, a bad pattern,
+// a registry that cannot list the tags.
+Result<std::vector<std::string>> ListRepositoryImages(const std::string& repository, const std::string& tag_pattern,
+                                                      const ImageReadOptions& options, const Context& context);
 
 // `imagelint facts`: the facts (imagelint.facts/v1) of one image input or
 // Dockerfile (detected by content, as scan does), and their text rendering.

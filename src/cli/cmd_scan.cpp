@@ -31,6 +31,8 @@ struct ScanArgs {
   std::string target;                   // Dockerfile inputs: --target STAGE
   SharedCacheFlags shared_cache;        // --cache-backend, --cache-ttl
   std::string images_from;              // --images-from FILE: one image a line
+  bool all_tags = false;                // --all-tags: each IMAGE is a repository, every tag scanned
+  std::string tags;                     // --tags REGEX: with --all-tags, the tags to scan
 };
 
 // --images-from FILE: one image a line; blank lines and '#' comments skipped.
@@ -72,12 +74,18 @@ int RunScan(ScanArgs& args, const Environment& environment) {
   args.options.user_config_dir = environment.UserConfigDirectory();
   ExpandRuleLists(args.options);
   for (const std::string& dir : args.rootfs) args.images.push_back(std::string(kRootfsPrefix) + dir);
+  if (!args.tags.empty() && !args.all_tags) return ReportToolError(MakeError("--tags", "goes with --all-tags"));
+  if (args.all_tags && (args.images.empty() || !args.rootfs.empty()))
+    return ReportToolError(MakeError("--all-tags", "give the repositories (REGISTRY/REPO) whose tags to scan"));
+  const std::vector<std::string> repositories = args.all_tags ? args.images : std::vector<std::string>();
+  if (args.all_tags) args.images.clear();
   if (!args.images_from.empty()) {
     auto listed = ReadImageList(args.images_from);
     if (!listed.ok()) return ReportToolError(listed.error());
     args.images.insert(args.images.end(), listed->begin(), listed->end());
   }
-  if (args.images.empty()) return ReportToolError(MakeError("scan", "give an IMAGE (or --rootfs DIR) to scan"));
+  if (args.images.empty() && repositories.empty())
+    return ReportToolError(MakeError("scan", "give an IMAGE (or --rootfs DIR) to scan"));
   auto config = config::ResolveConfig(args.options);  // .imagelint.yaml + flags
   if (!config.ok()) return ReportToolError(config.error());
   auto request = ScanRequestFromConfig(*config);
@@ -92,6 +100,16 @@ int RunScan(ScanArgs& args, const Environment& environment) {
   if (!build_args.ok()) return ReportToolError(build_args.error());
   request->build_args = std::move(*build_args);
   request->target = args.target;
+  // Many images: one report, an unreadable image an entry of it (exit 2).
+  request->keep_going = args.all_tags || !args.images_from.empty();
+  const Context context = ContextFor(environment, args.input);
+  for (const std::string& repository : repositories) {
+    auto tagged = ListRepositoryImages(repository, args.tags, request->read, context);
+    if (!tagged.ok()) return ReportToolError(tagged.error());
+    if (tagged->empty() && context.warn) context.warn(repository + ": no tag to scan");
+    args.images.insert(args.images.end(), tagged->begin(), tagged->end());
+  }
+  if (args.images.empty()) return ReportToolError(MakeError("--all-tags", "no tag to scan"));
   request->inputs = args.images;
   if (std::count(args.images.begin(), args.images.end(), "-") > 0) {
     if (args.input.password_stdin)
@@ -101,7 +119,6 @@ int RunScan(ScanArgs& args, const Environment& environment) {
     request->dockerfile_texts["-"] = std::move(*text);
   }
 
-  const Context context = ContextFor(environment, args.input);
   auto shared_cache = OpenSharedCache(args.shared_cache, environment, context.warn);
   if (!shared_cache.ok()) return ReportToolError(shared_cache.error());
   request->read.shared_cache = *shared_cache;
@@ -144,6 +161,11 @@ RunFunction SetupScan(CLI::App& app) {
   app.add_option("--images-from", args->images_from,
                  "also scan the images listed in FILE, one a line (# comments), into the same report")
       ->type_name("FILE");
+  app.add_flag("--all-tags", args->all_tags,
+               "each IMAGE is a repository (REGISTRY/REPO): scan every tag its registry lists, into one report");
+  app.add_option("--tags", args->tags,
+                 "with --all-tags: only tags matching REGEX (RE2 syntax, found anywhere in the tag; anchor with ^ and $)")
+      ->type_name("REGEX");
   app.add_option("--fleet", args->options.fleet,
                  "fleet profile (pools of GPU hosts); without it only image checks run")
       ->type_name("FILE");

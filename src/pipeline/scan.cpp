@@ -1,8 +1,12 @@
 // imagelint::Scan: inputs -> facts -> rules x fleet -> suppressions -> the
 // finalised report and the gate. Everything the `scan` command does except
 // parsing its flags and writing its reports.
+#include <algorithm>
+#include <atomic>
 #include <fstream>
+#include <optional>
 #include <sstream>
+#include <thread>
 
 #include "imagelint/analysis.h"
 #include "imagelint/config.h"
@@ -103,6 +107,54 @@ Result<InputFacts> FactsFor(const std::string& input, const ScanRequest& request
   return out;
 }
 
+// Every input's facts, in input order; with keep_going several at a time
+// (bounded), each image's layers still shared through the layer cache.
+std::vector<std::optional<Result<InputFacts>>> ReadInputs(const ScanRequest& request, const Knowledge& knowledge,
+                                                          const Context& context) {
+  std::vector<std::optional<Result<InputFacts>>> read(request.inputs.size());
+  size_t jobs = request.keep_going ? static_cast<size_t>(request.image_jobs > 0 ? request.image_jobs : 4) : 1;
+  jobs = std::min(jobs, request.inputs.size());
+  if (jobs <= 1) {
+    for (size_t i = 0; i < request.inputs.size(); ++i) {
+      read[i] = FactsFor(request.inputs[i], request, knowledge, context);
+      if (!read[i]->ok() && !request.keep_going) break;
+    }
+    read.erase(std::find_if(read.begin(), read.end(), [](const auto& one) { return !one; }), read.end());
+    return read;
+  }
+  Context quiet = context;
+  quiet.progress = nullptr;  // one progress line cannot show several images
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < request.inputs.size(); i = next++) {
+      try {
+        read[i] = FactsFor(request.inputs[i], request, knowledge, quiet);
+      } catch (const std::exception& e) {  // e.g. out of memory: this image's error, not the run's end
+        read[i] = Result<InputFacts>(MakeError(request.inputs[i], std::string("cannot read: ") + e.what()));
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < jobs; ++t) threads.emplace_back(work);
+  for (auto& thread : threads) thread.join();
+  return read;
+}
+
+// An image that could not be read is an entry of its own, in input order:
+// status "error", the reason, no verdicts; the summary counts them.
+void AddUnreadableImages(json& report, const std::vector<std::pair<size_t, Error>>& unreadable,
+                         const std::vector<std::string>& inputs) {
+  json& images = report["images"];
+  for (const auto& [index, error] : unreadable) {
+    json entry = {{"ref", inputs[index]}, {"digest", ""},          {"status", "error"},
+                  {"error", error.ToString()}, {"findings", json::array()}, {"verdicts", json::array()}};
+    images.insert(images.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(index, images.size())), entry);
+  }
+  json& summary = report["summary"];
+  summary["images"] = images.size();
+  summary["unreadable"] = unreadable.size();
+}
+
 }  // namespace
 
 Result<ScanRequest> ScanRequestFromConfig(const config::Config& config) {
@@ -150,9 +202,15 @@ Result<ScanResult> Scan(const ScanRequest& request, const Context& context) {
 
   std::vector<json> facts;
   std::vector<config::Suppression> inline_suppressions;
-  for (const auto& input : request.inputs) {
-    auto one = FactsFor(input, request, *knowledge, context);
-    if (!one.ok()) return one.error();
+  std::vector<std::optional<Result<InputFacts>>> read = ReadInputs(request, *knowledge, context);
+  std::vector<std::pair<size_t, Error>> unreadable;  // input index, why
+  for (size_t i = 0; i < read.size(); ++i) {
+    Result<InputFacts>& one = *read[i];
+    if (!one.ok()) {
+      if (!request.keep_going) return one.error();
+      unreadable.emplace_back(i, one.error());
+      continue;
+    }
     facts.push_back(std::move(one->facts));
     for (auto& suppression : one->inline_suppressions) inline_suppressions.push_back(std::move(suppression));
   }
@@ -182,6 +240,10 @@ Result<ScanResult> Scan(const ScanRequest& request, const Context& context) {
       config::ApplySuppressions(report, suppressions, today),
       {.min_severity = request.min_severity}, {request.fail_on, request.fail_on_undecided});
   result.exit_code = analysis::GateFailed(result.report) ? 1 : 0;
+  if (!unreadable.empty()) {
+    AddUnreadableImages(result.report, unreadable, request.inputs);
+    result.exit_code = 2;
+  }
   return result;
 }
 

@@ -145,6 +145,11 @@ void Matrix(std::string& out, const json& report) {
     std::string digest = Str(image, "digest");
     if (!digest.empty()) out += "<br><span class=\"muted mono\">" + Html(digest.substr(0, 19)) + "</span>";
     out += "</th>";
+    if (Str(image, "status") == "error") {  // --images-from, --all-tags: an image that could not be read
+      out += "<td class=\"cell unreadable\" colspan=\"" + std::to_string(std::max<size_t>(pools.size(), 1)) +
+             "\"><b>could not be read</b>: " + Html(Str(image, "error")) + "</td></tr>\n";
+      continue;
+    }
     if (pools.empty()) {
       json pseudo = {{"pool", "image"}, {"status", Str(image, "status", "pass")}, {"predicted_error", nullptr}};
       out += VerdictCell(image, pseudo);
@@ -291,7 +296,11 @@ std::string RenderHtml(const json& report, const std::vector<RuleMeta>& rules, c
     auto causes = RootCauses(image);
     out += "<section class=\"image\" data-image=\"" + Html(Str(image, "ref")) + "\"><h3><code>" +
            Html(Str(image, "ref", "image")) + "</code></h3>\n";
-    if (causes.empty()) out += "<p class=\"muted\">No findings.</p>\n";
+    if (Str(image, "status") == "error") {
+      out += "<p class=\"unreadable\"><b>Could not be read</b>: " + Html(Str(image, "error")) + "</p>\n";
+    } else if (causes.empty()) {
+      out += "<p class=\"muted\">No findings.</p>\n";
+    }
     for (const auto& cause : causes) {
       Card(out, image, cause, options);
     }

@@ -103,7 +103,7 @@ std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rule
     for (const auto& pool : pools) {
       out += "| " + Md(pool) + " |";
       for (const auto& image : images) {
-        std::string cell = "–";
+        std::string cell = Str(image, "status") == "error" ? "⛔ **could not be read**" : "–";
         for (const auto& verdict : Arr(image, "verdicts")) {
           if (Str(verdict, "pool") != pool) continue;
           std::string status = Str(verdict, "status");
@@ -121,6 +121,11 @@ std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rule
       }
       out += "\n";
     }
+  }
+
+  for (const auto& image : images) {  // --images-from, --all-tags: images that could not be read
+    if (Str(image, "status") == "error")
+      out += "\n⛔ " + Code(Str(image, "ref", "image")) + " **could not be read**: " + Md(Str(image, "error")) + "\n";
   }
 
   // One item per root cause: errors, undecided, warnings, notes.

@@ -259,6 +259,7 @@ std::string RenderSarif(const json& report, const std::vector<RuleMeta>& rule_li
   json base_ids = json::object();
   json results = json::array();
   json image_properties = json::array();
+  json notifications = json::array();
   std::set<std::string> used_base_ids;
   for (const auto& image : images) {
     std::string ref = Str(image, "ref", "image");
@@ -285,8 +286,19 @@ std::string RenderSarif(const json& report, const std::vector<RuleMeta>& rule_li
       verdicts.push_back({{"pool", Str(verdict, "pool")}, {"status", Str(verdict, "status")},
                           {"predicted_error", verdict.contains("predicted_error") ? verdict["predicted_error"] : json()}});
     }
-    image_properties.push_back({{"ref", ref}, {"digest", Str(image, "digest")}, {"status", Str(image, "status")},
-                                {"verdicts", verdicts}});
+    json properties = {{"ref", ref}, {"digest", Str(image, "digest")}, {"status", Str(image, "status")},
+                       {"verdicts", verdicts}};
+    if (Str(image, "status") == "error") {
+      properties["error"] = Str(image, "error");
+      // A toolExecutionNotification: what kept the tool from analysing a target (SARIF 2.1.0,
+      // https://docs.oasis-open.org/sarif/sarif/v2.1.0/sarif-v2.1.0.html, "toolExecutionNotifications").
+      json location = {{"physicalLocation", {{"artifactLocation", {{"uri", HostUri(ref)}, {"index", artifact_index}}}}}};
+      json notification = {{"level", "error"},
+                           {"message", {{"text", "could not read image " + ref + ": " + Str(image, "error")}}},
+                           {"locations", json::array({location})}};
+      notifications.push_back(std::move(notification));
+    }
+    image_properties.push_back(properties);
   }
 
   // The category (everything before the last '/') is what GitHub keeps
@@ -297,7 +309,9 @@ std::string RenderSarif(const json& report, const std::vector<RuleMeta>& rule_li
   json run = json::object();
   run["tool"] = {{"driver", driver}};
   run["automationDetails"] = {{"id", automation}};
-  run["invocations"] = json::array({{{"executionSuccessful", true}}});
+  json invocation = {{"executionSuccessful", notifications.empty()}};
+  if (!notifications.empty()) invocation["toolExecutionNotifications"] = notifications;
+  run["invocations"] = json::array({invocation});
   if (!base_ids.empty()) run["originalUriBaseIds"] = base_ids;
   run["artifacts"] = artifacts;
   run["results"] = results;

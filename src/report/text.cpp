@@ -282,6 +282,8 @@ std::string RenderSummary(const json& report, const RenderOptions& options) {
     line += "; " + Plural(Count(summary, "expired_ignores"), "expired ignore", "expired ignores");
   if (Count(summary, "invalid_ignores") > 0)
     line += "; " + Plural(Count(summary, "invalid_ignores"), "rejected ignore", "rejected ignores");
+  if (Count(summary, "unreadable") > 0)
+    line += "; " + Plural(Count(summary, "unreadable"), "image", "images") + " could not be read";
   out += "\n" + Wrap(line, "", "  ", width);
   return out;
 }
@@ -297,6 +299,10 @@ std::string RenderText(const json& report, const RenderOptions& options) {
     std::string digest = Str(image, "digest");
     if (!digest.empty()) header += " (" + digest.substr(0, std::min<size_t>(digest.size(), 19)) + ")";
     out += paint(Cut(header, width), "1") + "\n";
+    if (Str(image, "status") == "error") {  // --images-from, --all-tags: an image that could not be read
+      out += Wrap(paint("could not be read", "31") + ": " + Str(image, "error"), "  ", "    ", width) + "\n\n";
+      continue;
+    }
     RenderVerdicts(out, image, width, paint);
     auto causes = RootCauses(image);
     if (causes.empty()) {

@@ -267,7 +267,14 @@ std::vector<std::pair<std::string, std::string>> SarifLogs() {
   json empty = Finalize(json{{"schema", "imagelint.report/v1"}, {"images", json::array()}});
   RenderOptions linked = options;
   linked.docs_base_uri = "https://git.example.com/tools/imagelint/-/blob/main/";
+  // --images-from/--all-tags: an image that could not be read (a tool execution notification).
+  json unreadable = sample;
+  unreadable["images"].push_back({{"ref", "registry.example/team/app:broken"}, {"digest", ""}, {"status", "error"},
+                                  {"error", "registry.example/team/app:broken: manifest digest mismatch"},
+                                  {"findings", json::array()}, {"verdicts", json::array()}});
+  unreadable["summary"]["unreadable"] = 1;
   return {{"sample.sarif", RenderSarif(sample, RulesFromReport(sample), options)},
+          {"unreadable.sarif", RenderSarif(unreadable, RulesFromReport(unreadable), options)},
           {"linked.sarif", RenderSarif(sample, RulesFromReport(sample), linked)},
           {"undecided.sarif", RenderSarif(undecided, RulesFromReport(undecided), options)},
           {"empty.sarif", RenderSarif(empty, {}, options)}};
