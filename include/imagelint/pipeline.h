@@ -106,6 +106,11 @@ struct ScanRequest {
   // of the scan; the exit code is then 2, after the report is written.
   bool keep_going = false;
   int image_jobs = 0;
+  // --baseline: an earlier JSON report of the same images and fleet; each
+  // finding is marked new or unchanged, and fixed ones are listed
+  // (analysis::ApplyBaseline). With fail_on_new the gate counts new findings only.
+  std::string baseline_file;
+  bool fail_on_new = false;
 };
 
 struct ScanResult {

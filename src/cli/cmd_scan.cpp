@@ -33,6 +33,8 @@ struct ScanArgs {
   std::string images_from;              // --images-from FILE: one image a line
   bool all_tags = false;                // --all-tags: each IMAGE is a repository, every tag scanned
   std::string tags;                     // --tags REGEX: with --all-tags, the tags to scan
+  std::string baseline;                 // --baseline REPORT.json
+  bool fail_on_new = false;             // --fail-on-new
 };
 
 // --images-from FILE: one image a line; blank lines and '#' comments skipped.
@@ -100,6 +102,8 @@ int RunScan(ScanArgs& args, const Environment& environment) {
   if (!build_args.ok()) return ReportToolError(build_args.error());
   request->build_args = std::move(*build_args);
   request->target = args.target;
+  request->baseline_file = args.baseline;
+  request->fail_on_new = args.fail_on_new;
   // Many images: one report, an unreadable image an entry of it (exit 2).
   request->keep_going = args.all_tags || !args.images_from.empty();
   const Context context = ContextFor(environment, args.input);
@@ -166,6 +170,13 @@ RunFunction SetupScan(CLI::App& app) {
   app.add_option("--tags", args->tags,
                  "with --all-tags: only tags matching REGEX (RE2 syntax, found anywhere in the tag; anchor with ^ and $)")
       ->type_name("REGEX");
+  app.add_option("--baseline", args->baseline,
+                 "an earlier JSON report of the same images and fleet: mark findings new or unchanged and list "
+                 "the fixed ones, in every format")
+      ->type_name("REPORT.json");
+  app.add_flag("--fail-on-new", args->fail_on_new,
+               "with --baseline: the --fail-on gate counts new findings only (adopt a gate on images that "
+               "already fail)");
   app.add_option("--fleet", args->options.fleet,
                  "fleet profile (pools of GPU hosts); without it only image checks run")
       ->type_name("FILE");

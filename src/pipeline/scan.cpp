@@ -183,6 +183,17 @@ Result<ScanRequest> ScanRequestFromConfig(const config::Config& config) {
 }
 
 Result<ScanResult> Scan(const ScanRequest& request, const Context& context) {
+  if (request.fail_on_new && request.baseline_file.empty())
+    return MakeError("--fail-on-new", "goes with --baseline REPORT.json");
+  std::optional<json> baseline;
+  if (!request.baseline_file.empty()) {  // read first: a wrong file is exit 2 before any image is read
+    auto text = ReadTextFile(request.baseline_file, kMaxFactsDocumentBytes, "--baseline report");
+    if (!text.ok()) return text.error();
+    auto parsed = ParseJson(*text, request.baseline_file);
+    if (!parsed.ok()) return parsed.error();
+    IMAGELINT_TRY(analysis::CheckBaseline(*parsed, request.baseline_file));
+    baseline = std::move(*parsed);
+  }
   auto knowledge = Knowledge::Load(context.knowledge_dir);
   if (!knowledge.ok()) return knowledge.error();
   ScanResult result;
@@ -240,6 +251,12 @@ Result<ScanResult> Scan(const ScanRequest& request, const Context& context) {
       config::ApplySuppressions(report, suppressions, today),
       {.min_severity = request.min_severity}, {request.fail_on, request.fail_on_undecided});
   result.exit_code = analysis::GateFailed(result.report) ? 1 : 0;
+  if (baseline) {
+    analysis::ApplyBaseline(result.report, *baseline, request.baseline_file);
+    if (request.fail_on_new)
+      result.exit_code =
+          analysis::NewFindingsFailGate(result.report, {request.fail_on, request.fail_on_undecided}) ? 1 : 0;
+  }
   if (!unreadable.empty()) {
     AddUnreadableImages(result.report, unreadable, request.inputs);
     result.exit_code = 2;

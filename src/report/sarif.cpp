@@ -194,6 +194,9 @@ json ToResult(const json& image, const json& finding, const std::map<std::string
   if (locations[0]["physicalLocation"]["artifactLocation"].value("uri", "") != artifact["uri"])
     result["analysisTarget"] = artifact;
 
+  // --baseline: new, unchanged, or absent (fixed since the baseline), as SARIF 2.1.0's baselineState.
+  std::string state = Str(finding, "baseline_state");
+  if (state == "new" || state == "unchanged" || state == "absent") result["baselineState"] = state;
   std::string fingerprint = FindingFingerprint(image, finding);
   result["partialFingerprints"] = {{"primaryLocationLineHash", fingerprint.substr(0, 16) + ":1"},
                                    {"imagelintFinding/v1", fingerprint}};
@@ -232,7 +235,7 @@ std::string RenderSarif(const json& report, const std::vector<RuleMeta>& rule_li
   for (const auto& meta : rule_list) add_rule(meta);
   const json& images = Arr(report, "images");
   for (const auto& image : images) {
-    for (const char* list : {"findings", "suppressed"}) {
+    for (const char* list : {"findings", "suppressed", "fixed"}) {
       for (const auto& finding : Arr(image, list)) {
         if (rule_index.count(Str(finding, "rule"))) continue;
         RuleMeta meta;
@@ -277,7 +280,7 @@ std::string RenderSarif(const json& report, const std::vector<RuleMeta>& rule_li
     if (digest.rfind("sha256:", 0) == 0) artifact["hashes"] = {{"sha-256", digest.substr(7)}};
     size_t artifact_index = artifacts.size();
     artifacts.push_back(artifact);
-    for (const char* list : {"findings", "suppressed"}) {
+    for (const char* list : {"findings", "suppressed", "fixed"}) {
       for (const auto& finding : Arr(image, list))
         results.push_back(ToResult(image, finding, rule_index, base_id, artifact_index, options));
     }

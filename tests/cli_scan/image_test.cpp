@@ -269,3 +269,88 @@ TEST_CASE("scan --cache-backend redis:// and --images-from: shared layers, the s
   CHECK(RunImagelint({"--images-from", (dir / "empty.txt").string()}).exit_code == 2);
   CHECK(RunImagelint({"--images-from", (dir / "missing.txt").string()}).exit_code == 2);
 }
+
+// --baseline: a fleet change (a GeForce pool added: IL003 new on it), the
+// same report again (nothing new: --fail-on-new passes an image that fails),
+// and an image change (compat removed: IL003 fixed), in every format.
+TEST_CASE("scan --baseline: new, unchanged and fixed findings; --fail-on-new gates new ones only") {
+  if (!NeedExternal("NVIDIA packages", HaveDebs(), "genuine libcuda/libcudart (scripts/fetch-nvidia-debs.sh)")) return;
+  TempDir dir;
+  WriteFileText(dir / "fleet.yaml", kSeedFleet);
+  WriteFileText(dir / "a100-only.yaml", R"(pools:
+  - name: a100-460
+    gpu: NVIDIA A100-SXM4-40GB
+    driver: "460.32.03"
+    container_toolkit: "1.4.0"
+    runtime: docker-gpus
+)");
+  const std::string image = (dir / "app.tar").string();
+  imagelint::testing::WriteImage(SeedImage(), ImageKind::kDockerArchive, dir / "app.tar");
+  auto scan = [&](const std::string& fleet, std::vector<std::string> extra) {
+    std::vector<std::string> args = {image, "--fleet", (dir / fleet).string(), "--no-cache"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunImagelint(args);
+  };
+  auto before = scan("a100-only.yaml", {"-f", "json=" + (dir / "before.json").string()});
+  REQUIRE_MESSAGE(before.exit_code <= 1, before.err);
+
+  // The fleet change: which images break if the GeForce pool joins?
+  auto rolled = scan("fleet.yaml", {"--baseline", (dir / "before.json").string(), "-f", "json", "--fail-on-new"});
+  CHECK_MESSAGE(rolled.exit_code == 1, rolled.err);
+  json report = json::parse(rolled.out);
+  bool il003_new = false;
+  for (const auto& finding : report["images"][0]["findings"]) {
+    CHECK(finding.contains("baseline_state"));
+    if (finding["rule"] == "IL003") {
+      il003_new = finding["baseline_state"] == "new";
+      CHECK(finding["pools"] == json::array({"rtx3090-460"}));
+    }
+  }
+  CHECK(il003_new);
+  CHECK(report["summary"]["baseline"]["new"].get<int>() >= 1);
+  CHECK(report["summary"]["baseline"]["unmatched_images"] == 0);
+  // In Markdown and HTML a new finding is marked too.
+  scan("fleet.yaml", {"--baseline", (dir / "before.json").string(), "-f", "markdown=" + (dir / "n.md").string(), "-f",
+                      "html=" + (dir / "n.html").string()});
+  CHECK(imagelint::testing::ReadFileText(dir / "n.md").find("new since the baseline") != std::string::npos);
+  CHECK(imagelint::testing::ReadFileText(dir / "n.html").find("new since the baseline") != std::string::npos);
+
+  WriteFileText(dir / "after.json", rolled.out);
+  auto valid = RunCommand({"python3", (imagelint::testing::SourceDir() / "tests/support/validate_json_schema.py").string(),
+                           (imagelint::testing::SourceDir() / "docs/report-schema.json").string(),
+                           (dir / "after.json").string()});
+  CHECK_MESSAGE(valid.exit_code == 0, valid.out << valid.err);
+
+  // Nothing new since that report: --fail-on-new passes, the plain gate still fails.
+  auto again = scan("fleet.yaml", {"--baseline", (dir / "after.json").string(), "--fail-on-new"});
+  CHECK_MESSAGE(again.exit_code == 0, again.out << again.err);
+  CHECK(again.out.find("since the baseline: 0 new") != std::string::npos);
+  CHECK(scan("fleet.yaml", {"--baseline", (dir / "after.json").string()}).exit_code == 1);
+
+  // The image change: compat deleted in a later layer, IL003 fixed.
+  TestImage fixed = SeedImage();
+  fixed.Layer().Whiteout("usr/local/cuda-11.3/compat");
+  imagelint::testing::WriteImage(fixed, ImageKind::kDockerArchive, dir / "app.tar");
+  auto repaired = scan("fleet.yaml", {"--baseline", (dir / "after.json").string(), "-f", "text", "-f",
+                                      "json=" + (dir / "r.json").string(), "-f", "sarif=" + (dir / "r.sarif").string(),
+                                      "-f", "markdown=" + (dir / "r.md").string(), "-f",
+                                      "html=" + (dir / "r.html").string()});
+  CHECK_MESSAGE(repaired.exit_code == 0, repaired.err);
+  CHECK(repaired.out.find("Fixed since the baseline") != std::string::npos);
+  json after = json::parse(imagelint::testing::ReadFileText(dir / "r.json"));
+  bool il003_fixed = false;
+  for (const auto& finding : after["images"][0]["fixed"]) il003_fixed |= finding["rule"] == "IL003";
+  CHECK(il003_fixed);
+  json sarif = json::parse(imagelint::testing::ReadFileText(dir / "r.sarif"));
+  bool absent = false;
+  for (const auto& result : sarif["runs"][0]["results"]) {
+    CHECK(result.contains("baselineState"));
+    absent |= result["ruleId"] == "IL003" && result["baselineState"] == "absent";
+  }
+  CHECK(absent);
+  CHECK(imagelint::testing::ReadFileText(dir / "r.md").find("Fixed since the baseline") != std::string::npos);
+  CHECK(imagelint::testing::ReadFileText(dir / "r.html").find("fixed since the baseline") != std::string::npos);
+  // Not a report, or --fail-on-new alone: exit 2.
+  CHECK(scan("fleet.yaml", {"--baseline", (dir / "fleet.yaml").string()}).exit_code == 2);
+  CHECK(scan("fleet.yaml", {"--fail-on-new"}).exit_code == 2);
+}
