@@ -120,11 +120,13 @@ def scan(imagelint, image, cache_dir, backend):
 
 
 def fleet(imagelint, images, runners, root, backend):
-    """RUNNERS processes at a time, each runner its images in turn with its own cache."""
+    """RUNNERS processes at a time, each runner its share of the images in turn, with its own cache."""
     caches = [os.path.join(root, f"cache-{backend and 'redis' or 'local'}-{r}") for r in range(runners)]
 
-    def runner(r):
-        for image in images[r::runners]:
+    share = (len(images) + runners - 1) // runners
+
+    def runner(r):  # consecutive images: every runner meets both bases
+        for image in images[r * share:(r + 1) * share]:
             scan(imagelint, image, caches[r], backend)
 
     with ThreadPoolExecutor(runners) as pool:
