@@ -4,6 +4,8 @@
 // connection is never reused. Redis protocol reference:
 // "Redis commands" https://redis.io/docs/latest/commands/ (GETRANGE, SET EX,
 // AUTH, SELECT).
+#include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <mutex>
 
