@@ -118,4 +118,19 @@ nlohmann::json Finalize(const nlohmann::json& report, const FinalizeOptions& opt
 // findings from a report (suppressions), so both always agree.
 void DeriveVerdicts(nlohmann::json& image);
 
+// --baseline: an earlier report of the same images and fleet. Errors: it is
+// not an imagelint.report/v1 document with an images list.
+Status CheckBaseline(const nlohmann::json& baseline, const std::string& name);
+// Marks each shown finding of a finalised `report` with baseline_state "new"
+// (on a pool where the baseline image did not have it; new_pools when only
+// some pools are new) or "unchanged", lists under each image's `fixed` the
+// baseline's findings gone since (baseline_state "absent", on the pools
+// where they are gone), and adds summary.baseline {file, new, unchanged,
+// fixed, unmatched_images}. Images match by ref, else by name (without tag
+// or digest) when only one baseline image has it; findings by rule and
+// logical location per pool, never by wording.
+void ApplyBaseline(nlohmann::json& report, const nlohmann::json& baseline, const std::string& name);
+// --fail-on-new: whether a finding marked new fails `gate`.
+bool NewFindingsFailGate(const nlohmann::json& report, const GateOptions& gate);
+
 }  // namespace imagelint::analysis

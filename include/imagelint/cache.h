@@ -20,8 +20,11 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "imagelint/analyzer.h"
 #include "imagelint/layer.h"
+#include "imagelint/layer_store.h"
 #include "imagelint/result.h"
 #include "imagelint/source.h"
 
@@ -45,6 +48,18 @@ struct CacheStats {
   uint64_t discarded = 0;   // corrupt or mismatching files removed
   uint64_t write_errors = 0;  // files that could not be written (the scan still succeeds)
   uint64_t blobs_vouched = 0;  // local blobs not re-hashed on a hit: unchanged since last hashed
+  // The shared store behind the local cache (--cache-backend):
+  uint64_t shared_hits = 0;       // hits (counted in `hits` too) with a file fetched from the shared store
+  uint64_t shared_discarded = 0;  // shared values ignored: too large, corrupt, foreign, another key or version
+  uint64_t shared_stored = 0;     // values put into the shared store
+};
+
+// A shared store behind the local cache: what the local cache lacks is looked
+// up there (and kept locally once it passes the local checks); what is
+// scanned is stored in both.
+struct SharedCache {
+  std::shared_ptr<LayerStore> store;             // null = none; wrap it with FailSoft
+  std::function<void(const std::string&)> note;  // told of each value ignored; null = counted only
 };
 
 // Also the memo of verified local blobs (verified/<xx>/<sha256 of key>.cbor).
@@ -84,14 +99,15 @@ Result<PruneResult> PruneCache(const std::string& directory, const PruneOptions&
 class LayerCache final : public VerifiedBlobMemo {
  public:
   // Creates `directory` when needed. Errors: it cannot be created or written.
-  static Result<std::unique_ptr<LayerCache>> Open(const std::string& directory);
+  static Result<std::unique_ptr<LayerCache>> Open(const std::string& directory, SharedCache shared = {});
 
   // The cached result of `layer` with every analyzer of `analyzers`; analyzers
   // whose results are not cached are added to `missing` (then the result
   // holds the entries and the cached analyzers' facts only). nullopt when the
   // entry list itself is not cached.
+  // `from_shared` (optional) tells whether any file came from the shared store.
   std::optional<LayerResult> Lookup(const LayerRef& layer, const std::vector<FileAnalyzer*>& analyzers,
-                                    std::vector<FileAnalyzer*>* missing);
+                                    std::vector<FileAnalyzer*>* missing, bool* from_shared = nullptr);
   // Stores the entry list and each analyzer's facts of `result`. Failures are
   // counted (write_errors) and returned, never fatal to a scan.
   Status Store(const LayerRef& layer, const LayerResult& result, const std::vector<FileAnalyzer*>& analyzers);
@@ -111,12 +127,18 @@ class LayerCache final : public VerifiedBlobMemo {
   static bool Cacheable(const LayerRef& layer);
 
  private:
-  explicit LayerCache(std::string directory) : directory_(std::move(directory)) {}
+  LayerCache(std::string directory, SharedCache shared)
+      : directory_(std::move(directory)), shared_(std::move(shared)) {}
+  // A checked shared value of `file` of `layer` (its bytes and payload); false when none.
+  bool SharedGet(const LayerRef& layer, const std::string& file, std::vector<uint8_t>* bytes,
+                 nlohmann::json* payload);
+  void SharedDiscard(const LayerRef& layer, const std::string& file, const std::string& why);
   std::string LayerDirectory(const LayerRef& layer) const;
   std::string MemoPath(const std::string& key) const;
   Status StoreOrThrow(const LayerRef& layer, const LayerResult& result, const std::vector<FileAnalyzer*>& analyzers);
 
   std::string directory_;
+  SharedCache shared_;
   mutable std::mutex mutex_;
   CacheStats stats_;
 };

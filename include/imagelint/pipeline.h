@@ -21,6 +21,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,7 @@
 #include "imagelint/config.h"
 #include "imagelint/fleet.h"
 #include "imagelint/fleet_import.h"
+#include "imagelint/layer_store.h"
 #include "imagelint/registry.h"
 #include "imagelint/result.h"
 #include "imagelint/rules.h"
@@ -71,6 +73,9 @@ struct ImageReadOptions {
   int jobs = 0;                // layers read in parallel; 0 = up to 4
   bool verify_digests = true;  // false: skip blob digest and diff ID checks (and the cache)
   bool use_cache = true;       // through Context::cache_dir
+  // A shared store behind the local cache (--cache-backend; see FailSoft in
+  // imagelint/layer_store.h); null = none. Shared by every input of a scan.
+  std::shared_ptr<LayerStore> shared_cache;
   // TLS, insecure registries, --connect-to and explicit credentials; stored
   // credentials come from Context::credential_stores.
   registry::RegistryOptions registry;
@@ -112,12 +117,23 @@ struct ScanRequest {
   // stands for them in `inputs` and in findings (the command line reads
   // standard input for "-").
   std::map<std::string, std::string> dockerfile_texts;
+  // Many images (--images-from, --all-tags): read `image_jobs` at a time
+  // (0 = up to 4; no progress display then), and an image that cannot be
+  // read is an error entry of the report (status "error") instead of the end
+  // of the scan; the exit code is then 2, after the report is written.
+  bool keep_going = false;
+  int image_jobs = 0;
+  // --baseline: an earlier JSON report of the same images and fleet; each
+  // finding is marked new or unchanged, and fixed ones are listed
+  // (analysis::ApplyBaseline). With fail_on_new the gate counts new findings only.
+  std::string baseline_file;
+  bool fail_on_new = false;
 };
 
 struct ScanResult {
   nlohmann::json report;  // imagelint.report/v1, finalised (analysis::Finalize)
   int exit_code = 0;      // 1 when a finding (shown or hidden) is at or above fail_on, or undecided
-                          // with fail_on_undecided; else 0
+                          // with fail_on_undecided; 2 when (keep_going) an image could not be read; else 0
   Fleet fleet;            // as loaded (placement advice needs it)
 };
 
@@ -131,6 +147,14 @@ Result<ScanResult> Scan(const ScanRequest& request, const Context& context);
 // a scan: fleet, rules, overrides, ignores, fail-on, min-severity, platform,
 // dockerfile, inline-ignores. Inputs and read options are left to the caller.
 Result<ScanRequest> ScanRequestFromConfig(const config::Config& config);
+
+// `scan REGISTRY/REPO --all-tags [--tags REGEX]`: "REGISTRY/REPO:TAG" for
+// every tag the registry lists (paginated), sorted, those matching
+// `tag_pattern` (RE2 syntax, searched anywhere in the tag: anchor it with ^ $;
+// "" = all). Errors: a repository given with a tag or digest, a bad pattern,
+// a registry that cannot list the tags.
+Result<std::vector<std::string>> ListRepositoryImages(const std::string& repository, const std::string& tag_pattern,
+                                                      const ImageReadOptions& options, const Context& context);
 
 // `imagelint facts`: the facts (imagelint.facts/v1) of one image input or
 // Dockerfile (detected by content, as scan does), and their text rendering.

@@ -105,4 +105,11 @@ Result<std::optional<Credentials>> LookupCredentials(const Reference& ref, const
 Result<std::unique_ptr<ImageSource>> OpenRegistryImage(const Reference& ref, const OpenOptions& open,
                                                        const RegistryOptions& options);
 
+// The tags of `repository` (its tag and digest are ignored), through the
+// tag list API (GET /v2/<name>/tags/list), following the Link header's
+// rel="next" pages on the same registry. Bounded: at most 100,000 tags and
+// 10,000 pages of at most 4 MiB each; a tag that is not a valid tag name is
+// an error. Errors name the repository.
+Result<std::vector<std::string>> ListTags(const Reference& repository, const RegistryOptions& options);
+
 }  // namespace imagelint::registry

@@ -74,6 +74,25 @@ std::string AnalyzerFile(const FileAnalyzer& analyzer) {
 
 enum class ReadOutcome { kMissing, kCorrupt, kOk };
 
+// Checks the bytes of one cache file or shared-store value (magic, length,
+// checksum, CBOR); its payload on success.
+bool DecodeCacheBytes(std::span<const uint8_t> bytes, const std::string& name, nlohmann::json* payload) {
+  if (bytes.size() < kHeaderBytes || bytes.size() > kMaxFileBytes ||
+      std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
+    return false;
+  uint64_t length = 0;
+  for (int i = 7; i >= 0; --i) length = (length << 8) | bytes[sizeof kMagic + i];
+  if (length != bytes.size() - kHeaderBytes) return false;
+  std::span<const uint8_t> body = bytes.subspan(kHeaderBytes);
+  if (RawSha256(body) != std::vector<uint8_t>(bytes.begin() + sizeof kMagic + 8, bytes.begin() + kHeaderBytes)) {
+    return false;
+  }
+  auto parsed = ParseCbor(body, name);
+  if (!parsed.ok()) return false;
+  *payload = std::move(*parsed);
+  return true;
+}
+
 // Reads and checks one cache file; its payload on success.
 ReadOutcome ReadCacheFile(const fs::path& path, nlohmann::json* payload) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -101,23 +120,10 @@ ReadOutcome ReadCacheFile(const fs::path& path, nlohmann::json* payload) {
     }
   }
   ::close(fd);
-  if (bytes.size() < kHeaderBytes || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) return ReadOutcome::kCorrupt;
-  uint64_t length = 0;
-  for (int i = 7; i >= 0; --i) length = (length << 8) | bytes[sizeof kMagic + i];
-  if (length != bytes.size() - kHeaderBytes) return ReadOutcome::kCorrupt;
-  std::span<const uint8_t> body(bytes.data() + kHeaderBytes, bytes.size() - kHeaderBytes);
-  if (RawSha256(body) != std::vector<uint8_t>(bytes.begin() + sizeof kMagic + 8, bytes.begin() + kHeaderBytes)) {
-    return ReadOutcome::kCorrupt;
-  }
-  auto parsed = ParseCbor(body, path.string());
-  if (!parsed.ok()) return ReadOutcome::kCorrupt;
-  *payload = std::move(*parsed);
-  return ReadOutcome::kOk;
+  return DecodeCacheBytes(bytes, path.string(), payload) ? ReadOutcome::kOk : ReadOutcome::kCorrupt;
 }
 
-// Writes a cache file atomically: temporary file in the same directory, then
-// rename(2) over the final name, so readers see the old file or the new one.
-Status WriteCacheFile(const fs::path& path, const nlohmann::json& payload) {
+std::vector<uint8_t> EncodeCacheBytes(const nlohmann::json& payload) {
   std::vector<uint8_t> body = nlohmann::json::to_cbor(payload);
   std::vector<uint8_t> bytes(kMagic, kMagic + sizeof kMagic);
   uint64_t length = body.size();
@@ -125,7 +131,12 @@ Status WriteCacheFile(const fs::path& path, const nlohmann::json& payload) {
   auto hash = RawSha256(body);
   bytes.insert(bytes.end(), hash.begin(), hash.end());
   bytes.insert(bytes.end(), body.begin(), body.end());
+  return bytes;
+}
 
+// Writes a cache file atomically: temporary file in the same directory, then
+// rename(2) over the final name, so readers see the old file or the new one.
+Status WriteCacheBytes(const fs::path& path, const std::vector<uint8_t>& bytes) {
   std::error_code ec;
   fs::create_directories(path.parent_path(), ec);
   if (ec) return MakeError(path.parent_path().string(), "cannot create cache directory: " + ec.message());
@@ -154,6 +165,10 @@ Status WriteCacheFile(const fs::path& path, const nlohmann::json& payload) {
     return MakeError(path.string(), std::string("cannot store cache file: ") + std::strerror(saved));
   }
   return OkStatus();
+}
+
+Status WriteCacheFile(const fs::path& path, const nlohmann::json& payload) {
+  return WriteCacheBytes(path, EncodeCacheBytes(payload));
 }
 
 nlohmann::json EntriesPayload(const LayerRef& layer, const LayerResult& result) {
@@ -427,7 +442,7 @@ std::string DefaultCacheDirectory(const std::string& xdg_cache_home, const std::
 
 bool LayerCache::Cacheable(const LayerRef& layer) { return !CacheKey(layer).empty(); }
 
-Result<std::unique_ptr<LayerCache>> LayerCache::Open(const std::string& directory) {
+Result<std::unique_ptr<LayerCache>> LayerCache::Open(const std::string& directory, SharedCache shared) {
   if (directory.empty()) return MakeError("layer cache", "no cache directory (set XDG_CACHE_HOME or --cache-dir)");
   std::error_code ec;
   fs::create_directories(fs::path(directory) / "layers", ec);
@@ -435,7 +450,7 @@ Result<std::unique_ptr<LayerCache>> LayerCache::Open(const std::string& director
   if (::access((fs::path(directory) / "layers").c_str(), W_OK) != 0) {
     return MakeError(directory, "the cache directory is not writable");
   }
-  return std::unique_ptr<LayerCache>(new LayerCache(directory));
+  return std::unique_ptr<LayerCache>(new LayerCache(directory, std::move(shared)));
 }
 
 std::string LayerCache::LayerDirectory(const LayerRef& layer) const {
@@ -443,8 +458,41 @@ std::string LayerCache::LayerDirectory(const LayerRef& layer) const {
   return (fs::path(directory_) / "layers" / hex.substr(0, 2) / hex).string();
 }
 
+// "imagelint:layer:<hex>:<file>": the local file's name under the layer's key.
+std::string SharedKey(const LayerRef& layer, const std::string& file) {
+  return "imagelint:layer:" + CacheKey(layer).substr(7) + ":" + file;
+}
+
+bool LayerCache::SharedGet(const LayerRef& layer, const std::string& file, std::vector<uint8_t>* bytes,
+                           nlohmann::json* payload) {
+  if (!shared_.store) return false;
+  auto value = shared_.store->Get(SharedKey(layer, file), kMaxFileBytes);
+  if (!value.ok() || !*value) return false;  // a failing store warns through FailSoft
+  if ((*value)->size() > kMaxFileBytes) {
+    SharedDiscard(layer, file, "larger than " + std::to_string(kMaxFileBytes) + " bytes");
+    return false;
+  }
+  if (!DecodeCacheBytes(**value, SharedKey(layer, file), payload)) {
+    SharedDiscard(layer, file, "not an imagelint cache value (bad header, checksum or encoding)");
+    return false;
+  }
+  *bytes = std::move(**value);
+  return true;
+}
+
+void LayerCache::SharedDiscard(const LayerRef& layer, const std::string& file, const std::string& why) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stats_.shared_discarded++;
+  }
+  if (shared_.note)
+    shared_.note("shared cache (" + shared_.store->Name() + "): ignored the value of " + SharedKey(layer, file) +
+                 ": " + why + "; the layer is read locally");
+}
+
 std::optional<LayerResult> LayerCache::Lookup(const LayerRef& layer, const std::vector<FileAnalyzer*>& analyzers,
-                                              std::vector<FileAnalyzer*>* missing) {
+                                              std::vector<FileAnalyzer*>* missing, bool* from_shared) {
+  if (from_shared) *from_shared = false;
   if (!Cacheable(layer)) return std::nullopt;
   const fs::path dir = LayerDirectory(layer);
   auto discard = [&](const fs::path& path) {
@@ -452,27 +500,54 @@ std::optional<LayerResult> LayerCache::Lookup(const LayerRef& layer, const std::
     std::lock_guard<std::mutex> lock(mutex_);
     stats_.discarded++;
   };
+  // A value from the shared store passed the same checks as a local file;
+  // it is kept locally so that the next scan on this runner stays local.
+  auto keep_locally = [&](const fs::path& path, const std::vector<uint8_t>& bytes) {
+    if (from_shared) *from_shared = true;
+    if (!WriteCacheBytes(path, bytes).ok()) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stats_.write_errors++;
+    }
+  };
   nlohmann::json payload;
   const fs::path entries_path = dir / "entries.cbor";
   ReadOutcome outcome = ReadCacheFile(entries_path, &payload);
-  if (outcome == ReadOutcome::kMissing) return std::nullopt;
   std::optional<LayerResult> result;
   if (outcome == ReadOutcome::kOk) result = EntriesFromPayload(layer, payload);
-  if (!result) {
-    discard(entries_path);
-    return std::nullopt;
+  if (outcome != ReadOutcome::kMissing && !result) discard(entries_path);
+  if (result) {
+    TouchNow(entries_path);  // last use, for PruneCache's least-recently-used order
+  } else {
+    std::vector<uint8_t> bytes;
+    if (!SharedGet(layer, "entries.cbor", &bytes, &payload)) return std::nullopt;
+    result = EntriesFromPayload(layer, payload);
+    if (!result) {
+      SharedDiscard(layer, "entries.cbor", "another layer's, or another format version");
+      return std::nullopt;
+    }
+    keep_locally(entries_path, bytes);
   }
-  TouchNow(entries_path);  // last use, for PruneCache's least-recently-used order
   for (FileAnalyzer* analyzer : analyzers) {
-    const fs::path path = dir / AnalyzerFile(*analyzer);
+    const std::string file = AnalyzerFile(*analyzer);
+    const fs::path path = dir / file;
     outcome = ReadCacheFile(path, &payload);
     bool applied = outcome == ReadOutcome::kOk && ApplyAnalyzerPayload(layer, *analyzer, payload, *result);
+    if (!applied && outcome != ReadOutcome::kMissing) discard(path);
     if (!applied) {
-      if (outcome != ReadOutcome::kMissing) discard(path);
-      // Facts applied before a failure stay; the rescan replaces them.
+      // Facts applied before a failure stay; the next try or the rescan replaces them.
       for (auto& entry : result->entries) entry.analysis.erase(std::string(analyzer->Name()));
-      if (missing) missing->push_back(analyzer);
+      std::vector<uint8_t> bytes;
+      if (SharedGet(layer, file, &bytes, &payload)) {
+        applied = ApplyAnalyzerPayload(layer, *analyzer, payload, *result);
+        if (applied) {
+          keep_locally(path, bytes);
+        } else {
+          SharedDiscard(layer, file, "another layer's or analyzer's, or facts that do not fit the entry list");
+          for (auto& entry : result->entries) entry.analysis.erase(std::string(analyzer->Name()));
+        }
+      }
     }
+    if (!applied && missing) missing->push_back(analyzer);
   }
   return result;
 }
@@ -496,17 +571,21 @@ Status LayerCache::StoreOrThrow(const LayerRef& layer, const LayerResult& result
   const fs::path dir = LayerDirectory(layer);
   // Analyzer files first: a reader that finds the entry list then finds the
   // analyzers' files too (or treats them as missing, never as wrong).
+  // The shared store gets the same bytes in the same order.
   Status status = OkStatus();
-  for (FileAnalyzer* analyzer : analyzers) {
-    Status written = WriteCacheFile(dir / AnalyzerFile(*analyzer), AnalyzerPayload(layer, result, *analyzer));
+  uint64_t shared_stored = 0;
+  auto write = [&](const std::string& file, const nlohmann::json& payload) {
+    std::vector<uint8_t> bytes = EncodeCacheBytes(payload);
+    Status written = WriteCacheBytes(dir / file, bytes);
     if (!written.ok() && status.ok()) status = written;
-  }
-  Status written = WriteCacheFile(dir / "entries.cbor", EntriesPayload(layer, result));
-  if (!written.ok() && status.ok()) status = written;
-  if (!status.ok()) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stats_.write_errors++;
-  }
+    // A failing store turns itself off with one warning (FailSoft).
+    if (shared_.store && shared_.store->Put(SharedKey(layer, file), bytes).ok()) shared_stored++;
+  };
+  for (FileAnalyzer* analyzer : analyzers) write(AnalyzerFile(*analyzer), AnalyzerPayload(layer, result, *analyzer));
+  write("entries.cbor", EntriesPayload(layer, result));
+  std::lock_guard<std::mutex> lock(mutex_);
+  stats_.shared_stored += shared_stored;
+  if (!status.ok()) stats_.write_errors++;
   return status;
 }
 
@@ -527,13 +606,15 @@ LayerScanFunction LayerCache::Scanner(LayerScanFunction inner) {
     }
     const LayerRef& layer = layers[index];
     std::vector<FileAnalyzer*> missing;
-    std::optional<LayerResult> cached = Lookup(layer, analyzers, &missing);
+    bool from_shared = false;
+    std::optional<LayerResult> cached = Lookup(layer, analyzers, &missing, &from_shared);
     if (cached && missing.empty()) {
       auto verified = source.VerifyLayerForCache(index, this);
       if (!verified.ok()) return verified.error();
       if (*verified) {
         std::lock_guard<std::mutex> lock(mutex_);
         stats_.hits++;
+        if (from_shared) stats_.shared_hits++;
         return std::move(*cached);
       }
       cached.reset();  // the source cannot vouch for its bytes cheaply: scan them

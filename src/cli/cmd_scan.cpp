@@ -6,11 +6,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
 #include <iostream>
 
 #include "cli/budget.h"
 #include "cli/command.h"
 #include "cli/options.h"
+#include "cli/shared_cache.h"
+#include "common/text.h"
 #include "imagelint/fleet_import.h"
 #include "imagelint/report.h"
 
@@ -18,6 +21,7 @@ namespace imagelint::cli {
 namespace {
 
 constexpr size_t kMaxStdinDockerfileBytes = 16u << 20;
+constexpr size_t kMaxImagesFromBytes = 4u << 20;
 
 struct ScanArgs {
   std::vector<std::string> images;
@@ -26,7 +30,37 @@ struct ScanArgs {
   ImageInputFlags input;
   std::vector<std::string> build_args;  // Dockerfile inputs: --build-arg NAME[=VALUE]
   std::string target;                   // Dockerfile inputs: --target STAGE
+  SharedCacheFlags shared_cache;        // --cache-backend, --cache-ttl
+  std::string images_from;              // --images-from FILE: one image a line
+  bool all_tags = false;                // --all-tags: each IMAGE is a repository, every tag scanned
+  std::string tags;                     // --tags REGEX: with --all-tags, the tags to scan
+  std::string baseline;                 // --baseline REPORT.json
+  bool fail_on_new = false;             // --fail-on-new
 };
+
+// --images-from FILE: one image a line; blank lines and '#' comments skipped.
+Result<std::vector<std::string>> ReadImageList(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return MakeError(path, "cannot read the --images-from list");
+  std::string text;
+  char chunk[65536];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, static_cast<size_t>(in.gcount()));
+    if (text.size() > kMaxImagesFromBytes) return MakeError(path, "--images-from list larger than 4 MiB");
+  }
+  std::vector<std::string> images;
+  int number = 0;
+  for (const std::string& raw : SplitOn(text, '\n')) {
+    ++number;
+    std::string line = Trim(raw);
+    if (line.empty() || line[0] == '#') continue;
+    if (line.find_first_of(" \t") != std::string::npos)
+      return MakeErrorAtLine(path, number, 1, "one image a line ('" + line + "' holds a space)");
+    images.push_back(std::move(line));
+  }
+  if (images.empty()) return MakeError(path, "the --images-from list names no image");
+  return images;
+}
 
 // "-" stands for a Dockerfile on standard input (as hadolint reads it).
 Result<std::string> ReadStdinDockerfile() {
@@ -43,7 +77,18 @@ int RunScan(ScanArgs& args, const Environment& environment) {
   args.options.user_config_dir = environment.UserConfigDirectory();
   ExpandRuleLists(args.options);
   for (const std::string& dir : args.rootfs) args.images.push_back(std::string(kRootfsPrefix) + dir);
-  if (args.images.empty()) return ReportToolError(MakeError("scan", "give an IMAGE (or --rootfs DIR) to scan"));
+  if (!args.tags.empty() && !args.all_tags) return ReportToolError(MakeError("--tags", "goes with --all-tags"));
+  if (args.all_tags && (args.images.empty() || !args.rootfs.empty()))
+    return ReportToolError(MakeError("--all-tags", "give the repositories (REGISTRY/REPO) whose tags to scan"));
+  const std::vector<std::string> repositories = args.all_tags ? args.images : std::vector<std::string>();
+  if (args.all_tags) args.images.clear();
+  if (!args.images_from.empty()) {
+    auto listed = ReadImageList(args.images_from);
+    if (!listed.ok()) return ReportToolError(listed.error());
+    args.images.insert(args.images.end(), listed->begin(), listed->end());
+  }
+  if (args.images.empty() && repositories.empty())
+    return ReportToolError(MakeError("scan", "give an IMAGE (or --rootfs DIR) to scan"));
   auto config = config::ResolveConfig(args.options);  // .imagelint.yaml + flags
   if (!config.ok()) return ReportToolError(config.error());
   auto request = ScanRequestFromConfig(*config);
@@ -52,14 +97,27 @@ int RunScan(ScanArgs& args, const Environment& environment) {
   if (!outputs.ok()) return ReportToolError(outputs.error());
   auto read = ToImageReadOptions(args.input);
   if (!read.ok()) return ReportToolError(read.error());
-  if (auto budget = StartBudget(args.input, args.images); !budget.ok()) return ReportToolError(budget.error());
   read->platform = request->read.platform;  // --platform / `platform:` of the config
   request->read = std::move(*read);
   auto build_args = environment.BuildArgs(args.build_args);
   if (!build_args.ok()) return ReportToolError(build_args.error());
   request->build_args = std::move(*build_args);
   request->target = args.target;
+  request->baseline_file = args.baseline;
+  request->fail_on_new = args.fail_on_new;
+  // Many images: one report, an unreadable image an entry of it (exit 2).
+  request->keep_going = args.all_tags || !args.images_from.empty();
+  const Context context = ContextFor(environment, args.input);
+  for (const std::string& repository : repositories) {
+    auto tagged = ListRepositoryImages(repository, args.tags, request->read, context);
+    if (!tagged.ok()) return ReportToolError(tagged.error());
+    if (tagged->empty() && context.warn) context.warn(repository + ": no tag to scan");
+    args.images.insert(args.images.end(), tagged->begin(), tagged->end());
+  }
+  if (args.images.empty()) return ReportToolError(MakeError("--all-tags", "no tag to scan"));
   request->inputs = args.images;
+  // The budget counts the images to scan (after --all-tags listed them).
+  if (auto budget = StartBudget(args.input, args.images); !budget.ok()) return ReportToolError(budget.error());
   if (std::count(args.images.begin(), args.images.end(), "-") > 0) {
     if (args.input.password_stdin)
       return ReportToolError(MakeError("-", "standard input cannot hold both a Dockerfile and --password-stdin"));
@@ -68,7 +126,9 @@ int RunScan(ScanArgs& args, const Environment& environment) {
     request->dockerfile_texts["-"] = std::move(*text);
   }
 
-  const Context context = ContextFor(environment, args.input);
+  auto shared_cache = OpenSharedCache(args.shared_cache, environment, context.warn);
+  if (!shared_cache.ok()) return ReportToolError(shared_cache.error());
+  request->read.shared_cache = *shared_cache;
   auto result = Scan(*request, context);
   if (!result.ok()) return ReportToolError(result.error());
 
@@ -104,6 +164,22 @@ RunFunction SetupScan(CLI::App& app) {
                  "built images: the Dockerfile they were built from; findings point at its lines")
       ->type_name("FILE");
   AddImageInputOptions(app, args->input);
+  AddSharedCacheFlags(app, args->shared_cache);
+  app.add_option("--images-from", args->images_from,
+                 "also scan the images listed in FILE, one a line (# comments), into the same report")
+      ->type_name("FILE");
+  app.add_flag("--all-tags", args->all_tags,
+               "each IMAGE is a repository (REGISTRY/REPO): scan every tag its registry lists, into one report");
+  app.add_option("--tags", args->tags,
+                 "with --all-tags: only tags matching REGEX (RE2 syntax, found anywhere in the tag; anchor with ^ and $)")
+      ->type_name("REGEX");
+  app.add_option("--baseline", args->baseline,
+                 "an earlier JSON report of the same images and fleet: mark findings new or unchanged and list "
+                 "the fixed ones, in every format")
+      ->type_name("REPORT.json");
+  app.add_flag("--fail-on-new", args->fail_on_new,
+               "with --baseline: the --fail-on gate counts new findings only (adopt a gate on images that "
+               "already fail)");
   app.add_option("--fleet", args->options.fleet,
                  "fleet profile (pools of GPU hosts); without it only image checks run")
       ->type_name("FILE");

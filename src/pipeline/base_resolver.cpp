@@ -7,6 +7,8 @@
 // looked up once per scan; its note (why it was not read) is given once.
 #include "pipeline/base_resolver.h"
 
+#include <mutex>
+
 #include "imagelint/read_image.h"
 #include "imagelint/registry.h"
 #include "pipeline/read.h"
@@ -67,6 +69,9 @@ long ImageBaseResolver::RemainingMs() const {
 }
 
 Result<dockerfile::BaseLookup> ImageBaseResolver::Resolve(const std::string& ref, const std::string& platform) {
+  // Several inputs are read at once with --images-from / --all-tags: one
+  // lookup at a time keeps the memo and the one budget consistent.
+  std::lock_guard<std::mutex> lock(mutex_);
   std::string key = ref + " " + platform;
   if (auto found = memo_.find(key); found != memo_.end()) {
     dockerfile::BaseLookup again = found->second;

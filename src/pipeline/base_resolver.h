@@ -8,6 +8,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "imagelint/dockerfile.h"
@@ -37,6 +38,7 @@ class ImageBaseResolver final : public dockerfile::BaseResolver {
   bool started_ = false;
   std::chrono::steady_clock::time_point deadline_;
   std::map<std::string, dockerfile::BaseLookup> memo_;  // by "ref platform"
+  std::mutex mutex_;
 };
 
 }  // namespace imagelint::pipeline

@@ -1,9 +1,12 @@
 // Image inputs: local paths and registry references, through the layer cache.
 #include "pipeline/read.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <memory>
+
+#include <re2/re2.h>
 
 #include "imagelint/engine.h"
 #include "pipeline/base_resolver.h"
@@ -46,7 +49,7 @@ Result<ReadImageOptions> ScannerOptions(const ImageReadOptions& options, const C
 std::unique_ptr<LayerCache> AttachCache(ReadImageOptions& read, const ImageReadOptions& options, const Context& context) {
   // Unverified layers must not fill a cache that verified reads trust.
   if (!options.use_cache || !options.verify_digests || context.cache_dir.empty()) return nullptr;
-  auto opened = LayerCache::Open(context.cache_dir);
+  auto opened = LayerCache::Open(context.cache_dir, {options.shared_cache, context.warn});
   if (!opened.ok()) {
     if (context.warn) context.warn("layer cache not used: " + opened.error().ToString());
     return nullptr;
@@ -128,6 +131,36 @@ Result<ScannedImage> ReadImageInput(const std::string& input, const ImageReadOpt
 }
 
 }  // namespace pipeline
+
+Result<std::vector<std::string>> ListRepositoryImages(const std::string& repository, const std::string& tag_pattern,
+                                                      const ImageReadOptions& options, const Context& context) {
+  const std::string name = pipeline::WithoutScheme(repository);
+  size_t slash = name.rfind('/');
+  if (name.find('@') != std::string::npos || name.find(':', slash == std::string::npos ? 0 : slash) != std::string::npos)
+    return MakeError(repository, "--all-tags takes a repository without tag or digest (REGISTRY/REPO)");
+  auto ref = registry::ParseReference(name);
+  if (!ref.ok()) return ref.error();
+  std::unique_ptr<re2::RE2> pattern;
+  if (!tag_pattern.empty()) {
+    re2::RE2::Options re2_options;
+    re2_options.set_log_errors(false);
+    re2_options.set_max_mem(8 << 20);
+    pattern = std::make_unique<re2::RE2>(tag_pattern, re2_options);
+    if (!pattern->ok()) return MakeError("--tags", "'" + tag_pattern + "' is not a regular expression: " + pattern->error());
+  }
+  registry::RegistryOptions registry_options = options.registry;
+  registry_options.credential_stores = context.credential_stores;
+  auto tags = registry::ListTags(*ref, registry_options);
+  if (!tags.ok()) return tags.error();
+  // Sorted: a registry lists in no promised order, and reports of the same
+  // repository should compare (--baseline) line by line.
+  std::sort(tags->begin(), tags->end());
+  std::vector<std::string> images;
+  for (const std::string& tag : *tags) {
+    if (!pattern || re2::RE2::PartialMatch(tag, *pattern)) images.push_back(ref->registry + "/" + ref->repository + ":" + tag);
+  }
+  return images;
+}
 
 Result<nlohmann::json> ReadFacts(const std::string& input, const ImageReadOptions& options, const Context& context) {
   if (dockerfile::IsDockerfilePath(input)) {  // the facts Dockerfile mode predicts (docs/dockerfile.md)

@@ -1,9 +1,13 @@
 // imagelint::Scan: inputs -> facts -> rules x fleet -> suppressions -> the
 // finalised report and the gate. Everything the `scan` command does except
 // parsing its flags and writing its reports.
+#include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
+#include <thread>
 
 #include "imagelint/analysis.h"
 #include "imagelint/config.h"
@@ -136,6 +140,55 @@ std::optional<json> BaseOfReport(const json& facts) {
   return out;
 }
 
+// Every input's facts, in input order; with keep_going several at a time
+// (bounded), each image's layers still shared through the layer cache.
+std::vector<std::optional<Result<InputFacts>>> ReadInputs(const ScanRequest& request, const Knowledge& knowledge,
+                                                          const Context& context,
+                                                          dockerfile::BaseResolver* resolver) {
+  std::vector<std::optional<Result<InputFacts>>> read(request.inputs.size());
+  size_t jobs = request.keep_going ? static_cast<size_t>(request.image_jobs > 0 ? request.image_jobs : 4) : 1;
+  jobs = std::min(jobs, request.inputs.size());
+  if (jobs <= 1) {
+    for (size_t i = 0; i < request.inputs.size(); ++i) {
+      read[i] = FactsFor(request.inputs[i], request, knowledge, context, resolver);
+      if (!read[i]->ok() && !request.keep_going) break;
+    }
+    read.erase(std::find_if(read.begin(), read.end(), [](const auto& one) { return !one; }), read.end());
+    return read;
+  }
+  Context quiet = context;
+  quiet.progress = nullptr;  // one progress line cannot show several images
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < request.inputs.size(); i = next++) {
+      try {
+        read[i] = FactsFor(request.inputs[i], request, knowledge, quiet, resolver);
+      } catch (const std::exception& e) {  // e.g. out of memory: this image's error, not the run's end
+        read[i] = Result<InputFacts>(MakeError(request.inputs[i], std::string("cannot read: ") + e.what()));
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < jobs; ++t) threads.emplace_back(work);
+  for (auto& thread : threads) thread.join();
+  return read;
+}
+
+// An image that could not be read is an entry of its own, in input order:
+// status "error", the reason, no verdicts; the summary counts them.
+void AddUnreadableImages(json& report, const std::vector<std::pair<size_t, Error>>& unreadable,
+                         const std::vector<std::string>& inputs) {
+  json& images = report["images"];
+  for (const auto& [index, error] : unreadable) {
+    json entry = {{"ref", inputs[index]}, {"digest", ""},          {"status", "error"},
+                  {"error", error.ToString()}, {"findings", json::array()}, {"verdicts", json::array()}};
+    images.insert(images.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(index, images.size())), entry);
+  }
+  json& summary = report["summary"];
+  summary["images"] = images.size();
+  summary["unreadable"] = unreadable.size();
+}
+
 }  // namespace
 
 Result<ScanRequest> ScanRequestFromConfig(const config::Config& config) {
@@ -173,6 +226,17 @@ Result<ScanResult> Scan(const ScanRequest& request, const Context& context) {
       continue;
     if (!std::filesystem::exists(input, ec)) return MakeError(input, "no such file or directory");
   }
+  if (request.fail_on_new && request.baseline_file.empty())
+    return MakeError("--fail-on-new", "goes with --baseline REPORT.json");
+  std::optional<json> baseline;
+  if (!request.baseline_file.empty()) {  // read first: a wrong file is exit 2 before any image is read
+    auto text = ReadTextFile(request.baseline_file, kMaxFactsDocumentBytes, "--baseline report");
+    if (!text.ok()) return text.error();
+    auto parsed = ParseJson(*text, request.baseline_file);
+    if (!parsed.ok()) return parsed.error();
+    IMAGELINT_TRY(analysis::CheckBaseline(*parsed, request.baseline_file));
+    baseline = std::move(*parsed);
+  }
   auto knowledge = Knowledge::Load(context.knowledge_dir, request.read.use_cache ? context.cache_dir : "");
   if (!knowledge.ok()) return knowledge.error();
   ScanResult result;
@@ -195,9 +259,15 @@ Result<ScanResult> Scan(const ScanRequest& request, const Context& context) {
   if (!resolver.ok()) return resolver.error();
   std::vector<json> facts;
   std::vector<config::Suppression> inline_suppressions;
-  for (const auto& input : request.inputs) {
-    auto one = FactsFor(input, request, *knowledge, context, resolver->get());
-    if (!one.ok()) return one.error();
+  std::vector<std::optional<Result<InputFacts>>> read = ReadInputs(request, *knowledge, context, resolver->get());
+  std::vector<std::pair<size_t, Error>> unreadable;  // input index, why
+  for (size_t i = 0; i < read.size(); ++i) {
+    Result<InputFacts>& one = *read[i];
+    if (!one.ok()) {
+      if (!request.keep_going) return one.error();
+      unreadable.emplace_back(i, one.error());
+      continue;
+    }
     facts.push_back(std::move(one->facts));
     for (auto& suppression : one->inline_suppressions) inline_suppressions.push_back(std::move(suppression));
   }
@@ -228,6 +298,16 @@ Result<ScanResult> Scan(const ScanRequest& request, const Context& context) {
       config::ApplySuppressions(report, suppressions, today),
       {.min_severity = request.min_severity}, {request.fail_on, request.fail_on_undecided});
   result.exit_code = analysis::GateFailed(result.report) ? 1 : 0;
+  if (baseline) {
+    analysis::ApplyBaseline(result.report, *baseline, request.baseline_file);
+    if (request.fail_on_new)
+      result.exit_code =
+          analysis::NewFindingsFailGate(result.report, {request.fail_on, request.fail_on_undecided}) ? 1 : 0;
+  }
+  if (!unreadable.empty()) {
+    AddUnreadableImages(result.report, unreadable, request.inputs);
+    result.exit_code = 2;
+  }
   return result;
 }
 

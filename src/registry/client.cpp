@@ -317,6 +317,7 @@ Result<Client::Document> Client::GetDocument(const std::string& path_suffix, con
     Document document;
     document.content_type = BaseContentType((*stream)->head().Header("content-type"));
     document.docker_digest = (*stream)->head().Header("docker-content-digest");
+    document.link = (*stream)->head().Header("link");
     auto bytes = ReadAll(**stream, limit);
     if (!bytes.ok()) {
       if ((*stream)->last_failure_retryable() && attempt < options_.max_attempts) {

@@ -32,6 +32,7 @@ class Client {
     std::vector<uint8_t> bytes;
     std::string content_type;    // without parameters
     std::string docker_digest;   // Docker-Content-Digest header, if any
+    std::string link;            // Link header (pagination of tag lists), if any
   };
   Result<Document> GetDocument(const std::string& path_suffix, const std::vector<std::string>& headers,
                                uint64_t limit, const std::string& what);

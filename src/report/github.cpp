@@ -169,6 +169,11 @@ std::string RenderGithub(const json& report, const RenderOptions& options) {
     return a.order > b.order;
   });
   std::vector<std::string> lines;
+  for (const auto& image : Arr(report, "images")) {  // --images-from, --all-tags: unreadable images first
+    if (Str(image, "status") == "error")
+      lines.push_back("::error title=imagelint could not read an image::" +
+                      EscapeData(Str(image, "ref") + ": " + Str(image, "error")));
+  }
   for (const auto& a : annotations) lines.push_back(Line(a));
   const json& ignores = report.contains("ignores") ? report["ignores"] : json::object();
   for (const auto& entry : Arr(ignores, "expired")) {

@@ -51,6 +51,19 @@ std::string RenderGitlab(const json& report, const RenderOptions& options) {
   json issues = json::array();
   std::set<std::string> fingerprints;
   for (const auto& image : Arr(report, "images")) {
+    if (Str(image, "status") == "error") {  // --images-from, --all-tags: an image that could not be read
+      std::string key = "unreadable\n" + Str(image, "ref");
+      std::string digest =
+          Sha256Digest(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(key.data()), key.size()));
+      issues.push_back({{"type", "issue"},
+                        {"description", "could not read image " + Str(image, "ref") + ": " + Str(image, "error")},
+                        {"check_name", "imagelint-unreadable-image"},
+                        {"fingerprint", digest.substr(digest.find(':') + 1, 32)},
+                        {"severity", "blocker"},
+                        {"location", {{"path", Relative(Str(image, "ref", "image"))}, {"lines", {{"begin", 1}}}}},
+                        {"categories", json::array({"Bug Risk"})}});
+      continue;
+    }
     for (const auto& finding : Arr(image, "findings")) {
       std::string dockerfile = DockerfileFor(image, options);
       int line = DockerfileLine(finding);

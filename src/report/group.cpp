@@ -116,6 +116,16 @@ std::vector<RootCause> RootCauses(const json& image, const char* list) {
   return causes;
 }
 
+std::string BaselineState(const RootCause& cause) {
+  std::string state;
+  for (const json* finding : cause.findings) {
+    std::string one = Str(*finding, "baseline_state");
+    if (one == "new") return one;
+    if (!one.empty()) state = one;
+  }
+  return state;
+}
+
 std::string ImageName(const std::string& ref) {
   std::string name = ref;
   while (StartsWith(name, "./")) name = name.substr(2);

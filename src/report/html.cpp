@@ -145,6 +145,11 @@ void Matrix(std::string& out, const json& report) {
     std::string digest = Str(image, "digest");
     if (!digest.empty()) out += "<br><span class=\"muted mono\">" + Html(digest.substr(0, 19)) + "</span>";
     out += "</th>";
+    if (Str(image, "status") == "error") {  // --images-from, --all-tags: an image that could not be read
+      out += "<td class=\"cell unreadable\" colspan=\"" + std::to_string(std::max<size_t>(pools.size(), 1)) +
+             "\"><b>could not be read</b>: " + Html(Str(image, "error")) + "</td></tr>\n";
+      continue;
+    }
     if (pools.empty()) {
       json pseudo = {{"pool", "image"}, {"status", Str(image, "status", "pass")}, {"predicted_error", nullptr}};
       out += VerdictCell(image, pseudo);
@@ -177,7 +182,12 @@ void Card(std::string& out, const json& image, const RootCause& cause, const Ren
   std::string kind = cause.kind;
   out += "<div class=\"card " + Html(kind) + "\" data-kind=\"" + Html(kind) + "\" data-rules=\"";
   for (size_t i = 0; i < cause.rules.size(); ++i) out += (i ? " " : "") + Html(cause.rules[i]);
+  const std::string baseline = BaselineState(cause);  // --baseline: new or unchanged
+  if (!baseline.empty()) out += "\" data-baseline=\"" + Html(baseline);
   out += "\">\n<div class=\"head\"><span class=\"badge " + Html(kind) + "\">" + Html(kind) + "</span>";
+  if (baseline == "new")
+    out += "<span class=\"badge new\" style=\"background:var(--ink);color:#fff;margin-right:.4em\">new since the "
+           "baseline</span>";
   if (kind == "undecided") {
     for (size_t i = 0; i < cause.rules.size(); ++i) out += (i ? ", " : "") + Html(cause.rules[i]);
   } else {
@@ -291,7 +301,25 @@ std::string RenderHtml(const json& report, const std::vector<RuleMeta>& rules, c
     auto causes = RootCauses(image);
     out += "<section class=\"image\" data-image=\"" + Html(Str(image, "ref")) + "\"><h3><code>" +
            Html(Str(image, "ref", "image")) + "</code></h3>\n";
-    if (causes.empty()) out += "<p class=\"muted\">No findings.</p>\n";
+    const json& fixed = Arr(image, "fixed");  // --baseline
+    if (!fixed.empty()) {
+      out += "<details class=\"fixed\" open><summary>" + std::to_string(fixed.size()) +
+             " fixed since the baseline</summary><ul>\n";
+      for (const auto& finding : fixed) {
+        std::string pools;
+        for (const auto& pool : Arr(finding, "pools"))
+          if (pool.is_string()) pools += (pools.empty() ? "" : ", ") + pool.get<std::string>();
+        out += "<li data-baseline=\"absent\"><b>" + Html(Str(finding, "rule")) + " " + Html(Str(finding, "name")) +
+               "</b>" + (pools.empty() ? "" : " <span class=\"muted\">[" + Html(pools) + "]</span>") + ": " +
+               Html(Str(finding, "message")) + "</li>\n";
+      }
+      out += "</ul></details>\n";
+    }
+    if (Str(image, "status") == "error") {
+      out += "<p class=\"unreadable\"><b>Could not be read</b>: " + Html(Str(image, "error")) + "</p>\n";
+    } else if (causes.empty()) {
+      out += "<p class=\"muted\">No findings.</p>\n";
+    }
     for (const auto& cause : causes) {
       Card(out, image, cause, options);
     }

@@ -101,6 +101,10 @@ std::string RenderJunit(const json& report) {
           c.out_text += FindingBlock(finding);
         }
       }
+      if (Str(image, "status") == "error") {  // --images-from, --all-tags: an image that could not be read
+        c.failed = true;
+        c.failure_message = "could not be read: " + Str(image, "error");
+      }
       c.skipped = !c.failed && Str(image, "status") == "undecided";
       if (c.skipped) c.skipped_message = "undecided: imagelint cannot tell whether the image runs";
       cases.push_back(std::move(c));

@@ -103,7 +103,7 @@ std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rule
     for (const auto& pool : pools) {
       out += "| " + Md(pool) + " |";
       for (const auto& image : images) {
-        std::string cell = "–";
+        std::string cell = Str(image, "status") == "error" ? "⛔ **could not be read**" : "–";
         for (const auto& verdict : Arr(image, "verdicts")) {
           if (Str(verdict, "pool") != pool) continue;
           std::string status = Str(verdict, "status");
@@ -123,6 +123,11 @@ std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rule
     }
   }
 
+  for (const auto& image : images) {  // --images-from, --all-tags: images that could not be read
+    if (Str(image, "status") == "error")
+      out += "\n⛔ " + Code(Str(image, "ref", "image")) + " **could not be read**: " + Md(Str(image, "error")) + "\n";
+  }
+
   // One item per root cause: errors, undecided, warnings, notes.
   std::vector<std::pair<const json*, RootCause>> all;  // image, cause
   for (int order = 3; order >= 0; --order) {
@@ -138,6 +143,12 @@ std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rule
   out += Plural(Count(counts, "warning"), "warning") + ", " + Plural(Count(counts, "note"), "note");
   if (Count(summary, "suppressed") > 0) out += "; " + std::to_string(Count(summary, "suppressed")) + " suppressed";
   if (Count(summary, "expired_ignores") > 0) out += "; " + Plural(Count(summary, "expired_ignores"), "expired ignore");
+  if (summary.contains("baseline") && summary["baseline"].is_object()) {
+    const json& baseline = summary["baseline"];
+    out += "; since the baseline: " + std::to_string(Count(baseline, "new")) + " new, " +
+           std::to_string(Count(baseline, "fixed")) + " fixed, " + std::to_string(Count(baseline, "unchanged")) +
+           " unchanged";
+  }
   out += "\n\n";
   size_t shown = 0;
   for (const auto& [image, cause] : all) {
@@ -151,14 +162,16 @@ std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rule
     if (name.empty() && rule != by_id.end()) name = rule->second->name;
     std::string uri = HelpUri(options.docs_base_uri, id, docs);
     std::string kind = Kind(*finding);
+    if (BaselineState(cause) == "new") out += "- 🆕 **new since the baseline** ";
     if (kind == "undecided") {
       std::string ids;
       for (const auto& rule_id : cause.rules) ids += (ids.empty() ? "" : ", ") + Md(rule_id);
-      out += "- " + Icon(kind) + " **undecided " + ids + "** (" + Code(Str(*image, "ref", "image"));
+      out += (BaselineState(cause) == "new" ? "" : "- ") + Icon(kind) + " **undecided " + ids + "** (" +
+             Code(Str(*image, "ref", "image"));
     } else {
       std::string label = uri.empty() ? Md(id) : "[" + Md(id) + "](" + uri + ")";
-      out += "- " + Icon(kind) + " **" + label + (name.empty() ? "" : " " + Md(name)) + "** (" +
-             Code(Str(*image, "ref", "image"));
+      out += (BaselineState(cause) == "new" ? "" : "- ") + Icon(kind) + " **" + label +
+             (name.empty() ? "" : " " + Md(name)) + "** (" + Code(Str(*image, "ref", "image"));
     }
     std::string pools_text;
     for (const auto& pool : cause.pools) pools_text += (pools_text.empty() ? "" : ", ") + pool;
@@ -181,6 +194,19 @@ std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rule
   if (all.size() > shown)
     out += "\n… and " + std::to_string(all.size() - shown) + " more findings (see the full report).\n";
   if (all.empty()) out += "No findings.\n";
+  // --baseline: what is gone since the earlier report.
+  std::string fixed;
+  for (const auto& image : images) {
+    for (const auto& finding : Arr(image, "fixed")) {
+      std::string pools;
+      for (const auto& pool : Arr(finding, "pools"))
+        if (pool.is_string()) pools += (pools.empty() ? "" : ", ") + pool.get<std::string>();
+      fixed += "- ✅ **" + Md(Str(finding, "rule")) + " " + Md(Str(finding, "name")) + "** (" +
+               Code(Str(image, "ref", "image")) + (pools.empty() ? "" : "; pools: " + Md(pools)) + "): " +
+               Md(Str(finding, "message")) + "\n";
+    }
+  }
+  if (!fixed.empty()) out += "\n**Fixed since the baseline**\n\n" + fixed;
   if (options.docs_base_uri.empty() && !all.empty())
     out += "\n`imagelint explain RULE` prints a rule's page.\n";
   return out;

@@ -194,6 +194,9 @@ json ToResult(const json& image, const json& finding, const std::map<std::string
   if (locations[0]["physicalLocation"]["artifactLocation"].value("uri", "") != artifact["uri"])
     result["analysisTarget"] = artifact;
 
+  // --baseline: new, unchanged, or absent (fixed since the baseline), as SARIF 2.1.0's baselineState.
+  std::string state = Str(finding, "baseline_state");
+  if (state == "new" || state == "unchanged" || state == "absent") result["baselineState"] = state;
   std::string fingerprint = FindingFingerprint(image, finding);
   result["partialFingerprints"] = {{"primaryLocationLineHash", fingerprint.substr(0, 16) + ":1"},
                                    {"imagelintFinding/v1", fingerprint}};
@@ -232,7 +235,7 @@ std::string RenderSarif(const json& report, const std::vector<RuleMeta>& rule_li
   for (const auto& meta : rule_list) add_rule(meta);
   const json& images = Arr(report, "images");
   for (const auto& image : images) {
-    for (const char* list : {"findings", "suppressed"}) {
+    for (const char* list : {"findings", "suppressed", "fixed"}) {
       for (const auto& finding : Arr(image, list)) {
         if (rule_index.count(Str(finding, "rule"))) continue;
         RuleMeta meta;
@@ -259,6 +262,7 @@ std::string RenderSarif(const json& report, const std::vector<RuleMeta>& rule_li
   json base_ids = json::object();
   json results = json::array();
   json image_properties = json::array();
+  json notifications = json::array();
   std::set<std::string> used_base_ids;
   for (const auto& image : images) {
     std::string ref = Str(image, "ref", "image");
@@ -276,7 +280,7 @@ std::string RenderSarif(const json& report, const std::vector<RuleMeta>& rule_li
     if (digest.rfind("sha256:", 0) == 0) artifact["hashes"] = {{"sha-256", digest.substr(7)}};
     size_t artifact_index = artifacts.size();
     artifacts.push_back(artifact);
-    for (const char* list : {"findings", "suppressed"}) {
+    for (const char* list : {"findings", "suppressed", "fixed"}) {
       for (const auto& finding : Arr(image, list))
         results.push_back(ToResult(image, finding, rule_index, base_id, artifact_index, options));
     }
@@ -285,8 +289,19 @@ std::string RenderSarif(const json& report, const std::vector<RuleMeta>& rule_li
       verdicts.push_back({{"pool", Str(verdict, "pool")}, {"status", Str(verdict, "status")},
                           {"predicted_error", verdict.contains("predicted_error") ? verdict["predicted_error"] : json()}});
     }
-    image_properties.push_back({{"ref", ref}, {"digest", Str(image, "digest")}, {"status", Str(image, "status")},
-                                {"verdicts", verdicts}});
+    json properties = {{"ref", ref}, {"digest", Str(image, "digest")}, {"status", Str(image, "status")},
+                       {"verdicts", verdicts}};
+    if (Str(image, "status") == "error") {
+      properties["error"] = Str(image, "error");
+      // A toolExecutionNotification: what kept the tool from analysing a target (SARIF 2.1.0,
+      // https://docs.oasis-open.org/sarif/sarif/v2.1.0/sarif-v2.1.0.html, "toolExecutionNotifications").
+      json location = {{"physicalLocation", {{"artifactLocation", {{"uri", HostUri(ref)}, {"index", artifact_index}}}}}};
+      json notification = {{"level", "error"},
+                           {"message", {{"text", "could not read image " + ref + ": " + Str(image, "error")}}},
+                           {"locations", json::array({location})}};
+      notifications.push_back(std::move(notification));
+    }
+    image_properties.push_back(properties);
   }
 
   // The category (everything before the last '/') is what GitHub keeps
@@ -297,7 +312,9 @@ std::string RenderSarif(const json& report, const std::vector<RuleMeta>& rule_li
   json run = json::object();
   run["tool"] = {{"driver", driver}};
   run["automationDetails"] = {{"id", automation}};
-  run["invocations"] = json::array({{{"executionSuccessful", true}}});
+  json invocation = {{"executionSuccessful", notifications.empty()}};
+  if (!notifications.empty()) invocation["toolExecutionNotifications"] = notifications;
+  run["invocations"] = json::array({invocation});
   if (!base_ids.empty()) run["originalUriBaseIds"] = base_ids;
   run["artifacts"] = artifacts;
   run["results"] = results;

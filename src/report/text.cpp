@@ -146,7 +146,8 @@ void RenderDecided(std::string& out, const RootCause& cause, const json& image, 
   std::string pools = PoolsText(cause, image);
   // Wrap without the colour codes, then paint the first word.
   std::string plain_head = kind + " " + Str(finding, "rule") + " " + Str(finding, "name") +
-                           (pools.empty() ? "" : " [" + pools + "]");
+                           (pools.empty() ? "" : " [" + pools + "]") +
+                           (BaselineState(cause) == "new" ? " (new since the baseline)" : "");
   std::string wrapped = Wrap(plain_head, "", "    ", width);
   out += paint(kind, ColorOf(kind)) + wrapped.substr(kind.size());
   std::string message = Str(finding, "message");
@@ -178,7 +179,8 @@ void RenderUndecided(std::string& out, const RootCause& cause, const json& image
                      const Painter& paint, size_t width) {
   const json& first = *cause.findings.front();
   std::string pools = PoolsText(cause, image);
-  std::string plain_head = "undecided " + Joined(cause.rules) + (pools.empty() ? "" : " [" + pools + "]");
+  std::string plain_head = "undecided " + Joined(cause.rules) + (pools.empty() ? "" : " [" + pools + "]") +
+                           (BaselineState(cause) == "new" ? " (new since the baseline)" : "");
   std::string wrapped = Wrap(plain_head, "", "    ", width);
   out += paint("undecided", ColorOf("undecided")) + wrapped.substr(9);
   // What is unknown, once for the whole cause.
@@ -282,6 +284,14 @@ std::string RenderSummary(const json& report, const RenderOptions& options) {
     line += "; " + Plural(Count(summary, "expired_ignores"), "expired ignore", "expired ignores");
   if (Count(summary, "invalid_ignores") > 0)
     line += "; " + Plural(Count(summary, "invalid_ignores"), "rejected ignore", "rejected ignores");
+  if (summary.contains("baseline") && summary["baseline"].is_object()) {
+    const json& baseline = summary["baseline"];
+    line += "; since the baseline: " + std::to_string(Count(baseline, "new")) + " new, " +
+            std::to_string(Count(baseline, "fixed")) + " fixed, " + std::to_string(Count(baseline, "unchanged")) +
+            " unchanged";
+  }
+  if (Count(summary, "unreadable") > 0)
+    line += "; " + Plural(Count(summary, "unreadable"), "image", "images") + " could not be read";
   out += "\n" + Wrap(line, "", "  ", width);
   return out;
 }
@@ -297,6 +307,10 @@ std::string RenderText(const json& report, const RenderOptions& options) {
     std::string digest = Str(image, "digest");
     if (!digest.empty()) header += " (" + digest.substr(0, std::min<size_t>(digest.size(), 19)) + ")";
     out += paint(Cut(header, width), "1") + "\n";
+    if (Str(image, "status") == "error") {  // --images-from, --all-tags: an image that could not be read
+      out += Wrap(paint("could not be read", "31") + ": " + Str(image, "error"), "  ", "    ", width) + "\n\n";
+      continue;
+    }
     // Dockerfile inputs: where FROM was read, when it was read or the reason it was not.
     const json& base = image.contains("base") && image["base"].is_object() ? image["base"] : json::object();
     std::string from = Str(base, "resolved_from", "none");
@@ -314,8 +328,22 @@ std::string RenderText(const json& report, const RenderOptions& options) {
     }
     RenderVerdicts(out, image, width, paint);
     auto causes = RootCauses(image);
+    const json& fixed = Arr(image, "fixed");  // --baseline
+    std::string fixed_text;
+    if (!fixed.empty()) {
+      fixed_text = paint("Fixed since the baseline (" + std::to_string(fixed.size()) + ")", "32") + "\n";
+      for (const auto& finding : fixed) {
+        std::string pools;
+        for (const auto& pool : Arr(finding, "pools"))
+          if (pool.is_string()) pools += (pools.empty() ? "" : ", ") + pool.get<std::string>();
+        fixed_text += Wrap("fixed " + Str(finding, "rule") + " " + Str(finding, "name") +
+                               (pools.empty() ? "" : " [" + pools + "]") + ": " + Str(finding, "message"),
+                           "  ", "    ", width);
+      }
+      fixed_text += "\n";
+    }
     if (causes.empty()) {
-      out += "\n  No findings.\n\n";
+      out += "\n  No findings.\n\n" + fixed_text;
       continue;
     }
     out += "\n";
@@ -333,6 +361,7 @@ std::string RenderText(const json& report, const RenderOptions& options) {
         RenderDecided(out, cause, image, options, paint, width);
       }
     }
+    out += fixed_text;
   }
   // One blank line between the last block and the tail.
   while (out.size() >= 2 && out.compare(out.size() - 2, 2, "\n\n") == 0) out.pop_back();

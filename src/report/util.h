@@ -71,6 +71,10 @@ struct RootCause {
 // first, then undecided, warnings, notes; stable within each.
 std::vector<RootCause> RootCauses(const json& image, const char* list = "findings");
 
+// --baseline: "new" when a finding of the cause is new since the baseline,
+// "unchanged" when all are, "" without a baseline.
+std::string BaselineState(const RootCause& cause);
+
 // The image's name without tag or digest ("reg:5000/team/app:1.4@sha256:..."
 // -> "reg:5000/team/app"): SARIF identity stays the same across rebuilds.
 std::string ImageName(const std::string& ref);

@@ -11,6 +11,7 @@
 #include "common/json.h"
 #include "support/image_builder.h"
 #include "support/raw_tar.h"
+#include "support/redis_server.h"
 #include "support/test_support.h"
 
 namespace fs = std::filesystem;
@@ -258,4 +259,160 @@ TEST_CASE("a name that is not UTF-8 (Latin-1) reaches every output, losslessly, 
                               (dir / "latin1.facts.json").string(), raw_path});
     CHECK_MESSAGE(python.out == "True\n", python.out << python.err);
   }
+}
+
+// --cache-backend: two CI runners (separate local caches) share one Redis;
+// the verdicts are the same whether the layers came from Redis, from local
+// work, or with Redis down (one warning). --images-from adds a list of images.
+TEST_CASE("scan --cache-backend redis:// and --images-from: shared layers, the same verdicts, one warning when down") {
+  if (!NeedExternal("NVIDIA packages", HaveDebs(), "genuine libcuda/libcudart (scripts/fetch-nvidia-debs.sh)")) return;
+  std::string why;
+  auto redis = imagelint::testing::RedisServer::Start(&why, "ci-pass");
+  if (!NeedExternal("redis-server", redis != nullptr, why)) return;
+  TempDir dir;
+  WriteFileText(dir / "fleet.yaml", kSeedFleet);
+  imagelint::testing::WriteImage(SeedImage(), ImageKind::kDockerArchive, dir / "seed.tar");
+  const json expected = ScanJson(dir / "seed.tar", dir / "fleet.yaml", 1);
+  const std::vector<std::string> password = {"IMAGELINT_REDIS_PASSWORD=ci-pass"};
+  auto scan = [&](const std::string& cache, const std::string& backend, const std::vector<std::string>& env) {
+    return RunImagelint({(dir / "seed.tar").string(), "--fleet", (dir / "fleet.yaml").string(), "--format", "json",
+                         "--cache-dir", (dir / cache).string(), "--cache-backend", backend, "--cache-ttl", "1h"},
+                        "", env);
+  };
+  auto first = scan("runner-a", redis->Url(), password);
+  CHECK_MESSAGE(first.exit_code == 1, first.err);
+  CHECK(first.err.find("warning") == std::string::npos);
+  CHECK(json::parse(first.out) == expected);
+  const auto keys = redis->Keys("imagelint:layer:*");
+  CHECK(keys.size() >= 3);
+  CHECK(std::stoll(redis->Cli({"TTL", keys.at(0)}).out) > 3000);  // --cache-ttl 1h
+
+  // Runner B's local cache is empty: its layers come from Redis into it.
+  auto second = scan("runner-b", redis->Url(), password);
+  CHECK_MESSAGE(second.exit_code == 1, second.err);
+  CHECK(second.err.find("warning") == std::string::npos);
+  CHECK(json::parse(second.out) == expected);
+  size_t local_files = 0;
+  for (const auto& item : fs::recursive_directory_iterator(dir / "runner-b" / "layers")) local_files += item.is_regular_file();
+  CHECK(local_files == keys.size());
+
+  // No password: one warning, local work, the same report.
+  auto denied = scan("runner-c", redis->Url(), {});
+  CHECK(denied.exit_code == 1);
+  CHECK(json::parse(denied.out) == expected);
+  // Down: exactly one warning line.
+  const std::string url = redis->Url();
+  redis->Kill();
+  auto down = scan("runner-d", url, password);
+  CHECK(down.exit_code == 1);
+  CHECK(json::parse(down.out) == expected);
+  size_t warnings = 0;
+  for (size_t at = down.err.find("warning:"); at != std::string::npos; at = down.err.find("warning:", at + 1)) ++warnings;
+  CHECK_MESSAGE(warnings == 1, down.err);
+  CHECK(down.err.find("shared cache not used") != std::string::npos);
+  CHECK(denied.err.find("NOAUTH") != std::string::npos);
+
+  // Bad flags are exit 2: a password in the URL, TLS, a TTL without a backend.
+  CHECK(scan("x", "redis://:pw@127.0.0.1:1", {}).exit_code == 2);
+  CHECK(scan("x", "rediss://127.0.0.1:1", {}).exit_code == 2);
+  CHECK(RunImagelint({(dir / "seed.tar").string(), "--cache-ttl", "1h"}).exit_code == 2);
+
+  // --images-from: the same image twice (a comment and a blank line skipped), one report.
+  WriteFileText(dir / "images.txt", "# nightly\n" + (dir / "seed.tar").string() + "\n\n  " +
+                                        (dir / "seed.tar").string() + "  \n");
+  auto listed = RunImagelint({"--images-from", (dir / "images.txt").string(), "--fleet",
+                              (dir / "fleet.yaml").string(), "--format", "json", "--no-cache"});
+  CHECK_MESSAGE(listed.exit_code == 1, listed.err);
+  json both = json::parse(listed.out);
+  REQUIRE(both["images"].size() == 2);
+  CHECK(both["images"][0]["verdicts"] == expected["images"][0]["verdicts"]);
+  CHECK(both["images"][1]["verdicts"] == expected["images"][0]["verdicts"]);
+  WriteFileText(dir / "empty.txt", "# nothing\n");
+  CHECK(RunImagelint({"--images-from", (dir / "empty.txt").string()}).exit_code == 2);
+  CHECK(RunImagelint({"--images-from", (dir / "missing.txt").string()}).exit_code == 2);
+}
+
+// --baseline: a fleet change (a GeForce pool added: IL003 new on it), the
+// same report again (nothing new: --fail-on-new passes an image that fails),
+// and an image change (compat removed: IL003 fixed), in every format.
+TEST_CASE("scan --baseline: new, unchanged and fixed findings; --fail-on-new gates new ones only") {
+  if (!NeedExternal("NVIDIA packages", HaveDebs(), "genuine libcuda/libcudart (scripts/fetch-nvidia-debs.sh)")) return;
+  TempDir dir;
+  WriteFileText(dir / "fleet.yaml", kSeedFleet);
+  WriteFileText(dir / "a100-only.yaml", R"(pools:
+  - name: a100-460
+    gpu: NVIDIA A100-SXM4-40GB
+    driver: "460.32.03"
+    container_toolkit: "1.4.0"
+    runtime: docker-gpus
+)");
+  const std::string image = (dir / "app.tar").string();
+  imagelint::testing::WriteImage(SeedImage(), ImageKind::kDockerArchive, dir / "app.tar");
+  auto scan = [&](const std::string& fleet, std::vector<std::string> extra) {
+    std::vector<std::string> args = {image, "--fleet", (dir / fleet).string(), "--no-cache"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunImagelint(args);
+  };
+  auto before = scan("a100-only.yaml", {"-f", "json=" + (dir / "before.json").string()});
+  REQUIRE_MESSAGE(before.exit_code <= 1, before.err);
+
+  // The fleet change: which images break if the GeForce pool joins?
+  auto rolled = scan("fleet.yaml", {"--baseline", (dir / "before.json").string(), "-f", "json", "--fail-on-new"});
+  CHECK_MESSAGE(rolled.exit_code == 1, rolled.err);
+  json report = json::parse(rolled.out);
+  bool il003_new = false;
+  for (const auto& finding : report["images"][0]["findings"]) {
+    CHECK(finding.contains("baseline_state"));
+    if (finding["rule"] == "IL003") {
+      il003_new = finding["baseline_state"] == "new";
+      CHECK(finding["pools"] == json::array({"rtx3090-460"}));
+    }
+  }
+  CHECK(il003_new);
+  CHECK(report["summary"]["baseline"]["new"].get<int>() >= 1);
+  CHECK(report["summary"]["baseline"]["unmatched_images"] == 0);
+  // In Markdown and HTML a new finding is marked too.
+  scan("fleet.yaml", {"--baseline", (dir / "before.json").string(), "-f", "markdown=" + (dir / "n.md").string(), "-f",
+                      "html=" + (dir / "n.html").string()});
+  CHECK(imagelint::testing::ReadFileText(dir / "n.md").find("new since the baseline") != std::string::npos);
+  CHECK(imagelint::testing::ReadFileText(dir / "n.html").find("new since the baseline") != std::string::npos);
+
+  WriteFileText(dir / "after.json", rolled.out);
+  auto valid = RunCommand({"python3", (imagelint::testing::SourceDir() / "tests/support/validate_json_schema.py").string(),
+                           (imagelint::testing::SourceDir() / "docs/report-schema.json").string(),
+                           (dir / "after.json").string()});
+  CHECK_MESSAGE(valid.exit_code == 0, valid.out << valid.err);
+
+  // Nothing new since that report: --fail-on-new passes, the plain gate still fails.
+  auto again = scan("fleet.yaml", {"--baseline", (dir / "after.json").string(), "--fail-on-new"});
+  CHECK_MESSAGE(again.exit_code == 0, again.out << again.err);
+  CHECK(again.out.find("since the baseline: 0 new") != std::string::npos);
+  CHECK(scan("fleet.yaml", {"--baseline", (dir / "after.json").string()}).exit_code == 1);
+
+  // The image change: compat deleted in a later layer, IL003 fixed.
+  TestImage fixed = SeedImage();
+  fixed.Layer().Whiteout("usr/local/cuda-11.3/compat");
+  imagelint::testing::WriteImage(fixed, ImageKind::kDockerArchive, dir / "app.tar");
+  auto repaired = scan("fleet.yaml", {"--baseline", (dir / "after.json").string(), "-f", "text", "-f",
+                                      "json=" + (dir / "r.json").string(), "-f", "sarif=" + (dir / "r.sarif").string(),
+                                      "-f", "markdown=" + (dir / "r.md").string(), "-f",
+                                      "html=" + (dir / "r.html").string()});
+  CHECK_MESSAGE(repaired.exit_code == 0, repaired.err);
+  CHECK(repaired.out.find("Fixed since the baseline") != std::string::npos);
+  json after = json::parse(imagelint::testing::ReadFileText(dir / "r.json"));
+  bool il003_fixed = false;
+  for (const auto& finding : after["images"][0]["fixed"]) il003_fixed |= finding["rule"] == "IL003";
+  CHECK(il003_fixed);
+  json sarif = json::parse(imagelint::testing::ReadFileText(dir / "r.sarif"));
+  bool absent = false;
+  for (const auto& result : sarif["runs"][0]["results"]) {
+    CHECK(result.contains("baselineState"));
+    absent |= result["ruleId"] == "IL003" && result["baselineState"] == "absent";
+  }
+  CHECK(absent);
+  CHECK(imagelint::testing::ReadFileText(dir / "r.md").find("Fixed since the baseline") != std::string::npos);
+  CHECK(imagelint::testing::ReadFileText(dir / "r.html").find("fixed since the baseline") != std::string::npos);
+  // Not a report, or --fail-on-new alone: exit 2.
+  CHECK(scan("fleet.yaml", {"--baseline", (dir / "fleet.yaml").string()}).exit_code == 2);
+  CHECK(scan("fleet.yaml", {"--fail-on-new"}).exit_code == 2);
 }

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "imagelint/registry.h"
 #include "registry/registry_fixture.h"
 
 using namespace imagelint::testing;
@@ -159,4 +160,128 @@ TEST_CASE("imagelint facts REF over verified TLS: --ca-file and --connect-to") {
   auto malformed = RunImagelint({"facts", ref, "--no-cache", "--connect-to", "nonsense"});
   CHECK(malformed.exit_code == 2);
   CHECK(malformed.err.find("--connect-to") != std::string::npos);
+}
+
+// `scan REGISTRY/REPO --all-tags`: 50 tags (one image pushed with skopeo,
+// the other tags PUT as copies of its manifest) and one tag whose stored
+// manifest was altered in the registry's storage: one report, 50 images
+// scanned, the broken tag an error entry, exit 2 because an image could not
+// be read; --tags filters.
+TEST_CASE("scan --all-tags: 50 tags and a broken one, one report, an error entry, exit 2") {
+  if (!NeedCli()) return;
+  if (!NeedExternal("curl", HaveProgram("curl"), "tags are added with manifest PUTs")) return;
+  LocalRegistry registry;
+  Push(registry, SampleImage("tags"), "test/app:t00");
+  Push(registry, SampleImage("broken"), "test/app:zz-broken");
+  const std::string base = "http://" + registry.host() + "/v2/test/app/manifests/";
+  const std::string accept = "Accept: application/vnd.oci.image.manifest.v1+json";
+  auto manifest = RunCommand({"curl", "-sf", "-H", accept, base + "t00"});
+  REQUIRE(manifest.exit_code == 0);
+  for (int i = 1; i < 50; ++i) {
+    std::string tag = (i < 10 ? "t0" : "t") + std::to_string(i);
+    auto put = RunCommand({"curl", "-sf", "-X", "PUT", "-H", "Content-Type: application/vnd.oci.image.manifest.v1+json",
+                           "--data-binary", "@-", base + tag},
+                          manifest.out);
+    REQUIRE_MESSAGE(put.exit_code == 0, put.err);
+  }
+  // The broken tag: its stored manifest no longer matches its digest.
+  auto head = RunCommand({"curl", "-sfI", "-H", accept, base + "zz-broken"});
+  size_t at = head.out.find("sha256:");
+  REQUIRE(at != std::string::npos);
+  std::string hex = head.out.substr(at + 7, 64);
+  auto data = registry.storage() / "docker/registry/v2/blobs/sha256" / hex.substr(0, 2) / hex / "data";
+  REQUIRE(std::filesystem::exists(data));
+  WriteFileText(data, ReadFileText(data) + "\n ");
+
+  TempDir cache;
+  const std::string repo = registry.host() + "/test/app";
+  auto all = RunImagelint({"scan", repo, "--all-tags", "--format", "json", "--cache-dir", cache.path().string()});
+  INFO(all.err);
+  CHECK(all.exit_code == 2);
+  auto report = nlohmann::json::parse(all.out);
+  REQUIRE(report["images"].size() == 51);
+  CHECK(report["summary"]["images"] == 51);
+  CHECK(report["summary"]["unreadable"] == 1);
+  size_t errors = 0;
+  for (const auto& image : report["images"]) {
+    if (image["status"] == "error") {
+      ++errors;
+      CHECK(image["ref"] == repo + ":zz-broken");
+      CHECK(image["error"].get<std::string>().find("digest") != std::string::npos);
+    } else {
+      CHECK(image["digest"].get<std::string>().rfind("sha256:", 0) == 0);
+    }
+  }
+  CHECK(errors == 1);
+  CHECK(report["images"][0]["ref"] == repo + ":t00");
+  // The report with its error entry is a valid imagelint.report/v1.
+  WriteFileText(cache / "report.json", all.out);
+  auto valid = RunCommand({"python3", (SourceDir() / "tests/support/validate_json_schema.py").string(),
+                           (SourceDir() / "docs/report-schema.json").string(), (cache / "report.json").string()});
+  CHECK_MESSAGE(valid.exit_code == 0, valid.out << valid.err);
+  // Every output format holds the error entry.
+  auto text = RunImagelint({"scan", repo, "--all-tags", "--tags", "^zz-|^t0[0-2]$", "--cache-dir",
+                            cache.path().string(), "-f", "text", "-f", "sarif=" + (cache / "out.sarif").string(),
+                            "-f", "markdown=" + (cache / "out.md").string(), "-f",
+                            "html=" + (cache / "out.html").string(), "-f", "junit=" + (cache / "out.xml").string()});
+  CHECK(text.exit_code == 2);
+  CHECK(text.out.find("could not be read") != std::string::npos);
+  CHECK(text.out.find("4 images") != std::string::npos);
+  auto sarif = nlohmann::json::parse(ReadFileText(cache / "out.sarif"));
+  const auto& invocation = sarif["runs"][0]["invocations"][0];
+  CHECK(invocation["executionSuccessful"] == false);
+  CHECK(invocation["toolExecutionNotifications"].size() == 1);
+  CHECK(ReadFileText(cache / "out.md").find("could not be read") != std::string::npos);
+  CHECK(ReadFileText(cache / "out.html").find("could not be read") != std::string::npos);
+  CHECK(ReadFileText(cache / "out.xml").find("could not be read") != std::string::npos);
+  // Flags that do not go together, a bad pattern, a tag given: exit 2.
+  CHECK(RunImagelint({"scan", repo, "--tags", "x"}).exit_code == 2);
+  CHECK(RunImagelint({"scan", repo, "--all-tags", "--tags", "("}).exit_code == 2);
+  CHECK(RunImagelint({"scan", repo + ":t00", "--all-tags"}).exit_code == 2);
+}
+
+// The tag list's Link header pagination, against a loopback server that
+// answers like a registry with pages of two tags.
+TEST_CASE("tag lists follow Link rel=next pages and stay on the registry") {
+  LoopbackServer server([](int fd, const SeenRequest& request) {
+    std::string body, link;
+    if (request.target == "/v2/") {
+      body = "{}";
+    } else if (request.target == "/v2/team/app/tags/list?n=1000") {
+      body = R"({"name":"team/app","tags":["a","b"]})";
+      link = "Link: </v2/team/app/tags/list?n=2&last=b>; rel=\"next\"\r\n";
+    } else if (request.target == "/v2/team/app/tags/list?n=2&last=b") {
+      body = R"({"name":"team/app","tags":["c","d"]})";
+      link = "Link: <http://elsewhere.example/v2/team/app/tags/list?n=2&last=d>; rel=\"next\"\r\n";
+    } else if (request.target == "/v2/team/app/tags/list?n=2&last=d") {
+      body = R"({"name":"team/app","tags":["e"]})";
+    } else if (request.target == "/v2/team/loop/tags/list?n=1000") {
+      body = R"({"name":"team/loop","tags":["x"]})";
+      link = "Link: </v2/team/loop/tags/list?n=1000>; rel=\"next\"\r\n";
+    } else if (request.target == "/v2/team/escape/tags/list?n=1000") {
+      body = R"({"name":"team/escape","tags":["x"]})";
+      link = "Link: </v2/other/repo/tags/list?n=1000>; rel=\"next\"\r\n";
+    } else if (request.target == "/v2/team/bad/tags/list?n=1000") {
+      body = R"({"name":"team/bad","tags":["../x"]})";
+    } else {
+      WriteAllTo(fd, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+      return;
+    }
+    WriteAllTo(fd, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" + link +
+                       "Content-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body);
+  });
+  const std::string host = "127.0.0.1:" + std::to_string(server.port());
+  auto list = [&](const std::string& repo) {
+    auto ref = imagelint::registry::ParseReference(host + "/" + repo);
+    REQUIRE(ref.ok());
+    return imagelint::registry::ListTags(*ref, {});
+  };
+  auto tags = list("team/app");
+  INFO((tags.ok() ? "" : tags.error().ToString()));
+  REQUIRE(tags.ok());
+  CHECK(*tags == std::vector<std::string>{"a", "b", "c", "d", "e"});
+  for (const char* hostile : {"team/loop", "team/escape", "team/bad"}) {
+    INFO(hostile);
+    CHECK_FALSE(list(hostile).ok());
+  }
 }

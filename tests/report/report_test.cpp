@@ -267,7 +267,25 @@ std::vector<std::pair<std::string, std::string>> SarifLogs() {
   json empty = Finalize(json{{"schema", "imagelint.report/v1"}, {"images", json::array()}});
   RenderOptions linked = options;
   linked.docs_base_uri = "https://git.example.com/tools/imagelint/-/blob/main/";
+  // --images-from/--all-tags: an image that could not be read (a tool execution notification).
+  json unreadable = sample;
+  unreadable["images"].push_back({{"ref", "registry.example/team/app:broken"}, {"digest", ""}, {"status", "error"},
+                                  {"error", "registry.example/team/app:broken: manifest digest mismatch"},
+                                  {"findings", json::array()}, {"verdicts", json::array()}});
+  unreadable["summary"]["unreadable"] = 1;
+  // --baseline: the first finding new, the others unchanged, one fixed (baselineState absent).
+  json earlier = sample;
+  json gone = earlier["images"][0]["findings"][0];
+  gone["rule"] = "IL099";
+  gone["name"] = "gone-since";
+  earlier["images"][0]["findings"][0] = gone;
+  json compared = sample;
+  analysis::ApplyBaseline(compared, earlier, "earlier.json");
+  REQUIRE(compared["images"][0]["findings"][0]["baseline_state"] == "new");
+  REQUIRE(compared["images"][0]["fixed"].size() == 1);
   return {{"sample.sarif", RenderSarif(sample, RulesFromReport(sample), options)},
+          {"unreadable.sarif", RenderSarif(unreadable, RulesFromReport(unreadable), options)},
+          {"baseline.sarif", RenderSarif(compared, RulesFromReport(compared), options)},
           {"linked.sarif", RenderSarif(sample, RulesFromReport(sample), linked)},
           {"undecided.sarif", RenderSarif(undecided, RulesFromReport(undecided), options)},
           {"empty.sarif", RenderSarif(empty, {}, options)}};

@@ -1,0 +1,163 @@
+// --baseline: what changed since an earlier report of the same images and
+// fleet. A finding is compared per pool, by what it is about (rule, image,
+// logical location), never by its wording, so that a new pool or driver in
+// the fleet (--fleet new.yaml) shows as new findings on that pool, and a
+// rebuilt image (a new tag or digest) still matches its earlier report.
+#include <map>
+#include <set>
+
+#include "imagelint/analysis.h"
+
+namespace imagelint::analysis {
+
+using nlohmann::json;
+
+namespace {
+
+const json& Arr(const json& j, const char* key) {
+  static const json empty = json::array();
+  if (!j.is_object()) return empty;
+  auto it = j.find(key);
+  return it != j.end() && it->is_array() ? *it : empty;
+}
+
+std::string Str(const json& j, const char* key) {
+  if (!j.is_object()) return "";
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// "reg.example/app:1@sha256:..." -> "reg.example/app"; "./app.tar" -> "app.tar".
+std::string ImageName(std::string name) {
+  while (name.rfind("./", 0) == 0) name = name.substr(2);
+  if (size_t at = name.find('@'); at != std::string::npos) name.resize(at);
+  size_t colon = name.rfind(':');
+  size_t slash = name.rfind('/');
+  if (colon != std::string::npos && (slash == std::string::npos || colon > slash)) name.resize(colon);
+  return name;
+}
+
+// The finding without pools: rule and logical location (paths, variable
+// names of ENV evidence, missing facts), as report fingerprints take them.
+std::string FindingKey(const json& finding) {
+  std::string key = Str(finding, "rule") + "\n";
+  std::set<std::string> where;
+  for (const auto& item : Arr(finding, "evidence")) {
+    std::string path = Str(item, "path");
+    if (!path.empty()) {
+      where.insert("path:" + path);
+      continue;
+    }
+    std::string detail = Str(item, "detail");
+    size_t equals = detail.find('=');
+    if (!detail.empty() && equals != std::string::npos) where.insert("detail:" + detail.substr(0, equals));
+  }
+  for (const auto& item : Arr(finding, "missing")) where.insert("missing:" + Str(item, "fact"));
+  for (const auto& part : where) key += part + "\n";
+  if (where.empty()) key += "scope:" + Str(finding, "scope") + "\n";
+  return key;
+}
+
+std::vector<std::string> Pools(const json& finding) {
+  std::vector<std::string> pools;
+  for (const auto& pool : Arr(finding, "pools"))
+    if (pool.is_string()) pools.push_back(pool.get<std::string>());
+  if (pools.empty()) pools.push_back("");  // an image without pools: the image checks
+  return pools;
+}
+
+// finding key -> pools it held in the baseline image.
+using Seen = std::map<std::string, std::set<std::string>>;
+
+Seen SeenIn(const json& image) {
+  Seen seen;
+  for (const auto& finding : Arr(image, "findings")) {
+    for (const auto& pool : Pools(finding)) seen[FindingKey(finding)].insert(pool);
+  }
+  return seen;
+}
+
+// The baseline's image for `ref`: the same ref, else the only one of the same name.
+const json* MatchImage(const json& baseline, const std::string& ref) {
+  const json* by_name = nullptr;
+  int named = 0;
+  for (const auto& image : Arr(baseline, "images")) {
+    if (Str(image, "ref") == ref) return &image;
+    if (ImageName(Str(image, "ref")) == ImageName(ref)) {
+      by_name = &image;
+      ++named;
+    }
+  }
+  return named == 1 ? by_name : nullptr;
+}
+
+}  // namespace
+
+Status CheckBaseline(const json& baseline, const std::string& name) {
+  if (!baseline.is_object() || Str(baseline, "schema") != "imagelint.report/v1")
+    return MakeError(name, "not an imagelint.report/v1 JSON report (write one with --format json)");
+  if (!baseline.contains("images") || !baseline["images"].is_array())
+    return MakeError(name, "the baseline report has no \"images\" list");
+  return OkStatus();
+}
+
+void ApplyBaseline(json& report, const json& baseline, const std::string& name) {
+  size_t added = 0, unchanged = 0, fixed = 0, unmatched = 0;
+  if (!report.contains("images") || !report["images"].is_array()) return;
+  for (auto& image : report["images"]) {
+    if (Str(image, "status") == "error") continue;  // nothing to compare
+    const json* before = MatchImage(baseline, Str(image, "ref"));
+    if (!before) ++unmatched;
+    Seen seen = before ? SeenIn(*before) : Seen();
+    Seen now;
+    for (auto& finding : image["findings"]) {
+      const std::string key = FindingKey(finding);
+      json new_pools = json::array();
+      for (const auto& pool : Pools(finding)) {
+        now[key].insert(pool);
+        auto it = seen.find(key);
+        if (it == seen.end() || !it->second.count(pool)) new_pools.push_back(pool);
+      }
+      bool is_new = !new_pools.empty();
+      finding["baseline_state"] = is_new ? "new" : "unchanged";
+      if (is_new && new_pools.size() < finding["pools"].size()) finding["new_pools"] = new_pools;
+      (is_new ? added : unchanged)++;
+    }
+    // Fixed: a baseline finding, on the pools where it is gone now.
+    json gone = json::array();
+    if (before) {
+      for (const auto& finding : Arr(*before, "findings")) {
+        const std::string key = FindingKey(finding);
+        json pools = json::array();
+        for (const auto& pool : Pools(finding)) {
+          auto it = now.find(key);
+          if (it == now.end() || !it->second.count(pool)) pools.push_back(pool);
+        }
+        if (pools.empty()) continue;
+        json was = finding;
+        was["baseline_state"] = "absent";
+        if (!(pools.size() == 1 && pools[0] == "")) was["pools"] = pools;
+        gone.push_back(std::move(was));
+        ++fixed;
+      }
+    }
+    image["fixed"] = std::move(gone);
+  }
+  json& summary = report["summary"];
+  summary["baseline"] = {{"file", name}, {"new", added}, {"unchanged", unchanged}, {"fixed", fixed},
+                         {"unmatched_images", unmatched}};
+}
+
+bool NewFindingsFailGate(const json& report, const GateOptions& gate) {
+  for (const auto& image : Arr(report, "images")) {
+    for (const auto& finding : Arr(image, "findings")) {
+      if (Str(finding, "baseline_state") != "new") continue;
+      if (IsUndecided(finding) ? gate.fail_on_undecided && FindingSeverity(finding) >= rules::Severity::kWarning
+                               : gate.fail_on && FindingSeverity(finding) >= *gate.fail_on)
+        return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace imagelint::analysis
