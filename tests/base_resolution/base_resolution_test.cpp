@@ -155,3 +155,45 @@ TEST_CASE("--base-image REF=PATH reads FROM from a local docker-save tarball") {
   CHECK(missing.exit_code == 2);
   CHECK(missing.err.find("--base-image") != std::string::npos);
 }
+
+// A PyTorch-like base: the framework's CUDA library carries kernels for
+// sm_90 only (built here by nvcc, static CUDA runtime), so what a pool gets
+// depends on the base's fatbins, which no knowledge table can know.
+TEST_CASE("FROM a PyTorch-like base: its fatbins decide (209 on the L4), as scanning the base itself says") {
+  const std::string nvcc = "/usr/local/cuda/bin/nvcc";
+  if (!NeedExternal("nvcc", fs::exists(nvcc), "CUDA toolkit in /usr/local/cuda")) return;
+  TempDir dir;
+  WriteFileText(dir / "k.cu", "__global__ void k(int* p) { p[0] = 1; }\n"
+                              "extern \"C\" void launch(int* p) { k<<<1, 1>>>(p); }\n");
+  auto built = RunCommand({nvcc, "-shared", "-Xcompiler", "-fPIC", "-cudart=static", "-gencode",
+                           "arch=compute_90,code=sm_90", "-o", (dir / "libtorch_cuda.so").string(),
+                           (dir / "k.cu").string()},
+                          "", 300);
+  REQUIRE_MESSAGE(built.exit_code == 0, built.err);
+  const std::string torch = "usr/local/lib/python3.10/dist-packages/torch";
+  TestImage base;
+  base.ref = "registry.corp.example/ml/torch-sm90:2.5";
+  base.Layer().File("etc/debian_version", "12.5\n");
+  base.Layer()
+      .File(torch + "/lib/libtorch_cuda.so", ReadFileText(dir / "libtorch_cuda.so"), 0755)
+      .File(torch + "/version.py", "__version__ = '2.5.0+cu130'\ncuda = '13.0'\n");
+  WriteImage(base, ImageKind::kDockerArchive, dir / "torch-base.tar");
+  WriteFileText(dir / "Dockerfile", "FROM registry.corp.example/ml/torch-sm90:2.5\nCOPY app.py /app/app.py\n");
+
+  int image_exit = 0, dockerfile_exit = 0;
+  std::string err;
+  auto from_image = Verdicts({(dir / "torch-base.tar").string(), "--no-cache"}, {}, &image_exit, &err);
+  REQUIRE_MESSAGE(!from_image.empty(), err);
+  auto from_dockerfile = Verdicts({(dir / "Dockerfile").string(), "--base-image",
+                                   "registry.corp.example/ml/torch-sm90:2.5=" + (dir / "torch-base.tar").string(),
+                                   "--no-cache"},
+                                  {}, &dockerfile_exit, &err);
+  REQUIRE_MESSAGE(!from_dockerfile.empty(), err);
+  CHECK(from_dockerfile == from_image);
+  CHECK(dockerfile_exit == image_exit);
+  CHECK(from_image["l4-r580"] == "fail/209");  // sm_89: no kernel image for it
+  // The knowledge tables alone cannot know that.
+  auto from_tables = Verdicts({(dir / "Dockerfile").string(), "--base-from", "knowledge", "--no-cache"}, {},
+                              &dockerfile_exit, &err);
+  CHECK(from_tables["l4-r580"] != "fail/209");
+}
