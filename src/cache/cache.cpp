@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/json.h"
+#include "common/sealed_file.h"
 #include "imagelint/bytes.h"
 #include "imagelint/digest.h"
 #include "imagelint/scan.h"
@@ -29,7 +30,6 @@ namespace fs = std::filesystem;
 // File layout: magic, payload length (u64 LE), sha256 of payload (32 bytes),
 // payload (CBOR). Anything else is discarded.
 constexpr char kMagic[8] = {'I', 'L', 'C', 'A', 'C', 'H', 'E', '1'};
-constexpr size_t kHeaderBytes = sizeof(kMagic) + 8 + 32;
 // Larger files are not read (and so never trusted): an entry list at the
 // scanner's limits (1 M entries, 128 MiB of names) stays well below.
 constexpr uint64_t kMaxFileBytes = 512ull << 20;
@@ -46,13 +46,6 @@ std::string CacheKey(const LayerRef& layer) {
   return {};
 }
 
-
-std::vector<uint8_t> RawSha256(std::span<const uint8_t> bytes) {
-  std::string hex = Sha256Digest(bytes).substr(7);
-  std::vector<uint8_t> raw(32);
-  for (size_t i = 0; i < 32; ++i) raw[i] = static_cast<uint8_t>(std::stoi(hex.substr(i * 2, 2), nullptr, 16));
-  return raw;
-}
 
 std::string SafeName(std::string_view name) {
   std::string out;
@@ -74,98 +67,24 @@ std::string AnalyzerFile(const FileAnalyzer& analyzer) {
 
 enum class ReadOutcome { kMissing, kCorrupt, kOk };
 
-// Checks the bytes of one cache file or shared-store value (magic, length,
-// checksum, CBOR); its payload on success.
+// Cache files and shared-store values are sealed payloads
+// (common/sealed_file.h): magic, length, checksum, CBOR.
 bool DecodeCacheBytes(std::span<const uint8_t> bytes, const std::string& name, nlohmann::json* payload) {
-  if (bytes.size() < kHeaderBytes || bytes.size() > kMaxFileBytes ||
-      std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
-    return false;
-  uint64_t length = 0;
-  for (int i = 7; i >= 0; --i) length = (length << 8) | bytes[sizeof kMagic + i];
-  if (length != bytes.size() - kHeaderBytes) return false;
-  std::span<const uint8_t> body = bytes.subspan(kHeaderBytes);
-  if (RawSha256(body) != std::vector<uint8_t>(bytes.begin() + sizeof kMagic + 8, bytes.begin() + kHeaderBytes)) {
-    return false;
-  }
-  auto parsed = ParseCbor(body, name);
-  if (!parsed.ok()) return false;
-  *payload = std::move(*parsed);
-  return true;
+  return UnsealPayload(bytes, kMagic, kMaxFileBytes, name, payload);
 }
 
-// Reads and checks one cache file; its payload on success.
 ReadOutcome ReadCacheFile(const fs::path& path, nlohmann::json* payload) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return errno == ENOENT ? ReadOutcome::kMissing : ReadOutcome::kCorrupt;
-  struct stat st;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) > kMaxFileBytes) {
-    ::close(fd);
-    return ReadOutcome::kCorrupt;
+  switch (ReadSealedFile(path, kMagic, kMaxFileBytes, payload)) {
+    case SealedRead::kMissing: return ReadOutcome::kMissing;
+    case SealedRead::kOk: return ReadOutcome::kOk;
+    case SealedRead::kCorrupt: break;
   }
-  std::vector<uint8_t> bytes;
-  bytes.reserve(static_cast<size_t>(st.st_size));
-  uint8_t chunk[1 << 16];
-  for (;;) {
-    ssize_t n = ::read(fd, chunk, sizeof chunk);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      ::close(fd);
-      return ReadOutcome::kCorrupt;
-    }
-    if (n == 0) break;
-    bytes.insert(bytes.end(), chunk, chunk + n);
-    if (bytes.size() > kMaxFileBytes) {
-      ::close(fd);
-      return ReadOutcome::kCorrupt;
-    }
-  }
-  ::close(fd);
-  return DecodeCacheBytes(bytes, path.string(), payload) ? ReadOutcome::kOk : ReadOutcome::kCorrupt;
+  return ReadOutcome::kCorrupt;
 }
 
-std::vector<uint8_t> EncodeCacheBytes(const nlohmann::json& payload) {
-  std::vector<uint8_t> body = nlohmann::json::to_cbor(payload);
-  std::vector<uint8_t> bytes(kMagic, kMagic + sizeof kMagic);
-  uint64_t length = body.size();
-  for (int i = 0; i < 8; ++i) bytes.push_back(static_cast<uint8_t>(length >> (8 * i)));
-  auto hash = RawSha256(body);
-  bytes.insert(bytes.end(), hash.begin(), hash.end());
-  bytes.insert(bytes.end(), body.begin(), body.end());
-  return bytes;
-}
+std::vector<uint8_t> EncodeCacheBytes(const nlohmann::json& payload) { return SealPayload(kMagic, payload); }
 
-// Writes a cache file atomically: temporary file in the same directory, then
-// rename(2) over the final name, so readers see the old file or the new one.
-Status WriteCacheBytes(const fs::path& path, const std::vector<uint8_t>& bytes) {
-  std::error_code ec;
-  fs::create_directories(path.parent_path(), ec);
-  if (ec) return MakeError(path.parent_path().string(), "cannot create cache directory: " + ec.message());
-  static std::atomic<uint64_t> counter{0};
-  std::random_device random;
-  fs::path temporary = path;
-  temporary += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++) + "." +
-               std::to_string(random());
-  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return MakeError(temporary.string(), std::string("cannot write cache file: ") + std::strerror(errno));
-  size_t written = 0;
-  while (written < bytes.size()) {
-    ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      int saved = errno;
-      ::close(fd);
-      ::unlink(temporary.c_str());
-      return MakeError(temporary.string(), std::string("cannot write cache file: ") + std::strerror(saved));
-    }
-    written += static_cast<size_t>(n);
-  }
-  if (::close(fd) != 0 || ::rename(temporary.c_str(), path.c_str()) != 0) {
-    int saved = errno;
-    ::unlink(temporary.c_str());
-    return MakeError(path.string(), std::string("cannot store cache file: ") + std::strerror(saved));
-  }
-  return OkStatus();
-}
+Status WriteCacheBytes(const fs::path& path, const std::vector<uint8_t>& bytes) { return WriteFileAtomically(path, bytes); }
 
 Status WriteCacheFile(const fs::path& path, const nlohmann::json& payload) {
   return WriteCacheBytes(path, EncodeCacheBytes(payload));

@@ -56,20 +56,24 @@ SealedRead ReadSealedFile(const fs::path& path, const char (&magic)[8], uint64_t
     }
   }
   ::close(fd);
-  if (bytes.size() < kHeaderBytes || std::memcmp(bytes.data(), magic, 8) != 0) return SealedRead::kCorrupt;
-  uint64_t length = 0;
-  for (int i = 7; i >= 0; --i) length = (length << 8) | bytes[8 + i];
-  if (length != bytes.size() - kHeaderBytes) return SealedRead::kCorrupt;
-  std::span<const uint8_t> body(bytes.data() + kHeaderBytes, bytes.size() - kHeaderBytes);
-  if (RawSha256(body) != std::vector<uint8_t>(bytes.begin() + 16, bytes.begin() + kHeaderBytes))
-    return SealedRead::kCorrupt;
-  auto parsed = ParseCbor(body, path.string());
-  if (!parsed.ok()) return SealedRead::kCorrupt;
-  *payload = std::move(*parsed);
-  return SealedRead::kOk;
+  return UnsealPayload(bytes, magic, max_bytes, path.string(), payload) ? SealedRead::kOk : SealedRead::kCorrupt;
 }
 
-Status WriteSealedFile(const fs::path& path, const char (&magic)[8], const nlohmann::json& payload) {
+bool UnsealPayload(std::span<const uint8_t> bytes, const char (&magic)[8], uint64_t max_bytes, const std::string& name,
+                   nlohmann::json* payload) {
+  if (bytes.size() < kHeaderBytes || bytes.size() > max_bytes || std::memcmp(bytes.data(), magic, 8) != 0) return false;
+  uint64_t length = 0;
+  for (int i = 7; i >= 0; --i) length = (length << 8) | bytes[8 + i];
+  if (length != bytes.size() - kHeaderBytes) return false;
+  std::span<const uint8_t> body = bytes.subspan(kHeaderBytes);
+  if (RawSha256(body) != std::vector<uint8_t>(bytes.begin() + 16, bytes.begin() + kHeaderBytes)) return false;
+  auto parsed = ParseCbor(body, name);
+  if (!parsed.ok()) return false;
+  *payload = std::move(*parsed);
+  return true;
+}
+
+std::vector<uint8_t> SealPayload(const char (&magic)[8], const nlohmann::json& payload) {
   std::vector<uint8_t> body = nlohmann::json::to_cbor(payload);
   std::vector<uint8_t> bytes(magic, magic + 8);
   const uint64_t length = body.size();
@@ -77,7 +81,14 @@ Status WriteSealedFile(const fs::path& path, const char (&magic)[8], const nlohm
   auto hash = RawSha256(body);
   bytes.insert(bytes.end(), hash.begin(), hash.end());
   bytes.insert(bytes.end(), body.begin(), body.end());
+  return bytes;
+}
 
+Status WriteSealedFile(const fs::path& path, const char (&magic)[8], const nlohmann::json& payload) {
+  return WriteFileAtomically(path, SealPayload(magic, payload));
+}
+
+Status WriteFileAtomically(const fs::path& path, std::span<const uint8_t> bytes) {
   std::error_code ec;
   fs::create_directories(path.parent_path(), ec);
   if (ec) return MakeError(path.parent_path().string(), "cannot create cache directory: " + ec.message());

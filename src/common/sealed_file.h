@@ -8,6 +8,9 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <span>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -21,5 +24,14 @@ enum class SealedRead { kMissing, kCorrupt, kOk };
 SealedRead ReadSealedFile(const std::filesystem::path& path, const char (&magic)[8], uint64_t max_bytes,
                           nlohmann::json* payload);
 Status WriteSealedFile(const std::filesystem::path& path, const char (&magic)[8], const nlohmann::json& payload);
+
+// The same format as bytes (a shared store's values hold them too).
+std::vector<uint8_t> SealPayload(const char (&magic)[8], const nlohmann::json& payload);
+// False unless `bytes` are a sealed payload of `magic`, at most `max_bytes`;
+// `name` is for the CBOR reader's messages.
+bool UnsealPayload(std::span<const uint8_t> bytes, const char (&magic)[8], uint64_t max_bytes, const std::string& name,
+                   nlohmann::json* payload);
+// Writes `bytes` to a temporary name beside `path`, then renames it over `path`.
+Status WriteFileAtomically(const std::filesystem::path& path, std::span<const uint8_t> bytes);
 
 }  // namespace imagelint
