@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "common/json.h"
 #include "imagelint/analysis.h"
 
 namespace imagelint::analysis {
@@ -14,18 +15,8 @@ using nlohmann::json;
 
 namespace {
 
-const json& Arr(const json& j, const char* key) {
-  static const json empty = json::array();
-  if (!j.is_object()) return empty;
-  auto it = j.find(key);
-  return it != j.end() && it->is_array() ? *it : empty;
-}
-
-std::string Str(const json& j, const char* key) {
-  if (!j.is_object()) return "";
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
+const json& Arr(const json& j, const char* key) { return ArrayField(j, key); }
+std::string Str(const json& j, const char* key) { return StringField(j, key); }
 
 // "reg.example/app:1@sha256:..." -> "reg.example/app"; "./app.tar" -> "app.tar".
 std::string ImageName(std::string name) {

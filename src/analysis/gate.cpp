@@ -3,6 +3,7 @@
 // reporter and for the exit code.
 #include <map>
 
+#include "common/json.h"
 #include "imagelint/analysis.h"
 
 namespace imagelint::analysis {
@@ -12,18 +13,8 @@ using rules::Severity;
 
 namespace {
 
-const json& Arr(const json& j, const char* key) {
-  static const json empty = json::array();
-  if (!j.is_object()) return empty;
-  auto it = j.find(key);
-  return it != j.end() && it->is_array() ? *it : empty;
-}
-
-std::string Str(const json& j, const char* key) {
-  if (!j.is_object()) return "";
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
+const json& Arr(const json& j, const char* key) { return ArrayField(j, key); }
+std::string Str(const json& j, const char* key) { return StringField(j, key); }
 
 int64_t Count(const json& counts, Severity severity) {
   if (!counts.is_object()) return 0;

@@ -163,6 +163,13 @@ std::string StringField(const Json& object, std::string_view key) {
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+const Json& ArrayField(const Json& object, std::string_view key) {
+  static const Json empty = Json::array();
+  if (!object.is_object()) return empty;
+  auto it = object.find(key);
+  return it != object.end() && it->is_array() ? *it : empty;
+}
+
 std::string DumpJson(const Json& value) {
   return value.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
