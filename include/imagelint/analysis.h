@@ -120,6 +120,11 @@ void DeriveVerdicts(nlohmann::json& image);
 
 // --baseline: an earlier report of the same images and fleet. Errors: it is
 // not an imagelint.report/v1 document with an images list.
+// What a finding is about, apart from its wording and pools: "path:P" per
+// evidence path, "detail:NAME" per NAME=VALUE evidence, "missing:FACT" per
+// missing fact; sorted, distinct. Report fingerprints and --baseline match on it.
+std::vector<std::string> LogicalLocation(const nlohmann::json& finding);
+
 Status CheckBaseline(const nlohmann::json& baseline, const std::string& name);
 // Marks each shown finding of a finalised `report` with baseline_state "new"
 // (on a pool where the baseline image did not have it; new_pools when only

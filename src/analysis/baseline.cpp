@@ -28,22 +28,11 @@ std::string ImageName(std::string name) {
   return name;
 }
 
-// The finding without pools: rule and logical location (paths, variable
-// names of ENV evidence, missing facts), as report fingerprints take them.
+// The finding without pools: rule and logical location, as report
+// fingerprints take them.
 std::string FindingKey(const json& finding) {
   std::string key = Str(finding, "rule") + "\n";
-  std::set<std::string> where;
-  for (const auto& item : Arr(finding, "evidence")) {
-    std::string path = Str(item, "path");
-    if (!path.empty()) {
-      where.insert("path:" + path);
-      continue;
-    }
-    std::string detail = Str(item, "detail");
-    size_t equals = detail.find('=');
-    if (!detail.empty() && equals != std::string::npos) where.insert("detail:" + detail.substr(0, equals));
-  }
-  for (const auto& item : Arr(finding, "missing")) where.insert("missing:" + Str(item, "fact"));
+  const std::vector<std::string> where = LogicalLocation(finding);
   for (const auto& part : where) key += part + "\n";
   if (where.empty()) key += "scope:" + Str(finding, "scope") + "\n";
   return key;
@@ -83,6 +72,23 @@ const json* MatchImage(const json& baseline, const std::string& ref) {
 }
 
 }  // namespace
+
+std::vector<std::string> LogicalLocation(const json& finding) {
+  std::set<std::string> where;
+  for (const auto& item : Arr(finding, "evidence")) {
+    std::string path = Str(item, "path");
+    if (!path.empty()) {
+      where.insert("path:" + path);
+      continue;
+    }
+    // "ENV NVIDIA_REQUIRE_CUDA=cuda>=12.4 ...": the variable, not its value.
+    std::string detail = Str(item, "detail");
+    size_t equals = detail.find('=');
+    if (!detail.empty() && equals != std::string::npos) where.insert("detail:" + detail.substr(0, equals));
+  }
+  for (const auto& item : Arr(finding, "missing")) where.insert("missing:" + Str(item, "fact"));
+  return {where.begin(), where.end()};
+}
 
 Status CheckBaseline(const json& baseline, const std::string& name) {
   if (!baseline.is_object() || Str(baseline, "schema") != "imagelint.report/v1")

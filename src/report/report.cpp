@@ -347,21 +347,7 @@ std::string FindingFingerprint(const json& image, const json& finding) {
   }
   std::sort(pools.begin(), pools.end());
   for (const auto& pool : pools) key += "pool:" + pool + "\n";
-  std::vector<std::string> where;
-  for (const auto& item : Arr(finding, "evidence")) {
-    std::string path = Str(item, "path");
-    if (!path.empty()) {
-      where.push_back("path:" + path);
-      continue;
-    }
-    // "ENV NVIDIA_REQUIRE_CUDA=cuda>=12.4 ...": the variable, not its value.
-    std::string detail = Str(item, "detail");
-    size_t equals = detail.find('=');
-    if (!detail.empty() && equals != std::string::npos) where.push_back("detail:" + detail.substr(0, equals));
-  }
-  for (const auto& item : Arr(finding, "missing")) where.push_back("missing:" + Str(item, "fact"));
-  std::sort(where.begin(), where.end());
-  where.erase(std::unique(where.begin(), where.end()), where.end());
+  const std::vector<std::string> where = analysis::LogicalLocation(finding);
   for (const auto& part : where) key += part + "\n";
   if (where.empty()) key += "scope:" + Str(finding, "scope", "pool") + "\n";
   std::string digest = Sha256Digest(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(key.data()), key.size()));
