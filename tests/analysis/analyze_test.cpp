@@ -8,6 +8,7 @@
 #include "imagelint/config.h"
 #include "imagelint/report.h"
 #include "report/sample_report.h"
+#include "support/test_support.h"
 
 using namespace imagelint;
 using namespace imagelint::rules;
@@ -49,7 +50,7 @@ json Facts() {
 
 RuleSet Rules(const std::string& yaml) {
   auto parsed = ParseRuleFile(yaml, "test-rules.yaml");
-  REQUIRE_MESSAGE(parsed.ok(), parsed.error().ToString());
+  REQUIRE_MESSAGE(parsed.ok(), imagelint::testing::ErrorText(parsed));
   RuleSet set;
   REQUIRE(set.Add(std::move(*parsed)).ok());
   return set;
@@ -57,7 +58,7 @@ RuleSet Rules(const std::string& yaml) {
 
 json Run(const RuleSet& set, const Fleet& fleet = TwoPools(), std::vector<json> facts = {Facts()}) {
   auto report = analysis::Analyze(facts, fleet, set, BuiltinFunctions());
-  REQUIRE_MESSAGE(report.ok(), report.error().ToString());
+  REQUIRE_MESSAGE(report.ok(), imagelint::testing::ErrorText(report));
   return *report;
 }
 
@@ -114,7 +115,7 @@ FunctionRegistry WithReplaceDot() {
 TEST_CASE("verdicts: first failure a user meets, merged findings, evidence") {
   RuleSet set = Rules(kRules);
   auto report = analysis::Analyze({Facts()}, TwoPools(), set, WithReplaceDot());
-  REQUIRE_MESSAGE(report.ok(), report.error().ToString());
+  REQUIRE_MESSAGE(report.ok(), imagelint::testing::ErrorText(report));
   CHECK((*report)["schema"] == "imagelint.report/v1");
   const json& image = (*report)["images"][0];
   CHECK(image["ref"] == "app:1");

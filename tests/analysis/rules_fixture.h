@@ -141,14 +141,14 @@ inline const Knowledge& TestKnowledge() { return imagelint::testing::CheckoutKno
 inline json Run(const std::vector<json>& facts, const std::string& fleet_yaml) {
   const Knowledge& knowledge = TestKnowledge();
   auto fleet = ParseFleet(fleet_yaml, "fleet.yaml", knowledge);
-  REQUIRE_MESSAGE(fleet.ok(), fleet.error().ToString());
+  REQUIRE_MESSAGE(fleet.ok(), imagelint::testing::ErrorText(fleet));
   auto rule_set = rules::LoadRuleSet(rules::BuiltinRulesDir(imagelint::testing::SourceDir()));
-  REQUIRE_MESSAGE(rule_set.ok(), rule_set.error().ToString());
+  REQUIRE_MESSAGE(rule_set.ok(), imagelint::testing::ErrorText(rule_set));
   rules::FunctionRegistry functions = analysis::DefaultFunctions(knowledge);
   auto checked = rule_set->CheckFunctions(functions);
-  REQUIRE_MESSAGE(checked.ok(), checked.error().ToString());
+  REQUIRE_MESSAGE(checked.ok(), imagelint::testing::ErrorText(checked));
   auto report = analysis::Analyze(facts, *fleet, *rule_set, functions);
-  REQUIRE_MESSAGE(report.ok(), report.error().ToString());
+  REQUIRE_MESSAGE(report.ok(), imagelint::testing::ErrorText(report));
   return *report;
 }
 

@@ -43,7 +43,7 @@ inline-ignores: false
 
 TEST_CASE("config: every setting, paths relative to the file") {
   auto config = ParseConfig(kFullConfig, "repo/.imagelint.yaml");
-  REQUIRE_MESSAGE(config.ok(), config.error().ToString());
+  REQUIRE_MESSAGE(config.ok(), imagelint::testing::ErrorText(config));
   CHECK(config->file == "repo/.imagelint.yaml");
   CHECK(*config->fleet == "repo/fleets/prod.yaml");
   CHECK(config->rule_files == std::vector<std::string>{"repo/team-rules.yaml", "/etc/imagelint/site.yaml"});
@@ -447,7 +447,7 @@ TEST_CASE("docs/config-schema.json accepts the examples and rejects typos") {
     CHECK_MESSAGE(result.exit_code == 0, (path.string() + ": " + result.out + result.err));
     // And our own parser agrees.
     auto parsed = LoadConfig(path.string());
-    CHECK_MESSAGE(parsed.ok(), (parsed.ok() ? "" : parsed.error().ToString()));
+    CHECK_MESSAGE(parsed.ok(), imagelint::testing::ErrorText(parsed));
   }
   for (auto path : {(dir / "typo.yaml"), (dir / "noreason.yaml")}) {
     auto result = testing::RunCommand({"python3", "-c", kValidate, schema, path.string()});
@@ -484,7 +484,7 @@ TEST_CASE("docs/report-schema.json describes the report") {
 
 TEST_CASE("config: fail-on-undecided, and the formats the reporters have") {
   auto config = ParseConfig("fail-on-undecided: true\nformat: [gitlab=gl.json, html=report.html, k8s]\n", "ci/.imagelint.yaml");
-  REQUIRE_MESSAGE(config.ok(), config.error().ToString());
+  REQUIRE_MESSAGE(config.ok(), imagelint::testing::ErrorText(config));
   CHECK(*config->fail_on_undecided);
   CHECK(config->formats == std::vector<std::string>{"gitlab=ci/gl.json", "html=ci/report.html", "k8s"});
   auto bad = ParseConfig("fail-on-undecided: maybe\n", ".imagelint.yaml");

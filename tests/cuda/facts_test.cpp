@@ -297,7 +297,7 @@ TEST_CASE("facts: imagelint facts on the example image built with umoci and skop
   json facts = json::parse(run.out);
   // Genuine NVIDIA libraries: the facts read back and follow docs/facts-schema.json.
   auto read = imagelint::facts::ReadFacts(facts, "example.tar facts");
-  REQUIRE_MESSAGE(read.ok(), read.error().ToString());
+  REQUIRE_MESSAGE(read.ok(), imagelint::testing::ErrorText(read));
   CHECK(imagelint::facts::WriteFacts(*read) == facts);
   imagelint::testing::CheckFactsSchema("example image", facts);
   REQUIRE(facts["cuda"]["runtimes"].size() == 1);

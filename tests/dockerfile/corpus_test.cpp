@@ -83,7 +83,7 @@ TEST_CASE("field corpus: no error, plain services clean, no missed failure, few 
     dockerfile::DockerfileOptions options;
     options.knowledge = &TestKnowledge();
     auto analysis = dockerfile::AnalyzeDockerfile(path.string(), options);
-    REQUIRE_MESSAGE(analysis.ok(), analysis.error().ToString());  // exit 2
+    REQUIRE_MESSAGE(analysis.ok(), imagelint::testing::ErrorText(analysis));  // exit 2
     json report = Run({analysis->facts}, fleet);
     const json& image = report["images"][0];
     const json& verdicts = image["verdicts"];

@@ -19,7 +19,7 @@ using nlohmann::json;
 inline const Knowledge& CheckoutKnowledge() {
   static const Knowledge knowledge = [] {
     auto loaded = Knowledge::Load(SourceDir() / "rules" / "knowledge");
-    REQUIRE_MESSAGE(loaded.ok(), loaded.error().ToString());
+    REQUIRE_MESSAGE(loaded.ok(), imagelint::testing::ErrorText(loaded));
     return std::move(*loaded);
   }();
   return knowledge;

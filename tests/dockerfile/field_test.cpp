@@ -14,7 +14,7 @@ TEST_CASE("pytorch/pytorch base followed by RUN rm -rf: facts, no internal error
   auto analysis = Analyze(
       "FROM pytorch/pytorch:2.1.0-cuda12.1-cudnn8-runtime\n"
       "RUN apt-get update && apt-get install -y git && rm -rf /var/lib/apt/lists/* /tmp/*\n");
-  REQUIRE_MESSAGE(analysis.ok(), analysis.error().ToString());
+  REQUIRE_MESSAGE(analysis.ok(), imagelint::testing::ErrorText(analysis));
   CHECK(analysis->facts["gpu"]["workload"] == "nvidia");
 }
 
@@ -123,5 +123,5 @@ TEST_CASE("torch named through a shell variable of the same RUN") {
 
 TEST_CASE("conda pytorch-cuda=12 (no minor) is an unknown variant, not an exception") {
   auto analysis = Analyze("FROM continuumio/miniconda3\nRUN conda install -y pytorch pytorch-cuda=12 -c pytorch -c nvidia\n");
-  REQUIRE_MESSAGE(analysis.ok(), analysis.error().ToString());
+  REQUIRE_MESSAGE(analysis.ok(), imagelint::testing::ErrorText(analysis));
 }

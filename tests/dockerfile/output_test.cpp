@@ -141,7 +141,7 @@ TEST_CASE("the same NVIDIA variable means the same thing from an image and from 
     fs::path path = dir / ("image-" + std::to_string(i) + ".tar");
     imagelint::testing::WriteImage(image, imagelint::testing::ImageKind::kDockerArchive, path);
     auto scanned = imagelint::ReadImage(path.string(), {});
-    REQUIRE_MESSAGE(scanned.ok(), scanned.error().ToString());
+    REQUIRE_MESSAGE(scanned.ok(), imagelint::testing::ErrorText(scanned));
     json from_image = imagelint::BuildFacts(*scanned, CheckoutKnowledge())["cuda"]["requirements"];
     json from_dockerfile = Facts(dockerfile)["cuda"]["requirements"];
     CAPTURE(dockerfile);
@@ -166,7 +166,7 @@ TEST_CASE("the same Debian package version means the same release from an image 
     fs::path path = dir / ("image-" + std::to_string(i++) + ".tar");
     imagelint::testing::WriteImage(image, imagelint::testing::ImageKind::kDockerArchive, path);
     auto scanned = imagelint::ReadImage(path.string(), {});
-    REQUIRE_MESSAGE(scanned.ok(), scanned.error().ToString());
+    REQUIRE_MESSAGE(scanned.ok(), imagelint::testing::ErrorText(scanned));
     json image_facts = imagelint::BuildFacts(*scanned, CheckoutKnowledge());
     REQUIRE(image_facts["cuda"]["runtimes"].size() == 1);
     json dockerfile_facts = Facts(std::string("FROM ubuntu:22.04\nRUN apt-get install -y cuda-cudart-12-4=") + version + "\n");

@@ -39,7 +39,7 @@ json Facts(const std::string& text) {
   dockerfile::DockerfileOptions options;
   options.knowledge = &TestKnowledge();
   auto analysis = dockerfile::AnalyzeDockerfileText(text, "Dockerfile", options);
-  REQUIRE_MESSAGE(analysis.ok(), analysis.error().ToString());
+  REQUIRE_MESSAGE(analysis.ok(), imagelint::testing::ErrorText(analysis));
   imagelint::testing::dockerfile_fixture::RecordFacts(analysis->facts);
   return analysis->facts;
 }

@@ -87,7 +87,7 @@ TestImage CudaImage(Compression compression) {
 const Knowledge& TestKnowledge() {
   static const Knowledge knowledge = [] {
     auto loaded = Knowledge::LoadDefault(imagelint::testing::SourceDir());
-    REQUIRE_MESSAGE(loaded.ok(), loaded.error().ToString());
+    REQUIRE_MESSAGE(loaded.ok(), imagelint::testing::ErrorText(loaded));
     return std::move(*loaded);
   }();
   return knowledge;
@@ -97,7 +97,7 @@ const Knowledge& TestKnowledge() {
 void CheckFacts(const std::string& label, const json& facts) {
   CAPTURE(label);
   auto read = facts::ReadFacts(facts, label);
-  REQUIRE_MESSAGE(read.ok(), read.error().ToString());
+  REQUIRE_MESSAGE(read.ok(), imagelint::testing::ErrorText(read));
   CHECK(facts::WriteFacts(*read) == facts);
   CHECK(facts["cuda"]["runtimes"].size() == 3);
   CHECK(facts["cuda"]["drivers"].size() == 2);
@@ -130,7 +130,7 @@ TEST_CASE("facts of every input kind validate against docs/facts-schema.json") {
       std::string label = std::to_string(static_cast<int>(compression)) + "-" + kind.name;
       WriteImage(image, kind.kind, dir / label, {.gzip_outer = kind.gzip_outer});
       auto scanned = ReadImage((dir / label).string(), {});
-      REQUIRE_MESSAGE(scanned.ok(), scanned.error().ToString());
+      REQUIRE_MESSAGE(scanned.ok(), imagelint::testing::ErrorText(scanned));
       json facts = BuildFacts(*scanned, TestKnowledge());
       CheckFacts(label, facts);
       documents.emplace_back(label, std::move(facts));
@@ -148,7 +148,7 @@ TEST_CASE("facts of every input kind validate against docs/facts-schema.json") {
     }
   // Named as a root file system: the fixture has no os-release or loader.
   auto rootfs = ReadImage("rootfs:" + root.string(), {});
-  REQUIRE_MESSAGE(rootfs.ok(), rootfs.error().ToString());
+  REQUIRE_MESSAGE(rootfs.ok(), imagelint::testing::ErrorText(rootfs));
   CHECK(rootfs->metadata.kind == "rootfs");
   json rootfs_facts = BuildFacts(*rootfs, TestKnowledge());
   CHECK(facts::ReadFacts(rootfs_facts, "rootfs").ok());

@@ -6,6 +6,7 @@
 
 #include "imagelint/facts.h"
 #include "support/facts_schema.h"
+#include "support/test_support.h"
 
 using namespace imagelint;
 using namespace imagelint::facts;
@@ -284,7 +285,7 @@ Facts MinimalFacts() {
 json Roundtrip(const Facts& facts) {
   json written = WriteFacts(facts);
   auto read = ReadFacts(written, "roundtrip.json");
-  REQUIRE_MESSAGE(read.ok(), read.error().ToString());
+  REQUIRE_MESSAGE(read.ok(), imagelint::testing::ErrorText(read));
   CHECK(*read == facts);
   CHECK(WriteFacts(*read) == written);
   return written;

@@ -25,7 +25,7 @@ imagelint::Result<Fleet> Parse(const std::string& text) { return imagelint::Pars
 
 TEST_CASE("the example fleet loads with every pool of the worked examples") {
   auto fleet = imagelint::LoadFleetFile((imagelint::testing::SourceDir() / "examples" / "fleet.yaml").string(), K());
-  REQUIRE_MESSAGE(fleet.ok(), (fleet.ok() ? "" : fleet.error().ToString()));
+  REQUIRE_MESSAGE(fleet.ok(), imagelint::testing::ErrorText(fleet));
   REQUIRE(fleet->pools.size() == 7);
   const auto& rtx = fleet->pools[0];
   CHECK(rtx.name == "rtx3090-460");
@@ -61,7 +61,7 @@ TEST_CASE("explicit facts instead of (or over) a product name") {
       "pools:\n  - name: custom\n    compute_capability: \"8.9\"\n    brand: GeForce\n    datacenter: false\n"
       "    driver: \"550.54.15\"\n    cuda_compat_mode: mount\n  - name: override\n    gpu: NVIDIA RTX A6000\n"
       "    datacenter: true\n    driver: \"535.104.05\"\n");
-  REQUIRE_MESSAGE(fleet.ok(), (fleet.ok() ? "" : fleet.error().ToString()));
+  REQUIRE_MESSAGE(fleet.ok(), imagelint::testing::ErrorText(fleet));
   CHECK(fleet->pools[0].gpu.empty());
   CHECK(fleet->pools[0].brand == std::optional<std::string>("geforce"));
   CHECK(fleet->pools[0].architecture == std::optional<std::string>("Ada Lovelace"));
@@ -212,6 +212,6 @@ TEST_CASE("an anchored label map aliased by 1,000 pools is refused, naming the a
   std::string small = "pools:\n  - {name: a, gpu: NVIDIA A100-SXM4-80GB, driver: \"535.54.03\", selector_labels: &l {a: b}}\n"
                       "  - {name: b, gpu: NVIDIA A100-SXM4-80GB, driver: \"535.54.03\", selector_labels: *l}\n";
   auto fine = Parse(small);
-  REQUIRE_MESSAGE(fine.ok(), fine.error().ToString());
+  REQUIRE_MESSAGE(fine.ok(), imagelint::testing::ErrorText(fine));
   CHECK(fine->pools[1].selector_labels.at("a") == "b");
 }

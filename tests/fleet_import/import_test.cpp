@@ -25,7 +25,7 @@ std::string Fixture(const std::string& name) {
 std::vector<fi::BrandNames> KnowledgeBrands() {
   static const std::vector<fi::BrandNames> brands = [] {
     auto knowledge = imagelint::Knowledge::Load(SourceDir() / "rules/knowledge");
-    REQUIRE_MESSAGE(knowledge.ok(), knowledge.error().ToString());
+    REQUIRE_MESSAGE(knowledge.ok(), imagelint::testing::ErrorText(knowledge));
     return fi::BrandNamesFromKnowledge(*knowledge);
   }();
   return brands;
@@ -87,7 +87,7 @@ TEST_CASE("input kind is detected from content") {
 
 TEST_CASE("k8s: a mixed cluster of current-generation labels becomes several pools") {
   auto result = fi::ImportKubernetesNodes(Fixture("nodes-mixed.json"), "nodes-mixed.json", TestGpus());
-  REQUIRE_MESSAGE(result.ok(), result.error().ToString());
+  REQUIRE_MESSAGE(result.ok(), imagelint::testing::ErrorText(result));
   CHECK(result->hosts_seen == 9);
   REQUIRE(result->skipped.size() == 1);
   CHECK(result->skipped[0] == "cpu-1");
@@ -156,7 +156,7 @@ TEST_CASE("k8s: a mixed cluster of current-generation labels becomes several poo
 
 TEST_CASE("k8s: deprecated label generation (GFD <= v0.8.2)") {
   auto result = fi::ImportKubernetesNodes(Fixture("nodes-legacy.json"), "nodes-legacy.json", TestGpus());
-  REQUIRE_MESSAGE(result.ok(), result.error().ToString());
+  REQUIRE_MESSAGE(result.ok(), imagelint::testing::ErrorText(result));
   CHECK(result->hosts_seen == 5);
   CHECK(result->skipped == std::vector<std::string>{"old-cpu-1", "old-cpu-2"});
   INFO(PoolNames(*result));
@@ -192,7 +192,7 @@ TEST_CASE("k8s: pools that differ only by GPUs per node get distinct names") {
     {"metadata": {"name": "b", "labels": {"nvidia.com/gpu.product": "Tesla-T4", "nvidia.com/gpu.count": "4",
       "nvidia.com/cuda.driver-version.full": "470.256.02"}}}]})";
   auto result = fi::ImportKubernetesNodes(json, "n.json", TestGpus());
-  REQUIRE_MESSAGE(result.ok(), result.error().ToString());
+  REQUIRE_MESSAGE(result.ok(), imagelint::testing::ErrorText(result));
   REQUIRE(result->pools.size() == 2);
   CHECK(result->pools[0].pool.name == "tesla-t4-470.256.02-1gpu");
   CHECK(result->pools[1].pool.name == "tesla-t4-470.256.02-4gpu");
@@ -278,7 +278,7 @@ TEST_CASE("k8s: malformed input is an error naming the node or line") {
 
 TEST_CASE("nvidia-smi XML: several hosts, brand from the output, one pool per model") {
   auto result = fi::ImportNvidiaSmiXml(Fixture("nvidia-smi-hosts.xml"), "smi.xml", TestGpus());
-  REQUIRE_MESSAGE(result.ok(), result.error().ToString());
+  REQUIRE_MESSAGE(result.ok(), imagelint::testing::ErrorText(result));
   CHECK(result->hosts_seen == 5);
   CHECK(result->skipped == std::vector<std::string>{"empty-1"});
   INFO(PoolNames(*result));
@@ -354,7 +354,7 @@ TEST_CASE("nvidia-smi XML: malformed and hostile input") {
 
 TEST_CASE("xml reader decodes entities and character references") {
   auto doc = fi::ParseXml("<r a=\"x&amp;y\"><t>&lt;&#65;&#x42;&gt;</t><![CDATA[<raw>]]></r>", "t.xml");
-  REQUIRE_MESSAGE(doc.ok(), doc.error().ToString());
+  REQUIRE_MESSAGE(doc.ok(), imagelint::testing::ErrorText(doc));
   const auto& root = *doc->roots.at(0);
   CHECK(root.Attribute("a") == "x&y");
   CHECK(root.ChildText("t") == "<AB>");
@@ -366,7 +366,7 @@ TEST_CASE("xml reader decodes entities and character references") {
 
 TEST_CASE("container-cli CSV: hosts, brands, unknown brand of old libnvidia-container") {
   auto result = fi::ImportContainerCliCsv(Fixture("container-cli-hosts.csv"), "cli.csv", TestGpus());
-  REQUIRE_MESSAGE(result.ok(), result.error().ToString());
+  REQUIRE_MESSAGE(result.ok(), imagelint::testing::ErrorText(result));
   CHECK(result->hosts_seen == 4);
   CHECK(result->skipped.empty());
   INFO(PoolNames(*result));

@@ -19,7 +19,7 @@ namespace {
 const imagelint::Knowledge& TheKnowledge() {
   static const imagelint::Knowledge knowledge = [] {
     auto loaded = imagelint::Knowledge::Load(SourceDir() / "rules/knowledge");
-    REQUIRE_MESSAGE(loaded.ok(), loaded.error().ToString());
+    REQUIRE_MESSAGE(loaded.ok(), imagelint::testing::ErrorText(loaded));
     return std::move(*loaded);
   }();
   return knowledge;
@@ -62,7 +62,7 @@ TEST_CASE("k8s import with the GPU knowledge file: brand from the product, guess
       "nvidia.com/gpu.compute.major": "13", "nvidia.com/gpu.compute.minor": "0",
       "nvidia.com/cuda.driver-version.full": "600.10"}}}]})";
   auto result = fi::ImportKubernetesNodes(json, "n.json", fi::ResolverFromKnowledge(TheKnowledge()));
-  REQUIRE_MESSAGE(result.ok(), result.error().ToString());
+  REQUIRE_MESSAGE(result.ok(), imagelint::testing::ErrorText(result));
   REQUIRE(result->pools.size() == 2);
   const auto& known = result->pools[0];
   CHECK(known.in_knowledge);
@@ -82,7 +82,7 @@ TEST_CASE("k8s import with the GPU knowledge file: brand from the product, guess
 
 TEST_CASE("LoadFleetAnyFormat: Kubernetes nodes become the same fleet the YAML loader builds") {
   auto fleet = fi::LoadFleetAnyFormat(FixturePath("nodes-mixed.json"), TheKnowledge());
-  REQUIRE_MESSAGE(fleet.ok(), fleet.error().ToString());
+  REQUIRE_MESSAGE(fleet.ok(), imagelint::testing::ErrorText(fleet));
   CHECK(fleet->source == FixturePath("nodes-mixed.json"));
   REQUIRE(fleet->pools.size() == 6);
   const auto* rtx = FindPool(*fleet, "geforce-rtx-3090-460.67");
@@ -106,7 +106,7 @@ TEST_CASE("LoadFleetAnyFormat: Kubernetes nodes become the same fleet the YAML l
 
 TEST_CASE("LoadFleetAnyFormat: legacy labels, nvidia-smi XML, container-cli CSV") {
   auto legacy = fi::LoadFleetAnyFormat(FixturePath("nodes-legacy.json"), TheKnowledge());
-  REQUIRE_MESSAGE(legacy.ok(), legacy.error().ToString());
+  REQUIRE_MESSAGE(legacy.ok(), imagelint::testing::ErrorText(legacy));
   REQUIRE(legacy->pools.size() == 2);
   const auto* rtx = FindPool(*legacy, "geforce-rtx-2080-ti-450.80.02");
   REQUIRE(rtx);
@@ -114,7 +114,7 @@ TEST_CASE("LoadFleetAnyFormat: legacy labels, nvidia-smi XML, container-cli CSV"
   CHECK(rtx->compute_capability == "7.5");
 
   auto smi = fi::LoadFleetAnyFormat(FixturePath("nvidia-smi-hosts.xml"), TheKnowledge());
-  REQUIRE_MESSAGE(smi.ok(), smi.error().ToString());
+  REQUIRE_MESSAGE(smi.ok(), imagelint::testing::ErrorText(smi));
   REQUIRE(smi->pools.size() == 4);
   const auto* l4 = FindPool(*smi, "l4-550.54.15");
   REQUIRE(l4);
@@ -122,7 +122,7 @@ TEST_CASE("LoadFleetAnyFormat: legacy labels, nvidia-smi XML, container-cli CSV"
   CHECK(l4->runtime.has_value());  // defaulted by the fleet loader
 
   auto cli = fi::LoadFleetAnyFormat(FixturePath("container-cli-hosts.csv"), TheKnowledge());
-  REQUIRE_MESSAGE(cli.ok(), cli.error().ToString());
+  REQUIRE_MESSAGE(cli.ok(), imagelint::testing::ErrorText(cli));
   REQUIRE(cli->pools.size() == 3);
   const auto* a6000 = FindPool(*cli, "rtx-a6000-525.85.12");
   REQUIRE(a6000);
@@ -140,7 +140,7 @@ TEST_CASE("LoadFleetAnyFormat: a fleet YAML file goes to the fleet loader; error
   WriteFileText(dir / "fleet.yaml",
                 "# hand-written\npools:\n  - name: t4\n    gpu: Tesla T4\n    driver: \"470.256.02\"\n");
   auto fleet = fi::LoadFleetAnyFormat((dir / "fleet.yaml").string(), TheKnowledge());
-  REQUIRE_MESSAGE(fleet.ok(), fleet.error().ToString());
+  REQUIRE_MESSAGE(fleet.ok(), imagelint::testing::ErrorText(fleet));
   REQUIRE(fleet->pools.size() == 1);
   CHECK(fleet->pools[0].brand == "tesla");
 
@@ -198,7 +198,7 @@ TEST_CASE("a brand added to nvml-brands.yaml is read by the import with no C++ c
                     "  - id: 17\n    name: NVIDIA DLA\n    requirement: nvidiadla\n    forward_compat: unknown\n"
                     "    spellings: [\"NVIDIA Deep Learning Accelerator\"]\n    product_words: [dla]\n    source: S20\n");
   auto knowledge = imagelint::Knowledge::Load(out);
-  REQUIRE_MESSAGE(knowledge.ok(), knowledge.error().ToString());
+  REQUIRE_MESSAGE(knowledge.ok(), imagelint::testing::ErrorText(knowledge));
   auto brands = fi::BrandNamesFromKnowledge(*knowledge);
   CHECK(fi::NormaliseBrand("NVIDIA Deep Learning Accelerator", brands) == "nvidiadla");
   CHECK(fi::GuessBrandFromName("NVIDIA DLA Test Part", brands) == std::optional<std::string>("nvidiadla"));
@@ -207,7 +207,7 @@ TEST_CASE("a brand added to nvml-brands.yaml is read by the import with no C++ c
 TEST_CASE("an input's Unknown brand is explained by the brand's since_lnc in nvml-brands.yaml") {
   auto result = fi::ImportContainerCliCsv(ReadFileText(FixturePath("container-cli-hosts.csv")), "cli.csv",
                                           fi::ResolverFromKnowledge(TheKnowledge()));
-  REQUIRE_MESSAGE(result.ok(), result.error().ToString());
+  REQUIRE_MESSAGE(result.ok(), imagelint::testing::ErrorText(result));
   const fi::ImportedPool* h100 = nullptr;
   for (const auto& pool : result->pools)
     if (pool.pool.gpu == "NVIDIA H100 80GB HBM3") h100 = &pool;

@@ -52,7 +52,7 @@ std::set<std::string> AdmittedPools(const YAML::Node& doc, const imagelint::Flee
 TEST_CASE("placement advice excludes exactly the failing pools of a mixed cluster") {
   auto imported = fi::ImportKubernetesNodes(
       ReadFileText(SourceDir() / "tests/fleet_import/fixtures/nodes-mixed.json"), "nodes-mixed.json", NoGpus());
-  REQUIRE_MESSAGE(imported.ok(), imported.error().ToString());
+  REQUIRE_MESSAGE(imported.ok(), imagelint::testing::ErrorText(imported));
   imagelint::Fleet fleet = fi::ToFleet(*imported);
   REQUIRE(fleet.pools.size() == 6);
 
@@ -77,7 +77,7 @@ TEST_CASE("placement advice excludes exactly the failing pools of a mixed cluste
   report["images"] = {image};
 
   auto advice = fi::RenderPlacementAdvice(report, fleet);
-  REQUIRE_MESSAGE(advice.ok(), advice.error().ToString());
+  REQUIRE_MESSAGE(advice.ok(), imagelint::testing::ErrorText(advice));
   INFO(*advice);
   YAML::Node doc = YAML::Load(*advice);
   CHECK(AdmittedPools(doc, fleet) == std::set<std::string>{"a100-sxm4-80gb-550.107.02", "gh200-480gb-550.54.15"});
@@ -111,7 +111,7 @@ TEST_CASE("placement advice for hand-written pools derives labels and refuses am
                        Verdict("l4", "pass")};
   nlohmann::json report = {{"images", {image}}};
   auto advice = fi::RenderPlacementAdvice(report, fleet);
-  REQUIRE_MESSAGE(advice.ok(), advice.error().ToString());
+  REQUIRE_MESSAGE(advice.ok(), imagelint::testing::ErrorText(advice));
   INFO(*advice);
   // a100 cannot be told apart from the failing a100-old-toolkit by labels.
   CHECK(advice->find("a100: pass, but left out because its node labels do not tell it apart from excluded pool "

@@ -96,7 +96,7 @@ TEST_CASE("Scan: an image and its facts document give the same verdicts") {
     CHECK(progress.layers_total == 1);
   };
   auto result = Scan(f.Request({(f.dir / "train").string()}), f.context);
-  REQUIRE_MESSAGE(result.ok(), result.error().ToString());
+  REQUIRE_MESSAGE(result.ok(), imagelint::testing::ErrorText(result));
   CHECK(result->exit_code == 1);
   CHECK(progress_calls > 0);
   CHECK(f.warnings.empty());
@@ -166,7 +166,7 @@ TEST_CASE("Scan: a Dockerfile input, its build args, target and inline ignores")
   auto request = f.Request({(f.dir / "Dockerfile").string()});
   request.target = "app";
   auto ignored = Scan(request, f.context);
-  REQUIRE_MESSAGE(ignored.ok(), ignored.error().ToString());
+  REQUIRE_MESSAGE(ignored.ok(), imagelint::testing::ErrorText(ignored));
   CHECK(ignored->exit_code == 0);
   CHECK(ignored->report["images"][0]["ref"] == (f.dir / "Dockerfile").string() + "#app");
   REQUIRE(ignored->report["images"][0]["suppressed"].size() == 1);
@@ -212,7 +212,7 @@ TEST_CASE("Scan: an inline ignore above FROM suppresses the platform mismatch it
   auto request = f.Request({(f.dir / "Dockerfile").string()});
   request.inline_ignores = false;
   auto strict = Scan(request, f.context);
-  REQUIRE_MESSAGE(strict.ok(), strict.error().ToString());
+  REQUIRE_MESSAGE(strict.ok(), imagelint::testing::ErrorText(strict));
   const json& loud = strict->report["images"][0];
   CHECK(Verdict(loud, "gh200-arm64")["status"] == "fail");
   bool located = false;
@@ -340,7 +340,7 @@ TEST_CASE("fleet import: text or file, and whether the written fleet loads") {
   Fixture f;
   fs::path csv = testing::SourceDir() / "tests" / "fleet_import" / "fixtures" / "container-cli-hosts.csv";
   auto from_file = ImportFleetFile(fleet_import::InputKind::kContainerCliCsv, csv.string(), "fleet.yaml", f.context);
-  REQUIRE_MESSAGE(from_file.ok(), from_file.error().ToString());
+  REQUIRE_MESSAGE(from_file.ok(), imagelint::testing::ErrorText(from_file));
   CHECK(from_file->imported.pools.size() == 3);
   CHECK(from_file->yaml.find("pools:") != std::string::npos);
   CHECK_FALSE(from_file->load_problem.has_value());

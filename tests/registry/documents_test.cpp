@@ -6,6 +6,7 @@
 #include <string>
 
 #include "registry/documents.h"
+#include "support/test_support.h"
 
 using namespace imagelint;
 using namespace imagelint::registry;
@@ -89,7 +90,7 @@ TEST_CASE("configs: the architecture array of the issue, and good configs") {
   auto good = ReadConfigDocument(Bytes(R"({"architecture": "aarch64", "os": "linux",
                                           "rootfs": {"type": "layers", "diff_ids": [")" + kDigest + R"("]}})"),
                                  manifest, "reg", "config x", "sha256:m");
-  REQUIRE_MESSAGE(good.ok(), good.error().ToString());
+  REQUIRE_MESSAGE(good.ok(), imagelint::testing::ErrorText(good));
   CHECK(good->platform.ToString() == "linux/arm64");
   CHECK(good->layers.size() == 1);
   CHECK(good->layers[0].size == 3);

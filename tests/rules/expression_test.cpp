@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "imagelint/rules.h"
+#include "support/test_support.h"
 
 using imagelint::rules::BuiltinFunctions;
 using imagelint::rules::Environment;
@@ -36,9 +37,9 @@ Environment TestEnv() {
 // the string "<unknown>" for unknown.
 json Eval(const std::string& text, FunctionRegistry functions = BuiltinFunctions()) {
   auto expression = Expression::Parse(text);
-  REQUIRE_MESSAGE(expression.ok(), text << ": " << expression.error().ToString());
+  REQUIRE_MESSAGE(expression.ok(), text << ": " << imagelint::testing::ErrorText(expression));
   auto value = expression->Evaluate(TestEnv(), functions);
-  REQUIRE_MESSAGE(value.ok(), text << ": " << value.error().ToString());
+  REQUIRE_MESSAGE(value.ok(), text << ": " << imagelint::testing::ErrorText(value));
   if (value->unknown) return "<unknown>";
   return value->json;
 }

@@ -29,7 +29,7 @@ const char* kMinimal = R"(rules:
 
 TEST_CASE("a minimal rule and its defaults") {
   auto rules = ParseRuleFile(kMinimal, "min.yaml");
-  REQUIRE_MESSAGE(rules.ok(), rules.error().ToString());
+  REQUIRE_MESSAGE(rules.ok(), imagelint::testing::ErrorText(rules));
   REQUIRE(rules->size() == 1);
   const Rule& rule = (*rules)[0];
   CHECK(rule.id == "X001");
@@ -187,7 +187,7 @@ TEST_CASE("rule sets: duplicates, overrides, the table, unknown functions") {
 TEST_CASE("the built-in rules load: sixteen rules with docs pages") {
   namespace fs = std::filesystem;
   auto rules = LoadRuleFile((imagelint::testing::SourceDir() / "rules" / "cuda.yaml").string());
-  REQUIRE_MESSAGE(rules.ok(), rules.error().ToString());
+  REQUIRE_MESSAGE(rules.ok(), imagelint::testing::ErrorText(rules));
   REQUIRE(rules->size() == 16);  // IL015 forward-compat-disputed, IL016 no-gpu-workload (issue 13)
   for (size_t i = 0; i < rules->size(); ++i) {
     const Rule& rule = (*rules)[i];
@@ -199,7 +199,7 @@ TEST_CASE("the built-in rules load: sixteen rules with docs pages") {
     CHECK_MESSAGE(fs::exists(imagelint::testing::SourceDir() / rule.docs), rule.docs);
   }
   auto set = LoadRuleSet(BuiltinRulesDir(imagelint::testing::SourceDir()));
-  REQUIRE_MESSAGE(set.ok(), set.error().ToString());
+  REQUIRE_MESSAGE(set.ok(), imagelint::testing::ErrorText(set));
   CHECK(set->Find("forward-compat-unsupported-gpu")->id == "IL003");
   CHECK(set->Find("IL007")->predicts[0].code == 209);
 }

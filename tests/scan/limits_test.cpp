@@ -47,7 +47,7 @@ TEST_CASE("a layer implying 2,000-deep directories x8 merges in linear time") {
   auto start = std::chrono::steady_clock::now();
   auto scanned = Scan(dir / "deep.tar");
   double seconds = SecondsSince(start);
-  REQUIRE_MESSAGE(scanned.ok(), scanned.error().ToString());
+  REQUIRE_MESSAGE(scanned.ok(), imagelint::testing::ErrorText(scanned));
   CHECK(seconds < 5);  // quadratic lookups took minutes
   const TreeNode* leaf = scanned->tree.Lookup(Chain("c7", 2000) + "/f");
   REQUIRE(leaf);

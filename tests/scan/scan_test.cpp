@@ -76,7 +76,7 @@ TEST_CASE("file contents stream to analyzers once, in bounded chunks, head first
   REQUIRE(source.ok());
   RecordingAnalyzer analyzer;
   auto layer = ScanLayer(**source, 0, {&analyzer}, {});
-  REQUIRE_MESSAGE(layer.ok(), layer.error().ToString());
+  REQUIRE_MESSAGE(layer.ok(), imagelint::testing::ErrorText(layer));
   REQUIRE(layer->entries.size() == 4);
   const auto& facts = layer->entries[0].analysis.at("recording");
   CHECK(facts["head"] == kHeadBytes);
@@ -248,7 +248,7 @@ TEST_CASE("multi-member gzip layers, zero padding tolerated, trailing garbage re
     }
   };
   auto names = read(blob, true);
-  REQUIRE_MESSAGE(names.ok(), names.error().ToString());
+  REQUIRE_MESSAGE(names.ok(), imagelint::testing::ErrorText(names));
   CHECK(*names == std::vector<std::string>{"one", "two"});
   std::vector<uint8_t> padded = blob;
   padded.resize(padded.size() + 1000, 0);
@@ -304,7 +304,7 @@ TEST_CASE("both digests are checked whether hashing runs inline or on a helper t
       good.digest = TestDigest(blob);
       good.diff_id = TestDigest(tar);
       Status ok = read_all(good);
-      CHECK_MESSAGE(ok.ok(), (ok.ok() ? "" : ok.error().ToString()));
+      CHECK_MESSAGE(ok.ok(), imagelint::testing::ErrorText(ok));
       CHECK(read_all(good, 1).ok());
 
       LayerRef wrong_blob = good;

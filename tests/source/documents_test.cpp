@@ -192,7 +192,7 @@ TEST_CASE("file names with bytes that are not UTF-8 (Latin-1 names) scan like an
     WriteImage(image, kind, path);
     Result<ScannedImage> scanned = MakeError("", "not run");
     CHECK_NOTHROW(scanned = Scan(path));
-    REQUIRE_MESSAGE(scanned.ok(), scanned.error().ToString());
+    REQUIRE_MESSAGE(scanned.ok(), imagelint::testing::ErrorText(scanned));
     CHECK(scanned->tree.Lookup("caf\xe9"));
     CHECK_FALSE(scanned->tree.Lookup("caf\xe9/men\xfc.txt"));
     CHECK(scanned->tree.Lookup("\xff\xfe"));

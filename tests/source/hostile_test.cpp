@@ -134,7 +134,7 @@ TEST_CASE("entries with ../ are errors, absolute names stay inside the image, no
   fs::path path = dir / "img" / "rooted.tar";
   WriteImage(image, ImageKind::kOciArchive, path);
   auto scanned = ReadImage(path.string(), {});
-  REQUIRE_MESSAGE(scanned.ok(), scanned.error().ToString());
+  REQUIRE_MESSAGE(scanned.ok(), imagelint::testing::ErrorText(scanned));
   CHECK(ListTree(*scanned, "") == "dir 0755 0 L0 /etc\nfile 0644 5 L0 /etc/escape\nfile 0644 1 L0 /ok\nfile 0644 1 L0 /rooted\n");
   CHECK_FALSE(fs::exists(dir / "rooted"));
   CHECK_FALSE(fs::exists(dir / "img" / "rooted"));

@@ -98,14 +98,14 @@ TEST_CASE("root file systems: recognised by os-release or a dynamic loader, or a
   for (const char* name : {"debian", "usrlib", "glibc", "musl", "merged"}) {
     CAPTURE(name);
     auto read = Read((dir / name).string());
-    REQUIRE_MESSAGE(read.ok(), read.error().ToString());
+    REQUIRE_MESSAGE(read.ok(), imagelint::testing::ErrorText(read));
     CHECK(read->metadata.kind == "rootfs");
   }
   // Any directory, when asked for.
   fs::create_directories(dir / "bare" / "opt");
   WriteFileText(dir / "bare" / "opt" / "x", "x");
   auto asked = Read("rootfs:" + (dir / "bare").string());
-  REQUIRE_MESSAGE(asked.ok(), asked.error().ToString());
+  REQUIRE_MESSAGE(asked.ok(), imagelint::testing::ErrorText(asked));
   CHECK(asked->metadata.kind == "rootfs");
   CHECK(ListTree(*asked, "") == "dir 0755 0 L0 /opt\nfile 0644 1 L0 /opt/x\n");
   CHECK(ErrorOf("rootfs:" + (dir / "nowhere").string()) == (dir / "nowhere").string() + ": no such file or directory");
@@ -130,7 +130,7 @@ TEST_CASE("extracted docker saves and OCI archives are read as what they are") {
     WriteImage(image, c.kind, archive);
     Extract(archive, dir / c.name);
     auto from_dir = Read((dir / c.name).string());
-    REQUIRE_MESSAGE(from_dir.ok(), from_dir.error().ToString());
+    REQUIRE_MESSAGE(from_dir.ok(), imagelint::testing::ErrorText(from_dir));
     CHECK(from_dir->metadata.kind == c.expected_kind);
     auto from_archive = Read(archive.string());
     REQUIRE(from_archive.ok());
@@ -174,7 +174,7 @@ TEST_CASE("Docker 25 save whose index.json has \"manifests\": null reads manifes
   for (const fs::path& input : {dir / "save", dir / "null.tar"}) {
     CAPTURE(input);
     auto read = Read(input.string());
-    REQUIRE_MESSAGE(read.ok(), read.error().ToString());
+    REQUIRE_MESSAGE(read.ok(), imagelint::testing::ErrorText(read));
     CHECK(read->metadata.kind == "docker-archive");
     CHECK(read->metadata.ref == "example.com/test/image:latest");
     CHECK(ListTree(*read, "") == ListTree(*reference, ""));
@@ -199,7 +199,7 @@ TEST_CASE("kaniko: a \"/\" root entry and absolute hard-link targets in every la
     fs::path path = dir / ("kaniko" + std::to_string(static_cast<int>(kind)) + ".tar");
     WriteImage(image, kind, path);
     auto read = Read(path.string());
-    REQUIRE_MESSAGE(read.ok(), read.error().ToString());
+    REQUIRE_MESSAGE(read.ok(), imagelint::testing::ErrorText(read));
     CHECK(ListTree(*read, "") ==
           "dir 0755 0 L1 /etc\n"
           "file 0644 10 L1 /etc/os-release\n"

@@ -74,7 +74,7 @@ TEST_CASE("docker save (Docker 20.10, legacy layout): layers, whiteouts, modes, 
   RealImages* images = Fixtures(&why);
   if (!NeedExternal("real-tool fixtures", images != nullptr, why)) return;
   auto docker = Read(images->docker_save);
-  REQUIRE_MESSAGE(docker.ok(), docker.error().ToString());
+  REQUIRE_MESSAGE(docker.ok(), imagelint::testing::ErrorText(docker));
   CHECK(docker->metadata.kind == "docker-archive");
   CHECK(docker->metadata.ref == images->tag);
   CHECK(docker->metadata.platform.architecture == "amd64");
@@ -120,7 +120,7 @@ TEST_CASE("the same image from every writer reads the same: Docker 25 saves, sko
                         Case{images->buildah_archive, "oci-archive", false}}) {
     CAPTURE(c.path);
     auto read = Read(c.path);
-    REQUIRE_MESSAGE(read.ok(), read.error().ToString());
+    REQUIRE_MESSAGE(read.ok(), imagelint::testing::ErrorText(read));
     CHECK(read->metadata.kind == c.kind);
     if (c.same_layers) {
       CHECK(ListTree(*read, "") == listing);
@@ -153,7 +153,7 @@ TEST_CASE("umoci repack of the image: one more layer, a whiteout umoci wrote") {
   RealImages* images = Fixtures(&why);
   if (!NeedExternal("real-tool fixtures", images != nullptr, why)) return;
   auto read = Read(images->oci_layout_umoci);
-  REQUIRE_MESSAGE(read.ok(), read.error().ToString());
+  REQUIRE_MESSAGE(read.ok(), imagelint::testing::ErrorText(read));
   CHECK(read->metadata.kind == "oci-layout");
   CHECK(read->layers.size() == 10);
   CHECK(read->tree.Lookup("opt/umoci.txt"));

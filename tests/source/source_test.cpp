@@ -105,7 +105,7 @@ TEST_CASE("every input kind and layer compression gives the same tree and facts"
       fs::path path = dir / (std::to_string(static_cast<int>(compression)) + kind.name);
       WriteImage(image, kind.kind, path, {.gzip_outer = kind.gzip_outer});
       auto scanned = Read(path);
-      REQUIRE_MESSAGE(scanned.ok(), scanned.error().ToString());
+      REQUIRE_MESSAGE(scanned.ok(), imagelint::testing::ErrorText(scanned));
       CHECK(ListTree(*scanned, "") == kExpectedListing);
       CHECK(scanned->metadata.kind == kind.expected_kind);
       CHECK(scanned->metadata.ref == "example.com/test/image:latest");
@@ -249,7 +249,7 @@ TEST_CASE("root file system directory: symlinks recorded, never followed; hard l
   fs::create_symlink("libx.so.1", root / "usr/lib/libx.so");
   fs::create_hard_link(root / "usr/lib/libx.so.1", root / "usr/lib/libx.hard");
   auto scanned = ReadImage("rootfs:" + root.string(), ReadImageOptions{});  // no os-release: asked for by name
-  REQUIRE_MESSAGE(scanned.ok(), scanned.error().ToString());
+  REQUIRE_MESSAGE(scanned.ok(), imagelint::testing::ErrorText(scanned));
   CHECK(scanned->metadata.kind == "rootfs");
   CHECK(ListTree(*scanned, "") ==
         "dir 0755 0 L0 /usr\n"

@@ -12,7 +12,7 @@ namespace imagelint::testing {
 inline const Knowledge& CheckoutKnowledge() {
   static const Knowledge knowledge = [] {
     auto loaded = Knowledge::LoadDefault(SourceDir());
-    REQUIRE_MESSAGE(loaded.ok(), loaded.error().ToString());
+    REQUIRE_MESSAGE(loaded.ok(), imagelint::testing::ErrorText(loaded));
     return std::move(*loaded);
   }();
   return knowledge;

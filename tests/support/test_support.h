@@ -8,6 +8,15 @@
 
 namespace imagelint::testing {
 
+// The error of a Result for an assertion's message, or "" when it holds a
+// value. doctest evaluates messages of passing assertions too when run with
+// -s (--success), so `REQUIRE_MESSAGE(r.ok(), imagelint::testing::ErrorText(r))` would
+// read the error of a good result and abort.
+template <typename ResultType>
+std::string ErrorText(const ResultType& result) {
+  return result.ok() ? std::string() : result.error().ToString();
+}
+
 // The checkout's root. Tests read nothing outside it: fixtures are made at
 // test time by the project's code or by real tools.
 std::filesystem::path SourceDir();
