@@ -125,7 +125,7 @@ struct BaseImage {
   std::optional<std::string> dockerfile;
   std::optional<int64_t> dockerfile_line;
   std::optional<Known> known;
-  std::optional<std::string> kind;              // "nvidia/cuda" | "pytorch/pytorch" | "ngc" | "scratch" | "unknown"
+  std::optional<std::string> kind;              // "nvidia/cuda" | "pytorch/pytorch" | "ngc" | "no-cuda" | "scratch" | "unknown"
   std::optional<std::string> reason;            // why it is not (fully) known
   std::optional<std::string> resolved_from;     // "docker" | "registry" | "local" | "knowledge" | "none"
   std::optional<std::string> cuda_tag_version;  // "11.3.1" as written in the tag

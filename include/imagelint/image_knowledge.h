@@ -140,6 +140,16 @@ struct PypiRelease {
   std::string source;
 };
 
+// The libcudart a framework's CUDA build brings (framework_runtimes).
+struct FrameworkRuntime {
+  std::string manager;     // pip | conda
+  std::string framework;   // "torch"
+  std::string cuda_major;  // "12"; "" = any
+  std::string library;     // under site-packages or the prefix; {soname}
+  std::string unconfirmed;
+  std::string source;
+};
+
 struct SystemPackage {
   std::string name;  // pattern with {M} {m} {B} (digits)
   std::string kind;  // compat | cudart | bundled
@@ -150,6 +160,7 @@ struct SystemPackage {
 struct PackageKnowledge {
   std::vector<PythonPackage> python_packages;  // first match wins
   std::vector<PypiRelease> pypi_releases;
+  std::vector<FrameworkRuntime> framework_runtimes;
   std::vector<SystemPackage> system_packages;  // first match wins
 
   // The first row of `manager` whose name pattern matches `name`
@@ -157,6 +168,10 @@ struct PackageKnowledge {
   const PythonPackage* FindPythonPackage(std::string_view manager, std::string_view name,
                                          std::map<std::string, std::string>* captured = nullptr) const;
   const PypiRelease* FindPypiRelease(std::string_view package, std::string_view release) const;
+  // The runtime `framework` installed by `manager` brings for a build of CUDA
+  // `cuda` ("12.4", "11.8"); null when the table has none.
+  const FrameworkRuntime* FindFrameworkRuntime(std::string_view manager, std::string_view framework,
+                                               std::string_view cuda) const;
   const SystemPackage* FindSystemPackage(std::string_view name, std::map<std::string, std::string>* captured) const;
 };
 

@@ -416,15 +416,18 @@ Status ApplyBaseImage(const Context& ctx, const Instruction& from, const std::st
       ctx.Unknown(image, from, "base-image", reason);
     }
   };
-  if (ref_text == "scratch") {
+  const BaseImageFamily* family = ctx.images.FamilyOf(ref.repository);
+  std::string kind = family ? family->family : "unknown";
+  auto nothing_cuda = [&] {
     image.drivers_known = image.runtimes_known = image.frameworks_known = image.env_known = true;
     image.ld_so_conf_known = true;
     base.known = facts::Known::kYes;
+  };
+  if (ref_text == "scratch") {
+    nothing_cuda();
     finish("scratch", "");
     return OkStatus();
   }
-  const BaseImageFamily* family = ctx.images.FamilyOf(ref.repository);
-  std::string kind = family ? family->family : "unknown";
   // The image itself, where the resolver can read it (docs/dockerfile.md "Base images").
   if (ctx.options.base_resolver && ref_text.find('$') == std::string::npos) {
     auto lookup = ctx.options.base_resolver->Resolve(ref_text, platform);
@@ -437,6 +440,13 @@ Status ApplyBaseImage(const Context& ctx, const Instruction& from, const std::st
     if (!lookup->note.empty())
       ctx.AddNote(image, from, "base image " + ref_text.substr(0, 200) + " not read (" + lookup->note.substr(0, 600) +
                                    "): the knowledge tables answer");
+  }
+  // The no-cuda family (operating-system, language and conda images, any tag).
+  if (kind == "no-cuda") {
+    nothing_cuda();
+    base.source = ctx.knowledge.DescribeSource(family->source);
+    finish(kind, "");
+    return OkStatus();
   }
   if ((kind == "nvidia/cuda" || kind == "pytorch/pytorch") && ref.tag.empty()) {
     finish(kind, ref.digest.empty() ? "no tag: the release cannot be told"

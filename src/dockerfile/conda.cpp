@@ -94,7 +94,10 @@ Status ApplyConda(const Context& ctx, const Instruction& inst, ImageModel& image
       row.cuda_unknown = true;
       ctx.Unknown(image, inst, "frameworks", "conda " + name.substr(0, 200) + ": no cudatoolkit/pytorch-cuda pin, CUDA variant unknown");
     }
-    if (row.name == "torch") AddArchList(ctx, row);
+    if (row.name == "torch") {
+      AddArchList(ctx, row);
+      AddFrameworkRuntime(ctx, image, row, "conda");
+    }
     ReplaceFramework(image, std::move(row));
   }
   return OkStatus();

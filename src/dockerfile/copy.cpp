@@ -3,8 +3,10 @@
 // A copied file is known only by its name: a `libcuda.so.<version>` is a
 // driver (kind by directory: stubs/, compat/, else bundled) with the version
 // its name carries; a heredoc written to /etc/ld.so.conf.d is a loader entry.
-// `COPY --from=<stage>` of a CUDA tree brings files this reader does not
-// follow, so drivers and runtimes become unknown rather than guessed.
+// `COPY --from=<stage or image>` brings the runtime and libcuda rows of that
+// model whose files (or the links to them) lie under the source, moved to the
+// destination; only when that model's rows are themselves unknown do drivers
+// and runtimes become unknown rather than guessed.
 #include "common/text.h"
 #include "dockerfile/file_ops.h"
 #include "dockerfile/frameworks.h"
@@ -30,6 +32,15 @@ void CopyFrameworks(const Context& ctx, const Instruction& inst, ImageModel& ima
     bool packages = StartsWith(from, at + "/") && (from.find("site-packages") != std::string::npos ||
                                                    from.find("dist-packages") != std::string::npos);
     if (!inside && !packages) continue;
+    for (const facts::Runtime& runtime : stage.runtimes)
+      if (runtime.package == row.package && runtime.path && StartsWith(*runtime.path, "<")) {
+        facts::Runtime copy = runtime;
+        copy.provenance = ctx.Where(inst, image, "instruction");
+        copy.provenance.knowledge = runtime.provenance.knowledge;
+        copy.provenance.unconfirmed = runtime.provenance.unconfirmed;
+        std::erase_if(image.runtimes, [&](const facts::Runtime& old) { return old.path == copy.path; });
+        image.runtimes.push_back(std::move(copy));
+      }
     if (packages) {
       facts::Framework copy = row;
       copy.provenance = ctx.Where(inst, image, "instruction");
@@ -45,6 +56,83 @@ void CopyFrameworks(const Context& ctx, const Instruction& inst, ImageModel& ima
     ReplaceFramework(image, std::move(copy));
     image.framework_roots[row.name] = moved;
   }
+}
+
+// Where COPY puts `file` when it copies `source` (a file, a directory whose
+// contents land in `dest`, or a glob of one directory's entries); nullopt when
+// `file` is not copied. BuildKit follows a link named as the source, so a row
+// reached through one of its aliases (/usr/local/cuda -> cuda-12.4) is copied.
+std::optional<std::string> CopiedTo(const std::string& file, const std::string& source, const std::string& dest,
+                                    bool dest_dir) {
+  std::string from = CleanPath(source), target = CleanPath(dest);
+  if (file == from) return dest_dir ? CleanPath(target + "/" + BaseName(file)) : target;
+  if (from == "/" || from.empty()) return CleanPath(target + "/" + file);
+  if (StartsWith(file, from + "/")) return CleanPath(target + "/" + file.substr(from.size()));
+  size_t slash = from.rfind('/');
+  if (from.find_first_of("*?[") != std::string::npos && slash != std::string::npos &&
+      from.find_first_of("*?[") > slash && StartsWith(file, from.substr(0, slash + 1)) &&
+      GlobMatch(from.substr(slash + 1), file.substr(slash + 1), true))
+    return CleanPath(target + "/" + file.substr(slash + 1));
+  return std::nullopt;
+}
+
+// The source as the copied model resolves it: /usr/local/cuda[/...] is the
+// link to its toolkit directory (cuda_link -> cuda_home).
+std::string ResolvedSource(const ImageModel& stage, const std::string& source) {
+  std::string from = CleanPath(source);
+  if (stage.cuda_link.empty() || stage.cuda_home.empty()) return from;
+  if (from == stage.cuda_link || StartsWith(from, stage.cuda_link + "/"))
+    return stage.cuda_home + from.substr(stage.cuda_link.size());
+  return from;
+}
+
+template <typename Row>
+std::optional<std::string> RowCopiedTo(const Row& row, const std::string& path, const std::string& source,
+                                       const std::string& resolved, const std::string& dest, bool dest_dir) {
+  if (path.empty() || path[0] != '/') return std::nullopt;
+  if (auto moved = CopiedTo(path, source, dest, dest_dir)) return moved;
+  if (resolved != CleanPath(source))
+    if (auto moved = CopiedTo(path, resolved, dest, dest_dir)) return moved;
+  for (const std::string& alias : row.aliases.value_or(std::vector<std::string>{}))
+    if (auto moved = CopiedTo(alias, source, dest, dest_dir)) return moved;
+  return std::nullopt;
+}
+
+// The stage's (or image's) libcudart and libcuda rows under `source`, at their
+// new place. Returns whether that model's rows are known (else the copy is not
+// followed and the caller marks them unknown).
+bool CopyCudaRows(const Context& ctx, const Instruction& inst, ImageModel& image, const ImageModel& stage,
+                  const std::string& source, const std::string& dest, bool dest_dir, const std::string& from) {
+  const std::string resolved = ResolvedSource(stage, source);
+  for (const facts::Runtime& row : stage.runtimes) {
+    auto moved = RowCopiedTo(row, row.path.value_or(""), source, resolved, dest, dest_dir);
+    if (!moved) continue;
+    facts::Runtime copy = row;
+    copy.provenance = ctx.Where(inst, image, "instruction");
+    copy.provenance.knowledge = row.provenance.knowledge;
+    copy.provenance.unconfirmed = row.provenance.unconfirmed;
+    copy.path = *moved;
+    copy.aliases.reset();
+    std::erase_if(image.runtimes, [&](const facts::Runtime& old) { return old.path == copy.path; });
+    image.runtimes.push_back(std::move(copy));
+  }
+  for (const facts::Driver& row : stage.drivers) {
+    auto moved = RowCopiedTo(row, row.path, source, resolved, dest, dest_dir);
+    if (!moved) continue;
+    facts::Driver copy = row;
+    copy.provenance = ctx.Where(inst, image, "instruction");
+    copy.provenance.knowledge = row.provenance.knowledge;
+    copy.provenance.unconfirmed = row.provenance.unconfirmed;
+    copy.path = *moved;
+    copy.name = BaseName(*moved);
+    copy.aliases.reset();
+    copy.kind = DriverKindOf(CanonicalPath(image, *moved));
+    copy.copied_from = source;
+    copy.copied_from_stage = from;
+    image.PutDriver(std::move(copy));
+  }
+  return stage.runtimes_known && stage.drivers_known && !stage.HasUnknown("cuda.runtimes") &&
+         !stage.HasUnknown("cuda.drivers");
 }
 
 }  // namespace
@@ -83,7 +171,11 @@ Status ApplyCopy(const Context& ctx, const Instruction& inst, ImageModel& image)
   for (size_t i = 0; i + 1 < words.size(); ++i) {
     const std::string& source = words[i];
     if (StartsWith(source, "<<")) continue;
-    if (stage) CopyFrameworks(ctx, inst, image, *stage, source, dest);
+    bool followed = false;
+    if (stage) {
+      CopyFrameworks(ctx, inst, image, *stage, source, dest);
+      followed = CopyCudaRows(ctx, inst, image, *stage, source, dest, dest_dir, from_stage);
+    }
     std::string base = BaseName(CleanPath(source));
     if (StartsWith(base, "libcuda.so") || (base.find('*') != std::string::npos && GlobMatch(base, "libcuda.so.1", false))) {
       std::string path = dest_dir ? CleanPath(dest) + "/" + base : dest;
@@ -100,7 +192,8 @@ Status ApplyCopy(const Context& ctx, const Instruction& inst, ImageModel& image)
       image.PutDriver(std::move(row));
       continue;
     }
-    if (!from_stage.empty() && (StartsWith(CleanPath(source), "/usr/local/cuda") || source.find("nvidia") != std::string::npos)) {
+    if (!from_stage.empty() && !followed &&
+        (StartsWith(CleanPath(source), "/usr/local/cuda") || source.find("nvidia") != std::string::npos)) {
       std::string what = "copies " + source.substr(0, 200) + " from " + from_stage.substr(0, 200) + ": contents not followed";
       ctx.Unknown(image, inst, "cuda.drivers", what);
       ctx.Unknown(image, inst, "cuda.runtimes", what);

@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "common/text.h"
+#include "dockerfile/util.h"
 
 namespace imagelint::dockerfile {
 
@@ -47,6 +48,33 @@ void AddArchList(const Context& ctx, facts::Framework& row) {
     const nlohmann::json& mark = (*build)["unconfirmed"];
     row.arch_list_unconfirmed = mark.is_string() ? mark.get<std::string>() : "unconfirmed";
   }
+}
+
+void AddFrameworkRuntime(const Context& ctx, ImageModel& image, const facts::Framework& row, const std::string& manager) {
+  // "12.4", or "12" where only the major is pinned (conda's pytorch-cuda=12):
+  // the driver floor of minor-version compatibility is the major's.
+  if (!row.cuda || !IsDottedNumber(*row.cuda)) return;
+  const std::string& cuda = *row.cuda;
+  const FrameworkRuntime* layout = ctx.packages.FindFrameworkRuntime(manager, row.name, cuda);
+  std::optional<std::string> soname = ctx.knowledge.CudartSoname(cuda);
+  if (!layout || !soname) return;
+  facts::Runtime runtime;
+  runtime.provenance = row.provenance;
+  runtime.provenance.knowledge = ctx.knowledge.DescribeSource(layout->source);
+  if (!layout->unconfirmed.empty()) runtime.provenance.unconfirmed = "where " + row.name + "'s CUDA runtime lands";
+  std::string root = manager == "conda" ? "<conda-prefix>/" : "<site-packages>/";
+  runtime.path = root + FillTemplate(layout->library, {{"soname", soname->substr(soname->rfind(".so.") + 4)}});
+  runtime.soname = soname;
+  runtime.version = cuda;
+  runtime.version_precision = cuda.find('.') == std::string::npos ? "major" : "major.minor";
+  runtime.version_source = row.name + " " + row.variant.value_or("") + " build (" + row.cuda_source.value_or(manager) + ")";
+  runtime.source = "framework";  // the version is the build's CUDA release, not read from a file
+  runtime.package = row.package;
+  runtime.installer = row.installer;
+  runtime.version_unknown_reason = row.version_unknown_reason;
+  if (runtime.path->find("<hash>") != std::string::npos) runtime.hashed_copy = true;
+  std::erase_if(image.runtimes, [&](const facts::Runtime& old) { return old.path == runtime.path; });
+  image.runtimes.push_back(std::move(runtime));
 }
 
 void ReplaceFramework(ImageModel& image, facts::Framework row) {

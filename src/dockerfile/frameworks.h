@@ -19,6 +19,14 @@ std::string NormalizePackageName(std::string_view name);
 // unknown (absent).
 void AddArchList(const Context& context, facts::Framework& row);
 
+// The CUDA runtime that a framework's CUDA build brings (framework_runtimes in
+// packages.yaml): a cuda.runtimes row of the build's CUDA release under
+// <site-packages> (pip) or <conda-prefix> (conda), so a torch wheel on a base
+// without CUDA still needs its release's driver. A later install replaces the
+// row of the same file.
+void AddFrameworkRuntime(const Context& context, ImageModel& image, const facts::Framework& row,
+                         const std::string& manager);
+
 // A later install of a framework replaces the earlier one (one copy per image).
 void ReplaceFramework(ImageModel& image, facts::Framework row);
 

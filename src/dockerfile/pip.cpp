@@ -135,7 +135,10 @@ void TorchPackage(const Context& ctx, const Instruction& inst, ImageModel& image
   } else {
     row.cuda_unknown = true;
   }
-  if (r.name == "torch") AddArchList(ctx, row);
+  if (r.name == "torch") {
+    AddArchList(ctx, row);
+    AddFrameworkRuntime(ctx, image, row, "pip");
+  }
   ReplaceFramework(image, std::move(row));
 }
 

@@ -66,13 +66,16 @@ class StageWalker {
 
  private:
   // COPY --from=<name>: a stage defined before `before` (by name or index).
-  // COPY --from=<image ref>: the image as the resolver reads it, once per reference.
+  // COPY --from=<image ref>: the image as the resolver reads it, or as the
+  // knowledge tables know it, once per reference.
   const ImageModel* NamedImage(const std::string& ref, const Instruction& inst) {
-    if (!ctx_.options.base_resolver || ref.find('$') != std::string::npos) return nullptr;
-    if (auto cached = images_.find(ref); cached != images_.end()) return cached->second.base_read ? &cached->second : nullptr;
+    // Read by the resolver, or wholly known from the knowledge tables.
+    auto usable = [](const ImageModel& image) { return image.base_read || image.base.known == facts::Known::kYes; };
+    if (ref.find('$') != std::string::npos) return nullptr;
+    if (auto cached = images_.find(ref); cached != images_.end()) return usable(cached->second) ? &cached->second : nullptr;
     ImageModel& image = images_[ref];
     if (!ApplyBaseImage(ctx_, inst, ref, ctx_.options.platform, image).ok()) return nullptr;
-    return image.base_read ? &image : nullptr;
+    return usable(image) ? &image : nullptr;
   }
 
   const ImageModel* NamedStage(const std::string& name, size_t before) {

@@ -220,6 +220,15 @@ Result<PackageKnowledge> BuildPackages(const Knowledge& k) {
       return RowError(row, "duplicate release " + release.release + " of " + release.package);
     out.pypi_releases.push_back(std::move(release));
   }
+  for (const json& row : k.Table("framework_runtimes")) {
+    FrameworkRuntime runtime{Text(row, "manager"), Text(row, "framework"), Text(row, "cuda_major"),
+                             Text(row, "library"), Unconfirmed(row), Text(row, "source")};
+    if (!runtime.cuda_major.empty() && !std::all_of(runtime.cuda_major.begin(), runtime.cuda_major.end(),
+                                                    [](char c) { return c >= '0' && c <= '9'; }))
+      return RowError(row, "cuda_major is a CUDA major (digits) or \"\"");
+    if (runtime.library.find("{soname}") == std::string::npos) return RowError(row, "library needs {soname}");
+    out.framework_runtimes.push_back(std::move(runtime));
+  }
   for (const json& row : k.Table("system_packages")) {
     SystemPackage package{Text(row, "name"), Text(row, "kind"), Text(row, "path"), Text(row, "source")};
     IMAGELINT_TRY(CheckPattern(row, package.name));
@@ -340,6 +349,15 @@ const PythonPackage* PackageKnowledge::FindPythonPackage(std::string_view manage
 const PypiRelease* PackageKnowledge::FindPypiRelease(std::string_view package, std::string_view release) const {
   for (const PypiRelease& row : pypi_releases)
     if (row.package == package && row.release == release) return &row;
+  return nullptr;
+}
+
+const FrameworkRuntime* PackageKnowledge::FindFrameworkRuntime(std::string_view manager, std::string_view framework,
+                                                               std::string_view cuda) const {
+  std::string_view major = cuda.substr(0, cuda.find('.'));
+  for (const FrameworkRuntime& row : framework_runtimes)
+    if (row.manager == manager && row.framework == framework && (row.cuda_major.empty() || row.cuda_major == major))
+      return &row;
   return nullptr;
 }
 

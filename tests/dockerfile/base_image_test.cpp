@@ -95,7 +95,7 @@ TEST_CASE("an image whose requirement string older drivers refuse") {
 
 TEST_CASE("unknown bases and unread constructs stay unknown, never guessed") {
   json facts = Facts(
-      "FROM python:3.11-slim\n"
+      "FROM registry.corp.example/ml/base:2024.06\n"
       "RUN pip install -r requirements.txt\n"
       "RUN pip install torch\n");
   CHECK(facts["image"]["base"]["known"] == false);

@@ -59,7 +59,10 @@ TEST_CASE("base-images.yaml: typed lookups of releases, families, architectures,
   CHECK(images.FamilyOf("nvcr.io/nvidia/cuda")->family == "nvidia/cuda");  // exact names before prefixes
   CHECK(images.FamilyOf("nvcr.io/nvidia/pytorch")->family == "ngc");
   CHECK(images.FamilyOf("pytorch/pytorch")->flavors == std::vector<std::string>{"runtime", "devel"});
-  CHECK(images.FamilyOf("ubuntu") == nullptr);
+  REQUIRE(images.FamilyOf("ubuntu") != nullptr);  // operating-system images carry no CUDA
+  CHECK(images.FamilyOf("ubuntu")->family == "no-cuda");
+  CHECK(images.FamilyOf("continuumio/miniconda3")->family == "no-cuda");
+  CHECK(images.FamilyOf("registry.corp.example/ml/base") == nullptr);
 
   REQUIRE(images.FindArchitecture("arm64") != nullptr);
   CHECK(images.FindArchitecture("arm64")->ubuntu_compat_from == "12.5.1");

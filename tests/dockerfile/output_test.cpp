@@ -101,7 +101,7 @@ TEST_CASE("requirements and loader: the toolkit's reading, provenance, what cann
   json rejected = Facts("FROM scratch\nENV CUDA_VERSION=12.04\n");  // not semver: the hook refuses the container
   CHECK(rejected["cuda"]["requirements"]["legacy_cuda_version"].is_null());
   CHECK(rejected["cuda"]["requirements"]["legacy_cuda_version_invalid"] == true);
-  json unknown_base = Facts("FROM python:3.11\nENV CUDA_VERSION=12.4.1 NVIDIA_DISABLE_REQUIRE=1\n");
+  json unknown_base = Facts("FROM registry.corp.example/ml/base:1\nENV CUDA_VERSION=12.4.1 NVIDIA_DISABLE_REQUIRE=1\n");
   const json& partial = unknown_base["cuda"]["requirements"];
   CHECK(partial["complete"] == false);
   CHECK(partial["disabled"] == true);
@@ -109,8 +109,12 @@ TEST_CASE("requirements and loader: the toolkit's reading, provenance, what cann
   CHECK_FALSE(unknown_base["cuda"]["loader"].contains("ld_so_conf"));
   CHECK(unknown_base["cuda"]["loader"]["ld_so_conf_complete"] == false);
   CHECK(unknown_base["image"]["env_complete"] == false);
-  json plain = Facts("FROM python:3.11\n");
+  json plain = Facts("FROM registry.corp.example/ml/base:1\n");
   CHECK_FALSE(plain["cuda"].contains("requirements"));
+  // A base known to carry no CUDA: its environment is known to set nothing.
+  json no_cuda = Facts("FROM python:3.11\nENV CUDA_VERSION=12.4.1\n");
+  CHECK(no_cuda["cuda"]["requirements"]["complete"] == true);
+  CHECK(no_cuda["cuda"]["requirements"]["legacy"] == true);
 }
 
 TEST_CASE("the same NVIDIA variable means the same thing from an image and from a Dockerfile") {

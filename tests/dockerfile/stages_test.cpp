@@ -178,8 +178,11 @@ TEST_CASE("COPY and ADD: copied libcuda files, heredoc loader files, CUDA trees 
   CHECK((*copied)["source"] == "copy");
   CHECK(Find(facts["cuda"]["drivers"], "path", "/usr/local/cuda/lib64/stubs/libcuda.so")->at("kind") == "stub");
   CHECK(Find(facts["cuda"]["drivers"], "path", "/opt/drv/libcuda.so.*") != nullptr);
-  CHECK(HasUnknown(facts, "cuda.runtimes"));  // the CUDA tree copied from `build`
-  CHECK(facts["cuda"]["runtimes_complete"] == false);
+  // The CUDA tree copied from `build` (a known devel image) brings its libcudart.
+  CHECK_FALSE(HasUnknown(facts, "cuda.runtimes"));
+  CHECK(facts["cuda"]["runtimes"].size() == 1);
+  CHECK(facts["cuda"]["runtimes"][0]["dockerfile_line"] == 7);
+  CHECK(facts["cuda"]["runtimes"][0]["path"].get<std::string>().rfind("/usr/local/cuda-12.4/targets/", 0) == 0);
   CHECK(Find(facts["cuda"]["loader"]["ld_so_conf"], "file", "/etc/ld.so.conf.d/compat.conf") != nullptr);
   CHECK(facts["dockerfile"]["notes"].size() == 1);  // the .run installer added
   auto missing = Analyze("FROM scratch\nCOPY onlyone\n");
