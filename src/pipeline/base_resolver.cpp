@@ -113,6 +113,7 @@ Result<dockerfile::BaseLookup> ImageBaseResolver::Lookup(const std::string& ref,
     return out;
   }
   std::vector<std::string> misses;
+  const std::string host = registry::ParseReference(ref)->registry;
   for (const std::string& from : sources_) {
     long left = RemainingMs();
     if (left <= 0) {
@@ -120,7 +121,21 @@ Result<dockerfile::BaseLookup> ImageBaseResolver::Lookup(const std::string& ref,
                        " s budget (--base-timeout) was spent");
       continue;
     }
+    const std::string where = from == "registry" ? "registry " + host : from;
+    if (auto down = unreachable_.find(where); down != unreachable_.end()) {
+      misses.push_back(from + ": not asked, unreachable earlier in this scan (" + down->second.substr(0, 200) + ")");
+      continue;
+    }
+    size_t before = misses.size();
     auto opened = OpenReference(ref, read->open, {from}, options_.registry, context_, left, &misses);
+    // The engine's socket missing, or a registry failing below HTTP (DNS,
+    // connect, TLS, a stalled transfer: the registry client's "network
+    // error"), holds for every base of this scan; a 401 or 404 does not.
+    if (!opened.ok() && misses.size() > before) {
+      const std::string& miss = misses.back();
+      if (miss.find("no engine socket") != std::string::npos || miss.find("network error: ") != std::string::npos)
+        unreachable_[where] = miss.substr(miss.find(": ") + 2);
+    }
     if (!opened.ok()) continue;
     auto base = ScanBase(*opened->source, opened->from, *read, knowledge_);
     if (base.ok()) {

@@ -38,6 +38,10 @@ class ImageBaseResolver final : public dockerfile::BaseResolver {
   bool started_ = false;
   std::chrono::steady_clock::time_point deadline_;
   std::map<std::string, dockerfile::BaseLookup> memo_;  // by "ref platform"
+  // Sources found unreachable earlier in this scan ("docker", "registry HOST"),
+  // with why: not asked again, so an offline gate over many Dockerfiles pays
+  // one failed connection (or one resolver timeout) per registry, not per base.
+  std::map<std::string, std::string> unreachable_;
   std::mutex mutex_;
 };
 

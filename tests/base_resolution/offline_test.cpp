@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <chrono>
 
 #include <nlohmann/json.hpp>
@@ -89,6 +90,32 @@ TEST_CASE("a loopback port where nothing listens: knowledge tables, one note, at
   CHECK(run.facts.at("image").at("base").at("resolved_from") == "none");
   CHECK(run.text.find("not read (") != std::string::npos);  // the text report says so
   MESSAGE("auto, nothing listening: " << run.seconds << " s for scan");
+}
+
+TEST_CASE("an unreachable engine and registry are asked once per scan, not once per base") {
+  if (!NeedExternal("imagelint binary", fs::exists(ImagelintBinary()), "build the imagelint target first")) return;
+  TempDir dir;
+  const std::string host = "127.0.0.1:" + std::to_string(FreeLoopbackPort());
+  WriteDockerfile(dir / "a.Dockerfile", host + "/team/base-cuda:2024.06");
+  WriteDockerfile(dir / "b.Dockerfile", host + "/team/tools:1");
+  // One gate run over two Dockerfiles whose bases live on the same registry.
+  auto scanned = RunImagelint({"scan", (dir / "a.Dockerfile").string(), (dir / "b.Dockerfile").string(), "--fleet",
+                               FleetFile().string(), "--no-config", "--no-cache", "--base-timeout", "5"},
+                              "", OfflineEnv(dir));
+  // The report wraps lines: compare with every run of blanks as one space.
+  std::string text;
+  for (char c : scanned.out + scanned.err)
+    if (!std::isspace(static_cast<unsigned char>(c)) || (!text.empty() && text.back() != ' ')) text += std::isspace(static_cast<unsigned char>(c)) ? ' ' : c;
+  INFO(text);
+  CHECK(scanned.exit_code == KnowledgeExit(dir / "a.Dockerfile"));
+  auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  CHECK(count("not read (") == 2);                          // each base says it was not read
+  CHECK(count("no engine socket") == 2);                    // the first note, and the second naming it
+  CHECK(count("unreachable earlier in this scan") == 2);    // the second base: neither source asked again
 }
 
 TEST_CASE("a server that accepts and never answers: the budget bounds the whole scan") {
