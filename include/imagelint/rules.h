@@ -100,8 +100,31 @@ struct SourceLocation {
 
 struct Node;  // the syntax tree, private to src/rules/
 
-// Variables visible to an expression (facts, pool, let bindings...).
-using Environment = std::map<std::string, Value, std::less<>>;
+// Variables visible to an expression (facts, pool, let bindings...): its own
+// names, then those of `parent` (which must outlive it). Rule evaluation
+// binds the per-pool and per-rule names in a small environment over one
+// holding the facts, so that binding them copies no facts.
+class Environment : public std::map<std::string, Value, std::less<>> {
+ public:
+  Environment() = default;
+  explicit Environment(const Environment* parent) : parent_(parent) {}
+  // The value of `name` here or in a parent; null when no one binds it.
+  const Value* Find(std::string_view name) const {
+    for (const Environment* env = this; env != nullptr; env = env->parent_) {
+      const std::map<std::string, Value, std::less<>>& names = *env;
+      if (auto it = names.find(name); it != names.end()) return &it->second;
+    }
+    return nullptr;
+  }
+  // Lookups that would miss the parent's names: use Find.
+  template <typename Key> void find(const Key&) const = delete;
+  template <typename Key> void count(const Key&) const = delete;
+  template <typename Key> void at(const Key&) const = delete;
+  template <typename Key> void contains(const Key&) const = delete;
+
+ private:
+  const Environment* parent_ = nullptr;
+};
 
 struct EvalLimits {
   int64_t max_steps = 5'000'000;  // nodes visited in one evaluation

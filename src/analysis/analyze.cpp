@@ -142,7 +142,7 @@ class RuleRunner {
       return MakeErrorAtLine(rule.file, rule.foreach->second.where().line, rule.foreach->second.where().column,
                              "rule " + rule.id + ": 'foreach' needs a list");
     for (const auto& element : list->json) {
-      Environment scoped = env;
+      Environment scoped(&env);
       scoped[rule.foreach->first] = Value::Of(element);
       IMAGELINT_TRY(RunOnce(rule, scoped, facts, &element, out));
     }
@@ -156,7 +156,9 @@ class RuleRunner {
     return error;
   }
 
-  Status RunOnce(const Rule& rule, Environment env, const json& facts, const json* element, std::vector<json>& out) {
+  Status RunOnce(const Rule& rule, const Environment& outer, const json& facts, const json* element,
+                 std::vector<json>& out) {
+    Environment env(&outer);  // the rule's `let` names
     EvalTrace trace;
     for (const auto& [name, expression] : rule.lets) {
       auto value = expression.Evaluate(env, functions_, &trace, options_.limits);
@@ -232,9 +234,8 @@ class RuleRunner {
     Severity severity = rule.on_unknown == rules::OnUnknown::kNote ? Severity::kNote : Severity::kWarning;
     severity = std::min(severity, rule.severity);
     std::string pool;
-    auto bound = env.find("pool");
-    if (bound != env.end() && !bound->second.unknown && bound->second.json.is_object())
-      pool = bound->second.json.value("name", "");
+    const Value* bound = env.Find("pool");
+    if (bound != nullptr && !bound->unknown && bound->json.is_object()) pool = bound->json.value("name", "");
     internal::Undecided undecided = internal::DescribeUndecided(
         trace.missing, facts, pool, rule.foreach ? rule.foreach->first : std::string(), element);
     json finding = Base(rule);
@@ -344,7 +345,7 @@ Result<json> Analyze(const std::vector<json>& all_facts, const Fleet& fleet, con
         continue;
       }
       for (size_t p = 0; p < fleet.pools.size(); ++p) {
-        Environment env = base;
+        Environment env(&base);  // the pool over the facts, which stay in `base`
         env["pool"] = Value::Of(pool_values[p]);
         std::vector<json> found;
         auto status = runner.Run(rule, env, facts, found);

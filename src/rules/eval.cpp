@@ -114,13 +114,61 @@ class Evaluator {
     for (auto it = bound_.rbegin(); it != bound_.rend(); ++it) {
       if (it->first == node.name) return *it->second;
     }
-    auto found = env_.find(node.name);
-    if (found == env_.end()) return Fail(node, "unknown variable '" + node.name + "'");
-    if (found->second.unknown) Missing(node.name);
-    return found->second;
+    const Value* found = env_.Find(node.name);
+    if (found == nullptr) return Fail(node, "unknown variable '" + node.name + "'");
+    if (found->unknown) Missing(node.name);
+    return *found;
+  }
+
+  // `cuda.runtimes`, `facts.image.env`: a chain of fields over a variable is
+  // read where it lies; only the last value is copied (not `cuda` first).
+  static bool IsPath(const Node& node) {
+    if (node.kind == NodeKind::kVariable) return !node.negated;
+    return node.kind == NodeKind::kField && IsPath(*node.children[0]);
+  }
+  // The JSON at `node` (IsPath), or null with *unknown set, as LookUp and
+  // Member would decide (the same missing facts are recorded).
+  Result<const nlohmann::json*> PathOf(const Node& node, bool* unknown) {
+    if (++steps_ > limits_.max_steps) return Fail(node, "evaluation exceeded its step limit");
+    if (node.kind == NodeKind::kVariable) {
+      for (auto it = bound_.rbegin(); it != bound_.rend(); ++it)
+        if (it->first == node.name) return Resolved(it->second, unknown);
+      const Value* found = env_.Find(node.name);
+      if (found == nullptr) return Fail(node, "unknown variable '" + node.name + "'");
+      if (found->unknown) Missing(node.name);
+      return Resolved(found, unknown);
+    }
+    auto base = PathOf(*node.children[0], unknown);
+    if (!base.ok() || *unknown) return base;
+    const nlohmann::json& json = **base;
+    if (json.is_null()) {
+      Missing(node.text);
+      *unknown = true;
+      return static_cast<const nlohmann::json*>(nullptr);
+    }
+    if (!json.is_object()) return Fail(node, "cannot read field '" + node.name + "' of a " + TypeName(json));
+    auto it = json.find(node.name);
+    if (it == json.end()) {
+      Missing(node.text);
+      *unknown = true;
+      return static_cast<const nlohmann::json*>(nullptr);
+    }
+    if (it->is_null()) Missing(node.text);
+    return &*it;
+  }
+  static Result<const nlohmann::json*> Resolved(const Value* value, bool* unknown) {
+    *unknown = value->unknown;
+    return value->unknown ? nullptr : &value->json;
   }
 
   Result<Value> Field(const Node& node) {
+    if (IsPath(node)) {
+      bool unknown = false;
+      auto at = PathOf(node, &unknown);
+      if (!at.ok()) return at.error();
+      if (unknown) return Value::Unknown();
+      return Value::Of(**at);
+    }
     auto base = Eval(*node.children[0]);
     if (!base.ok() || base->unknown) return base;
     return Member(node, base->json, node.name);
