@@ -2,9 +2,11 @@
 // (grammar: docs/rule-language.md). Errors carry the rule file's
 // line:column; recursion depth and token count are bounded because rule
 // files from `--rules` are input like any other.
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <set>
+#include <vector>
 
 #include "imagelint/rules.h"
 #include "common/json.h"
@@ -15,6 +17,24 @@ namespace {
 
 constexpr int kMaxDepth = 64;
 constexpr size_t kMaxTokens = 4096;
+// The evaluator recurses once per level of the tree; left-associative chains
+// (`a - b - c …`, `x.a.b …`, `p or q or …`) are built by loops, not by the
+// parser's recursion, so kMaxDepth alone does not bound the tree's height.
+constexpr int kMaxHeight = 256;
+
+// The tree's height, without recursion (the tree is what is being bounded).
+int Height(const Node& root) {
+  int height = 0;
+  std::vector<std::pair<const Node*, int>> stack = {{&root, 1}};
+  while (!stack.empty()) {
+    auto [node, level] = stack.back();
+    stack.pop_back();
+    height = std::max(height, level);
+    for (const auto& child : node->children)
+      if (child) stack.emplace_back(child.get(), level + 1);
+  }
+  return height;
+}
 
 enum class Tok { kEnd, kIdent, kNumber, kString, kPunct };
 
@@ -521,6 +541,10 @@ Result<Expression> Expression::Parse(std::string_view text, const SourceLocation
   Parser parser(text, where);
   auto root = parser.Run();
   if (!root.ok()) return root.error();
+  if (*root && Height(**root) > kMaxHeight)
+    return MakeErrorAtLine(where.file, where.line, where.column,
+                           "expression nested too deeply (more than " + std::to_string(kMaxHeight) +
+                               " levels of operators, fields and calls)");
   Expression expression;
   expression.root_ = *root;
   expression.text_ = std::string(text);

@@ -262,6 +262,19 @@ TEST_CASE("hostile expressions hit limits instead of the stack") {
   std::string many = "1";
   for (int i = 0; i < 3000; ++i) many += " + 1";
   CHECK(ParseError(many).find("too long") != std::string::npos);
+  // Left-associative chains are built by loops: their height is bounded too
+  // (a 1,400-term subtraction chain overflowed the evaluator's stack, fuzz_rule_expression).
+  std::string chain = "1";
+  for (int i = 0; i < 1000; ++i) chain += " - 1";
+  CHECK(ParseError(chain).find("nested too deeply") != std::string::npos);
+  std::string fields = "facts";
+  for (int i = 0; i < 300; ++i) fields += ".a";
+  CHECK(ParseError(fields).find("chain too long") != std::string::npos);  // bounded by the parser itself
+  std::string fine = "1";
+  for (int i = 0; i < 200; ++i) fine += " + 1";
+  auto sum = Expression::Parse(fine);
+  REQUIRE_MESSAGE(sum.ok(), imagelint::testing::ErrorText(sum));
+  CHECK(sum->Evaluate({}, FunctionRegistry{})->json == 201);
 
   // Nested quantifiers over a big list stop at the step limit.
   Environment env;
