@@ -33,9 +33,10 @@ struct Context {
   // The model of an earlier stage by name or index (COPY --from); null when
   // `name` is not a stage (an image reference) or the stage cannot be built.
   std::function<const ImageModel*(const std::string& name, size_t before_stage)> stage_model;
-  // `COPY --from=<image ref>`: the model of that image as read by the
-  // options' BaseResolver (rows stamped with `inst`); null when there is no
-  // resolver or the image could not be read.
+  // `COPY --from=<image ref>`: the model of that image as the options'
+  // BaseResolver reads it or the knowledge tables know it (rows stamped with
+  // `inst`; its *_known flags say how much is known); null when `ref` cannot
+  // be computed.
   std::function<const ImageModel*(const std::string& ref, const Instruction& inst)> image_model;
 
   Error ErrorAt(const Instruction& inst, const std::string& message) const;

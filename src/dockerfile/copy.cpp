@@ -167,7 +167,14 @@ Status ApplyCopy(const Context& ctx, const Instruction& inst, ImageModel& image)
   }
   const ImageModel* stage = nullptr;
   if (!from_stage.empty() && ctx.stage_model) stage = ctx.stage_model(from_stage, inst.stage);
-  if (!from_stage.empty() && !stage && ctx.image_model) stage = ctx.image_model(from_stage, inst);
+  if (!from_stage.empty() && !stage && ctx.image_model) {
+    stage = ctx.image_model(from_stage, inst);
+    // Why the image was not read ("image REF not read (docker: …)") belongs
+    // to this instruction's report, as it does for a FROM.
+    if (stage)
+      for (const facts::DockerfileNote& note : stage->notes)
+        ctx.AddNote(image, inst, "COPY --from: " + (StartsWith(note.note, "base image ") ? note.note.substr(5) : note.note));
+  }
   for (size_t i = 0; i + 1 < words.size(); ++i) {
     const std::string& source = words[i];
     if (StartsWith(source, "<<")) continue;

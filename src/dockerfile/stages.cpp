@@ -69,13 +69,16 @@ class StageWalker {
   // COPY --from=<image ref>: the image as the resolver reads it, or as the
   // knowledge tables know it, once per reference.
   const ImageModel* NamedImage(const std::string& ref, const Instruction& inst) {
-    // Read by the resolver, or wholly known from the knowledge tables.
-    auto usable = [](const ImageModel& image) { return image.base_read || image.base.known == facts::Known::kYes; };
+    // Read by the resolver, known from the knowledge tables, or neither: the
+    // model says which (its *_known flags, its unknown[] and notes[]).
     if (ref.find('$') != std::string::npos) return nullptr;
-    if (auto cached = images_.find(ref); cached != images_.end()) return usable(cached->second) ? &cached->second : nullptr;
+    if (auto cached = images_.find(ref); cached != images_.end()) return &cached->second;
     ImageModel& image = images_[ref];
-    if (!ApplyBaseImage(ctx_, inst, ref, ctx_.options.platform, image).ok()) return nullptr;
-    return usable(image) ? &image : nullptr;
+    if (!ApplyBaseImage(ctx_, inst, ref, ctx_.options.platform, image).ok()) {
+      images_.erase(ref);
+      return nullptr;
+    }
+    return &image;
   }
 
   const ImageModel* NamedStage(const std::string& name, size_t before) {

@@ -118,6 +118,23 @@ TEST_CASE("an unreachable engine and registry are asked once per scan, not once 
   CHECK(count("unreachable earlier in this scan") == 2);    // the second base: neither source asked again
 }
 
+TEST_CASE("COPY --from=<image> that cannot be read: the note is in the report, at the COPY's line") {
+  if (!NeedExternal("imagelint binary", fs::exists(ImagelintBinary()), "build the imagelint target first")) return;
+  TempDir dir;
+  const std::string ref = "127.0.0.1:" + std::to_string(FreeLoopbackPort()) + "/team/tools:1";
+  WriteFileText(dir / "Dockerfile", "FROM scratch\nCOPY --from=" + ref + " /usr/local/cuda /usr/local/cuda\n");
+  const Run run = Resolve(dir / "Dockerfile", {"--base-timeout", "5"}, OfflineEnv(dir));
+  INFO(run.text);
+  bool found = false;
+  for (const json& note : run.facts.at("dockerfile").at("notes"))
+    if (note.at("note").get<std::string>().rfind("COPY --from: image " + ref + " not read (", 0) == 0) {
+      found = true;
+      CHECK(note.at("dockerfile_line") == 2);
+    }
+  CHECK(found);
+  CHECK(run.facts.at("cuda").at("runtimes_complete") == false);  // not followed: unknown, never guessed
+}
+
 TEST_CASE("a server that accepts and never answers: the budget bounds the whole scan") {
   if (!NeedExternal("imagelint binary", fs::exists(ImagelintBinary()), "build the imagelint target first")) return;
   std::atomic<bool> release{false};
