@@ -55,12 +55,14 @@ HttpConfig Client::Config(bool verify) const {
   config.connect_timeout_seconds = options_.connect_timeout_seconds;
   config.idle_timeout_seconds = options_.idle_timeout_seconds;
   if (options_.deadline) {
-    // What is left of the caller's budget bounds each request (at least a
-    // second: curl's stall limit counts whole seconds).
+    // What is left of the caller's budget bounds each request: the connection
+    // and the response's head to the millisecond, a body's stalls in whole
+    // seconds (curl's stall limit; at least one).
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*options_.deadline - std::chrono::steady_clock::now());
     long seconds = std::max<long>(1, static_cast<long>((left.count() + 999) / 1000));
     config.connect_timeout_seconds = std::min(config.connect_timeout_seconds, seconds);
     config.idle_timeout_seconds = std::min(config.idle_timeout_seconds, seconds);
+    config.response_deadline = options_.deadline;  // to the millisecond until the response's head
   }
   return config;
 }
@@ -88,7 +90,13 @@ Status Client::EnsureBase() {
   HttpRequest probe;
   probe.url = "https://" + host + "/v2/";
   HttpConfig config = Config(false);
-  config.connect_timeout_seconds = std::min<long>(config.connect_timeout_seconds, 10);
+  // A TLS handshake is milliseconds on the networks insecure registries live
+  // on; a plain-HTTP server that never answers a ClientHello must not spend
+  // the caller's budget (or 10 s) before the HTTP attempt.
+  constexpr auto kProbe = std::chrono::seconds(2);
+  config.connect_timeout_seconds = std::min<long>(config.connect_timeout_seconds, kProbe.count());
+  auto probe_deadline = std::chrono::steady_clock::now() + kProbe;
+  config.response_deadline = config.response_deadline ? std::min(*config.response_deadline, probe_deadline) : probe_deadline;
   OpenFailure failure;
   auto stream = OpenHttp(probe, config, &failure);
   base_ = stream.ok() ? "https://" + host : "http://" + host;

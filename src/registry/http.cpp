@@ -69,6 +69,7 @@ struct HttpStream::Impl {
   CURLcode result = CURLE_OK;
   size_t header_bytes = 0;
   HttpHead* head = nullptr;
+  std::optional<std::chrono::steady_clock::time_point> head_deadline;
   std::string post_body;
   char error_buffer[CURL_ERROR_SIZE] = {0};
 
@@ -151,6 +152,13 @@ Result<std::unique_ptr<HttpStream>> OpenHttp(const HttpRequest& request, const H
   curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(easy, CURLOPT_USERAGENT, "imagelint/" IMAGELINT_VERSION);
   curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT, config.connect_timeout_seconds);
+  if (config.response_deadline) {
+    impl.head_deadline = config.response_deadline;
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*config.response_deadline -
+                                                                      std::chrono::steady_clock::now());
+    long ms = std::clamp<long>(static_cast<long>(left.count()), 1L, config.connect_timeout_seconds * 1000L);
+    curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, ms);
+  }
   curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, 1L);
   curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME, config.idle_timeout_seconds);
   curl_easy_setopt(easy, CURLOPT_BUFFERSIZE, 256L * 1024L);
@@ -232,7 +240,17 @@ Status HttpStream::Pump(bool want_body) {
       return OkStatus();
     }
     if (want_body ? impl.body_position < impl.body.size() : impl.head_done) return OkStatus();
-    curl_multi_poll(impl.multi, nullptr, 0, 1000, nullptr);
+    int wait_ms = 1000;
+    if (!impl.head_done && impl.head_deadline) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*impl.head_deadline -
+                                                                        std::chrono::steady_clock::now());
+      if (left.count() <= 0) {
+        retryable_ = false;  // the budget is spent: another attempt would overrun it
+        return MakeError(name_, "network error: no response within the time budget");
+      }
+      wait_ms = static_cast<int>(std::min<int64_t>(wait_ms, left.count()));
+    }
+    curl_multi_poll(impl.multi, nullptr, 0, wait_ms, nullptr);
   }
 }
 

@@ -7,7 +7,9 @@
 // that it can drop Authorization when the host changes.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <optional>
 #include <map>
 #include <memory>
 #include <string>
@@ -24,6 +26,10 @@ struct HttpConfig {
   bool verify_tls = true;
   long connect_timeout_seconds = 30;
   long idle_timeout_seconds = 60;
+  // When set, the connection and the response's head must arrive by then (a
+  // caller's time budget, to the millisecond: the stall limit above counts
+  // whole seconds). The body is bounded by the stall limit only.
+  std::optional<std::chrono::steady_clock::time_point> response_deadline;
   // Non-empty: the connection goes to this unix socket instead of the URL's
   // host (CURLOPT_UNIX_SOCKET_PATH; the Docker Engine API on docker.sock).
   std::string unix_socket_path;
