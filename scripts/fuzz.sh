@@ -19,7 +19,10 @@
 # -runs=10000 FILE` and save it under tests/fuzz/regressions/<target>/, where
 # the normal test suite (fuzz_replay) replays it.
 #
-# Runs under `nice -n 19` so that other builds keep priority. Exit status:
+# Runs under `nice -n 19` so that other builds keep priority. Do not pause
+# (SIGSTOP) a running target: libFuzzer's wall-clock alarm then reports the
+# pause as a timeout or slow unit; budget CPU time (FUZZ_CPU_SECONDS) instead.
+# Exit status:
 # 0 when no target found anything, 1 otherwise, 2 when the build failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
