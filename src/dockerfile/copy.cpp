@@ -16,6 +16,16 @@
 namespace imagelint::dockerfile {
 namespace {
 
+// A row brought by this COPY: the instruction's provenance, keeping what
+// knowledge the value rests on.
+facts::Provenance CopiedHere(const Context& ctx, const Instruction& inst, const ImageModel& image,
+                             const facts::Provenance& original) {
+  facts::Provenance where = ctx.Where(inst, image, "instruction");
+  where.knowledge = original.knowledge;
+  where.unconfirmed = original.unconfirmed;
+  return where;
+}
+
 // `COPY --from=<stage> <source> <dest>`: the stage's framework rows whose
 // files lie under `source` (a venv, /usr/local, a conda prefix) come along, so a
 // torch installed in a builder and copied into a thin final stage is still
@@ -35,11 +45,8 @@ void CopyFrameworks(const Context& ctx, const Instruction& inst, ImageModel& ima
     for (const facts::Runtime& runtime : stage.runtimes)
       if (runtime.package == row.package && runtime.path && StartsWith(*runtime.path, "<")) {
         facts::Runtime copy = runtime;
-        copy.provenance = ctx.Where(inst, image, "instruction");
-        copy.provenance.knowledge = runtime.provenance.knowledge;
-        copy.provenance.unconfirmed = runtime.provenance.unconfirmed;
-        std::erase_if(image.runtimes, [&](const facts::Runtime& old) { return old.path == copy.path; });
-        image.runtimes.push_back(std::move(copy));
+        copy.provenance = CopiedHere(ctx, inst, image, runtime.provenance);
+        image.PutRuntime(std::move(copy));
       }
     if (packages) {
       facts::Framework copy = row;
@@ -108,21 +115,16 @@ bool CopyCudaRows(const Context& ctx, const Instruction& inst, ImageModel& image
     auto moved = RowCopiedTo(row, row.path.value_or(""), source, resolved, dest, dest_dir);
     if (!moved) continue;
     facts::Runtime copy = row;
-    copy.provenance = ctx.Where(inst, image, "instruction");
-    copy.provenance.knowledge = row.provenance.knowledge;
-    copy.provenance.unconfirmed = row.provenance.unconfirmed;
+    copy.provenance = CopiedHere(ctx, inst, image, row.provenance);
     copy.path = *moved;
     copy.aliases.reset();
-    std::erase_if(image.runtimes, [&](const facts::Runtime& old) { return old.path == copy.path; });
-    image.runtimes.push_back(std::move(copy));
+    image.PutRuntime(std::move(copy));
   }
   for (const facts::Driver& row : stage.drivers) {
     auto moved = RowCopiedTo(row, row.path, source, resolved, dest, dest_dir);
     if (!moved) continue;
     facts::Driver copy = row;
-    copy.provenance = ctx.Where(inst, image, "instruction");
-    copy.provenance.knowledge = row.provenance.knowledge;
-    copy.provenance.unconfirmed = row.provenance.unconfirmed;
+    copy.provenance = CopiedHere(ctx, inst, image, row.provenance);
     copy.path = *moved;
     copy.name = BaseName(*moved);
     copy.aliases.reset();

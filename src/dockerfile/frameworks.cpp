@@ -73,8 +73,7 @@ void AddFrameworkRuntime(const Context& ctx, ImageModel& image, const facts::Fra
   runtime.installer = row.installer;
   runtime.version_unknown_reason = row.version_unknown_reason;
   if (runtime.path->find("<hash>") != std::string::npos) runtime.hashed_copy = true;
-  std::erase_if(image.runtimes, [&](const facts::Runtime& old) { return old.path == runtime.path; });
-  image.runtimes.push_back(std::move(runtime));
+  image.PutRuntime(std::move(runtime));
 }
 
 void ReplaceFramework(ImageModel& image, facts::Framework row) {

@@ -80,6 +80,11 @@ struct ImageModel {
     kept.push_back(std::move(row));
     drivers = std::move(kept);
   }
+  // Likewise a libcudart file (a later install or copy of the same file).
+  void PutRuntime(facts::Runtime row) {
+    std::erase_if(runtimes, [&](const facts::Runtime& existing) { return existing.path == row.path; });
+    runtimes.push_back(std::move(row));
+  }
   bool HasUnknown(const std::string& fact) const {
     for (const facts::UnknownFact& u : unknown)
       if (u.fact == fact) return true;
