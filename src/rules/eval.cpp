@@ -111,13 +111,20 @@ class Evaluator {
 
   Result<Value> LookUp(const Node& node) {
     if (node.negated) return Value::Unknown();  // the `unknown` literal
-    for (auto it = bound_.rbegin(); it != bound_.rend(); ++it) {
-      if (it->first == node.name) return *it->second;
-    }
+    auto found = Variable(node);
+    if (!found.ok()) return found.error();
+    return **found;
+  }
+
+  // The value bound to a variable: a quantifier's element, else the
+  // environment's (an unknown one is a missing fact).
+  Result<const Value*> Variable(const Node& node) {
+    for (auto it = bound_.rbegin(); it != bound_.rend(); ++it)
+      if (it->first == node.name) return it->second;
     const Value* found = env_.Find(node.name);
     if (found == nullptr) return Fail(node, "unknown variable '" + node.name + "'");
     if (found->unknown) Missing(node.name);
-    return *found;
+    return found;
   }
 
   // `cuda.runtimes`, `facts.image.env`: a chain of fields over a variable is
@@ -126,48 +133,24 @@ class Evaluator {
     if (node.kind == NodeKind::kVariable) return !node.negated;
     return node.kind == NodeKind::kField && IsPath(*node.children[0]);
   }
-  // The JSON at `node` (IsPath), or null with *unknown set, as LookUp and
-  // Member would decide (the same missing facts are recorded).
-  Result<const nlohmann::json*> PathOf(const Node& node, bool* unknown) {
+  // The JSON at `node` (IsPath); null when it is unknown.
+  Result<const nlohmann::json*> PathOf(const Node& node) {
     if (++steps_ > limits_.max_steps) return Fail(node, "evaluation exceeded its step limit");
     if (node.kind == NodeKind::kVariable) {
-      for (auto it = bound_.rbegin(); it != bound_.rend(); ++it)
-        if (it->first == node.name) return Resolved(it->second, unknown);
-      const Value* found = env_.Find(node.name);
-      if (found == nullptr) return Fail(node, "unknown variable '" + node.name + "'");
-      if (found->unknown) Missing(node.name);
-      return Resolved(found, unknown);
+      auto found = Variable(node);
+      if (!found.ok()) return found.error();
+      return (*found)->unknown ? nullptr : &(*found)->json;
     }
-    auto base = PathOf(*node.children[0], unknown);
-    if (!base.ok() || *unknown) return base;
-    const nlohmann::json& json = **base;
-    if (json.is_null()) {
-      Missing(node.text);
-      *unknown = true;
-      return static_cast<const nlohmann::json*>(nullptr);
-    }
-    if (!json.is_object()) return Fail(node, "cannot read field '" + node.name + "' of a " + TypeName(json));
-    auto it = json.find(node.name);
-    if (it == json.end()) {
-      Missing(node.text);
-      *unknown = true;
-      return static_cast<const nlohmann::json*>(nullptr);
-    }
-    if (it->is_null()) Missing(node.text);
-    return &*it;
-  }
-  static Result<const nlohmann::json*> Resolved(const Value* value, bool* unknown) {
-    *unknown = value->unknown;
-    return value->unknown ? nullptr : &value->json;
+    auto base = PathOf(*node.children[0]);
+    if (!base.ok() || *base == nullptr) return base;
+    return FieldOf(node, **base, node.name);
   }
 
   Result<Value> Field(const Node& node) {
     if (IsPath(node)) {
-      bool unknown = false;
-      auto at = PathOf(node, &unknown);
+      auto at = PathOf(node);
       if (!at.ok()) return at.error();
-      if (unknown) return Value::Unknown();
-      return Value::Of(**at);
+      return *at == nullptr ? Value::Unknown() : Value::Of(**at);
     }
     auto base = Eval(*node.children[0]);
     if (!base.ok() || base->unknown) return base;
@@ -175,20 +158,28 @@ class Evaluator {
   }
 
   Result<Value> Member(const Node& node, const nlohmann::json& base, const std::string& key) {
+    auto at = FieldOf(node, base, key);
+    if (!at.ok()) return at.error();
+    return *at == nullptr ? Value::Unknown() : Value::Of(**at);
+  }
+
+  // Field `key` of `base`; null (a missing fact) when `base` is null or has no
+  // such field.
+  Result<const nlohmann::json*> FieldOf(const Node& node, const nlohmann::json& base, const std::string& key) {
     if (base.is_null()) {
       Missing(node.text);
-      return Value::Unknown();
+      return nullptr;
     }
     if (!base.is_object()) return Fail(node, "cannot read field '" + key + "' of a " + TypeName(base));
     auto it = base.find(key);
     if (it == base.end()) {
       Missing(node.text);
-      return Value::Unknown();
+      return nullptr;
     }
     // A null fact is "known absent", but if the rule ends up undecided it is
     // one of the facts worth naming.
     if (it->is_null()) Missing(node.text);
-    return Value::Of(*it);
+    return &*it;
   }
 
   Result<Value> Index(const Node& node) {
