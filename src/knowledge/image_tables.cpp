@@ -225,7 +225,7 @@ Result<PackageKnowledge> BuildPackages(const Knowledge& k) {
                              Text(row, "library"), Unconfirmed(row), Text(row, "source")};
     if (!runtime.cuda_major.empty() && !std::all_of(runtime.cuda_major.begin(), runtime.cuda_major.end(),
                                                     [](char c) { return c >= '0' && c <= '9'; }))
-      return RowError(row, "cuda_major is a CUDA major (digits) or \"\"");
+      return RowError(row, "cuda_major is a CUDA major (digits), or absent for any");
     if (runtime.library.find("{soname}") == std::string::npos) return RowError(row, "library needs {soname}");
     out.framework_runtimes.push_back(std::move(runtime));
   }
