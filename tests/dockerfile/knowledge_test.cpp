@@ -190,6 +190,16 @@ TEST_CASE("several tables in one file: each document validated, errors name file
       dir, "packages.yaml", Replace(CheckoutFile("packages.yaml"), R"(name: "cuda-compat-{M}-{m}")", R"(name: "cuda-compat-{M}{m}")")));
   REQUIRE_FALSE(pattern.ok());
   CHECK(pattern.error().message.find("placeholder") != std::string::npos);
+  // framework_runtimes: a CUDA major that is not digits, a library without {soname}.
+  auto major = Knowledge::Load(KnowledgeWith(
+      dir, "packages.yaml", Replace(CheckoutFile("packages.yaml"), R"(cuda_major: "12")", R"(cuda_major: "12.x")")));
+  REQUIRE_FALSE(major.ok());
+  CHECK(major.error().message.find("cuda_major is a CUDA major") != std::string::npos);
+  auto library = Knowledge::Load(KnowledgeWith(
+      dir, "packages.yaml",
+      Replace(CheckoutFile("packages.yaml"), R"(library: "lib/libcudart.so.{soname}")", R"(library: "lib/libcudart.so")")));
+  REQUIRE_FALSE(library.ok());
+  CHECK(library.error().message.find("library needs {soname}") != std::string::npos);
 
   // A row citing no id of sources.yaml.
   auto uncited = Knowledge::Load(KnowledgeWith(dir, "base-images.yaml", Replace(base_images, "{architecture: amd64, source: S7}", "{architecture: amd64, source: memory}")));
