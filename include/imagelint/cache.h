@@ -108,8 +108,10 @@ class LayerCache final : public VerifiedBlobMemo {
   // `from_shared` (optional) tells whether any file came from the shared store.
   std::optional<LayerResult> Lookup(const LayerRef& layer, const std::vector<FileAnalyzer*>& analyzers,
                                     std::vector<FileAnalyzer*>* missing, bool* from_shared = nullptr);
-  // Stores the entry list and each analyzer's facts of `result`. Failures are
-  // counted (write_errors) and returned, never fatal to a scan.
+  // Stores the entry list and each analyzer's facts of `result`, filed under
+  // the digest its scan checked (result.verified_digest; a result without
+  // one is not stored). Failures are counted (write_errors) and returned,
+  // never fatal to a scan.
   Status Store(const LayerRef& layer, const LayerResult& result, const std::vector<FileAnalyzer*>& analyzers);
 
   // A layer scanner for ScanOptions::layer_scanner: serves layers from the
@@ -123,17 +125,21 @@ class LayerCache final : public VerifiedBlobMemo {
   CacheStats Stats() const;
   const std::string& directory() const { return directory_; }
 
-  // Whether a layer can be cached: a valid sha256 blob digest.
+  // Whether a layer can be looked up: a valid sha256 diff ID or blob digest.
   static bool Cacheable(const LayerRef& layer);
 
  private:
   LayerCache(std::string directory, SharedCache shared)
       : directory_(std::move(directory)), shared_(std::move(shared)) {}
   // A checked shared value of `file` of `layer` (its bytes and payload); false when none.
-  bool SharedGet(const LayerRef& layer, const std::string& file, std::vector<uint8_t>* bytes,
+  // `key`: the digest the entry is filed under (see StoreKey/LookupKeys).
+  bool SharedGet(const std::string& key, const std::string& file, std::vector<uint8_t>* bytes,
                  nlohmann::json* payload);
-  void SharedDiscard(const LayerRef& layer, const std::string& file, const std::string& why);
-  std::string LayerDirectory(const LayerRef& layer) const;
+  void SharedDiscard(const std::string& key, const std::string& file, const std::string& why);
+  std::string LayerDirectory(const std::string& key) const;
+  std::optional<LayerResult> LookupAt(const std::string& key, const LayerRef& layer,
+                                      const std::vector<FileAnalyzer*>& analyzers, std::vector<FileAnalyzer*>* missing,
+                                      bool* from_shared);
   std::string MemoPath(const std::string& key) const;
   Status StoreOrThrow(const LayerRef& layer, const LayerResult& result, const std::vector<FileAnalyzer*>& analyzers);
 

@@ -33,6 +33,9 @@ struct LayerResult {
   std::string diff_id;  // uncompressed digest
   uint64_t blob_bytes = 0;
   uint64_t tar_bytes = 0;
+  // The digest the scan checked the bytes against (EntryReader::VerifiedDigest);
+  // empty when not checked or when the result came from a cache. Not stored.
+  std::string verified_digest;
   std::vector<LayerEntry> entries;  // in tar order, whiteout entries included as-is
   std::vector<LayerProblem> problems;
 };

@@ -72,6 +72,7 @@ struct ImageReadOptions {
   std::optional<uint64_t> max_layer_bytes;  // uncompressed size limit of one layer; nullopt = 64 GiB
   int jobs = 0;                // layers read in parallel; 0 = up to 4
   bool verify_digests = true;  // false: skip blob digest and diff ID checks (and the cache)
+  bool verify_diff_ids = false;  // also hash the tar of compressed layers (--verify-diff-ids)
   bool use_cache = true;       // through Context::cache_dir
   // A shared store behind the local cache (--cache-backend; see FailSoft in
   // imagelint/layer_store.h); null = none. Shared by every input of a scan.

@@ -116,7 +116,13 @@ std::atomic<int>& RunningLayerScans();
 
 struct LayerReadOptions {
   uint64_t max_uncompressed_bytes = 64ull << 30;  // gzip-bomb limit (OpenOptions)
-  bool verify = true;                             // check blob digest and diff ID at the end
+  bool verify = true;                             // check what covers the bytes at the end
+  // With `verify`: which digest a compressed layer is checked against. The
+  // blob digest when the layer has one (the manifest's; the uncompressed tar
+  // follows from those bytes), the diff ID only where nothing else covers the
+  // bytes (a legacy docker-save layer) or when this is set (--verify-diff-ids).
+  // An uncompressed layer is hashed once and checked against both.
+  bool verify_diff_ids = false;
   HashThreading hash_threading = HashThreading::kAuto;
 };
 
@@ -124,6 +130,14 @@ struct LayerReadOptions {
 // decompresses (ISA-L igzip, libzstd), reads the tar with libarchive and
 // verifies `layer.digest` (blob bytes) and `layer.diff_id` (tar bytes) when
 // they are set. `name` is used in messages ("blob sha256:...").
+// A corrupted blob usually shows first as corrupt compressed data or a
+// malformed tar, long before its digest is known. Wraps `inner` so that the
+// first failure that is not already a digest mismatch asks `explain` (which
+// hashes the blob again, a failure path only) for the real cause: the error
+// to report instead, or nullopt to keep the original.
+using ExplainFailure = std::function<std::optional<Error>(const Error& first_symptom)>;
+std::unique_ptr<EntryReader> ExplainReadFailures(std::unique_ptr<EntryReader> inner, ExplainFailure explain);
+
 Result<std::unique_ptr<EntryReader>> OpenLayerStream(std::unique_ptr<ByteStream> blob, const LayerRef& layer,
                                                      const LayerReadOptions& options);
 

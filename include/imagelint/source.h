@@ -82,6 +82,11 @@ class EntryReader {
   // Bytes consumed so far: blob bytes (compressed) and tar bytes (uncompressed).
   virtual uint64_t BlobBytesRead() const = 0;
   virtual uint64_t TarBytesRead() const = 0;
+  // After the end of the layer: the digest its bytes were checked against
+  // and matched (the diff ID when the tar was hashed, else the blob digest),
+  // empty when nothing was checked. The layer cache stores under it, so that
+  // no entry is filed under a digest that only a config claimed.
+  virtual std::string VerifiedDigest() const { return {}; }
 };
 
 struct OpenOptions {
@@ -92,6 +97,10 @@ struct OpenOptions {
   uint64_t max_uncompressed_layer_bytes = 64ull << 30;  // gzip-bomb limit per layer (overridable)
   uint64_t max_metadata_bytes = 16ull << 20;          // manifests, configs, index.json
   bool verify_digests = true;                         // blob digests and diff IDs
+  // Also hash the uncompressed tar of a compressed layer whose blob digest is
+  // checked (--verify-diff-ids). Off by default: the verified blob fixes the
+  // tar, so its diff ID only re-proves the config's claim (docs/PERFORMANCE.md).
+  bool verify_diff_ids = false;
   // --image: which image of an archive or layout that holds several (docker
   // save of several tags, an OCI layout with several ref names): a name as
   // stored (RepoTags, io.containerd.image.name, org.opencontainers.image.ref.name;

@@ -35,15 +35,27 @@ constexpr char kMagic[8] = {'I', 'L', 'C', 'A', 'C', 'H', 'E', '1'};
 constexpr uint64_t kMaxFileBytes = 512ull << 20;
 constexpr int kFormatVersion = 1;
 
-// The uncompressed layer's digest when known: the same tar scans the same
-// whether it arrived gzip'd from a registry or plain in a docker save.
-std::string CacheKey(const LayerRef& layer) {
-  auto usable = [](const std::string& digest) {
-    return digest.starts_with("sha256:") && ValidateDigest(digest).ok();
-  };
-  if (usable(layer.diff_id)) return layer.diff_id;
-  if (usable(layer.digest)) return layer.digest;
-  return {};
+bool UsableKey(const std::string& digest) { return digest.starts_with("sha256:") && ValidateDigest(digest).ok(); }
+
+// Where a layer's facts may be filed: the digest its scan checked the bytes
+// against (LayerResult::verified_digest) — the diff ID when the tar was
+// hashed, else the blob digest. Never a digest that only a config claimed,
+// so no image can file facts under another layer's diff ID. Both kinds share
+// one name space: a plain tar's blob digest is its diff ID, and bytes that
+// hash to a digest have one scan whatever they are.
+std::string StoreKey(const LayerResult& result) {
+  return UsableKey(result.verified_digest) ? result.verified_digest : std::string();
+}
+
+// Where a layer's facts may be found, in order: the diff ID (the same tar
+// scans the same whether it came gzip'd from a registry or plain in a docker
+// save), then the blob digest. The source vouches for the bytes before a hit
+// is used (ImageSource::VerifyLayerForCache).
+std::vector<std::string> LookupKeys(const LayerRef& layer) {
+  std::vector<std::string> keys;
+  if (UsableKey(layer.diff_id)) keys.push_back(layer.diff_id);
+  if (UsableKey(layer.digest) && layer.digest != layer.diff_id) keys.push_back(layer.digest);
+  return keys;
 }
 
 
@@ -90,7 +102,7 @@ Status WriteCacheFile(const fs::path& path, const nlohmann::json& payload) {
   return WriteCacheBytes(path, EncodeCacheBytes(payload));
 }
 
-nlohmann::json EntriesPayload(const LayerRef& layer, const LayerResult& result) {
+nlohmann::json EntriesPayload(const std::string& key, const LayerResult& result) {
   nlohmann::json entries = nlohmann::json::array();
   for (const auto& entry : result.entries) {
     entries.push_back({entry.info.path, static_cast<int>(entry.info.type), entry.info.size, entry.info.mode,
@@ -98,14 +110,15 @@ nlohmann::json EntriesPayload(const LayerRef& layer, const LayerResult& result) 
   }
   nlohmann::json problems = nlohmann::json::array();
   for (const auto& problem : result.problems) problems.push_back({problem.path, problem.message});
-  return {{"format", kFormatVersion},        {"key", CacheKey(layer)},          {"blob_bytes", result.blob_bytes},
+  return {{"format", kFormatVersion},        {"key", key},                      {"blob_bytes", result.blob_bytes},
           {"tar_bytes", result.tar_bytes},   {"entries", std::move(entries)}, {"problems", std::move(problems)}};
 }
 
-std::optional<LayerResult> EntriesFromPayload(const LayerRef& layer, const nlohmann::json& payload) {
+std::optional<LayerResult> EntriesFromPayload(const std::string& key, const LayerRef& layer,
+                                              const nlohmann::json& payload) {
   try {
     if (payload.at("format").get<int>() != kFormatVersion) return std::nullopt;
-    if (payload.at("key").get<std::string>() != CacheKey(layer)) return std::nullopt;
+    if (payload.at("key").get<std::string>() != key) return std::nullopt;
     LayerResult result;
     result.digest = layer.digest;
     result.diff_id = layer.diff_id;
@@ -135,7 +148,7 @@ std::optional<LayerResult> EntriesFromPayload(const LayerRef& layer, const nlohm
   }
 }
 
-nlohmann::json AnalyzerPayload(const LayerRef& layer, const LayerResult& result, const FileAnalyzer& analyzer) {
+nlohmann::json AnalyzerPayload(const std::string& key, const LayerResult& result, const FileAnalyzer& analyzer) {
   const std::string name(analyzer.Name());
   nlohmann::json facts = nlohmann::json::array();
   for (size_t i = 0; i < result.entries.size(); ++i) {
@@ -143,7 +156,7 @@ nlohmann::json AnalyzerPayload(const LayerRef& layer, const LayerResult& result,
     if (it != result.entries[i].analysis.end()) facts.push_back({i, it->second});
   }
   return {{"format", kFormatVersion},
-          {"key", CacheKey(layer)},
+          {"key", key},
           {"analyzer", name},
           {"version", analyzer.Version()},
           {"entries", result.entries.size()},
@@ -151,11 +164,11 @@ nlohmann::json AnalyzerPayload(const LayerRef& layer, const LayerResult& result,
 }
 
 // Adds an analyzer's cached facts to `result`; false when they do not fit.
-bool ApplyAnalyzerPayload(const LayerRef& layer, const FileAnalyzer& analyzer, const nlohmann::json& payload,
+bool ApplyAnalyzerPayload(const std::string& key, const FileAnalyzer& analyzer, const nlohmann::json& payload,
                           LayerResult& result) {
   try {
     const std::string name(analyzer.Name());
-    if (payload.at("format").get<int>() != kFormatVersion || payload.at("key").get<std::string>() != CacheKey(layer) ||
+    if (payload.at("format").get<int>() != kFormatVersion || payload.at("key").get<std::string>() != key ||
         payload.at("analyzer").get<std::string>() != name || payload.at("version").get<int>() != analyzer.Version() ||
         payload.at("entries").get<size_t>() != result.entries.size()) {
       return false;
@@ -359,7 +372,7 @@ std::string DefaultCacheDirectory(const std::string& xdg_cache_home, const std::
   return {};
 }
 
-bool LayerCache::Cacheable(const LayerRef& layer) { return !CacheKey(layer).empty(); }
+bool LayerCache::Cacheable(const LayerRef& layer) { return !LookupKeys(layer).empty(); }
 
 Result<std::unique_ptr<LayerCache>> LayerCache::Open(const std::string& directory, SharedCache shared) {
   if (directory.empty()) return MakeError("layer cache", "no cache directory (set XDG_CACHE_HOME or --cache-dir)");
@@ -372,17 +385,17 @@ Result<std::unique_ptr<LayerCache>> LayerCache::Open(const std::string& director
   return std::unique_ptr<LayerCache>(new LayerCache(directory, std::move(shared)));
 }
 
-std::string LayerCache::LayerDirectory(const LayerRef& layer) const {
-  std::string hex = CacheKey(layer).substr(7);
+std::string LayerCache::LayerDirectory(const std::string& key) const {
+  std::string hex = key.substr(7);
   return (fs::path(directory_) / "layers" / hex.substr(0, 2) / hex).string();
 }
 
 // "imagelint:layer:<hex>:<file>": the local file's name under the layer's key.
-std::string SharedKey(const LayerRef& layer, const std::string& file) {
-  return "imagelint:layer:" + CacheKey(layer).substr(7) + ":" + file;
+std::string SharedKey(const std::string& key, const std::string& file) {
+  return "imagelint:layer:" + key.substr(7) + ":" + file;
 }
 
-bool LayerCache::SharedGet(const LayerRef& layer, const std::string& file, std::vector<uint8_t>* bytes,
+bool LayerCache::SharedGet(const std::string& layer, const std::string& file, std::vector<uint8_t>* bytes,
                            nlohmann::json* payload) {
   if (!shared_.store) return false;
   auto value = shared_.store->Get(SharedKey(layer, file), kMaxFileBytes);
@@ -399,7 +412,7 @@ bool LayerCache::SharedGet(const LayerRef& layer, const std::string& file, std::
   return true;
 }
 
-void LayerCache::SharedDiscard(const LayerRef& layer, const std::string& file, const std::string& why) {
+void LayerCache::SharedDiscard(const std::string& layer, const std::string& file, const std::string& why) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stats_.shared_discarded++;
@@ -411,9 +424,22 @@ void LayerCache::SharedDiscard(const LayerRef& layer, const std::string& file, c
 
 std::optional<LayerResult> LayerCache::Lookup(const LayerRef& layer, const std::vector<FileAnalyzer*>& analyzers,
                                               std::vector<FileAnalyzer*>* missing, bool* from_shared) {
+  for (const std::string& key : LookupKeys(layer)) {
+    std::vector<FileAnalyzer*> missing_here;
+    auto found = LookupAt(key, layer, analyzers, &missing_here, from_shared);
+    if (!found) continue;
+    if (missing) missing->insert(missing->end(), missing_here.begin(), missing_here.end());
+    return found;
+  }
   if (from_shared) *from_shared = false;
-  if (!Cacheable(layer)) return std::nullopt;
-  const fs::path dir = LayerDirectory(layer);
+  return std::nullopt;
+}
+
+std::optional<LayerResult> LayerCache::LookupAt(const std::string& key, const LayerRef& layer,
+                                                const std::vector<FileAnalyzer*>& analyzers,
+                                                std::vector<FileAnalyzer*>* missing, bool* from_shared) {
+  if (from_shared) *from_shared = false;
+  const fs::path dir = LayerDirectory(key);
   auto discard = [&](const fs::path& path) {
     ::unlink(path.c_str());
     std::lock_guard<std::mutex> lock(mutex_);
@@ -432,16 +458,16 @@ std::optional<LayerResult> LayerCache::Lookup(const LayerRef& layer, const std::
   const fs::path entries_path = dir / "entries.cbor";
   ReadOutcome outcome = ReadCacheFile(entries_path, &payload);
   std::optional<LayerResult> result;
-  if (outcome == ReadOutcome::kOk) result = EntriesFromPayload(layer, payload);
+  if (outcome == ReadOutcome::kOk) result = EntriesFromPayload(key, layer, payload);
   if (outcome != ReadOutcome::kMissing && !result) discard(entries_path);
   if (result) {
     TouchNow(entries_path);  // last use, for PruneCache's least-recently-used order
   } else {
     std::vector<uint8_t> bytes;
-    if (!SharedGet(layer, "entries.cbor", &bytes, &payload)) return std::nullopt;
-    result = EntriesFromPayload(layer, payload);
+    if (!SharedGet(key, "entries.cbor", &bytes, &payload)) return std::nullopt;
+    result = EntriesFromPayload(key, layer, payload);
     if (!result) {
-      SharedDiscard(layer, "entries.cbor", "another layer's, or another format version");
+      SharedDiscard(key, "entries.cbor", "another layer's, or another format version");
       return std::nullopt;
     }
     keep_locally(entries_path, bytes);
@@ -450,18 +476,18 @@ std::optional<LayerResult> LayerCache::Lookup(const LayerRef& layer, const std::
     const std::string file = AnalyzerFile(*analyzer);
     const fs::path path = dir / file;
     outcome = ReadCacheFile(path, &payload);
-    bool applied = outcome == ReadOutcome::kOk && ApplyAnalyzerPayload(layer, *analyzer, payload, *result);
+    bool applied = outcome == ReadOutcome::kOk && ApplyAnalyzerPayload(key, *analyzer, payload, *result);
     if (!applied && outcome != ReadOutcome::kMissing) discard(path);
     if (!applied) {
       // Facts applied before a failure stay; the next try or the rescan replaces them.
       for (auto& entry : result->entries) entry.analysis.erase(std::string(analyzer->Name()));
       std::vector<uint8_t> bytes;
-      if (SharedGet(layer, file, &bytes, &payload)) {
-        applied = ApplyAnalyzerPayload(layer, *analyzer, payload, *result);
+      if (SharedGet(key, file, &bytes, &payload)) {
+        applied = ApplyAnalyzerPayload(key, *analyzer, payload, *result);
         if (applied) {
           keep_locally(path, bytes);
         } else {
-          SharedDiscard(layer, file, "another layer's or analyzer's, or facts that do not fit the entry list");
+          SharedDiscard(key, file, "another layer's or analyzer's, or facts that do not fit the entry list");
           for (auto& entry : result->entries) entry.analysis.erase(std::string(analyzer->Name()));
         }
       }
@@ -486,8 +512,9 @@ Status LayerCache::Store(const LayerRef& layer, const LayerResult& result,
 
 Status LayerCache::StoreOrThrow(const LayerRef& layer, const LayerResult& result,
                                 const std::vector<FileAnalyzer*>& analyzers) {
-  if (!Cacheable(layer)) return OkStatus();
-  const fs::path dir = LayerDirectory(layer);
+  const std::string key = StoreKey(result);
+  if (key.empty()) return OkStatus();  // nothing checked these bytes: filed nowhere
+  const fs::path dir = LayerDirectory(key);
   // Analyzer files first: a reader that finds the entry list then finds the
   // analyzers' files too (or treats them as missing, never as wrong).
   // The shared store gets the same bytes in the same order.
@@ -498,10 +525,10 @@ Status LayerCache::StoreOrThrow(const LayerRef& layer, const LayerResult& result
     Status written = WriteCacheBytes(dir / file, bytes);
     if (!written.ok() && status.ok()) status = written;
     // A failing store turns itself off with one warning (FailSoft).
-    if (shared_.store && shared_.store->Put(SharedKey(layer, file), bytes).ok()) shared_stored++;
+    if (shared_.store && shared_.store->Put(SharedKey(key, file), bytes).ok()) shared_stored++;
   };
-  for (FileAnalyzer* analyzer : analyzers) write(AnalyzerFile(*analyzer), AnalyzerPayload(layer, result, *analyzer));
-  write("entries.cbor", EntriesPayload(layer, result));
+  for (FileAnalyzer* analyzer : analyzers) write(AnalyzerFile(*analyzer), AnalyzerPayload(key, result, *analyzer));
+  write("entries.cbor", EntriesPayload(key, result));
   std::lock_guard<std::mutex> lock(mutex_);
   stats_.shared_stored += shared_stored;
   if (!status.ok()) stats_.write_errors++;
@@ -554,7 +581,9 @@ LayerScanFunction LayerCache::Scanner(LayerScanFunction inner) {
         for (size_t i = 0; i < fresh->entries.size(); ++i) {
           for (auto& [name, facts] : cached->entries[i].analysis) fresh->entries[i].analysis[name] = std::move(facts);
         }
-        (void)Store(layer, *fresh, missing);
+        // All analyzers: the rescan may have checked another digest than
+        // the one the cached part is filed under (StoreKey).
+        (void)Store(layer, *fresh, analyzers);
         std::lock_guard<std::mutex> lock(mutex_);
         stats_.partial++;
         return std::move(*fresh);

@@ -208,6 +208,9 @@ void AddImageReadFlags(CLI::App& app, ImageInputFlags& flags) {
   app.add_option("--jobs", flags.jobs, "layers read in parallel (default: up to 4)")->type_name("N");
   app.add_flag("--no-verify", flags.no_verify,
                "skip the blob digest and diff ID checks (faster; only for images you already trust)");
+  app.add_flag("--verify-diff-ids", flags.verify_diff_ids,
+               "also hash the uncompressed tar of each compressed layer against the config's diff ID (by "
+               "default each byte is checked once, against the digest that covers it)");
   app.add_flag("-q,--quiet", flags.quiet, "no progress and no warnings on standard error (errors still)");
   app.add_flag("--no-progress", flags.no_progress, "no progress line on standard error, even on a terminal");
   app.add_option("--timeout", flags.timeout,
@@ -228,6 +231,7 @@ Result<ImageReadOptions> ToImageReadOptions(const ImageInputFlags& flags) {
   }
   options.jobs = flags.jobs;
   options.verify_digests = !flags.no_verify;
+  options.verify_diff_ids = flags.verify_diff_ids;
   options.use_cache = !flags.no_cache;
   options.registry.insecure_registries = flags.insecure_registries;
   options.registry.ca_file = flags.ca_file;

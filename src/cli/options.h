@@ -45,6 +45,7 @@ struct ImageInputFlags {
   std::string max_layer_bytes;  // --max-layer-bytes
   int jobs = 0;                 // --jobs
   bool no_verify = false;       // --no-verify
+  bool verify_diff_ids = false; // --verify-diff-ids
   bool quiet = false;           // -q, --quiet: no progress, no warnings (errors still)
   bool no_progress = false;     // --no-progress
   std::string timeout = "30m";  // --timeout, per input (cli/budget.h)

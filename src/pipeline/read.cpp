@@ -36,6 +36,7 @@ Result<ReadImageOptions> ScannerOptions(const ImageReadOptions& options, const C
   }
   if (options.max_layer_bytes) out.open.max_uncompressed_layer_bytes = *options.max_layer_bytes;
   out.open.verify_digests = options.verify_digests;
+  out.open.verify_diff_ids = options.verify_diff_ids;
   out.open.image_name = options.image_name;
   out.scan.jobs = options.jobs;
   if (context.progress) {

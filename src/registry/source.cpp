@@ -36,26 +36,32 @@ class BlobStream final : public ByteStream {
 
   std::string Name() const override { return "blob " + digest_ + " of " + client_->ref().ToString(); }
 
+  // Not hashed here: the layer reader hashes the blob as it passes (each
+  // byte once), and only a failure needs a digest of its own (below).
   Result<size_t> Read(std::span<uint8_t> buffer) override {
     auto n = ReadRaw(buffer);
-    if (n.ok()) hasher_.Update(buffer.first(*n));
     if (!n.ok()) failed_ = true;
     return n;
   }
 
-  // After the reader above failed: reads the rest of the blob (at most its
-  // declared size) and tells whether it differs from its digest, which is
-  // then the real cause (a corrupted download reads as corrupt gzip first).
+  // After the layer reader failed on these bytes: downloads the blob again
+  // (at most its declared size) and tells whether it differs from its
+  // digest, which is then the real cause (a corrupted download reads as
+  // corrupt gzip first). A failure path only, so the second download is
+  // cheaper than hashing every good download twice.
   std::optional<std::string> MismatchAfterFailure() {
     // Only when the bytes arrived fine (a network failure is its own cause).
     if (failed_ || size_ < 0 || offset_ > static_cast<uint64_t>(size_)) return std::nullopt;
+    BlobStream again(client_, digest_, size_);
+    Sha256 hasher;
     std::vector<uint8_t> buffer(256 * 1024);
     for (;;) {
-      auto n = Read(buffer);
+      auto n = again.Read(buffer);
       if (!n.ok()) return std::nullopt;
       if (*n == 0) break;
+      hasher.Update(std::span<const uint8_t>(buffer).first(*n));
     }
-    std::string actual = hasher_.FinishDigest();
+    std::string actual = hasher.FinishDigest();
     if (actual == digest_) return std::nullopt;
     return actual;
   }
@@ -128,42 +134,7 @@ class BlobStream final : public ByteStream {
   uint64_t skip_ = 0;    // bytes of a restarted download still to drop
   int stalled_ = 0;      // failures since the last byte
   int resumes_ = 0;
-  Sha256 hasher_;
   bool failed_ = false;
-};
-
-// Turns a decoding error caused by a corrupted download into the digest
-// mismatch it really is.
-class VerifiedLayerReader final : public EntryReader {
- public:
-  VerifiedLayerReader(std::unique_ptr<EntryReader> inner, BlobStream* blob) : inner_(std::move(inner)), blob_(blob) {}
-  Result<std::optional<EntryInfo>> Next() override {
-    auto next = inner_->Next();
-    if (!next.ok()) return Explain(next.error());
-    return next;
-  }
-  Result<size_t> ReadContent(std::span<uint8_t> buffer) override {
-    auto n = inner_->ReadContent(buffer);
-    if (!n.ok()) return Explain(n.error());
-    return n;
-  }
-  uint64_t BlobBytesRead() const override { return inner_->BlobBytesRead(); }
-  uint64_t TarBytesRead() const override { return inner_->TarBytesRead(); }
-
- private:
-  Error Explain(Error error) {
-    if (error.message.find("digest mismatch") != std::string::npos || explained_) return error;
-    explained_ = true;
-    if (auto actual = blob_->MismatchAfterFailure()) {
-      return MakeError(blob_->Name(), "blob digest mismatch: received " + *actual +
-                                          " (corrupted in transfer or by the registry; first symptom: " +
-                                          error.message + ")");
-    }
-    return error;
-  }
-  std::unique_ptr<EntryReader> inner_;
-  BlobStream* blob_;
-  bool explained_ = false;
 };
 
 class RegistrySource final : public ImageSource {
@@ -181,15 +152,28 @@ class RegistrySource final : public ImageSource {
     LayerReadOptions read_options;
     read_options.max_uncompressed_bytes = options_.max_uncompressed_layer_bytes;
     read_options.verify = true;  // a registry blob is always checked against its digest
+    read_options.verify_diff_ids = options_.verify_diff_ids;
     auto reader = OpenLayerStream(std::move(blob), layer, read_options);
     if (!reader.ok()) return reader.error();
-    return std::unique_ptr<EntryReader>(std::make_unique<VerifiedLayerReader>(std::move(*reader), raw));
+    // `raw` lives as long as the reader that owns it, and so as the wrapper.
+    return ExplainReadFailures(std::move(*reader), [raw](const Error& symptom) -> std::optional<Error> {
+      auto actual = raw->MismatchAfterFailure();
+      if (!actual) return std::nullopt;
+      return MakeError(raw->Name(), "blob digest mismatch: received " + *actual +
+                                        " (corrupted in transfer or by the registry; first symptom: " +
+                                        symptom.message + ")");
+    });
   }
 
   // The manifest was checked against its digest and the config against the
-  // manifest, so the layer's diff ID (the cache key) is what this image is
-  // made of; the registry's blob need not be fetched again.
-  Result<bool> VerifyLayerForCache(size_t, VerifiedBlobMemo*) override { return true; }
+  // manifest, so the layer's blob digest (and the diff ID the config gives
+  // it) name what this image is made of; the registry's blob need not be
+  // fetched again. Unless the user asked for diff IDs to be checked: a
+  // compressed layer must then be read to hash its tar.
+  Result<bool> VerifyLayerForCache(size_t index, VerifiedBlobMemo*) override {
+    if (!options_.verify_diff_ids || index >= metadata_.layers.size()) return true;
+    return metadata_.layers[index].digest == metadata_.layers[index].diff_id;
+  }
 
  private:
   std::shared_ptr<Client> client_;

@@ -174,14 +174,22 @@ class BorrowedStream final : public ByteStream {
 
 std::string ShortDigest(const std::string& digest) { return digest; }
 
+bool IsSha256(const std::string& digest) { return digest.rfind("sha256:", 0) == 0; }
+
 class LayerEntryReader final : public EntryReader {
  public:
   LayerEntryReader(std::unique_ptr<LayerHasher> hasher, std::unique_ptr<HashingStream> blob,
                    std::unique_ptr<ByteStream> tar, LayerRef layer, LayerReadOptions options, bool plain)
       : blob_(std::move(blob)), tar_(std::move(tar)), layer_(std::move(layer)), options_(options),
         buffer_(kTarChunk), name_(blob_->Name()), plain_(plain), hasher_(std::move(hasher)) {
-    // A plain tar's blob digest is its diff ID: hash it once, on the tar side.
-    if (plain_) blob_->SetHasher(nullptr);
+    // Each byte is hashed once, against the digest that covers it: a plain
+    // tar is its own blob (hashed on the tar side, checked against both
+    // digests); a compressed blob with a digest fixes the tar inside it, so
+    // the tar is hashed only where no blob digest is known or when asked.
+    hash_blob_ = options_.verify && !plain_ && IsSha256(layer_.digest);
+    hash_tar_ = options_.verify &&
+                (plain_ || (IsSha256(layer_.diff_id) && (!hash_blob_ || options_.verify_diff_ids)));
+    if (!hash_blob_) blob_->SetHasher(nullptr);
   }
   ~LayerEntryReader() override {
     if (archive_) archive_read_free(archive_);
@@ -259,6 +267,7 @@ class LayerEntryReader final : public EntryReader {
 
   uint64_t BlobBytesRead() const override { return blob_->Count(); }
   uint64_t TarBytesRead() const override { return tar_bytes_; }
+  std::string VerifiedDigest() const override { return verified_digest_; }
 
  private:
   uint64_t header_offset() const {
@@ -280,7 +289,7 @@ class LayerEntryReader final : public EntryReader {
       archive_set_error(archive, EIO, "%s", n.error().message.c_str());
       return ARCHIVE_FATAL;
     }
-    if (self->options_.verify) self->hasher_->Update(kTarBytes, std::span<const uint8_t>(self->buffer_).first(*n));
+    if (self->hash_tar_) self->hasher_->Update(kTarBytes, std::span<const uint8_t>(self->buffer_).first(*n));
     self->tar_bytes_ += *n;
     *out = self->buffer_.data();
     return static_cast<la_ssize_t>(*n);
@@ -293,24 +302,31 @@ class LayerEntryReader final : public EntryReader {
       auto n = tar_->Read(buffer_);
       if (!n.ok()) return n.error();
       if (*n == 0) break;
-      if (options_.verify) hasher_->Update(kTarBytes, std::span<const uint8_t>(buffer_).first(*n));
+      if (hash_tar_) hasher_->Update(kTarBytes, std::span<const uint8_t>(buffer_).first(*n));
       tar_bytes_ += *n;
     }
     finished_ = true;
     if (!options_.verify) return OkStatus();
     auto [blob_hash, diff_id] = hasher_->Finish();
-    std::string blob_digest = plain_ ? diff_id : blob_hash;
     if (layer_.size >= 0 && static_cast<uint64_t>(layer_.size) != blob_->Count()) {
       return MakeError(name_, "blob has " + std::to_string(blob_->Count()) + " bytes, the manifest says " +
                                   std::to_string(layer_.size));
     }
-    if (!layer_.digest.empty() && layer_.digest.rfind("sha256:", 0) == 0 && layer_.digest != blob_digest) {
-      return MakeError(name_, "blob digest mismatch: expected " + ShortDigest(layer_.digest) + ", got " +
-                                  ShortDigest(blob_digest));
+    const bool blob_checked = hash_blob_ || (plain_ && hash_tar_);
+    std::string blob_digest = plain_ ? diff_id : blob_hash;
+    if (blob_checked && IsSha256(layer_.digest)) {
+      if (layer_.digest != blob_digest) {
+        return MakeError(name_, "blob digest mismatch: expected " + ShortDigest(layer_.digest) + ", got " +
+                                    ShortDigest(blob_digest));
+      }
+      verified_digest_ = layer_.digest;
     }
-    if (!layer_.diff_id.empty() && layer_.diff_id.rfind("sha256:", 0) == 0 && layer_.diff_id != diff_id) {
-      return MakeError(name_, "diff ID mismatch: the config says " + ShortDigest(layer_.diff_id) +
-                                  ", the uncompressed layer is " + ShortDigest(diff_id));
+    if (hash_tar_ && IsSha256(layer_.diff_id)) {
+      if (layer_.diff_id != diff_id) {
+        return MakeError(name_, "diff ID mismatch: the config says " + ShortDigest(layer_.diff_id) +
+                                    ", the uncompressed layer is " + ShortDigest(diff_id));
+      }
+      verified_digest_ = layer_.diff_id;
     }
     return OkStatus();
   }
@@ -326,6 +342,9 @@ class LayerEntryReader final : public EntryReader {
   std::optional<Error> callback_error_;
   bool finished_ = false;
   bool plain_;
+  bool hash_blob_ = false;
+  bool hash_tar_ = false;
+  std::string verified_digest_;
   // Last member: destroyed first, so its thread stops before the streams go.
   std::unique_ptr<LayerHasher> hasher_;
 };
@@ -371,8 +390,9 @@ Result<std::unique_ptr<EntryReader>> OpenLayerStream(std::unique_ptr<ByteStream>
                                                      const LayerReadOptions& options) {
   auto hasher = std::make_unique<LayerHasher>(options.verify && UseHashThread(options.hash_threading));
   auto hashing = std::make_unique<HashingStream>(std::move(blob));
-  // From the first byte on: the codec sniffing below already reads some.
-  if (options.verify) hashing->SetHasher(hasher.get());
+  // From the first byte on: the codec sniffing below already reads some
+  // (the reader drops the hasher again when the blob is a plain tar).
+  if (options.verify && IsSha256(layer.digest)) hashing->SetHasher(hasher.get());
   auto peek = PeekStream::Open(std::make_unique<BorrowedStream>(hashing.get()), 4);
   if (!peek.ok()) return peek.error();
   Codec codec = SniffCodec((*peek)->Head());

@@ -147,6 +147,7 @@ Result<LayerResult> ScanLayer(ImageSource& source, size_t index, const std::vect
   }
   result.blob_bytes = (*reader)->BlobBytesRead();
   result.tar_bytes = (*reader)->TarBytesRead();
+  result.verified_digest = (*reader)->VerifiedDigest();
   if (options.budget) IMAGELINT_TRY(options.budget->Set(index, result.entries.size(), name_bytes));
   return result;
 }

@@ -265,15 +265,17 @@ TEST_CASE("the blob memo remembers only settled, unchanged stamps") {
 }
 
 TEST_CASE("a second image shares the cached base layers") {
+  // A docker save hashes every layer's tar (its diff ID), so its entries are
+  // filed under diff IDs, where the OCI layout's compressed layers look first.
   TempDir dir;
-  WriteImage(CacheImage("first"), ImageKind::kOciLayout, dir / "a");
-  WriteImage(CacheImage("second"), ImageKind::kDockerArchive, dir / "b.tar");
+  WriteImage(CacheImage("first"), ImageKind::kDockerArchive, dir / "a.tar");
+  WriteImage(CacheImage("second"), ImageKind::kOciLayout, dir / "b");
   auto cache = LayerCache::Open((dir / "cache").string());
   REQUIRE(cache.ok());
   ProbeAnalyzer probe("probe", 1);
-  auto a = Open(dir / "a");
+  auto a = Open(dir / "a.tar");
   ScanWith(*a, **cache, {&probe});
-  auto b = Open(dir / "b.tar");
+  auto b = Open(dir / "b");
   ScannedImage second = ScanWith(*b, **cache, {&probe});
   CacheStats stats = (*cache)->Stats();
   CHECK(stats.misses == 4);  // 3 for the first image + its own top layer
@@ -576,4 +578,46 @@ TEST_CASE("an exception inside a layer scan (out of memory) is an error, not std
   auto image = ScanImage(*source, {}, options);
   REQUIRE_FALSE(image.ok());
   CHECK(image.error().ToString() == (dir / "img").string() + ": layer 1: out of memory while scanning it");
+}
+
+TEST_CASE("a compressed layer is filed under the digest its scan checked") {
+  // Verify-once: a compressed layer's scan hashes its blob, not its tar, so
+  // its facts are filed under the blob digest, never under the diff ID the
+  // config only claims. The uncompressed docker save of the same layers then
+  // misses (its diff IDs name entries nobody proved), unless the first scan
+  // checked the diff IDs too (--verify-diff-ids).
+  for (bool verify_diff_ids : {false, true}) {
+    CAPTURE(verify_diff_ids);
+    TempDir dir;
+    WriteImage(CacheImage("first"), ImageKind::kOciLayout, dir / "a");
+    WriteImage(CacheImage("second"), ImageKind::kDockerArchive, dir / "b.tar");
+    auto cache = LayerCache::Open((dir / "cache").string());
+    REQUIRE(cache.ok());
+    ProbeAnalyzer probe("probe", 1);
+    OpenOptions open;
+    open.verify_diff_ids = verify_diff_ids;
+    auto a = OpenLocalImage((dir / "a").string(), open);
+    REQUIRE(a.ok());
+    ScannedImage first = ScanWith(**a, **cache, {&probe});
+    const auto& layers = (*a)->Metadata().layers;
+    for (size_t i = 0; i < 2; ++i) {  // the gzip and zstd layers
+      REQUIRE(layers[i].digest != layers[i].diff_id);
+      CHECK(first.layers[i].verified_digest == (verify_diff_ids ? layers[i].diff_id : layers[i].digest));
+      const std::string filed = first.layers[i].verified_digest.substr(7);
+      CHECK(fs::exists(dir / "cache" / "layers" / filed.substr(0, 2) / filed / "entries.cbor"));
+    }
+    CHECK(first.layers[2].verified_digest == layers[2].diff_id);  // plain: one hash, both digests
+
+    // The same OCI layout again: found under its blob digests.
+    auto again = OpenLocalImage((dir / "a").string(), OpenOptions{});
+    REQUIRE(again.ok());
+    ScanWith(**again, **cache, {&probe});
+    CHECK((*cache)->Stats().hits == 3);
+
+    auto b = Open(dir / "b.tar");
+    ScanWith(*b, **cache, {&probe});
+    CacheStats stats = (*cache)->Stats();
+    CHECK(stats.hits == (verify_diff_ids ? 3u + 2u : 3u));
+    CHECK(stats.misses == (verify_diff_ids ? 3u + 1u : 3u + 3u));
+  }
 }

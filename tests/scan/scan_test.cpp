@@ -314,11 +314,47 @@ TEST_CASE("both digests are checked whether hashing runs inline or on a helper t
       // A plain tar's blob digest is its diff ID, hashed once on the tar side.
       CHECK(bad_blob.error().ToString().find("blob digest mismatch") != std::string::npos);
 
+      // The diff ID: hashed where the blob is the tar, else only when asked
+      // (the checked blob digest already fixes the tar inside it).
       LayerRef wrong_diff = good;
       wrong_diff.diff_id = TestDigest(std::vector<uint8_t>{4, 5, 6});
-      Status bad_diff = read_all(wrong_diff);
-      REQUIRE_FALSE(bad_diff.ok());
-      CHECK(bad_diff.error().ToString().find("diff ID mismatch") != std::string::npos);
+      const bool plain = compression == testing::Compression::kNone;
+      for (bool verify_diff_ids : {false, true}) {
+        CAPTURE(verify_diff_ids);
+        auto reader_options = [&] {
+          LayerReadOptions options;
+          options.hash_threading = mode;
+          options.verify_diff_ids = verify_diff_ids;
+          return options;
+        };
+        auto reader = OpenLayerStream(MemoryStream(blob, "blob"), wrong_diff, reader_options());
+        REQUIRE(reader.ok());
+        Status bad_diff = OkStatus();
+        for (;;) {
+          auto next = (*reader)->Next();
+          if (!next.ok()) {
+            bad_diff = next.error();
+            break;
+          }
+          if (!*next) break;
+        }
+        if (plain || verify_diff_ids) {
+          REQUIRE_FALSE(bad_diff.ok());
+          CHECK(bad_diff.error().ToString().find("diff ID mismatch") != std::string::npos);
+        } else {
+          CHECK(bad_diff.ok());
+          CHECK((*reader)->VerifiedDigest() == good.digest);  // what the bytes were checked against
+        }
+        // Where the tar was hashed and matched, the diff ID is what was proven.
+        auto right = OpenLayerStream(MemoryStream(blob, "blob"), good, reader_options());
+        REQUIRE(right.ok());
+        for (;;) {
+          auto next = (*right)->Next();
+          REQUIRE(next.ok());
+          if (!*next) break;
+        }
+        CHECK((*right)->VerifiedDigest() == (plain || verify_diff_ids ? good.diff_id : good.digest));
+      }
     }
   }
 }
