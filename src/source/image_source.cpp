@@ -150,7 +150,23 @@ class StoreImageSource final : public ImageSource {
     LayerReadOptions read_options;
     read_options.max_uncompressed_bytes = options_.max_uncompressed_layer_bytes;
     read_options.verify = options_.verify_digests;
-    return OpenLayerStream(std::move(*stream), ref, read_options);
+    read_options.verify_diff_ids = options_.verify_diff_ids;
+    auto reader = OpenLayerStream(std::move(*stream), ref, read_options);
+    if (!options_.verify_digests || !blob_digest_known_) return std::move(reader);
+    // A flipped byte in a compressed blob shows first as corrupt data (often
+    // already in the first block, while opening): say that the blob does not
+    // match its digest, which is the cause.
+    auto explain = [this, index](const Error& symptom) -> std::optional<Error> {
+      if (symptom.message.find("digest mismatch") != std::string::npos) return std::nullopt;
+      auto hashed = HashStoredLayer(index, StoredDigest(index));
+      if (hashed.ok()) return std::nullopt;
+      Error cause = hashed.error();
+      if (cause.message.find("digest mismatch") == std::string::npos) return std::nullopt;
+      cause.message += " (first symptom: " + symptom.message + ")";
+      return cause;
+    };
+    if (!reader.ok()) return explain(reader.error()).value_or(reader.error());
+    return ExplainReadFailures(std::move(*reader), explain);
   }
 
   // Hashes the stored blob (no decompression) against the digest the
@@ -161,6 +177,9 @@ class StoreImageSource final : public ImageSource {
     if (index >= layer_paths_.size()) return MakeError(store_->Location(), "no layer " + std::to_string(index));
     const std::string& expected = StoredDigest(index);
     if (expected.rfind("sha256:", 0) != 0) return false;
+    // --verify-diff-ids: a compressed layer's tar is hashed only by reading it.
+    const LayerRef& ref = metadata_.layers[index];
+    if (options_.verify_diff_ids && blob_digest_known_ && ref.digest != ref.diff_id) return false;
     std::optional<StoredBlobStamp> before = memo ? StoredLayerStamp(index) : std::nullopt;
     if (before && memo->Contains(*before)) return true;
     auto hashed = HashStoredLayer(index, expected);
@@ -314,6 +333,26 @@ Result<std::unique_ptr<ImageSource>> OpenOci(std::unique_ptr<FileStore> store, c
       std::make_unique<StoreImageSource>(std::move(store), std::move(metadata), std::move(paths), true, options));
 }
 
+// docker save names the config by its digest ("<hex>.json" up to Docker 24,
+// "blobs/sha256/<hex>" since 25; skopeo and podman as Docker 24): the name
+// covers the config's bytes, and the config's diff IDs then cover the
+// layers. A config under another name is where the archive's chain starts.
+Status CheckConfigName(const std::string& path, std::span<const uint8_t> bytes, const std::string& subject) {
+  std::string_view name = path;
+  if (name.starts_with("blobs/sha256/")) {
+    name.remove_prefix(13);
+  } else if (name.ends_with(".json") && name.find('/') == std::string_view::npos) {
+    name.remove_suffix(5);
+  } else {
+    return OkStatus();
+  }
+  const std::string named = "sha256:" + std::string(name);
+  if (name.size() != 64 || !ValidateDigest(named).ok()) return OkStatus();
+  const std::string actual = Sha256Digest(bytes);
+  if (actual == named) return OkStatus();
+  return MakeError(subject, "config digest mismatch: named " + named + ", content hashes to " + actual);
+}
+
 Result<std::unique_ptr<ImageSource>> OpenDockerLegacy(std::unique_ptr<FileStore> store, const std::string& path,
                                                       const OpenOptions& options) {
   const uint64_t limit = options.max_metadata_bytes;
@@ -343,6 +382,7 @@ Result<std::unique_ptr<ImageSource>> OpenDockerLegacy(std::unique_ptr<FileStore>
   }
   auto config_bytes = store->ReadSmall(config_path, limit);
   if (!config_bytes.ok()) return config_bytes.error();
+  IMAGELINT_TRY(CheckConfigName(config_path, *config_bytes, store->Describe(config_path)));
   auto config = ParseJson(std::span<const uint8_t>(*config_bytes), store->Describe(config_path));
   if (!config.ok()) return config.error();
   IMAGELINT_TRY(CheckImageConfig(*config, store->Describe(config_path)));

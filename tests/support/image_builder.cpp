@@ -5,6 +5,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
@@ -339,7 +340,31 @@ struct OutFile {
   std::string symlink;  // non-empty: a symlink entry instead
 };
 
-void Sabotage(std::vector<OutFile>& files, const std::string& first_layer_path, const WriteOptions& options) {
+// Changes one byte after `marker` in `bytes` (the first byte after it that
+// `change` alters); the file keeps its name, which is its old digest.
+void FlipAfter(std::vector<uint8_t>& bytes, const std::string& marker, uint8_t (*change)(uint8_t)) {
+  auto at = std::search(bytes.begin(), bytes.end(), marker.begin(), marker.end());
+  if (at == bytes.end()) throw std::runtime_error("test image: no \"" + marker + "\" to flip");
+  for (auto it = at + static_cast<long>(marker.size()); it != bytes.end(); ++it) {
+    if (change(*it) != *it) {
+      *it = change(*it);
+      return;
+    }
+  }
+}
+
+void Sabotage(std::vector<OutFile>& files, const std::string& first_layer_path, const WriteOptions& options,
+              const std::string& config_path = "", const std::string& manifest_path = "") {
+  for (auto& file : files) {
+    if (options.corrupt_config && !config_path.empty() && file.path == config_path) {
+      FlipAfter(file.bytes, "\"created\":\"", [](uint8_t c) -> uint8_t { return c == '0' ? '1' : c; });
+    }
+    if (options.corrupt_manifest && !manifest_path.empty() && file.path == manifest_path) {
+      FlipAfter(file.bytes, "\"mediaType\":\"", [](uint8_t c) -> uint8_t {
+        return c >= 'a' && c <= 'z' ? static_cast<uint8_t>(c - 'a' + 'A') : c;
+      });
+    }
+  }
   for (size_t i = 0; i < files.size(); ++i) {
     if (files[i].path != first_layer_path) continue;
     if (options.omit_layer_blob) {
@@ -401,7 +426,10 @@ std::vector<OutFile> OciFiles(const std::vector<TestImage>& images, const std::v
     }
     files.push_back({"manifest.json", JsonBytes(manifest), ""});
   }
-  if (!built[0].layers.empty()) Sabotage(files, blob_path(built[0].layers[0].digest), options);
+  if (!built[0].layers.empty()) {
+    Sabotage(files, blob_path(built[0].layers[0].digest), options, blob_path(built[0].config_digest),
+             blob_path(built[0].manifest_digest));
+  }
   return files;
 }
 
@@ -438,7 +466,7 @@ std::vector<OutFile> DockerFiles(const TestImage& image, const BuiltImage& built
   files.push_back({"repositories", JsonBytes({{Repository(image.ref), {{Tag(image.ref), parent}}}}), ""});
   if (!skopeo) {  // docker's order: layers, config, then the two JSON files (already so)
   }
-  Sabotage(files, first_layer_path, options);
+  Sabotage(files, first_layer_path, options, config_path);
   return files;
 }
 

@@ -84,6 +84,10 @@ struct WriteOptions {
   bool omit_layer_blob = false;     // leave the first layer's blob out
   bool corrupt_layer_blob = false;  // flip one byte of the first layer's blob (digest mismatch)
   bool wrong_diff_id = false;       // config lists a wrong diff_id for the first layer
+  // Flip one byte of the config / of the OCI manifest after their digests
+  // were taken (both stay valid JSON: a digit of a date, a letter's case).
+  bool corrupt_config = false;
+  bool corrupt_manifest = false;
   bool dangling_manifest = false;   // manifest.json / index.json points at a missing config/manifest
 };
 
