@@ -98,7 +98,7 @@ TEST_CASE("bad input: exit 2 and one line naming the file") {
   WriteFileBytes(dir / "empty.tar", {});
   TestImage image = GoldenImage();
   WriteImage(image, ImageKind::kOciArchive, dir / "missing.tar", {.omit_layer_blob = true});
-  WriteImage(image, ImageKind::kOciArchive, dir / "mismatch.tar", {.wrong_diff_id = true});
+  WriteImage(image, ImageKind::kOciArchive, dir / "mismatch.tar", {.corrupt_layer_blob = true});
   std::vector<uint8_t> whole = ReadFileBytes(dir / "mismatch.tar");
   whole.resize(whole.size() / 2 + 7);
   WriteFileBytes(dir / "cut.tar", whole);
@@ -112,6 +112,13 @@ TEST_CASE("bad input: exit 2 and one line naming the file") {
       CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
     }
   }
+  // A config whose diff ID does not match a gzip'd layer: its blob digest
+  // covers the bytes, so only --verify-diff-ids re-proves the claim.
+  WriteImage(image, ImageKind::kOciArchive, dir / "diff-id.tar", {.wrong_diff_id = true});
+  CHECK(Imagelint({"facts", (dir / "diff-id.tar").string()}).exit_code == 0);
+  auto strict = Imagelint({"facts", (dir / "diff-id.tar").string(), "--verify-diff-ids"});
+  CHECK(strict.exit_code == 2);
+  CHECK(strict.err.find("diff ID mismatch") != std::string::npos);
 }
 
 TEST_CASE("--platform, --max-layer-bytes and bad option values") {
