@@ -28,8 +28,7 @@ enum HashedStream { kBlobBytes = 0, kTarBytes = 1 };
 // A helper hashing thread only pays off while cores outnumber the layer
 // scans running at once (otherwise every core is already busy inflating, and
 // the copies into the queue would be pure overhead).
-bool UseHashThread(HashThreading mode) {
-  if (mode != HashThreading::kAuto) return mode == HashThreading::kHelperThread;
+bool CoreToSpare() {
   unsigned cores = std::thread::hardware_concurrency();
   return cores > 1 && std::max(RunningLayerScans().load(), 1) < static_cast<int>(cores);
 }
@@ -38,13 +37,16 @@ bool UseHashThread(HashThreading mode) {
 // fed through a bounded queue of copied chunks (so hashing overlaps
 // decompression and tar parsing on another core). Order is kept per stream
 // because one thread consumes the single FIFO queue.
+//
+// kAuto decides again as the layer goes: the big layer of an image usually
+// starts beside the small ones (every core busy, so inline) and outlives
+// them; once a core is free, its remaining bytes are hashed there. The
+// switch happens between two Updates on the reader's thread, so the digests
+// see every byte once and in order.
 class LayerHasher {
  public:
-  explicit LayerHasher(bool threaded) {
-    if (!threaded) return;
-    free_.reserve(kSlots);
-    for (size_t i = 0; i < kSlots; ++i) free_.push_back(std::make_unique<Chunk>());
-    worker_ = std::thread([this] { Work(); });
+  explicit LayerHasher(HashThreading mode) : mode_(mode) {
+    if (mode_ == HashThreading::kHelperThread || (mode_ == HashThreading::kAuto && CoreToSpare())) StartWorker();
   }
   ~LayerHasher() {
     if (!worker_.joinable()) return;
@@ -59,6 +61,10 @@ class LayerHasher {
   LayerHasher& operator=(const LayerHasher&) = delete;
 
   void Update(HashedStream stream, std::span<const uint8_t> data) {
+    if (!worker_.joinable() && mode_ == HashThreading::kAuto && ++inline_updates_ % kRecheckEvery == 0 &&
+        CoreToSpare()) {
+      StartWorker();
+    }
     if (!worker_.joinable()) {
       hashers_[stream].Update(data);
       return;
@@ -102,6 +108,13 @@ class LayerHasher {
  private:
   static constexpr size_t kChunkBytes = 512 * 1024;
   static constexpr size_t kSlots = 8;  // at most 4 MiB queued per layer
+  static constexpr uint64_t kRecheckEvery = 16;  // inline updates (~8 MiB) between looks at the cores
+
+  void StartWorker() {
+    free_.reserve(kSlots);
+    for (size_t i = 0; i < kSlots; ++i) free_.push_back(std::make_unique<Chunk>());
+    worker_ = std::thread([this] { Work(); });
+  }
   struct Chunk {
     std::vector<uint8_t> bytes = std::vector<uint8_t>(kChunkBytes);
     size_t size = 0;
@@ -128,6 +141,8 @@ class LayerHasher {
   }
 
   Sha256 hashers_[2];
+  HashThreading mode_;
+  uint64_t inline_updates_ = 0;
   std::thread worker_;
   std::mutex mutex_;
   std::condition_variable changed_;
@@ -388,7 +403,7 @@ Result<std::string> CleanEntryPath(std::string_view raw) {
 
 Result<std::unique_ptr<EntryReader>> OpenLayerStream(std::unique_ptr<ByteStream> blob, const LayerRef& layer,
                                                      const LayerReadOptions& options) {
-  auto hasher = std::make_unique<LayerHasher>(options.verify && UseHashThread(options.hash_threading));
+  auto hasher = std::make_unique<LayerHasher>(options.verify ? options.hash_threading : HashThreading::kInline);
   auto hashing = std::make_unique<HashingStream>(std::move(blob));
   // From the first byte on: the codec sniffing below already reads some
   // (the reader drops the hasher again when the blob is a plain tar).
