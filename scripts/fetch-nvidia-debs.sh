@@ -7,13 +7,14 @@
 #   scripts/fetch-nvidia-debs.sh [CACHE_DIR]
 #
 # CACHE_DIR defaults to $IMAGELINT_NVIDIA_DEBS or ~/.cache/imagelint/nvidia-debs.
+# IMAGELINT_DEBS_LIST names another package list (the benchmarks' larger ones).
 # Layout: CACHE_DIR/debs/*.deb, CACHE_DIR/root/<package>_<suite>/ (unpacked),
 #         CACHE_DIR/index.tsv  (package, suite, version, unpacked dir).
 # Downloads are cached; a second run only checks that everything is there.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${1:-${IMAGELINT_NVIDIA_DEBS:-$HOME/.cache/imagelint/nvidia-debs}}
-list="$here/nvidia-debs.txt"
+list=${IMAGELINT_DEBS_LIST:-$here/nvidia-debs.txt}
 mkdir -p "$cache/debs" "$cache/root" "$cache/apt/lists/partial" "$cache/apt/cache/archives/partial"
 
 # The mirror the system already uses, read from its deb822 sources file.
