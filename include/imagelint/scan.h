@@ -124,6 +124,10 @@ struct LayerReadOptions {
   // An uncompressed layer is hashed once and checked against both.
   bool verify_diff_ids = false;
   HashThreading hash_threading = HashThreading::kAuto;
+  // Where a compressed layer is decompressed: kAuto starts a read-ahead
+  // thread for it once a core is free (as for hashing), so that inflating
+  // and parsing one big layer run on two cores.
+  HashThreading decompress_threading = HashThreading::kAuto;
 };
 
 // Wraps a layer blob stream: sniffs gzip / zstd / plain tar by magic bytes,

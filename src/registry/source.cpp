@@ -1,6 +1,7 @@
 // The registry ImageSource: resolves reference -> (index ->) manifest ->
 // config with every digest checked, then streams layer blobs straight into
 // the scanner's tar reader, resuming dropped downloads with Range requests.
+#include <atomic>
 #include <cstring>
 #include <optional>
 
@@ -40,31 +41,14 @@ class BlobStream final : public ByteStream {
   // byte once), and only a failure needs a digest of its own (below).
   Result<size_t> Read(std::span<uint8_t> buffer) override {
     auto n = ReadRaw(buffer);
-    if (!n.ok()) failed_ = true;
+    if (!n.ok()) failed_->store(true);
     return n;
   }
 
-  // After the layer reader failed on these bytes: downloads the blob again
-  // (at most its declared size) and tells whether it differs from its
-  // digest, which is then the real cause (a corrupted download reads as
-  // corrupt gzip first). A failure path only, so the second download is
-  // cheaper than hashing every good download twice.
-  std::optional<std::string> MismatchAfterFailure() {
-    // Only when the bytes arrived fine (a network failure is its own cause).
-    if (failed_ || size_ < 0 || offset_ > static_cast<uint64_t>(size_)) return std::nullopt;
-    BlobStream again(client_, digest_, size_);
-    Sha256 hasher;
-    std::vector<uint8_t> buffer(256 * 1024);
-    for (;;) {
-      auto n = again.Read(buffer);
-      if (!n.ok()) return std::nullopt;
-      if (*n == 0) break;
-      hasher.Update(std::span<const uint8_t>(buffer).first(*n));
-    }
-    std::string actual = hasher.FinishDigest();
-    if (actual == digest_) return std::nullopt;
-    return actual;
-  }
+  // Whether a read of this blob failed below HTTP or HTTP failed (then
+  // that is the cause of a decoding failure, not the bytes). Shared, since
+  // the stream may be gone by the time the failure is explained.
+  std::shared_ptr<const std::atomic<bool>> NetworkFailed() const { return failed_; }
 
  private:
   Result<size_t> ReadRaw(std::span<uint8_t> buffer) {
@@ -134,8 +118,30 @@ class BlobStream final : public ByteStream {
   uint64_t skip_ = 0;    // bytes of a restarted download still to drop
   int stalled_ = 0;      // failures since the last byte
   int resumes_ = 0;
-  bool failed_ = false;
+  std::shared_ptr<std::atomic<bool>> failed_ = std::make_shared<std::atomic<bool>>(false);
 };
+
+// After the layer reader failed on a blob whose bytes arrived: downloads it
+// again (at most its declared size) and returns its digest when that differs
+// from `digest` — then the real cause (a corrupted download reads as corrupt
+// gzip first). A failure path only, so a second download is cheaper than
+// hashing every good download twice.
+std::optional<std::string> DigestIfCorrupt(const std::shared_ptr<Client>& client, const std::string& digest,
+                                           int64_t size) {
+  if (size < 0) return std::nullopt;
+  BlobStream again(client, digest, size);
+  Sha256 hasher;
+  std::vector<uint8_t> buffer(256 * 1024);
+  for (;;) {
+    auto n = again.Read(buffer);
+    if (!n.ok()) return std::nullopt;
+    if (*n == 0) break;
+    hasher.Update(std::span<const uint8_t>(buffer).first(*n));
+  }
+  std::string actual = hasher.FinishDigest();
+  if (actual == digest) return std::nullopt;
+  return actual;
+}
 
 class RegistrySource final : public ImageSource {
  public:
@@ -148,21 +154,25 @@ class RegistrySource final : public ImageSource {
     if (index >= metadata_.layers.size()) return MakeError(metadata_.ref, "no layer " + std::to_string(index));
     const LayerRef& layer = metadata_.layers[index];
     auto blob = std::make_unique<BlobStream>(client_, layer.digest, layer.size);
-    BlobStream* raw = blob.get();
+    auto network_failed = blob->NetworkFailed();
+    const std::string name = blob->Name();
     LayerReadOptions read_options;
     read_options.max_uncompressed_bytes = options_.max_uncompressed_layer_bytes;
     read_options.verify = true;  // a registry blob is always checked against its digest
     read_options.verify_diff_ids = options_.verify_diff_ids;
-    auto reader = OpenLayerStream(std::move(blob), layer, read_options);
-    if (!reader.ok()) return reader.error();
-    // `raw` lives as long as the reader that owns it, and so as the wrapper.
-    return ExplainReadFailures(std::move(*reader), [raw](const Error& symptom) -> std::optional<Error> {
-      auto actual = raw->MismatchAfterFailure();
+    // A decoding failure (while opening, with read-ahead often) whose bytes
+    // arrived fine: is the blob itself corrupt?
+    auto explain = [client = client_, layer, network_failed, name](const Error& symptom) -> std::optional<Error> {
+      if (network_failed->load() || symptom.message.find("digest mismatch") != std::string::npos) return std::nullopt;
+      auto actual = DigestIfCorrupt(client, layer.digest, layer.size);
       if (!actual) return std::nullopt;
-      return MakeError(raw->Name(), "blob digest mismatch: received " + *actual +
-                                        " (corrupted in transfer or by the registry; first symptom: " +
-                                        symptom.message + ")");
-    });
+      return MakeError(name, "blob digest mismatch: received " + *actual +
+                                 " (corrupted in transfer or by the registry; first symptom: " + symptom.message +
+                                 ")");
+    };
+    auto reader = OpenLayerStream(std::move(blob), layer, read_options);
+    if (!reader.ok()) return explain(reader.error()).value_or(reader.error());
+    return ExplainReadFailures(std::move(*reader), explain);
   }
 
   // The manifest was checked against its digest and the config against the

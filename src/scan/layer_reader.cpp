@@ -60,12 +60,16 @@ class LayerHasher {
   LayerHasher(const LayerHasher&) = delete;
   LayerHasher& operator=(const LayerHasher&) = delete;
 
+  // Each stream has one caller at a time, but the two streams may be fed
+  // from two threads (the blob by a read-ahead thread that decompresses, the
+  // tar by the reader): hence the atomic switch.
   void Update(HashedStream stream, std::span<const uint8_t> data) {
-    if (!worker_.joinable() && mode_ == HashThreading::kAuto && ++inline_updates_ % kRecheckEvery == 0 &&
+    if (!started_.load(std::memory_order_acquire) && mode_ == HashThreading::kAuto &&
+        inline_updates_.fetch_add(1, std::memory_order_relaxed) % kRecheckEvery == kRecheckEvery - 1 &&
         CoreToSpare()) {
       StartWorker();
     }
-    if (!worker_.joinable()) {
+    if (!started_.load(std::memory_order_acquire)) {
       hashers_[stream].Update(data);
       return;
     }
@@ -111,9 +115,14 @@ class LayerHasher {
   static constexpr uint64_t kRecheckEvery = 16;  // inline updates (~8 MiB) between looks at the cores
 
   void StartWorker() {
-    free_.reserve(kSlots);
-    for (size_t i = 0; i < kSlots; ++i) free_.push_back(std::make_unique<Chunk>());
+    std::lock_guard<std::mutex> once(start_mutex_);
+    if (started_.load(std::memory_order_relaxed)) return;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (size_t i = 0; i < kSlots; ++i) free_.push_back(std::make_unique<Chunk>());
+    }
     worker_ = std::thread([this] { Work(); });
+    started_.store(true, std::memory_order_release);
   }
   struct Chunk {
     std::vector<uint8_t> bytes = std::vector<uint8_t>(kChunkBytes);
@@ -142,7 +151,9 @@ class LayerHasher {
 
   Sha256 hashers_[2];
   HashThreading mode_;
-  uint64_t inline_updates_ = 0;
+  std::atomic<uint64_t> inline_updates_{0};
+  std::atomic<bool> started_{false};
+  std::mutex start_mutex_;
   std::thread worker_;
   std::mutex mutex_;
   std::condition_variable changed_;
@@ -208,6 +219,8 @@ class LayerEntryReader final : public EntryReader {
   }
   ~LayerEntryReader() override {
     if (archive_) archive_read_free(archive_);
+    // A read-ahead thread inside tar_ feeds blob_ and hasher_: stop it first.
+    tar_.reset();
   }
 
   Status Start() {
@@ -413,6 +426,14 @@ Result<std::unique_ptr<EntryReader>> OpenLayerStream(std::unique_ptr<ByteStream>
   Codec codec = SniffCodec((*peek)->Head());
   if ((*peek)->Head().empty()) return MakeError(hashing->Name(), "empty layer blob (not a tar archive)");
   auto tar = Decompressor(std::move(*peek), codec, options.max_uncompressed_bytes);
+  // Inflating beside parsing: what lets the one big layer use two cores.
+  // From the start, even while every core runs a layer: the parsing side is
+  // light (most content is skipped or scanned in passing), so the inflating
+  // thread keeps its core nearly to itself rather than stopping for it.
+  if (codec != Codec::kNone && options.decompress_threading != HashThreading::kInline &&
+      (options.decompress_threading == HashThreading::kHelperThread || std::thread::hardware_concurrency() > 1)) {
+    tar = ReadAhead(std::move(tar), +[] { return true; });
+  }
   auto reader =
       std::make_unique<LayerEntryReader>(std::move(hasher), std::move(hashing), std::move(tar), layer, options,
                                          codec == Codec::kNone);
