@@ -34,6 +34,7 @@ struct ScanArgs {
   std::string images_from;              // --images-from FILE: one image a line
   bool all_tags = false;                // --all-tags: each IMAGE is a repository, every tag scanned
   std::string tags;                     // --tags REGEX: with --all-tags, the tags to scan
+  int image_jobs = 0;                   // --image-jobs N: images read at once (many images)
   std::string baseline;                 // --baseline REPORT.json
   bool fail_on_new = false;             // --fail-on-new
 };
@@ -107,6 +108,8 @@ int RunScan(ScanArgs& args, const Environment& environment) {
   request->fail_on_new = args.fail_on_new;
   // Many images: one report, an unreadable image an entry of it (exit 2).
   request->keep_going = args.all_tags || !args.images_from.empty();
+  if (args.image_jobs < 0) return ReportToolError(MakeError("--image-jobs", "must be at least 1"));
+  request->image_jobs = args.image_jobs;
   const Context context = ContextFor(environment, args.input);
   for (const std::string& repository : repositories) {
     auto tagged = ListRepositoryImages(repository, args.tags, request->read, context);
@@ -173,6 +176,11 @@ RunFunction SetupScan(CLI::App& app) {
   app.add_option("--tags", args->tags,
                  "with --all-tags: only tags matching REGEX (RE2 syntax, found anywhere in the tag; anchor with ^ and $)")
       ->type_name("REGEX");
+  app.add_option("--image-jobs", args->image_jobs,
+                 "with --images-from or --all-tags: images read at once (default 4; their layers are shared "
+                 "through the cache)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 64));
   app.add_option("--baseline", args->baseline,
                  "an earlier JSON report of the same images and fleet: mark findings new or unchanged and list "
                  "the fixed ones, in every format")

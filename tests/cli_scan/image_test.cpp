@@ -327,6 +327,12 @@ TEST_CASE("scan --cache-backend redis:// and --images-from: shared layers, the s
   REQUIRE(both["images"].size() == 2);
   CHECK(both["images"][0]["verdicts"] == expected["images"][0]["verdicts"]);
   CHECK(both["images"][1]["verdicts"] == expected["images"][0]["verdicts"]);
+  // One image at a time gives the same report; 0 images at once is a bad flag.
+  auto serial = RunImagelint({"--images-from", (dir / "images.txt").string(), "--fleet", (dir / "fleet.yaml").string(),
+                              "--format", "json", "--no-cache", "--image-jobs", "1"});
+  CHECK(serial.exit_code == 1);
+  CHECK(json::parse(serial.out)["images"] == both["images"]);
+  CHECK(RunImagelint({"--images-from", (dir / "images.txt").string(), "--image-jobs", "0"}).exit_code == 2);
   WriteFileText(dir / "empty.txt", "# nothing\n");
   CHECK(RunImagelint({"--images-from", (dir / "empty.txt").string()}).exit_code == 2);
   CHECK(RunImagelint({"--images-from", (dir / "missing.txt").string()}).exit_code == 2);
