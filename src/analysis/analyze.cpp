@@ -365,8 +365,10 @@ Result<json> Analyze(const std::vector<json>& all_facts, const std::vector<std::
     const json& facts = all_facts[index];
     // Which facts each pool is evaluated against: the image's own, or those
     // built for its platform (PoolFacts); every set of facts with its pools.
-    std::vector<ImageVariant> variants =
-        Variants(facts, index < pool_facts.size() ? pool_facts[index] : std::vector<PoolFacts>(), fleet);
+    // (The variants point into pool_facts: no temporary copy of it here.)
+    static const std::vector<PoolFacts> kNoPoolFacts;
+    const std::vector<PoolFacts>& by_pool = index < pool_facts.size() ? pool_facts[index] : kNoPoolFacts;
+    std::vector<ImageVariant> variants = Variants(facts, by_pool, fleet);
     // Findings in rule order; identical findings on several pools are merged.
     std::vector<json> merged;
     std::vector<std::vector<std::string>> merged_pools;
