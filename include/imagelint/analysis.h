@@ -57,6 +57,23 @@ Result<nlohmann::json> Analyze(const std::vector<nlohmann::json>& facts, const F
                                const rules::RuleSet& rules, const rules::FunctionRegistry& functions,
                                const AnalyzeOptions& options = {});
 
+// Facts that stand for an image on some pools only: a Dockerfile that leaves
+// its platform open, built for each pool's platform (docs/dockerfile.md
+// "Platform"). Those pools are evaluated against these facts, image-scoped
+// rules included; the others against the image's own.
+struct PoolFacts {
+  std::vector<std::string> pools;  // pool names
+  nlohmann::json facts;
+};
+// As above; `pool_facts[i]` (when there is one) holds image i's facts for
+// some pools. Findings equal on several pools are still one finding, whichever
+// facts each pool saw; ref, digest and platform of the report image come from
+// `facts[i]`.
+Result<nlohmann::json> Analyze(const std::vector<nlohmann::json>& facts,
+                               const std::vector<std::vector<PoolFacts>>& pool_facts, const Fleet& fleet,
+                               const rules::RuleSet& rules, const rules::FunctionRegistry& functions,
+                               const AnalyzeOptions& options = {});
+
 // The severity of a report finding (or of a report's rule entry): its
 // "severity" read with rules::ParseSeverity, the one severity parser. The one
 // fallback: a severity that is missing or not error|warning|note counts as an

@@ -169,6 +169,18 @@ struct DockerfileOptions {
   // Otherwise docker build makes the builder's platform, and facts say
   // image.platform_source "builder" (IL013 then does not fire).
   bool platform_explicit = false;
+  // `platform` is a pool's (the image built on, or for, that pool's hosts):
+  // where the Dockerfile leaves the platform open, facts say
+  // image.platform_source "pool" instead of "builder".
+  bool platform_from_pool = false;
+  // The platforms of the fleet's pools ("linux/arm64"), in fleet order. When
+  // the Dockerfile leaves its platform open (no --platform, no FROM
+  // --platform=<constant> on the target's chain) and these name a platform
+  // other than `platform`, the facts are built once per distinct one, each
+  // with that platform's base image and knowledge-table answers
+  // (DockerfileAnalysis::other_platforms; docs/dockerfile.md "Platform").
+  // Empty, or only `platform`: one build, as without a fleet.
+  std::vector<std::string> pool_platforms;
   // Required: the loaded knowledge (Knowledge::Load): base-images.yaml and
   // packages.yaml for what base images and packages bring, pytorch.yaml for
   // torch's GPU code, cuda-targets/cudart-sonames/loader.yaml. Null is an
@@ -191,6 +203,17 @@ struct DockerfileAnalysis {
   // Every row carries dockerfile, dockerfile_line and layer (index into image.layers).
   nlohmann::json facts;
   std::vector<InlineSuppression> suppressions;
+  // Built per pool platform (DockerfileOptions::pool_platforms): `facts` are
+  // those of `platform`, the first of the pools' platforms, and
+  // `other_platforms` those of each other one, in fleet order; all say
+  // image.platform_source "pool" where the Dockerfile leaves it open.
+  // Otherwise `platform` is "" and `other_platforms` empty.
+  struct PlatformFacts {
+    std::string platform;  // "linux/arm64"
+    nlohmann::json facts;
+  };
+  std::string platform;
+  std::vector<PlatformFacts> other_platforms;
 };
 
 Result<DockerfileAnalysis> AnalyzeDockerfile(const std::string& path, const DockerfileOptions& options = {});

@@ -162,7 +162,8 @@ struct Image {
   // Dockerfile: what fixes the platform of the image the build makes:
   // "FROM --platform" | "--platform" (the command line) | "base image" (a
   // single-platform base) | "builder" (nothing does: docker build makes the
-  // builder's platform). Absent for built images (their platform is a fact).
+  // builder's platform) | "pool" (nothing does, and these facts were built
+  // for one pool's platform). Absent for built images (their platform is a fact).
   std::optional<std::string> platform_source;
   bool operator==(const Image&) const = default;
 };

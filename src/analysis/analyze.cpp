@@ -281,10 +281,70 @@ std::string ImageRef(const json& facts, size_t index) {
   return "image-" + std::to_string(index + 1);
 }
 
+size_t PoolIndex(const Fleet& fleet, const std::string& name) {
+  for (size_t p = 0; p < fleet.pools.size(); ++p)
+    if (fleet.pools[p].name == name) return p;
+  return fleet.pools.size();
+}
+
+// One set of facts of an image and the pools evaluated against it.
+struct ImageVariant {
+  const json* facts = nullptr;
+  Environment environment;
+  bool gpu_image = true;
+  std::vector<size_t> pools;  // indexes into the fleet
+  std::vector<std::string> pool_names;
+};
+
+// The image's own facts for the pools no PoolFacts names (all of them when
+// there are none, or no pools at all), then each PoolFacts with its pools.
+// Facts that no pool is evaluated against are left out, except the image's
+// own when the fleet is empty.
+std::vector<ImageVariant> Variants(const json& facts, const std::vector<PoolFacts>& by_pool, const Fleet& fleet) {
+  std::vector<ImageVariant> out;
+  auto make = [&](const json& of) {
+    ImageVariant variant;
+    variant.facts = &of;
+    variant.environment = BaseEnvironment(of);
+    // facts.gpu.workload: images that ask for no NVIDIA GPU are checked only by
+    // the rules not marked `workloads: gpu` (docs/rule-language.md).
+    if (of.contains("gpu") && of["gpu"].is_object() && of["gpu"].contains("workload") && of["gpu"]["workload"].is_string())
+      variant.gpu_image = of["gpu"]["workload"].get<std::string>() == "nvidia";
+    return variant;
+  };
+  std::vector<bool> claimed(fleet.pools.size(), false);
+  std::vector<ImageVariant> others;
+  for (const PoolFacts& one : by_pool) {
+    ImageVariant variant = make(one.facts);
+    for (const std::string& name : one.pools) {
+      size_t p = PoolIndex(fleet, name);
+      if (p >= fleet.pools.size() || claimed[p]) continue;
+      claimed[p] = true;
+      variant.pools.push_back(p);
+    }
+    std::sort(variant.pools.begin(), variant.pools.end());
+    if (!variant.pools.empty()) others.push_back(std::move(variant));
+  }
+  ImageVariant own = make(facts);
+  for (size_t p = 0; p < fleet.pools.size(); ++p)
+    if (!claimed[p]) own.pools.push_back(p);
+  if (!own.pools.empty() || fleet.pools.empty()) out.push_back(std::move(own));
+  for (auto& variant : others) out.push_back(std::move(variant));
+  for (auto& variant : out)
+    for (size_t p : variant.pools) variant.pool_names.push_back(fleet.pools[p].name);
+  return out;
+}
+
 }  // namespace
 
 Result<json> Analyze(const std::vector<json>& all_facts, const Fleet& fleet, const rules::RuleSet& rules,
                      const rules::FunctionRegistry& functions, const AnalyzeOptions& options) {
+  return Analyze(all_facts, {}, fleet, rules, functions, options);
+}
+
+Result<json> Analyze(const std::vector<json>& all_facts, const std::vector<std::vector<PoolFacts>>& pool_facts,
+                     const Fleet& fleet, const rules::RuleSet& rules, const rules::FunctionRegistry& functions,
+                     const AnalyzeOptions& options) {
   json report = json::object();
   report["schema"] = kReportSchema;
   report["tool"] = {{"name", "imagelint"}, {"version", IMAGELINT_VERSION}};
@@ -303,7 +363,12 @@ Result<json> Analyze(const std::vector<json>& all_facts, const Fleet& fleet, con
   json images = json::array();
   for (size_t index = 0; index < all_facts.size(); ++index) {
     const json& facts = all_facts[index];
-    Environment base = BaseEnvironment(facts);
+    // Which facts each pool is evaluated against: the image's own, or those
+    // built for its platform (PoolFacts); every set of facts with its pools.
+    // (The variants point into pool_facts: no temporary copy of it here.)
+    static const std::vector<PoolFacts> kNoPoolFacts;
+    const std::vector<PoolFacts>& by_pool = index < pool_facts.size() ? pool_facts[index] : kNoPoolFacts;
+    std::vector<ImageVariant> variants = Variants(facts, by_pool, fleet);
     // Findings in rule order; identical findings on several pools are merged.
     std::vector<json> merged;
     std::vector<std::vector<std::string>> merged_pools;
@@ -326,41 +391,39 @@ Result<json> Analyze(const std::vector<json>& all_facts, const Fleet& fleet, con
         }
       }
     };
-    std::vector<std::string> all_pool_names;
-    for (const auto& pool : fleet.pools) all_pool_names.push_back(pool.name);
-    // facts.gpu.workload: images that ask for no NVIDIA GPU are checked only by
-    // the rules not marked `workloads: gpu` (docs/rule-language.md).
-    bool gpu_image = true;
-    if (facts.contains("gpu") && facts["gpu"].is_object() && facts["gpu"].contains("workload") &&
-        facts["gpu"]["workload"].is_string())
-      gpu_image = facts["gpu"]["workload"].get<std::string>() == "nvidia";
     for (const auto& rule : rules.rules()) {
       if (!rule.enabled) continue;
-      if (!gpu_image && !rule.any_workload) continue;
-      if (rule.scope == rules::Scope::kImage) {
-        std::vector<json> found;
-        IMAGELINT_TRY(runner.Run(rule, base, facts, found));
-        for (auto& finding : found) finding["scope"] = "image";
-        add(found, all_pool_names);
-        continue;
-      }
-      for (size_t p = 0; p < fleet.pools.size(); ++p) {
-        Environment env(&base);  // the pool over the facts, which stay in `base`
-        env["pool"] = Value::Of(pool_values[p]);
-        std::vector<json> found;
-        auto status = runner.Run(rule, env, facts, found);
-        if (!status.ok()) {
-          Error error = status.error();
-          error.message += " (pool " + fleet.pools[p].name + ")";
-          return error;
+      for (const ImageVariant& variant : variants) {
+        if (!variant.gpu_image && !rule.any_workload) continue;
+        if (rule.scope == rules::Scope::kImage) {
+          std::vector<json> found;
+          IMAGELINT_TRY(runner.Run(rule, variant.environment, *variant.facts, found));
+          for (auto& finding : found) finding["scope"] = "image";
+          add(found, variant.pool_names);
+          continue;
         }
-        for (auto& finding : found) finding["scope"] = "pool";
-        add(found, {fleet.pools[p].name});
+        for (size_t p : variant.pools) {
+          Environment env(&variant.environment);  // the pool over the facts, which stay in the variant's
+          env["pool"] = Value::Of(pool_values[p]);
+          std::vector<json> found;
+          auto status = runner.Run(rule, env, *variant.facts, found);
+          if (!status.ok()) {
+            Error error = status.error();
+            error.message += " (pool " + fleet.pools[p].name + ")";
+            return error;
+          }
+          for (auto& finding : found) finding["scope"] = "pool";
+          add(found, {fleet.pools[p].name});
+        }
       }
     }
     json findings = json::array();
     for (size_t i = 0; i < merged.size(); ++i) {
       json finding = merged[i];
+      // In fleet order, whichever facts found it first.
+      if (variants.size() > 1) std::sort(merged_pools[i].begin(), merged_pools[i].end(), [&](const auto& a, const auto& b) {
+        return PoolIndex(fleet, a) < PoolIndex(fleet, b);
+      });
       finding["pools"] = merged_pools[i];
       findings.push_back(std::move(finding));
     }

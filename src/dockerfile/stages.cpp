@@ -34,7 +34,8 @@ class StageWalker {
  public:
   explicit StageWalker(Context& context) : ctx_(context) {}
 
-  Result<DockerfileAnalysis> Run() {
+  // The global ARG scope (with the options' platform) and the target stage.
+  Result<size_t> Prepare() {
     const Dockerfile& file = ctx_.file;
     ctx_.stage_model = [this](const std::string& name, size_t before) { return NamedStage(name, before); };
     ctx_.image_model = [this](const std::string& ref, const Instruction& inst) { return NamedImage(ref, inst); };
@@ -54,17 +55,56 @@ class StageWalker {
         }
       if (!found) return MakeError(file.path, "target stage \"" + ctx_.options.target.substr(0, 200) + "\" not found");
     }
+    return target;
+  }
+
+  Result<DockerfileAnalysis> Build(size_t target) {
     auto image = StageModel(target, 0);
     if (!image.ok()) return image.error();
     DockerfileAnalysis out;
     out.target_stage = target;
     out.facts = WriteFacts(ctx_, *image, target);
-    out.suppressions = file.suppressions;
-    out.dockerfile = file;
+    out.suppressions = ctx_.file.suppressions;
+    out.dockerfile = ctx_.file;
     return out;
   }
 
+  // Whether the image's platform is the build's: the first stage of the
+  // target's chain (the one FROM an image) has no FROM --platform, or one
+  // that follows $TARGETPLATFORM. Walks the chain without building it (no
+  // base image is looked up).
+  Result<bool> PlatformOpen(size_t target) {
+    const Dockerfile& file = ctx_.file;
+    size_t index = target;
+    for (size_t depth = 0; depth <= file.stages.size(); ++depth) {
+      const Stage& stage = file.stages[index];
+      auto base_ref = ctx_.Expand(file.instructions[stage.from_instruction], stage.base, ctx_.global_args);
+      if (!base_ref.ok()) return base_ref.error();
+      std::optional<size_t> parent = ParentStage(index, *base_ref);
+      if (!parent) return FollowsTarget(stage);
+      index = *parent;
+    }
+    return MakeError(file.path, "stage chain loops");
+  }
+
  private:
+  // FROM <earlier stage>: the last stage before `index` of that name.
+  std::optional<size_t> ParentStage(size_t index, const std::string& base_ref) const {
+    std::optional<size_t> parent;
+    std::string wanted = ToLower(base_ref);
+    for (size_t s = 0; s < index; ++s)
+      if (!ctx_.file.stages[s].name.empty() && ctx_.file.stages[s].name == wanted) parent = s;
+    return parent;
+  }
+
+  // A FROM whose image is of the build's target platform: no --platform, or
+  // one naming $TARGETPLATFORM. $BUILDPLATFORM (imagelint models amd64
+  // builders) and a constant do not follow it.
+  static bool FollowsTarget(const Stage& stage) {
+    if (stage.platform.find("BUILDPLATFORM") != std::string::npos) return false;
+    return stage.platform.empty() || stage.platform.find("TARGETPLATFORM") != std::string::npos;
+  }
+
   // COPY --from=<name>: a stage defined before `before` (by name or index).
   // COPY --from=<image ref>: the image as the resolver reads it, or as the
   // knowledge tables know it, once per reference.
@@ -140,10 +180,7 @@ class StageWalker {
       platform = *expanded;
     }
     ImageModel image;
-    std::optional<size_t> parent;  // FROM <earlier stage>: continue from that stage's image
-    std::string wanted = ToLower(*base_ref);
-    for (size_t s = 0; s < index; ++s)
-      if (!file.stages[s].name.empty() && file.stages[s].name == wanted) parent = s;
+    std::optional<size_t> parent = ParentStage(index, *base_ref);  // continue from that stage's image
     if (parent) {
       auto parent_image = StageModel(*parent, depth + 1);
       if (!parent_image.ok()) return parent_image.error();
@@ -152,7 +189,11 @@ class StageWalker {
       image.layers.push_back(ctx_.MakeLayer(from, false));
     } else {
       IMAGELINT_TRY(ApplyBaseImage(ctx_, from, *base_ref, platform, image));
-      if (ctx_.options.platform_explicit) image.platform_source = "--platform";
+      if (ctx_.options.platform_explicit) {
+        image.platform_source = "--platform";
+      } else if (ctx_.options.platform_from_pool && FollowsTarget(stage)) {
+        image.platform_source = "pool";
+      }
       // FROM --platform=linux/amd64 fixes it; $BUILDPLATFORM and $TARGETPLATFORM follow the build's.
       if (!stage.platform.empty() && stage.platform.find("BUILDPLATFORM") == std::string::npos &&
           stage.platform.find("TARGETPLATFORM") == std::string::npos)
@@ -250,7 +291,44 @@ Result<DockerfileAnalysis> AnalyzeDockerfileText(std::string_view text, const st
   if (options.knowledge == nullptr)
     return MakeError(path, "no knowledge tables to read the Dockerfile with (DockerfileOptions::knowledge is required)");
   Context context(*parsed, options, *options.knowledge);
-  return StageWalker(context).Run();
+  StageWalker walker(context);
+  auto target = walker.Prepare();
+  if (!target.ok()) return target.error();
+  // The pools' platforms, each once, in fleet order; one build when they are
+  // only the options' platform or the Dockerfile fixes it.
+  std::vector<std::string> platforms;
+  for (const std::string& platform : options.pool_platforms)
+    if (std::find(platforms.begin(), platforms.end(), platform) == platforms.end()) platforms.push_back(platform);
+  bool by_pool = !options.platform_explicit && !platforms.empty() &&
+                 (platforms.size() > 1 || platforms[0] != options.platform);
+  if (by_pool) {
+    auto open = walker.PlatformOpen(*target);
+    if (!open.ok()) return open.error();
+    by_pool = *open;
+  }
+  if (!by_pool) return walker.Build(*target);
+  // docker build on (or for) each pool's hosts: that platform's base image,
+  // TARGETPLATFORM and knowledge-table answers (docs/dockerfile.md "Platform").
+  DockerfileAnalysis out;
+  for (const std::string& platform : platforms) {
+    DockerfileOptions one = options;
+    one.platform = platform;
+    one.platform_from_pool = true;
+    one.pool_platforms.clear();
+    Context platform_context(*parsed, one, *options.knowledge);
+    StageWalker platform_walker(platform_context);
+    auto platform_target = platform_walker.Prepare();
+    if (!platform_target.ok()) return platform_target.error();
+    auto built = platform_walker.Build(*platform_target);
+    if (!built.ok()) return built.error();
+    if (out.platform.empty()) {
+      out = std::move(*built);
+      out.platform = platform;
+    } else {
+      out.other_platforms.push_back({platform, std::move(built->facts)});
+    }
+  }
+  return out;
 }
 
 Result<DockerfileAnalysis> AnalyzeDockerfile(const std::string& path, const DockerfileOptions& options) {

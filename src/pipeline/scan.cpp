@@ -5,6 +5,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <thread>
@@ -45,6 +46,11 @@ Result<std::string> ReadTextFile(const std::string& path, size_t limit, const st
 struct InputFacts {
   json facts;
   std::vector<config::Suppression> inline_suppressions;
+  // A Dockerfile built per pool platform (docs/dockerfile.md "Platform"):
+  // the platform `facts` were built for, and the facts of the pools of
+  // every other platform. "" and empty otherwise.
+  std::string platform;
+  std::vector<analysis::PoolFacts> pool_facts;
 };
 
 // A facts document written by `imagelint facts IMAGE` (handy for CI caches
@@ -69,7 +75,7 @@ Result<std::optional<json>> ReadFactsDocument(const std::string& path) {
 // Dockerfile mode (docs/dockerfile.md): facts predicted from the text, every
 // fact with its line; `# imagelint ignore=RULE reason` comments come along.
 Result<InputFacts> DockerfileFacts(const std::string& path, const ScanRequest& request, const Knowledge& knowledge,
-                                   dockerfile::BaseResolver* resolver) {
+                                   const Fleet& fleet, dockerfile::BaseResolver* resolver) {
   dockerfile::DockerfileOptions options;
   options.build_args = request.build_args;
   options.target = request.target;
@@ -79,12 +85,24 @@ Result<InputFacts> DockerfileFacts(const std::string& path, const ScanRequest& r
   }
   options.knowledge = &knowledge;
   options.base_resolver = resolver;
+  // Where the Dockerfile leaves its platform open, each pool gets the image
+  // built for its own platform (one build per distinct platform).
+  for (const Pool& pool : fleet.pools) options.pool_platforms.push_back(pool.platform);
   auto text = request.dockerfile_texts.find(path);
   auto analysis = text != request.dockerfile_texts.end()
                       ? dockerfile::AnalyzeDockerfileText(text->second, path, options)
                       : dockerfile::AnalyzeDockerfile(path, options);
   if (!analysis.ok()) return analysis.error();
-  return InputFacts{std::move(analysis->facts), config::FromInlinePragmas(analysis->suppressions)};
+  InputFacts out{std::move(analysis->facts), config::FromInlinePragmas(analysis->suppressions)};
+  out.platform = analysis->platform;
+  for (auto& other : analysis->other_platforms) {
+    analysis::PoolFacts one;
+    for (const Pool& pool : fleet.pools)
+      if (pool.platform == other.platform) one.pools.push_back(pool.name);
+    one.facts = std::move(other.facts);
+    out.pool_facts.push_back(std::move(one));
+  }
+  return out;
 }
 
 // A built image with the Dockerfile it came from: each layer's history back to its line.
@@ -98,12 +116,12 @@ Status AnnotateWithDockerfile(json& facts, const ScanRequest& request) {
 }
 
 Result<InputFacts> FactsFor(const std::string& input, const ScanRequest& request, const Knowledge& knowledge,
-                            const Context& context, dockerfile::BaseResolver* resolver) {
+                            const Fleet& fleet, const Context& context, dockerfile::BaseResolver* resolver) {
   auto document = ReadFactsDocument(input);
   if (!document.ok()) return document.error();
   if (*document) return InputFacts{std::move(**document), {}};
   if (request.dockerfile_texts.count(input) || dockerfile::IsDockerfilePath(input))
-    return DockerfileFacts(input, request, knowledge, resolver);
+    return DockerfileFacts(input, request, knowledge, fleet, resolver);
   auto scanned = pipeline::ReadImageInput(input, request.read, context);
   if (!scanned.ok()) return scanned.error();
   InputFacts out{BuildFacts(*scanned, knowledge), {}};
@@ -140,17 +158,56 @@ std::optional<json> BaseOfReport(const json& facts) {
   return out;
 }
 
+// The image's platform as its facts say it: "linux/arm64".
+std::string PlatformOf(const json& facts) {
+  auto image = facts.find("image");
+  if (image == facts.end() || !image->is_object()) return "";
+  std::string platform = Str(*image, "os") + "/" + Str(*image, "architecture");
+  if (!Str(*image, "variant").empty()) platform += "/" + Str(*image, "variant");
+  return platform;
+}
+
+// A Dockerfile built per pool platform: each verdict says the platform its
+// pool was evaluated with, and `platforms[]` lists each build with its pools
+// and its base image (as `base` does for one build). The image as a whole
+// has no one platform then.
+void ReportPlatforms(json& image, const json& facts, const std::vector<analysis::PoolFacts>& pool_facts) {
+  json platforms = json::array();
+  std::map<std::string, std::string> platform_of_pool;
+  std::vector<std::string> own_pools;
+  for (const auto& one : pool_facts)
+    for (const std::string& pool : one.pools) platform_of_pool[pool] = PlatformOf(one.facts);
+  for (const json& verdict : image["verdicts"])
+    if (!platform_of_pool.count(Str(verdict, "pool"))) own_pools.push_back(Str(verdict, "pool"));
+  auto add = [&](const json& of, const std::vector<std::string>& pools) {
+    if (pools.empty()) return;
+    json entry = {{"platform", PlatformOf(of)}, {"pools", pools}};
+    if (auto image_facts = of.find("image"); image_facts != of.end() && image_facts->is_object())
+      if (!Str(*image_facts, "platform_source").empty()) entry["platform_source"] = (*image_facts)["platform_source"];
+    if (auto base = BaseOfReport(of)) entry["base"] = std::move(*base);
+    platforms.push_back(std::move(entry));
+  };
+  add(facts, own_pools);
+  for (const auto& one : pool_facts) add(one.facts, one.pools);
+  for (json& verdict : image["verdicts"]) {
+    auto found = platform_of_pool.find(Str(verdict, "pool"));
+    verdict["platform"] = found != platform_of_pool.end() ? found->second : PlatformOf(facts);
+  }
+  image["platforms"] = std::move(platforms);
+  image.erase("platform");
+}
+
 // Every input's facts, in input order; with keep_going several at a time
 // (bounded), each image's layers still shared through the layer cache.
 std::vector<std::optional<Result<InputFacts>>> ReadInputs(const ScanRequest& request, const Knowledge& knowledge,
-                                                          const Context& context,
+                                                          const Fleet& fleet, const Context& context,
                                                           dockerfile::BaseResolver* resolver) {
   std::vector<std::optional<Result<InputFacts>>> read(request.inputs.size());
   size_t jobs = request.keep_going ? static_cast<size_t>(request.image_jobs > 0 ? request.image_jobs : 4) : 1;
   jobs = std::min(jobs, request.inputs.size());
   if (jobs <= 1) {
     for (size_t i = 0; i < request.inputs.size(); ++i) {
-      read[i] = FactsFor(request.inputs[i], request, knowledge, context, resolver);
+      read[i] = FactsFor(request.inputs[i], request, knowledge, fleet, context, resolver);
       if (!read[i]->ok() && !request.keep_going) break;
     }
     read.erase(std::find_if(read.begin(), read.end(), [](const auto& one) { return !one; }), read.end());
@@ -162,7 +219,7 @@ std::vector<std::optional<Result<InputFacts>>> ReadInputs(const ScanRequest& req
   auto work = [&] {
     for (size_t i = next++; i < request.inputs.size(); i = next++) {
       try {
-        read[i] = FactsFor(request.inputs[i], request, knowledge, quiet, resolver);
+        read[i] = FactsFor(request.inputs[i], request, knowledge, fleet, quiet, resolver);
       } catch (const std::exception& e) {  // e.g. out of memory: this image's error, not the run's end
         read[i] = Result<InputFacts>(MakeError(request.inputs[i], std::string("cannot read: ") + e.what()));
       }
@@ -258,8 +315,11 @@ Result<ScanResult> Scan(const ScanRequest& request, const Context& context) {
   auto resolver = pipeline::ImageBaseResolver::Create(request.read, context, *knowledge);
   if (!resolver.ok()) return resolver.error();
   std::vector<json> facts;
+  std::vector<std::vector<analysis::PoolFacts>> pool_facts;
+  std::vector<std::string> pool_platforms;  // per read input: InputFacts::platform
   std::vector<config::Suppression> inline_suppressions;
-  std::vector<std::optional<Result<InputFacts>>> read = ReadInputs(request, *knowledge, context, resolver->get());
+  std::vector<std::optional<Result<InputFacts>>> read =
+      ReadInputs(request, *knowledge, result.fleet, context, resolver->get());
   std::vector<std::pair<size_t, Error>> unreadable;  // input index, why
   for (size_t i = 0; i < read.size(); ++i) {
     Result<InputFacts>& one = *read[i];
@@ -269,9 +329,11 @@ Result<ScanResult> Scan(const ScanRequest& request, const Context& context) {
       continue;
     }
     facts.push_back(std::move(one->facts));
+    pool_facts.push_back(std::move(one->pool_facts));
+    pool_platforms.push_back(std::move(one->platform));
     for (auto& suppression : one->inline_suppressions) inline_suppressions.push_back(std::move(suppression));
   }
-  auto analysed = analysis::Analyze(facts, result.fleet, *rule_set, functions);
+  auto analysed = analysis::Analyze(facts, pool_facts, result.fleet, *rule_set, functions);
   if (!analysed.ok()) return analysed.error();
   json& report = *analysed;
   // Reporters (SARIF, GitHub) locate findings in the Dockerfile an image names.
@@ -280,6 +342,7 @@ Result<ScanResult> Scan(const ScanRequest& request, const Context& context) {
     if (image != facts[i].end() && image->is_object() && image->contains("dockerfile"))
       report["images"][i]["dockerfile"] = (*image)["dockerfile"];
     if (auto base = BaseOfReport(facts[i])) report["images"][i]["base"] = std::move(*base);
+    if (!pool_platforms[i].empty()) ReportPlatforms(report["images"][i], facts[i], pool_facts[i]);
   }
 
   std::vector<config::Suppression> suppressions = request.ignores;

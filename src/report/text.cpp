@@ -97,6 +97,25 @@ std::string Cell(const json& verdict) {
   return "-";
 }
 
+// A Dockerfile's base image (report images[].base): where it was read from,
+// or why not; "" when the knowledge tables answered without a lookup.
+std::string BaseLine(const json& base) {
+  if (!base.is_object()) return "";
+  std::string from = Str(base, "resolved_from", "none");
+  bool read = from == "docker" || from == "registry" || from == "local";
+  if (!read && !base.contains("note")) return "";
+  std::string line = "base " + Str(base, "ref") + ": ";
+  if (read) {
+    line += "read from " + from;
+    std::string digest = Str(base, "digest");
+    if (!digest.empty()) line += " (" + digest.substr(0, std::min<size_t>(digest.size(), 19)) + ", " + Str(base, "platform") + ")";
+  } else {
+    line += from == "knowledge" ? "from the knowledge tables" : "not known";
+  }
+  if (base.contains("note")) line += "; " + Str(base, "note");
+  return line;
+}
+
 void RenderVerdicts(std::string& out, const json& image, size_t width, const Painter& paint) {
   const json& verdicts = Arr(image, "verdicts");
   if (verdicts.empty()) {
@@ -311,20 +330,19 @@ std::string RenderText(const json& report, const RenderOptions& options) {
       out += Wrap(paint("could not be read", "31") + ": " + Str(image, "error"), "  ", "    ", width) + "\n\n";
       continue;
     }
-    // Dockerfile inputs: where FROM was read, when it was read or the reason it was not.
-    const json& base = image.contains("base") && image["base"].is_object() ? image["base"] : json::object();
-    std::string from = Str(base, "resolved_from", "none");
-    if (from == "docker" || from == "registry" || from == "local" || base.contains("note")) {
-      std::string line = "base " + Str(base, "ref") + ": ";
-      if (from == "docker" || from == "registry" || from == "local") {
-        line += "read from " + from;
-        std::string digest = Str(base, "digest");
-        if (!digest.empty()) line += " (" + digest.substr(0, std::min<size_t>(digest.size(), 19)) + ", " + Str(base, "platform") + ")";
-      } else {
-        line += from == "knowledge" ? "from the knowledge tables" : "not known";
+    // Dockerfile inputs: where FROM was read, when it was read or the reason
+    // it was not; built per pool platform, which pools got which build.
+    if (image.contains("platforms") && image["platforms"].is_array()) {
+      for (const auto& platform : Arr(image, "platforms")) {
+        std::vector<std::string> pools;
+        for (const auto& pool : Arr(platform, "pools"))
+          if (pool.is_string()) pools.push_back(pool.get<std::string>());
+        std::string line = "built for " + Str(platform, "platform") + " (" + Joined(pools) + ")";
+        std::string base = BaseLine(platform.contains("base") ? platform["base"] : json::object());
+        out += Wrap(line + (base.empty() ? "" : "; " + base), "  ", "      ", width);
       }
-      if (base.contains("note")) line += "; " + Str(base, "note");
-      out += Wrap(line, "  ", "      ", width);
+    } else if (std::string base = BaseLine(image.contains("base") ? image["base"] : json::object()); !base.empty()) {
+      out += Wrap(base, "  ", "      ", width);
     }
     RenderVerdicts(out, image, width, paint);
     auto causes = RootCauses(image);

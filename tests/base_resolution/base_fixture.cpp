@@ -10,7 +10,7 @@ namespace imagelint::testing {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-bool MakeCudaBase(TestImage* image, std::string* why) {
+bool MakeCudaBase(TestImage* image, std::string* why, const std::string& architecture) {
   const fs::path cudart = FindNvidiaFile("libcudart12", "trixie", "libcudart.so.12.4.");
   const fs::path libcuda = FindNvidiaFile("libcuda1", "trixie", "libcuda.so.550.");
   if (cudart.empty() || libcuda.empty()) {
@@ -30,24 +30,30 @@ bool MakeCudaBase(TestImage* image, std::string* why) {
   for (const auto& [name, value] : parsed.at("image").at("env").items())
     image->env.push_back(name + "=" + value.get<std::string>());
   image->empty_history.clear();
+  image->architecture = architecture;
+  const bool arm64 = architecture == "arm64";
   const std::string home = "usr/local/cuda-12.4/";
+  const std::string target = arm64 ? "targets/sbsa-linux/lib" : "targets/x86_64-linux/lib";
   const std::string compat_name = libcuda.filename().string();
   const std::string compat_version = compat_name.substr(std::string("libcuda.so.").size());
-  image->Layer(Compression::kNone)
-      .File("etc/os-release", "NAME=\"Ubuntu\"\nVERSION_ID=\"22.04\"\nID=ubuntu\nID_LIKE=debian\n")
+  std::string packages = "Package: cuda-cudart-12-4\nStatus: install ok installed\nArchitecture: " + architecture +
+                         "\nVersion: 12.4.127-1\n\n";
+  if (!arm64)
+    packages += "Package: cuda-compat-12-4\nStatus: install ok installed\nArchitecture: amd64\nVersion: " +
+                compat_version + "-1\n\n";
+  TestLayer& layer = image->Layer(Compression::kNone);
+  layer.File("etc/os-release", "NAME=\"Ubuntu\"\nVERSION_ID=\"22.04\"\nID=ubuntu\nID_LIKE=debian\n")
       .File("etc/ld.so.conf", "include /etc/ld.so.conf.d/*.conf\n")
       .File("etc/ld.so.conf.d/nvidia.conf", "/usr/local/nvidia/lib\n/usr/local/nvidia/lib64\n")
-      .File("var/lib/dpkg/status",
-            "Package: cuda-cudart-12-4\nStatus: install ok installed\nArchitecture: amd64\nVersion: 12.4.127-1\n\n"
-            "Package: cuda-compat-12-4\nStatus: install ok installed\nArchitecture: amd64\nVersion: " +
-                compat_version + "-1\n\n")
-      .File(home + "targets/x86_64-linux/lib/" + cudart.filename().string(), ReadFileText(cudart), 0755)
-      .Symlink(home + "targets/x86_64-linux/lib/libcudart.so.12", cudart.filename().string())
-      .Symlink(home + "lib64", "targets/x86_64-linux/lib")
-      .File(home + "compat/" + compat_name, ReadFileText(libcuda), 0755)
-      .Symlink(home + "compat/libcuda.so.1", compat_name)
-      .Symlink(home + "compat/libcuda.so", "libcuda.so.1")
-      .Symlink("usr/local/cuda", "cuda-12.4");
+      .File("var/lib/dpkg/status", packages)
+      .File(home + target + "/" + cudart.filename().string(), ReadFileText(cudart), 0755)
+      .Symlink(home + target + "/libcudart.so.12", cudart.filename().string())
+      .Symlink(home + "lib64", target);
+  if (!arm64)
+    layer.File(home + "compat/" + compat_name, ReadFileText(libcuda), 0755)
+        .Symlink(home + "compat/libcuda.so.1", compat_name)
+        .Symlink(home + "compat/libcuda.so", "libcuda.so.1");
+  layer.Symlink("usr/local/cuda", "cuda-12.4");
   image->layers.back().created_by = "COPY cuda /usr/local/cuda-12.4";
   return true;
 }

@@ -14,8 +14,12 @@
 
 namespace imagelint::testing {
 
-// False (with `why`) when the NVIDIA packages are not cached.
-bool MakeCudaBase(TestImage* image, std::string* why);
+// False (with `why`) when the NVIDIA packages are not cached. `architecture`
+// "arm64" gives the arm64 image of the same tag as NVIDIA's Ubuntu template
+// built it before CUDA 12.5.1: the runtime under targets/sbsa-linux and no
+// compat package (Debian's x86-64 libcudart stands in for the arm64 build:
+// the reader takes its version from the file name and the package database).
+bool MakeCudaBase(TestImage* image, std::string* why, const std::string& architecture = "amd64");
 
 // The pools of tests/differential/fleet.yaml.
 std::filesystem::path FleetFile();
