@@ -114,6 +114,22 @@ enum class HashThreading { kAuto, kInline, kHelperThread };
 // worker threads). The layer reader reads it to decide HashThreading::kAuto.
 std::atomic<int>& RunningLayerScans();
 
+// Whether the layer being opened on this thread is its image's critical path
+// (ScanImage marks the largest layer of an image with several): a big one
+// then gets its helper threads from the start (kAuto), the others only once
+// a core is free, so that they do not crowd it.
+bool OnCriticalPath();
+class CriticalPathScope {
+ public:
+  explicit CriticalPathScope(bool critical);
+  ~CriticalPathScope();
+  CriticalPathScope(const CriticalPathScope&) = delete;
+  CriticalPathScope& operator=(const CriticalPathScope&) = delete;
+
+ private:
+  bool previous_;
+};
+
 struct LayerReadOptions {
   uint64_t max_uncompressed_bytes = 64ull << 30;  // gzip-bomb limit (OpenOptions)
   bool verify = true;                             // check what covers the bytes at the end

@@ -10,7 +10,9 @@
 #include <cstring>
 #include <deque>
 #include <mutex>
+#include <optional>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "imagelint/digest.h"
@@ -201,6 +203,9 @@ class BorrowedStream final : public ByteStream {
 std::string ShortDigest(const std::string& digest) { return digest; }
 
 bool IsSha256(const std::string& digest) { return digest.rfind("sha256:", 0) == 0; }
+
+// Declared blob size from which a layer counts as big (see OpenLayerStream).
+constexpr uint64_t kBigLayerBytes = 64ull << 20;
 
 class LayerEntryReader final : public EntryReader {
  public:
@@ -416,7 +421,15 @@ Result<std::string> CleanEntryPath(std::string_view raw) {
 
 Result<std::unique_ptr<EntryReader>> OpenLayerStream(std::unique_ptr<ByteStream> blob, const LayerRef& layer,
                                                      const LayerReadOptions& options) {
-  auto hasher = std::make_unique<LayerHasher>(options.verify ? options.hash_threading : HashThreading::kInline);
+  // A big layer (the framework layer of most images) is the scan's critical
+  // path: its inflating gets a core from the start and its hashing and
+  // parsing go beside it. A small one stays on one thread (no copies)
+  // unless a core is free.
+  const bool big = OnCriticalPath() && layer.size >= static_cast<int64_t>(kBigLayerBytes) &&
+                   std::thread::hardware_concurrency() > 1;
+  HashThreading hashing_mode = options.verify ? options.hash_threading : HashThreading::kInline;
+  if (big && hashing_mode == HashThreading::kAuto) hashing_mode = HashThreading::kHelperThread;
+  auto hasher = std::make_unique<LayerHasher>(hashing_mode);
   auto hashing = std::make_unique<HashingStream>(std::move(blob));
   // From the first byte on: the codec sniffing below already reads some
   // (the reader drops the hasher again when the blob is a plain tar).
@@ -427,12 +440,13 @@ Result<std::unique_ptr<EntryReader>> OpenLayerStream(std::unique_ptr<ByteStream>
   if ((*peek)->Head().empty()) return MakeError(hashing->Name(), "empty layer blob (not a tar archive)");
   auto tar = Decompressor(std::move(*peek), codec, options.max_uncompressed_bytes);
   // Inflating beside parsing: what lets the one big layer use two cores.
-  // From the start, even while every core runs a layer: the parsing side is
-  // light (most content is skipped or scanned in passing), so the inflating
-  // thread keeps its core nearly to itself rather than stopping for it.
-  if (codec != Codec::kNone && options.decompress_threading != HashThreading::kInline &&
-      (options.decompress_threading == HashThreading::kHelperThread || std::thread::hardware_concurrency() > 1)) {
-    tar = ReadAhead(std::move(tar), +[] { return true; });
+  // For a big layer from the start, even while every core runs a layer (the
+  // parsing side is light: most content is skipped or scanned in passing, so
+  // the inflating thread keeps its core nearly to itself); for a small one
+  // once a core is free.
+  if (codec != Codec::kNone && options.decompress_threading != HashThreading::kInline) {
+    const bool now = options.decompress_threading == HashThreading::kHelperThread || big;
+    tar = ReadAhead(std::move(tar), now ? +[] { return true; } : &CoreToSpare);
   }
   auto reader =
       std::make_unique<LayerEntryReader>(std::move(hasher), std::move(hashing), std::move(tar), layer, options,

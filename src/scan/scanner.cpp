@@ -107,6 +107,14 @@ std::atomic<int>& RunningLayerScans() {
   return running;
 }
 
+namespace {
+thread_local bool on_critical_path = false;
+}  // namespace
+
+bool OnCriticalPath() { return on_critical_path; }
+CriticalPathScope::CriticalPathScope(bool critical) : previous_(on_critical_path) { on_critical_path = critical; }
+CriticalPathScope::~CriticalPathScope() { on_critical_path = previous_; }
+
 Result<LayerResult> ScanLayer(ImageSource& source, size_t index, const std::vector<FileAnalyzer*>& analyzers,
                               const ScanOptions& options) {
   const ImageMetadata& metadata = source.Metadata();
@@ -231,6 +239,8 @@ Result<ScannedImage> ScanImage(ImageSource& source, const std::vector<FileAnalyz
       size_t slot = next.fetch_add(1);
       if (slot >= count || failed.load()) return;
       size_t index = order[slot];
+      // The largest layer, opened first: the one whose inflating bounds the scan.
+      CriticalPathScope critical(slot == 0 && count > 1 && jobs > 1);
       Result<LayerResult> result = ScanOneLayer(source, index, analyzers, layer_options);
       if (!result.ok()) failed.store(true);
       uint64_t bytes = result.ok() ? result->blob_bytes : 0;

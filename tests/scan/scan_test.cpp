@@ -358,3 +358,49 @@ TEST_CASE("both digests are checked whether hashing runs inline or on a helper t
     }
   }
 }
+
+TEST_CASE("inflating on a read-ahead thread reads the same entries, ends cleanly and passes errors on") {
+  TestLayer layer;
+  layer.File("big", Pattern(6 << 20)).File("small", "x").Symlink("link", "big").File("tail", Pattern(70000));
+  std::vector<uint8_t> tar = BuildLayerTar(layer);
+  for (auto compression : {testing::Compression::kGzip, testing::Compression::kZstd}) {
+    CAPTURE(static_cast<int>(compression));
+    std::vector<uint8_t> blob = Compress(tar, compression);
+    LayerRef ref;
+    ref.digest = TestDigest(blob);
+    ref.diff_id = TestDigest(tar);
+    // Entry names and content bytes read, the checked digest, or the error.
+    auto read = [&](const std::vector<uint8_t>& bytes, HashThreading decompress, size_t stop_after = SIZE_MAX) {
+      LayerReadOptions options;
+      options.decompress_threading = decompress;
+      options.verify_diff_ids = true;
+      auto reader = OpenLayerStream(MemoryStream(bytes, "blob"), ref, options);
+      if (!reader.ok()) return reader.error().message;
+      std::string out;
+      std::vector<uint8_t> buffer(100000);
+      for (size_t entries = 0; entries < stop_after; ++entries) {
+        auto next = (*reader)->Next();
+        if (!next.ok()) return next.error().message;
+        if (!*next) return out + "checked " + (*reader)->VerifiedDigest();
+        out += (*next)->path + ":";
+        for (;;) {
+          auto n = (*reader)->ReadContent(buffer);
+          if (!n.ok()) return n.error().message;
+          if (*n == 0) break;
+          out += std::to_string(*n) + ",";
+        }
+      }
+      return out;  // abandoned mid-layer: the read-ahead thread must stop
+    };
+    const std::string inline_read = read(blob, HashThreading::kInline);
+    CHECK(inline_read.find("checked " + ref.diff_id) != std::string::npos);
+    CHECK(read(blob, HashThreading::kHelperThread) == inline_read);
+    CHECK(read(blob, HashThreading::kHelperThread, 1) == read(blob, HashThreading::kInline, 1));
+    // A flipped byte: an error either way (corrupt data or a digest mismatch), never a result.
+    std::vector<uint8_t> corrupt = blob;
+    corrupt[corrupt.size() / 2] ^= 0x40;
+    const std::string ahead = read(corrupt, HashThreading::kHelperThread);
+    CHECK(ahead.find("checked") == std::string::npos);
+    CHECK(ahead == read(corrupt, HashThreading::kInline));
+  }
+}
