@@ -17,6 +17,7 @@ a registry layer served from the cache needs no blob download, while a local
 layout's blob is still hashed against its digest on every hit.
 
   bench/shared-cache/shared_cache_bench.py --imagelint build/src/cli/imagelint [--base-mib 32] [--registry]
+      [--debs ~/.cache/imagelint/nvidia-debs/root]
 """
 import argparse
 import hashlib
@@ -58,10 +59,10 @@ def write_layout(directory, layers):
     blobs = os.path.join(directory, "blobs", "sha256")
     os.makedirs(blobs)
     descriptors, diff_ids = [], []
-    for pool_path, digest, size in layers:
+    for pool_path, digest, size, diff_id, media_type in layers:
         os.link(pool_path, os.path.join(blobs, digest[7:]))
-        descriptors.append({"mediaType": "application/vnd.oci.image.layer.v1.tar", "digest": digest, "size": size})
-        diff_ids.append(digest)
+        descriptors.append({"mediaType": media_type, "digest": digest, "size": size})
+        diff_ids.append(diff_id)
     config = json.dumps({"architecture": "amd64", "os": "linux",
                          "config": {"Env": ["PATH=/usr/bin:/bin"]},
                          "rootfs": {"type": "layers", "diff_ids": diff_ids}}).encode()
@@ -78,7 +79,7 @@ def write_layout(directory, layers):
                                                       "digest": manifest_digest, "size": len(manifest)}]}, out)
 
 
-def make_images(root, count, base_mib):
+def make_images(root, count, base_mib, debs):
     rng = random.Random(18)
     pool = os.path.join(root, "pool")
     os.makedirs(pool)
@@ -86,10 +87,26 @@ def make_images(root, count, base_mib):
     def pooled(files):
         data = layer_tar(files)
         digest = put_blob(pool, data)
-        return os.path.join(pool, digest[7:]), digest, len(data)
+        return os.path.join(pool, digest[7:]), digest, len(data), digest, "application/vnd.oci.image.layer.v1.tar"
+
+    def pooled_packages(packages):
+        """A gzip'd layer of unpacked Debian packages (tar | igzip -3, as bench/make-image-bench.sh)."""
+        tar = os.path.join(root, "layer.tar")
+        args = [arg for package in packages for arg in ("-C", os.path.join(debs, package), ".")]
+        subprocess.run(["tar", "--sort=name", "--owner=0", "--group=0", "--mtime=@0", "--exclude=./.done", "-cf", tar,
+                        *args], check=True)
+        diff_id = "sha256:" + hashlib.sha256(open(tar, "rb").read()).hexdigest()
+        subprocess.run(["igzip", "-3", "-f", tar], check=True)
+        data = open(tar + ".gz", "rb").read()
+        os.unlink(tar + ".gz")
+        digest = put_blob(pool, data)
+        return os.path.join(pool, digest[7:]), digest, len(data), diff_id, "application/vnd.oci.image.layer.v1.tar+gzip"
 
     bases = []
-    for name in ("cuda-base", "torch-base"):
+    if debs:  # two CUDA library bases from genuine packages
+        bases.append(pooled_packages(["libcublas12_trixie", "libcublaslt12_trixie"]))
+        bases.append(pooled_packages(["libcufft11_trixie", "libcusparse12_trixie"]))
+    for name in ("cuda-base", "torch-base")[len(bases):]:
         files = {"etc/os-release": b"ID=debian\n"}
         for i in range(8):
             files[f"usr/lib/{name}/lib{i}.so.1"] = rng.randbytes(base_mib * 1024 * 1024 // 8)
@@ -180,10 +197,12 @@ def main():
     parser.add_argument("--runners", type=int, default=4)
     parser.add_argument("--base-mib", type=int, default=32)
     parser.add_argument("--registry", action="store_true", help="scan the images from a loopback docker-registry")
+    parser.add_argument("--debs", default="", help="bases from these unpacked NVIDIA packages (scripts/fetch-nvidia-debs.sh's "
+                        "root/) instead of random bytes: realistic cold scans (CUDA libraries with fatbins)")
     args = parser.parse_args()
     registry = None
     with tempfile.TemporaryDirectory(prefix="imagelint-shared-cache-") as root:
-        images, unique = make_images(root, args.images, args.base_mib)
+        images, unique = make_images(root, args.images, args.base_mib, args.debs)
         if args.registry:
             registry, registry_port = start_registry(root)
             images = push(images, registry_port)
@@ -226,6 +245,7 @@ def main():
                 registry.kill()
                 registry.wait()
     print(json.dumps({"source": "registry" if args.registry else "oci-layout",
+                      "bases": "debian packages" if args.debs else f"{args.base_mib} MiB random bytes",
                       "images": args.images, "runners": args.runners, "unique_layers": unique,
                       "layers_analysed_local_only": local, "layers_analysed_with_redis": shared,
                       "cache_files_per_layer": files_per_layer,
