@@ -158,7 +158,9 @@ def main():
     nv = show("imagelint facts --no-cache --no-verify", unverified)
     library = subprocess.check_output(["sh", "-c", f"ls {args.images}/../bench-debs/root/libtorch-cuda-2.6_trixie/"
                                        "usr/lib/x86_64-linux-gnu/libtorch_cuda.so* | head -n1"], text=True).strip()
-    cuobjdump = shutil.which("cuobjdump", path=env["PATH"])
+    # The CUDA toolkit's, else Debian's nvidia-cuda-toolkit as the tests unpack it.
+    toolkit = os.path.expanduser("~/.cache/imagelint/nvidia-debs/root/nvidia-cuda-toolkit_trixie/usr/bin")
+    cuobjdump = shutil.which("cuobjdump", path=env["PATH"] + ":" + toolkit)
     if library and cuobjdump:
         run_measured([cuobjdump, "-lelf", library])  # warm the file
         cu = [run_measured([cuobjdump, "-lelf", library]) for _ in range(args.runs)]
