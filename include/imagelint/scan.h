@@ -105,9 +105,11 @@ Result<ScannedImage> ScanImage(ImageSource& source, const std::vector<FileAnalyz
 
 // ---- building blocks for sources (registry, tarballs, OCI layouts) -------
 
-// Where a layer's two SHA-256 digests are computed. kAuto: on a helper thread
-// while fewer layer readers are open than there are cores (hashing then
-// overlaps inflating), inline otherwise.
+// Where a layer's hashing (LayerReadOptions::hash_threading) or inflating
+// (decompress_threading) runs. kAuto: on a helper thread from the start for
+// the image's critical path (OnCriticalPath), else from the moment fewer
+// layer scans run than there are cores (asked again as the layer goes);
+// inline otherwise. kInline / kHelperThread force one way (tests).
 enum class HashThreading { kAuto, kInline, kHelperThread };
 
 // Layer scans that ScanImage runs at this moment in this process (its
@@ -140,9 +142,9 @@ struct LayerReadOptions {
   // An uncompressed layer is hashed once and checked against both.
   bool verify_diff_ids = false;
   HashThreading hash_threading = HashThreading::kAuto;
-  // Where a compressed layer is decompressed: kAuto starts a read-ahead
-  // thread for it once a core is free (as for hashing), so that inflating
-  // and parsing one big layer run on two cores.
+  // Where a compressed layer is decompressed: on a read-ahead thread (see
+  // HashThreading), so that inflating and parsing one big layer run on two
+  // cores.
   HashThreading decompress_threading = HashThreading::kAuto;
 };
 
