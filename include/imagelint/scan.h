@@ -153,12 +153,14 @@ struct LayerReadOptions {
 // verifies `layer.digest` (blob bytes) and `layer.diff_id` (tar bytes) when
 // they are set. `name` is used in messages ("blob sha256:...").
 // A corrupted blob usually shows first as corrupt compressed data or a
-// malformed tar, long before its digest is known. Wraps `inner` so that the
-// first failure that is not already a digest mismatch asks `explain` (which
-// hashes the blob again, a failure path only) for the real cause: the error
-// to report instead, or nullopt to keep the original.
+// malformed tar, long before its digest is known — often already while the
+// reader opens. Takes what OpenLayerStream returned: the first failure, of
+// the opening or of a later read, that is not already a digest mismatch asks
+// `explain` (which hashes the blob again, a failure path only) for the real
+// cause: the error to report instead, or nullopt to keep the original.
 using ExplainFailure = std::function<std::optional<Error>(const Error& first_symptom)>;
-std::unique_ptr<EntryReader> ExplainReadFailures(std::unique_ptr<EntryReader> inner, ExplainFailure explain);
+Result<std::unique_ptr<EntryReader>> ExplainReadFailures(Result<std::unique_ptr<EntryReader>> opened,
+                                                         ExplainFailure explain);
 
 Result<std::unique_ptr<EntryReader>> OpenLayerStream(std::unique_ptr<ByteStream> blob, const LayerRef& layer,
                                                      const LayerReadOptions& options);

@@ -163,16 +163,14 @@ class RegistrySource final : public ImageSource {
     // A decoding failure (while opening, with read-ahead often) whose bytes
     // arrived fine: is the blob itself corrupt?
     auto explain = [client = client_, layer, network_failed, name](const Error& symptom) -> std::optional<Error> {
-      if (network_failed->load() || symptom.message.find("digest mismatch") != std::string::npos) return std::nullopt;
+      if (network_failed->load()) return std::nullopt;
       auto actual = DigestIfCorrupt(client, layer.digest, layer.size);
       if (!actual) return std::nullopt;
       return MakeError(name, "blob digest mismatch: received " + *actual +
                                  " (corrupted in transfer or by the registry; first symptom: " + symptom.message +
                                  ")");
     };
-    auto reader = OpenLayerStream(std::move(blob), layer, read_options);
-    if (!reader.ok()) return explain(reader.error()).value_or(reader.error());
-    return ExplainReadFailures(std::move(*reader), explain);
+    return ExplainReadFailures(OpenLayerStream(std::move(blob), layer, read_options), explain);
   }
 
   // The manifest was checked against its digest and the config against the

@@ -5,6 +5,12 @@
 namespace imagelint {
 namespace {
 
+Error ExplainOnce(const Error& error, const ExplainFailure& explain) {
+  if (error.message.find("digest mismatch") != std::string::npos) return error;
+  if (auto cause = explain(error)) return *cause;
+  return error;
+}
+
 class ExplainedReader final : public EntryReader {
  public:
   ExplainedReader(std::unique_ptr<EntryReader> inner, ExplainFailure explain)
@@ -25,10 +31,9 @@ class ExplainedReader final : public EntryReader {
 
  private:
   Error Explain(Error error) {
-    if (explained_ || error.message.find("digest mismatch") != std::string::npos) return error;
+    if (explained_) return error;
     explained_ = true;  // once: a reader that failed keeps failing
-    if (auto cause = explain_(error)) return *cause;
-    return error;
+    return ExplainOnce(error, explain_);
   }
 
   std::unique_ptr<EntryReader> inner_;
@@ -38,8 +43,10 @@ class ExplainedReader final : public EntryReader {
 
 }  // namespace
 
-std::unique_ptr<EntryReader> ExplainReadFailures(std::unique_ptr<EntryReader> inner, ExplainFailure explain) {
-  return std::make_unique<ExplainedReader>(std::move(inner), std::move(explain));
+Result<std::unique_ptr<EntryReader>> ExplainReadFailures(Result<std::unique_ptr<EntryReader>> opened,
+                                                         ExplainFailure explain) {
+  if (!opened.ok()) return ExplainOnce(opened.error(), explain);
+  return std::unique_ptr<EntryReader>(std::make_unique<ExplainedReader>(std::move(*opened), std::move(explain)));
 }
 
 }  // namespace imagelint

@@ -12,7 +12,6 @@
 #include <mutex>
 #include <optional>
 #include <thread>
-#include <utility>
 #include <vector>
 
 #include "imagelint/digest.h"
@@ -345,9 +344,9 @@ class LayerEntryReader final : public EntryReader {
       return MakeError(name_, "blob has " + std::to_string(blob_->Count()) + " bytes, the manifest says " +
                                   std::to_string(layer_.size));
     }
-    const bool blob_checked = hash_blob_ || (plain_ && hash_tar_);
+    // Here verification is on, so a plain tar was hashed (on the tar side).
     std::string blob_digest = plain_ ? diff_id : blob_hash;
-    if (blob_checked && IsSha256(layer_.digest)) {
+    if ((hash_blob_ || plain_) && IsSha256(layer_.digest)) {
       if (layer_.digest != blob_digest) {
         return MakeError(name_, "blob digest mismatch: expected " + ShortDigest(layer_.digest) + ", got " +
                                     ShortDigest(blob_digest));

@@ -157,7 +157,6 @@ class StoreImageSource final : public ImageSource {
     // already in the first block, while opening): say that the blob does not
     // match its digest, which is the cause.
     auto explain = [this, index](const Error& symptom) -> std::optional<Error> {
-      if (symptom.message.find("digest mismatch") != std::string::npos) return std::nullopt;
       auto hashed = HashStoredLayer(index, StoredDigest(index));
       if (hashed.ok()) return std::nullopt;
       Error cause = hashed.error();
@@ -165,8 +164,7 @@ class StoreImageSource final : public ImageSource {
       cause.message += " (first symptom: " + symptom.message + ")";
       return cause;
     };
-    if (!reader.ok()) return explain(reader.error()).value_or(reader.error());
-    return ExplainReadFailures(std::move(*reader), explain);
+    return ExplainReadFailures(std::move(reader), explain);
   }
 
   // Hashes the stored blob (no decompression) against the digest the
