@@ -10,28 +10,8 @@ import argparse
 import json
 import os
 import subprocess
-import sys
-import time
-from concurrent.futures import ThreadPoolExecutor
 
-
-def run_measured(argv):
-    """Runs argv with stdout to /dev/null; returns (wall s, CPU s, max RSS KiB)."""
-    start = time.monotonic()
-    with open(os.devnull, "wb") as null:
-        proc = subprocess.Popen(argv, stdout=null)
-        _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.monotonic() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"{argv[0]} failed with status {status}")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
-
-
-def igzip_all(blobs, jobs):
-    start = time.monotonic()
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        results = list(pool.map(lambda blob: run_measured(["igzip", "-dc", blob]), blobs))
-    return time.monotonic() - start, sum(r[1] for r in results)
+from benchlib import igzip_all, oci_layer_blobs, run_measured
 
 
 def main():
@@ -42,13 +22,7 @@ def main():
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
 
-    index = json.load(open(os.path.join(args.image, "index.json")))
-    digest = index["manifests"][0]["digest"].split(":")[1]
-    manifest = json.load(open(os.path.join(args.image, "blobs", "sha256", digest)))
-    blobs = [os.path.join(args.image, "blobs", "sha256", layer["digest"].split(":")[1])
-             for layer in manifest["layers"]]
-    # Largest first, like imagelint's scheduler, so both sides pack the same way.
-    blobs.sort(key=os.path.getsize, reverse=True)
+    blobs = oci_layer_blobs(args.image)  # largest first, like imagelint's scheduler
     compressed = sum(os.path.getsize(b) for b in blobs)
     facts = json.loads(subprocess.check_output([args.imagelint, "facts", args.image]))
     uncompressed = sum(layer["uncompressed_size"] for layer in facts["image"]["layers"])

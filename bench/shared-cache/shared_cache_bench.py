@@ -25,13 +25,15 @@ import io
 import json
 import os
 import random
-import socket
 import subprocess
 import sys
 import tarfile
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from benchlib import free_port, start_registry  # noqa: E402
 
 
 def layer_tar(files):
@@ -118,31 +120,6 @@ def make_images(root, count, base_mib, debs):
         write_layout(directory, [bases[n % 2], app])
         images.append(directory)
     return images, 2 + count
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_registry(root):
-    """Debian's docker-registry on a free loopback port; (process, port)."""
-    port = free_port()
-    config = os.path.join(root, "registry.yml")
-    with open(config, "w") as out:
-        out.write(f"version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: {root}/registry\n"
-                  f"http:\n  addr: 127.0.0.1:{port}\n")
-    server = subprocess.Popen(["/usr/bin/docker-registry", "serve", config], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
-    for _ in range(100):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
-            return server, port
-        except OSError:
-            time.sleep(0.1)
-    server.kill()
-    sys.exit("docker-registry did not start")
 
 
 def push(images, port):

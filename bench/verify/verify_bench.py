@@ -17,25 +17,14 @@ import hashlib
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tarfile
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 
-
-def run_measured(argv, env=None):
-    """Runs argv (stdout to /dev/null); returns (wall s, CPU s, max RSS MiB) of it and its children."""
-    start = time.monotonic()
-    with open(os.devnull, "wb") as null:
-        proc = subprocess.Popen(argv, stdout=null, env=env)
-        _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.monotonic() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"{' '.join(argv)} failed with status {status}")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from benchlib import igzip_all, oci_layer_blobs, run_measured, start_registry  # noqa: E402
 
 
 def best(samples):
@@ -44,27 +33,12 @@ def best(samples):
 
 def show(name, samples, floor=None, floor_name=""):
     wall, cpu, rss = best(samples)
-    text = f"  {name}: wall {wall:.3f} s, CPU {cpu:.2f} s, peak RSS {max(s[2] for s in samples):.0f} MiB"
+    text = f"  {name}: wall {wall:.3f} s, CPU {cpu:.2f} s, peak RSS {max(s[2] for s in samples) / 1024:.0f} MiB"
     text += "  (runs: " + " ".join(f"{s[0]:.3f}" for s in samples) + ")"
     if floor:
         text += f"\n    ratio to {floor_name}: {wall / floor:.2f}x"
     print(text, flush=True)
     return wall
-
-
-def oci_blobs(layout):
-    index = json.load(open(os.path.join(layout, "index.json")))
-    digest = index["manifests"][0]["digest"].split(":")[1]
-    manifest = json.load(open(os.path.join(layout, "blobs", "sha256", digest)))
-    return [os.path.join(layout, "blobs", "sha256", layer["digest"].split(":")[1]) for layer in manifest["layers"]]
-
-
-def igzip_floor(blobs, jobs):
-    blobs = sorted(blobs, key=os.path.getsize, reverse=True)  # largest first, as imagelint
-    start = time.monotonic()
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        results = list(pool.map(lambda blob: run_measured(["igzip", "-dc", blob]), blobs))
-    return time.monotonic() - start, sum(r[1] for r in results), max(r[2] for r in results)
 
 
 def uncompressed_bytes(imagelint, image):
@@ -89,30 +63,6 @@ def largest_member_sha256(save):
     return time.monotonic() - start, time.process_time() - cpu0, 0, member.size
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_registry(work):
-    port = free_port()
-    config = os.path.join(work, "registry.yml")
-    with open(config, "w") as f:
-        f.write(f"version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: {work}/store\n"
-                f"http:\n  addr: 127.0.0.1:{port}\n")
-    proc = subprocess.Popen(["/usr/bin/docker-registry", "serve", config], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    for _ in range(100):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
-            return proc, port
-        except OSError:
-            time.sleep(0.1)
-    proc.kill()
-    sys.exit("docker-registry did not start")
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--imagelint", required=True)
@@ -131,14 +81,14 @@ def main():
     print(f"cores: {os.cpu_count()}, jobs: {args.jobs}, runs: {args.runs} (best of), "
           f"load average before: {os.getloadavg()[0]:.2f}", flush=True)
 
-    blobs = oci_blobs(oci)
+    blobs = oci_layer_blobs(oci)
     compressed = sum(os.path.getsize(b) for b in blobs)
     tar_bytes = uncompressed_bytes(imagelint, oci)
     print(f"\ngzip OCI layout {oci}: {len(blobs)} layers, {compressed / 1e9:.2f} GB gzip, "
           f"{tar_bytes / 1e9:.2f} GB uncompressed, largest blob {max(map(os.path.getsize, blobs)) / 1e9:.2f} GB")
     floor, verified, unverified, diff_ids = [], [], [], []
     for _ in range(args.runs):
-        floor.append(igzip_floor(blobs, args.jobs))
+        floor.append((*igzip_all(blobs, args.jobs), 0))
         verified.append(run_measured(facts(oci)))
         unverified.append(run_measured(facts(oci, "--no-verify")))
         diff_ids.append(run_measured(facts(oci, "--verify-diff-ids")))
@@ -201,7 +151,7 @@ def main():
     if args.big:
         big = os.path.join(args.images, "big-oci")
         big_bytes = uncompressed_bytes(imagelint, big)
-        big_blobs = oci_blobs(big)
+        big_blobs = oci_layer_blobs(big)
         print(f"\n>= 8 GB: {big}: {len(big_blobs)} layers, {sum(map(os.path.getsize, big_blobs)) / 1e9:.2f} GB gzip, "
               f"{big_bytes / 1e9:.2f} GB uncompressed")
         scans = [run_measured(facts(big)) for _ in range(max(1, args.runs - 1))]
