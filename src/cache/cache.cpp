@@ -395,44 +395,59 @@ std::string SharedKey(const std::string& key, const std::string& file) {
   return "imagelint:layer:" + key.substr(7) + ":" + file;
 }
 
-bool LayerCache::SharedGet(const std::string& layer, const std::string& file, std::vector<uint8_t>* bytes,
+bool LayerCache::SharedGet(const std::string& key, const std::string& file, std::vector<uint8_t>* bytes,
                            nlohmann::json* payload) {
   if (!shared_.store) return false;
-  auto value = shared_.store->Get(SharedKey(layer, file), kMaxFileBytes);
+  auto value = shared_.store->Get(SharedKey(key, file), kMaxFileBytes);
   if (!value.ok() || !*value) return false;  // a failing store warns through FailSoft
   if ((*value)->size() > kMaxFileBytes) {
-    SharedDiscard(layer, file, "larger than " + std::to_string(kMaxFileBytes) + " bytes");
+    SharedDiscard(key, file, "larger than " + std::to_string(kMaxFileBytes) + " bytes");
     return false;
   }
-  if (!DecodeCacheBytes(**value, SharedKey(layer, file), payload)) {
-    SharedDiscard(layer, file, "not an imagelint cache value (bad header, checksum or encoding)");
+  if (!DecodeCacheBytes(**value, SharedKey(key, file), payload)) {
+    SharedDiscard(key, file, "not an imagelint cache value (bad header, checksum or encoding)");
     return false;
   }
   *bytes = std::move(**value);
   return true;
 }
 
-void LayerCache::SharedDiscard(const std::string& layer, const std::string& file, const std::string& why) {
+void LayerCache::SharedDiscard(const std::string& key, const std::string& file, const std::string& why) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stats_.shared_discarded++;
   }
   if (shared_.note)
-    shared_.note("shared cache (" + shared_.store->Name() + "): ignored the value of " + SharedKey(layer, file) +
+    shared_.note("shared cache (" + shared_.store->Name() + "): ignored the value of " + SharedKey(key, file) +
                  ": " + why + "; the layer is read locally");
 }
 
 std::optional<LayerResult> LayerCache::Lookup(const LayerRef& layer, const std::vector<FileAnalyzer*>& analyzers,
                                               std::vector<FileAnalyzer*>* missing, bool* from_shared) {
+  // A whole entry under either key wins over a partial one: a partial hit
+  // is rescanned and stored under the digest the rescan checked, which may
+  // be the other key, and must then be found there next time.
+  std::optional<LayerResult> partial;
+  std::vector<FileAnalyzer*> partial_missing;
+  bool partial_shared = false;
   for (const std::string& key : LookupKeys(layer)) {
     std::vector<FileAnalyzer*> missing_here;
-    auto found = LookupAt(key, layer, analyzers, &missing_here, from_shared);
+    bool shared_here = false;
+    auto found = LookupAt(key, layer, analyzers, &missing_here, &shared_here);
     if (!found) continue;
-    if (missing) missing->insert(missing->end(), missing_here.begin(), missing_here.end());
-    return found;
+    if (missing_here.empty()) {
+      if (from_shared) *from_shared = shared_here;
+      return found;
+    }
+    if (!partial) {
+      partial = std::move(found);
+      partial_missing = std::move(missing_here);
+      partial_shared = shared_here;
+    }
   }
-  if (from_shared) *from_shared = false;
-  return std::nullopt;
+  if (from_shared) *from_shared = partial_shared;
+  if (partial && missing) missing->insert(missing->end(), partial_missing.begin(), partial_missing.end());
+  return partial;
 }
 
 std::optional<LayerResult> LayerCache::LookupAt(const std::string& key, const LayerRef& layer,

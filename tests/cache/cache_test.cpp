@@ -621,3 +621,27 @@ TEST_CASE("a compressed layer is filed under the digest its scan checked") {
     CHECK(stats.misses == (verify_diff_ids ? 3u + 1u : 3u + 3u));
   }
 }
+
+TEST_CASE("a partial hit under the diff ID is completed under the blob digest and found there next time") {
+  // A docker save files its layers under diff IDs; a later analyzer version
+  // makes those entries partial for the OCI layout of the same layers, whose
+  // rescan checks (and files under) the blob digest of a compressed layer.
+  TempDir dir;
+  WriteImage(CacheImage("one"), ImageKind::kDockerArchive, dir / "a.tar");
+  WriteImage(CacheImage("one"), ImageKind::kOciLayout, dir / "b");
+  auto cache = LayerCache::Open((dir / "cache").string());
+  REQUIRE(cache.ok());
+  ProbeAnalyzer old_probe("probe", 1);
+  ProbeAnalyzer new_probe("probe", 2);
+  auto a = Open(dir / "a.tar");
+  ScanWith(*a, **cache, {&old_probe});
+  auto b = Open(dir / "b");
+  ScanWith(*b, **cache, {&new_probe});
+  CHECK((*cache)->Stats().partial == 3);  // every layer: its new analyzer's facts are missing
+  auto again = Open(dir / "b");
+  ScanWith(*again, **cache, {&new_probe});
+  // Whole hits: the plain layer completed in place, the two compressed ones
+  // under their blob digests (not the partial diff-ID entries again).
+  CHECK((*cache)->Stats().partial == 3);
+  CHECK((*cache)->Stats().hits == 3);
+}
