@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "common/io_buffer.h"
 #include "scan/streams.h"
 #include "imagelint/scan.h"
 
@@ -33,7 +34,7 @@ class GzipStream final : public ByteStream {
     if (buffer.empty() || done_) return size_t{0};
     for (;;) {
       if (state_.avail_in == 0 && !input_eof_) {
-        auto n = input_->Read(in_);
+        auto n = input_->Read(in_.span());
         if (!n.ok()) return n.error();
         if (*n == 0) {
           input_eof_ = true;
@@ -96,7 +97,7 @@ class GzipStream final : public ByteStream {
 
   std::unique_ptr<ByteStream> input_;
   uint64_t limit_;
-  std::vector<uint8_t> in_;
+  IoBuffer in_;
   inflate_state state_{};
   bool input_eof_ = false;
   bool done_ = false;
@@ -118,7 +119,7 @@ class ZstdStream final : public ByteStream {
     if (buffer.empty() || done_) return size_t{0};
     for (;;) {
       if (zin_.pos == zin_.size && !input_eof_) {
-        auto n = input_->Read(in_);
+        auto n = input_->Read(in_.span());
         if (!n.ok()) return n.error();
         consumed_before_ += zin_.size;
         if (*n == 0) {
@@ -152,7 +153,7 @@ class ZstdStream final : public ByteStream {
  private:
   std::unique_ptr<ByteStream> input_;
   uint64_t limit_;
-  std::vector<uint8_t> in_;
+  IoBuffer in_;
   ZSTD_DCtx* context_;
   ZSTD_inBuffer zin_{nullptr, 0, 0};
   bool input_eof_ = false;

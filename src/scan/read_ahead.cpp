@@ -6,6 +6,7 @@
 #include <optional>
 #include <thread>
 
+#include "common/io_buffer.h"
 #include "scan/streams.h"
 
 namespace imagelint {
@@ -58,7 +59,7 @@ class ReadAheadStream final : public ByteStream {
   static constexpr size_t kSlots = 8;
   static constexpr uint64_t kRecheckEvery = 16;
   struct Chunk {
-    std::vector<uint8_t> bytes = std::vector<uint8_t>(kChunkBytes);
+    IoBuffer bytes{kChunkBytes};
     size_t size = 0;
   };
 
@@ -88,7 +89,7 @@ class ReadAheadStream final : public ByteStream {
         free_.pop_back();
       }
       // A short read is fine: the chunk goes out as it is.
-      auto n = input_->Read(chunk->bytes);
+      auto n = input_->Read(chunk->bytes.span());
       std::lock_guard<std::mutex> lock(mutex_);
       if (!n.ok() || *n == 0) {
         if (!n.ok()) error_ = n.error();

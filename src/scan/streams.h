@@ -37,7 +37,8 @@ class PeekStream final : public ByteStream {
 // Reads `input` on a thread of its own once `start_now()` says a core is
 // free (asked again every few reads until it does): decompressing one
 // layer then runs beside parsing and analysing it, which is what lets one
-// big layer use two cores. Bounded: at most 8 chunks of 512 KiB ahead.
+// big layer use two cores; reading and hashing a big blob runs beside
+// inflating it. Bounded: at most 8 page-aligned chunks of 512 KiB ahead.
 // Before the thread starts, and with `start_now` null, reads pass through.
 std::unique_ptr<ByteStream> ReadAhead(std::unique_ptr<ByteStream> input, bool (*start_now)());
 
