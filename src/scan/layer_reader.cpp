@@ -347,27 +347,29 @@ class LayerEntryReader final : public EntryReader {
 
   static la_ssize_t ReadCallback(struct archive* archive, void* client, const void** out) {
     auto* self = static_cast<LayerEntryReader*>(client);
-    auto n = self->tar_->Read(self->buffer_.span());
-    if (!n.ok()) {
-      self->callback_error_ = n.error();
-      archive_set_error(archive, EIO, "%s", n.error().message.c_str());
+    // libarchive keeps the block only until its next call here, which is as
+    // long as a read-ahead chunk's view lives: it parses the chunk in place.
+    auto view = self->tar_->ReadView(self->buffer_.span());
+    if (!view.ok()) {
+      self->callback_error_ = view.error();
+      archive_set_error(archive, EIO, "%s", view.error().message.c_str());
       return ARCHIVE_FATAL;
     }
-    if (self->plan_.tar) self->hasher_->Update(kTarBytes, self->buffer_.first(*n));
-    self->tar_bytes_ += *n;
-    *out = self->buffer_.data();
-    return static_cast<la_ssize_t>(*n);
+    if (self->plan_.tar) self->hasher_->Update(kTarBytes, *view);
+    self->tar_bytes_ += view->size();
+    *out = view->data();
+    return static_cast<la_ssize_t>(view->size());
   }
 
   // End of the tar: read what follows the end-of-archive blocks so that both
   // digests cover every byte, then compare.
   Status Finish() {
     for (;;) {
-      auto n = tar_->Read(buffer_.span());
-      if (!n.ok()) return n.error();
-      if (*n == 0) break;
-      if (plan_.tar) hasher_->Update(kTarBytes, buffer_.first(*n));
-      tar_bytes_ += *n;
+      auto view = tar_->ReadView(buffer_.span());
+      if (!view.ok()) return view.error();
+      if (view->empty()) break;
+      if (plan_.tar) hasher_->Update(kTarBytes, *view);
+      tar_bytes_ += view->size();
     }
     finished_ = true;
     if (!options_.verify) return OkStatus();

@@ -25,6 +25,7 @@ class PeekStream final : public ByteStream {
   static Result<std::unique_ptr<PeekStream>> Open(std::unique_ptr<ByteStream> input, size_t want);
   std::span<const uint8_t> Head() const { return head_; }
   Result<size_t> Read(std::span<uint8_t> buffer) override;
+  Result<std::span<const uint8_t>> ReadView(std::span<uint8_t> scratch) override;
   std::string Name() const override { return input_->Name(); }
 
  private:
