@@ -297,9 +297,12 @@ struct RuleFileLimits {
 };
 
 // Parses one rule file's text ("rules:" list). `file` names it in errors.
+// With a `cache_dir`, a text that once passed the YAML limit check (aliases,
+// depth) is not checked again (common/yaml.h YamlCheckMemo).
 Result<std::vector<Rule>> ParseRuleFile(std::string_view text, const std::string& file,
-                                        const RuleFileLimits& limits = {});
-Result<std::vector<Rule>> LoadRuleFile(const std::string& path, const RuleFileLimits& limits = {});
+                                        const RuleFileLimits& limits = {}, const std::string& cache_dir = "");
+Result<std::vector<Rule>> LoadRuleFile(const std::string& path, const RuleFileLimits& limits = {},
+                                       const std::string& cache_dir = "");
 
 // Directory of the built-in rule files of a data directory (a checkout, or an
 // installed share/imagelint): <data_dir>/rules. The caller decides the data
@@ -307,6 +310,6 @@ Result<std::vector<Rule>> LoadRuleFile(const std::string& path, const RuleFileLi
 std::string BuiltinRulesDir(const std::filesystem::path& data_dir);
 // Built-in rules (every <builtin_dir>/*.yaml, sorted) plus `extra_files` in order.
 Result<RuleSet> LoadRuleSet(const std::filesystem::path& builtin_dir,
-                            const std::vector<std::string>& extra_files = {});
+                            const std::vector<std::string>& extra_files = {}, const std::string& cache_dir = "");
 
 }  // namespace imagelint::rules

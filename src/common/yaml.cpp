@@ -1,5 +1,8 @@
 #include "common/yaml.h"
 
+#include "common/sealed_file.h"
+#include "imagelint/digest.h"
+
 #include <sstream>
 #include <unordered_map>
 #include <vector>
@@ -126,8 +129,37 @@ Status CheckYamlLimits(std::string_view text, const std::string& file, const Yam
   return OkStatus();
 }
 
-Result<YAML::Node> LoadYaml(std::string_view text, const std::string& file, const YamlLimits& limits) {
+namespace {
+
+// Bump when the check changes what it refuses: earlier passes then miss.
+constexpr std::string_view kCheckVersion = "imagelint yaml limit check 1";
+
+std::filesystem::path PassRecord(const YamlCheckMemo& memo, std::string_view text, const YamlLimits& limits) {
+  const std::string header = std::string(kCheckVersion) + "\n" + std::to_string(limits.max_aliases) + " " +
+                             std::to_string(limits.max_alias_nodes) + " " + std::to_string(limits.max_alias_bytes) +
+                             " " + std::to_string(limits.max_depth) + "\n";
+  Sha256 hash;
+  hash.Update({reinterpret_cast<const uint8_t*>(header.data()), header.size()});
+  hash.Update({reinterpret_cast<const uint8_t*>(text.data()), text.size()});
+  return memo.dir / "checked-yaml" / hash.FinishDigest().substr(7);
+}
+
+Status CheckYamlLimitsOnce(std::string_view text, const std::string& file, const YamlLimits& limits,
+                           const YamlCheckMemo& memo) {
+  if (memo.dir.empty()) return CheckYamlLimits(text, file, limits);
+  const std::filesystem::path record = PassRecord(memo, text, limits);
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(record, ec)) return OkStatus();
   IMAGELINT_TRY(CheckYamlLimits(text, file, limits));
+  (void)WriteFileAtomically(record, {});  // a failed write costs the next run the check
+  return OkStatus();
+}
+
+}  // namespace
+
+Result<YAML::Node> LoadYaml(std::string_view text, const std::string& file, const YamlLimits& limits,
+                            const YamlCheckMemo& memo) {
+  IMAGELINT_TRY(CheckYamlLimitsOnce(text, file, limits, memo));
   try {
     return YAML::Load(std::string(text));
   } catch (const YAML::Exception& e) {

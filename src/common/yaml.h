@@ -22,6 +22,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,9 +40,20 @@ struct YamlLimits {
   int max_depth = 64;                    // nested sequences / mappings
 };
 
+// Where the limit check may remember texts that passed it: a cache directory
+// (files under <dir>/checked-yaml/). The check is a function of the text and
+// the limits alone, and both are in the name of the file that records a
+// pass, so a file read on every run (the rule file: the pre-pass is half of
+// its parse) is checked once, and an edited or different text is checked
+// again. An empty dir remembers nothing.
+struct YamlCheckMemo {
+  std::filesystem::path dir;
+};
+
 // Parses the first document of `text` (an empty text is a null node).
 // Errors: YAML syntax (line:column of `file`), and the limits above.
-Result<YAML::Node> LoadYaml(std::string_view text, const std::string& file, const YamlLimits& limits = {});
+Result<YAML::Node> LoadYaml(std::string_view text, const std::string& file, const YamlLimits& limits = {},
+                            const YamlCheckMemo& memo = {});
 
 // Every document of a `---`-separated stream, the limits counted over all
 // of them together.

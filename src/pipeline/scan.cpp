@@ -303,7 +303,8 @@ Result<ScanResult> Scan(const ScanRequest& request, const Context& context) {
     if (!loaded.ok()) return loaded.error();
     result.fleet = std::move(*loaded);
   }
-  auto rule_set = rules::LoadRuleSet(context.rules_dir, request.rule_files);
+  auto rule_set =
+      rules::LoadRuleSet(context.rules_dir, request.rule_files, request.read.use_cache ? context.cache_dir : "");
   if (!rule_set.ok()) return rule_set.error();
   IMAGELINT_TRY(rule_set->ApplyOverrides(request.overrides));
   const std::vector<rules::RuleInfo> known_rules = rule_set->List();

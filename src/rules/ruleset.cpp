@@ -98,8 +98,8 @@ namespace {
 
 class RuleFileReader {
  public:
-  RuleFileReader(std::string_view text, std::string file, const RuleFileLimits& limits)
-      : text_(text), file_(std::move(file)), limits_(limits) {
+  RuleFileReader(std::string_view text, std::string file, const RuleFileLimits& limits, YamlCheckMemo memo)
+      : text_(text), file_(std::move(file)), limits_(limits), memo_(std::move(memo)) {
     size_t start = 0;
     while (start <= text_.size()) {
       size_t end = text_.find('\n', start);
@@ -113,7 +113,7 @@ class RuleFileReader {
   Result<std::vector<Rule>> Read() {
     if (text_.size() > limits_.max_file_bytes)
       return MakeError(file_, "rule file larger than " + std::to_string(limits_.max_file_bytes) + " bytes");
-    auto loaded = LoadYaml(text_, file_);
+    auto loaded = LoadYaml(text_, file_, {}, memo_);
     if (!loaded.ok()) return loaded.error();
     YAML::Node root = std::move(*loaded);
     std::vector<Rule> rules;
@@ -388,18 +388,20 @@ class RuleFileReader {
   std::string_view text_;
   std::string file_;
   RuleFileLimits limits_;
+  YamlCheckMemo memo_;
   std::vector<std::string_view> lines_;
 };
 
 }  // namespace
 
 Result<std::vector<Rule>> ParseRuleFile(std::string_view text, const std::string& file,
-                                        const RuleFileLimits& limits) {
-  RuleFileReader reader(text, file, limits);
+                                        const RuleFileLimits& limits, const std::string& cache_dir) {
+  RuleFileReader reader(text, file, limits, YamlCheckMemo{cache_dir});
   return reader.Read();
 }
 
-Result<std::vector<Rule>> LoadRuleFile(const std::string& path, const RuleFileLimits& limits) {
+Result<std::vector<Rule>> LoadRuleFile(const std::string& path, const RuleFileLimits& limits,
+                                       const std::string& cache_dir) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) return MakeError(path, "no such rule file");
   auto size = std::filesystem::file_size(path, ec);
@@ -410,12 +412,13 @@ Result<std::vector<Rule>> LoadRuleFile(const std::string& path, const RuleFileLi
   if (!in) return MakeError(path, "cannot open rule file");
   std::ostringstream buffer;
   buffer << in.rdbuf();
-  return ParseRuleFile(buffer.str(), path, limits);
+  return ParseRuleFile(buffer.str(), path, limits, cache_dir);
 }
 
 std::string BuiltinRulesDir(const std::filesystem::path& data_dir) { return (data_dir / "rules").string(); }
 
-Result<RuleSet> LoadRuleSet(const std::filesystem::path& builtin_dir, const std::vector<std::string>& extra_files) {
+Result<RuleSet> LoadRuleSet(const std::filesystem::path& builtin_dir, const std::vector<std::string>& extra_files,
+                            const std::string& cache_dir) {
   RuleSet set;
   std::vector<std::string> files;
   std::error_code ec;
@@ -428,7 +431,7 @@ Result<RuleSet> LoadRuleSet(const std::filesystem::path& builtin_dir, const std:
   if (files.empty()) return MakeError(dir, "no built-in rule files (*.yaml)");
   files.insert(files.end(), extra_files.begin(), extra_files.end());
   for (const auto& file : files) {
-    auto rules = LoadRuleFile(file);
+    auto rules = LoadRuleFile(file, {}, cache_dir);
     if (!rules.ok()) return rules.error();
     IMAGELINT_TRY(set.Add(std::move(*rules)));
   }

@@ -7,6 +7,7 @@
 #include "common/json.h"
 #include "common/yaml.h"
 #include "imagelint/stream.h"
+#include "support/test_support.h"
 
 using namespace imagelint;
 
@@ -144,6 +145,44 @@ TEST_CASE("LoadYaml: syntax errors, alias expansion limits, cycles and depth") {
   auto nested = LoadYaml(deep, "f.yaml");
   REQUIRE_FALSE(nested.ok());
   CHECK(nested.error().message == "nested deeper than 64 levels");
+}
+
+TEST_CASE("LoadYaml with a memo: a text that passed the limit check is recorded; failures and other limits are not") {
+  testing::TempDir cache;
+  const YamlCheckMemo memo{cache.path()};
+  const auto records = [&] {
+    size_t n = 0;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(cache / "checked-yaml", ec)) n += entry.is_regular_file();
+    return n;
+  };
+  std::string many = "a: &a 1\nl: [";
+  for (int i = 0; i < 20; ++i) many += "*a, ";
+  many += "*a]\n";
+  REQUIRE(LoadYaml(many, "f.yaml", {}, memo).ok());
+  CHECK(records() == 1);
+  REQUIRE(LoadYaml(many, "f.yaml", {}, memo).ok());  // served by the record
+  CHECK(records() == 1);
+
+  // The limits are part of the record's name: stricter limits check again.
+  YamlLimits strict;
+  strict.max_aliases = 10;
+  auto count = LoadYaml(many, "f.yaml", strict, memo);
+  REQUIRE_FALSE(count.ok());
+  CHECK(count.error().message == "more than 10 aliases");
+  CHECK(records() == 1);
+
+  // A text that fails is never recorded, so it fails every time.
+  for (int run = 0; run < 2; ++run) {
+    auto cycle = LoadYaml("a: &a [1, *a]\n", "f.yaml", {}, memo);
+    REQUIRE_FALSE(cycle.ok());
+    CHECK(cycle.error().message.find("cycle") != std::string::npos);
+  }
+  CHECK(records() == 1);
+
+  // One changed byte is another text.
+  REQUIRE(LoadYaml(many + "b: 2\n", "f.yaml", {}, memo).ok());
+  CHECK(records() == 2);
 }
 
 TEST_CASE("an empty memory stream reads as the end, without touching its null buffer") {
