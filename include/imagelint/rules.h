@@ -58,7 +58,18 @@ std::optional<int> CompareVersionStrings(std::string_view a, std::string_view b)
 // Arguments arrive evaluated. Unless accepts_unknown is set, a call with an
 // unknown argument is not made and yields unknown; unless accepts_null is
 // set, the same holds for a JSON null argument (an absent fact).
-using FunctionImpl = std::function<Result<Value>(const std::vector<Value>& args)>;
+//
+// An argument is read where it lies: `libcuda(facts, pool)` hands the function
+// the facts themselves, not a copy (the evaluator copied the whole facts
+// document for every such call: a tenth of a Dockerfile check, far more for
+// an image with thousands of files). Valid for the call only.
+struct Argument {
+  bool unknown = false;
+  const nlohmann::json& json;  // null when unknown
+  Value ToValue() const { return unknown ? Value::Unknown() : Value::Of(json); }
+};
+using Arguments = std::vector<Argument>;
+using FunctionImpl = std::function<Result<Value>(const Arguments& args)>;
 
 struct FunctionSpec {
   std::string name;

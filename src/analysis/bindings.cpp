@@ -9,6 +9,7 @@
 namespace imagelint::analysis {
 
 using nlohmann::json;
+using rules::Arguments;
 using rules::FunctionRegistry;
 using rules::FunctionSpec;
 using rules::Value;
@@ -55,7 +56,7 @@ Result<Pool> PoolFromJson(const json& j) {
   return pool;
 }
 
-Result<std::string> Str(const std::vector<Value>& args, size_t index) {
+Result<std::string> Str(const Arguments& args, size_t index) {
   if (!args[index].json.is_string()) return ArgError("argument " + std::to_string(index + 1) + " must be a string");
   return args[index].json.get<std::string>();
 }
@@ -102,7 +103,7 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
   // ---- requirement check and launch path (container start)
   Add(r, "start_check", 2, 2,
       "start_check(facts, pool): the NVIDIA runtime's start check (requirements, launch path)",
-      [k](const std::vector<Value>& a) -> Result<Value> {
+      [k](const Arguments& a) -> Result<Value> {
         auto pool = PoolFromJson(a[1].json);
         if (!pool.ok()) return pool.error();
         nvidia::StartCheck check = nvidia::CheckStart(a[0].json, *pool, *k);
@@ -116,14 +117,14 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
                               {"launch_path", LaunchPathJson(check.path)}});
       });
   Add(r, "launch_path", 1, 1, "launch_path(pool): how the pool's runtime starts GPU containers",
-      [k](const std::vector<Value>& a) -> Result<Value> {
+      [k](const Arguments& a) -> Result<Value> {
         auto pool = PoolFromJson(a[0].json);
         if (!pool.ok()) return pool.error();
         return Value::Of(LaunchPathJson(nvidia::ResolveLaunchPath(*pool, *k)));
       });
   Add(r, "evaluate_requirement", 5, 5,
       "evaluate_requirement(text, cuda, driver, arch, brand): libnvidia-container's C evaluator on one device",
-      [](const std::vector<Value>& a) -> Result<Value> {
+      [](const Arguments& a) -> Result<Value> {
         for (size_t i = 0; i < 5; ++i) {
           if (!a[i].json.is_string()) return ArgError("arguments must be strings");
         }
@@ -140,14 +141,14 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
 
   // ---- which libcuda a process loads, and whether cuInit succeeds
   Add(r, "libcuda", 2, 2, "libcuda(facts, pool): the libcuda.so.1 a CUDA process loads on this pool",
-      [k](const std::vector<Value>& a) -> Result<Value> {
+      [k](const Arguments& a) -> Result<Value> {
         auto pool = PoolFromJson(a[1].json);
         if (!pool.ok()) return pool.error();
         return Value::Of(SelectionJson(nvidia::SelectLibcuda(a[0].json, *pool, *k)));
       });
   Add(r, "driver_compat", 3, 3,
       "driver_compat(facts, runtime_version, pool): cuInit and runtime/driver compatibility ('' = cuInit only)",
-      [k](const std::vector<Value>& a) -> Result<Value> {
+      [k](const Arguments& a) -> Result<Value> {
         auto version = a[1].json.is_null() ? Result<std::string>(std::string()) : Str(a, 1);
         if (!version.ok()) return version.error();
         auto pool = PoolFromJson(a[2].json);
@@ -174,14 +175,14 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
       });
   Add(r, "forward_compat_eligible", 1, 1,
       "forward_compat_eligible(pool): whether the pool's GPU supports forward compatibility (unknown if not known)",
-      [k](const std::vector<Value>& a) -> Result<Value> {
+      [k](const Arguments& a) -> Result<Value> {
         auto pool = PoolFromJson(a[0].json);
         if (!pool.ok()) return pool.error();
         return OptionalValue(nvidia::ForwardCompatEligible(*pool, *k));
       });
   Add(r, "compat_supports_branch", 2, 2,
       "compat_supports_branch(cuda_major_minor, branch): the forward-compat matrix (unknown without a row)",
-      [k](const std::vector<Value>& a) -> Result<Value> {
+      [k](const Arguments& a) -> Result<Value> {
         auto cuda = Str(a, 0);
         if (!cuda.ok()) return cuda.error();
         if (!a[1].json.is_number_integer()) return ArgError("the branch must be a number (460)");
@@ -189,7 +190,7 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
       });
   Add(r, "compat_would_be_used", 3, 4,
       "compat_would_be_used(mechanism, compat_version, host_driver[, note]): the toolkit's compat decision",
-      [](const std::vector<Value>& a) -> Result<Value> {
+      [](const Arguments& a) -> Result<Value> {
         auto mechanism = Str(a, 0), compat = Str(a, 1), host = Str(a, 2);
         if (!mechanism.ok()) return mechanism.error();
         if (!compat.ok()) return compat.error();
@@ -201,7 +202,7 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
   // ---- kernels vs GPU
   Add(r, "kernels", 3, 3,
       "kernels(binary, compute_capability, jit_driver): whether a binary has a kernel image for the GPU",
-      [k](const std::vector<Value>& a) -> Result<Value> {
+      [k](const Arguments& a) -> Result<Value> {
         auto cc = Str(a, 1), driver = Str(a, 2);
         if (!cc.ok()) return cc.error();
         if (!driver.ok()) return driver.error();
@@ -214,33 +215,33 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
                               {"error_name", coverage.error_name},
                               {"message", coverage.message}});
       });
-  Add(r, "sass_runs_on", 2, 2, "sass_runs_on(sass, compute_capability)", [k](const std::vector<Value>& a) -> Result<Value> {
+  Add(r, "sass_runs_on", 2, 2, "sass_runs_on(sass, compute_capability)", [k](const Arguments& a) -> Result<Value> {
     auto sass = Str(a, 0), cc = Str(a, 1);
     if (!sass.ok()) return sass.error();
     if (!cc.ok()) return cc.error();
     return Value::Of(nvidia::SassRunsOn(*sass, *cc, *k));
   });
-  Add(r, "ptx_targets_cc", 2, 2, "ptx_targets_cc(arch, compute_capability)", [](const std::vector<Value>& a) -> Result<Value> {
+  Add(r, "ptx_targets_cc", 2, 2, "ptx_targets_cc(arch, compute_capability)", [](const Arguments& a) -> Result<Value> {
     auto arch = Str(a, 0), cc = Str(a, 1);
     if (!arch.ok()) return arch.error();
     if (!cc.ok()) return cc.error();
     return Value::Of(nvidia::PtxTargetsCc(*arch, *cc));
   });
   Add(r, "max_ptx_isa", 1, 1, "max_ptx_isa(driver): newest PTX ISA the driver JIT-compiles (unknown if not known)",
-      [k](const std::vector<Value>& a) -> Result<Value> {
+      [k](const Arguments& a) -> Result<Value> {
         auto driver = Str(a, 0);
         if (!driver.ok()) return driver.error();
         return OptionalValue(nvidia::MaxPtxIsaForDriver(*driver, *k));
       });
   Add(r, "ptx_isa_cuda", 1, 1, "ptx_isa_cuda(isa): CUDA release that introduced a PTX ISA",
-      [k](const std::vector<Value>& a) -> Result<Value> {
+      [k](const Arguments& a) -> Result<Value> {
         auto isa = Str(a, 0);
         if (!isa.ok()) return isa.error();
         return OptionalValue(nvidia::PtxIsaCudaVersion(*isa, *k));
       });
   Add(r, "arch_supported", 2, 2,
       "arch_supported(compute_capability, driver): whether the driver branch still supports the GPU architecture",
-      [k](const std::vector<Value>& a) -> Result<Value> {
+      [k](const Arguments& a) -> Result<Value> {
         auto cc = Str(a, 0), driver = Str(a, 1);
         if (!cc.ok()) return cc.error();
         if (!driver.ok()) return driver.error();
@@ -248,14 +249,14 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
       });
 
   // ---- versions and table lookups
-  Add(r, "driver_branch", 1, 1, "driver_branch(driver): 460 for \"460.67\"", [](const std::vector<Value>& a) -> Result<Value> {
+  Add(r, "driver_branch", 1, 1, "driver_branch(driver): 460 for \"460.67\"", [](const Arguments& a) -> Result<Value> {
     auto driver = Str(a, 0);
     if (!driver.ok()) return driver.error();
     auto branch = nvidia::DriverBranch(*driver);
     return branch ? Value::Of(*branch) : Value::Of(nullptr);
   });
   Add(r, "host_cuda", 1, 1, "host_cuda(driver): the CUDA version a driver supports natively (nvidia-smi's)",
-      [k](const std::vector<Value>& a) -> Result<Value> {
+      [k](const Arguments& a) -> Result<Value> {
         auto driver = Str(a, 0);
         if (!driver.ok()) return driver.error();
         auto branch = nvidia::DriverBranch(*driver);
@@ -264,42 +265,42 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
       });
   Add(r, "nvidia_version_compare", 2, 2,
       "nvidia_version_compare(a, b): libnvidia-container's numeric comparison (-1/0/1; unknown if not versions)",
-      [](const std::vector<Value>& a) -> Result<Value> {
+      [](const Arguments& a) -> Result<Value> {
         auto x = Str(a, 0), y = Str(a, 1);
         if (!x.ok()) return x.error();
         if (!y.ok()) return y.error();
         auto order = nvidia::CompareVersions(*x, *y);
         return order ? Value::Of(*order) : Value::Unknown();
       });
-  Add(r, "error_name", 1, 1, "error_name(code): CUDA error name", [k](const std::vector<Value>& a) -> Result<Value> {
+  Add(r, "error_name", 1, 1, "error_name(code): CUDA error name", [k](const Arguments& a) -> Result<Value> {
     if (!a[0].json.is_number_integer()) return ArgError("the code must be a number");
     return Value::Of(nvidia::ErrorName(a[0].json.get<int>(), *k));
   });
   Add(r, "toolkit_release", 1, 1, "toolkit_release(version): the CUDA toolkit row (null if unknown)",
-      [k](const std::vector<Value>& a) -> Result<Value> {
+      [k](const Arguments& a) -> Result<Value> {
         auto version = Str(a, 0);
         if (!version.ok()) return version.error();
         return Row(k->FindToolkit(*version));
       });
   Add(r, "minor_floor", 1, 1, "minor_floor(cuda_major): minor-version compatibility row (null if none)",
-      [k](const std::vector<Value>& a) -> Result<Value> {
+      [k](const Arguments& a) -> Result<Value> {
         if (!a[0].json.is_number_integer()) return ArgError("the CUDA major must be a number");
         return Row(k->FindMinorFloor(a[0].json.get<int>()));
       });
   Add(r, "architecture", 1, 1, "architecture(compute_capability): architecture row (null if unknown)",
-      [k](const std::vector<Value>& a) -> Result<Value> {
+      [k](const Arguments& a) -> Result<Value> {
         auto cc = Str(a, 0);
         if (!cc.ok()) return cc.error();
         return Row(k->FindArchitecture(*cc));
       });
   Add(r, "gpu", 1, 1, "gpu(product): GPU row by nvidia-smi name (null if unknown)",
-      [k](const std::vector<Value>& a) -> Result<Value> {
+      [k](const Arguments& a) -> Result<Value> {
         auto product = Str(a, 0);
         if (!product.ok()) return product.error();
         return Row(k->FindGpu(*product));
       });
   Add(r, "driver_branch_info", 1, 1, "driver_branch_info(branch): driver branch row (null if unknown)",
-      [k](const std::vector<Value>& a) -> Result<Value> {
+      [k](const Arguments& a) -> Result<Value> {
         if (!a[0].json.is_number_integer()) return ArgError("the branch must be a number");
         return Row(k->FindBranch(a[0].json.get<int>()));
       });

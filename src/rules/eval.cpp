@@ -113,18 +113,34 @@ class Evaluator {
     if (node.negated) return Value::Unknown();  // the `unknown` literal
     auto found = Variable(node);
     if (!found.ok()) return found.error();
-    return **found;
+    return found->ToValue();
   }
 
   // The value bound to a variable: a quantifier's element, else the
   // environment's (an unknown one is a missing fact).
-  Result<const Value*> Variable(const Node& node) {
+  Result<Argument> Variable(const Node& node) {
     for (auto it = bound_.rbegin(); it != bound_.rend(); ++it)
-      if (it->first == node.name) return it->second;
+      if (*it->first == node.name) return Argument{false, *it->second};
     const Value* found = env_.Find(node.name);
     if (found == nullptr) return Fail(node, "unknown variable '" + node.name + "'");
     if (found->unknown) Missing(node.name);
-    return found;
+    return Argument{found->unknown, found->json};
+  }
+
+  // The value of `node` without copying it where it lies (a path: a variable
+  // or a chain of fields over one); anything else is evaluated into `slot`,
+  // which must outlive the result.
+  Result<Argument> Operand(const Node& node, Value& slot) {
+    if (IsPath(node)) {
+      auto at = PathOf(node);
+      if (!at.ok()) return at.error();
+      if (*at == nullptr) return Argument{true, slot.json};  // slot.json is null
+      return Argument{false, **at};
+    }
+    auto value = Eval(node);
+    if (!value.ok()) return value.error();
+    slot = std::move(*value);
+    return Argument{slot.unknown, slot.json};
   }
 
   // `cuda.runtimes`, `facts.image.env`: a chain of fields over a variable is
@@ -139,7 +155,7 @@ class Evaluator {
     if (node.kind == NodeKind::kVariable) {
       auto found = Variable(node);
       if (!found.ok()) return found.error();
-      return (*found)->unknown ? nullptr : &(*found)->json;
+      return found->unknown ? nullptr : &found->json;
     }
     auto base = PathOf(*node.children[0]);
     if (!base.ok() || *base == nullptr) return base;
@@ -152,8 +168,10 @@ class Evaluator {
       if (!at.ok()) return at.error();
       return *at == nullptr ? Value::Unknown() : Value::Of(**at);
     }
-    auto base = Eval(*node.children[0]);
-    if (!base.ok() || base->unknown) return base;
+    Value slot;
+    auto base = Operand(*node.children[0], slot);
+    if (!base.ok()) return base.error();
+    if (base->unknown) return Value::Unknown();
     return Member(node, base->json, node.name);
   }
 
@@ -183,8 +201,10 @@ class Evaluator {
   }
 
   Result<Value> Index(const Node& node) {
-    auto base = Eval(*node.children[0]);
-    if (!base.ok() || base->unknown) return base;
+    Value base_slot;
+    auto base = Operand(*node.children[0], base_slot);
+    if (!base.ok()) return base.error();
+    if (base->unknown) return Value::Unknown();
     auto key = Eval(*node.children[1]);
     if (!key.ok() || key->unknown) return key;
     if (key->json.is_string()) return Member(node, base->json, key->json.get<std::string>());
@@ -230,10 +250,11 @@ class Evaluator {
   // unknown operand is the result, else `apply(left, right)`.
   template <typename Apply>
   Result<Value> Binary(const Node& node, Apply apply) {
-    auto left = Eval(*node.children[0]);
-    if (!left.ok()) return left;
-    auto right = Eval(*node.children[1]);
-    if (!right.ok()) return right;
+    Value left_slot, right_slot;
+    auto left = Operand(*node.children[0], left_slot);
+    if (!left.ok()) return left.error();
+    auto right = Operand(*node.children[1], right_slot);
+    if (!right.ok()) return right.error();
     if (left->unknown || right->unknown) return Value::Unknown();
     return apply(left->json, right->json);
   }
@@ -319,23 +340,19 @@ class Evaluator {
   }
 
   Result<Value> Quantifier(const Node& node) {
-    auto list = Eval(*node.children[0]);
-    if (!list.ok() || list->unknown) return list;
+    Value slot;
+    auto list = Operand(*node.children[0], slot);
+    if (!list.ok()) return list.error();
+    if (list->unknown) return Value::Unknown();
     const std::string& kind = node.name;
-    nlohmann::json items = list->json.is_null() ? nlohmann::json::array() : list->json;
-    if (items.is_object()) {
-      // Over an object: iterate its values.
-      nlohmann::json values = nlohmann::json::array();
-      for (auto& [k, v] : items.items()) values.push_back(v);
-      items = std::move(values);
-    }
-    if (!items.is_array()) return Fail(node, "'" + kind + "' needs a list, got " + TypeName(items));
+    const nlohmann::json& items = list->json;  // a list, an object (its values) or null (nothing)
+    if (!items.is_array() && !items.is_object() && !items.is_null())
+      return Fail(node, "'" + kind + "' needs a list, got " + TypeName(items));
     bool any_true = false, any_false = false, any_unknown = false;
     int64_t count = 0;
     nlohmann::json out = nlohmann::json::array();
-    for (const auto& item : items) {
-      Value element = Value::Of(item);
-      bound_.emplace_back(node.var, &element);
+    for (const auto& item : items) {  // elements are bound where they lie
+      bound_.emplace_back(&node.var, &item);
       auto result = Eval(*node.children[1]);
       bound_.pop_back();
       if (!result.ok()) return result;
@@ -383,14 +400,15 @@ class Evaluator {
                                                   : std::to_string(spec->min_args) + " to " + std::to_string(spec->max_args);
       return Fail(node, "'" + node.name + "' takes " + expected + " argument(s), got " + std::to_string(count));
     }
-    std::vector<Value> args;
+    std::vector<Value> slots(node.children.size());  // not resized below: arguments refer into it
+    Arguments args;
     args.reserve(node.children.size());
     bool unknown = false;
-    for (const auto& child : node.children) {
-      auto value = Eval(*child);
-      if (!value.ok()) return value;
+    for (size_t i = 0; i < node.children.size(); ++i) {
+      auto value = Operand(*node.children[i], slots[i]);
+      if (!value.ok()) return value.error();
       unknown = unknown || value->unknown || (!spec->accepts_null && value->json.is_null());
-      args.push_back(std::move(*value));
+      args.push_back(*value);
     }
     if (unknown && !spec->accepts_unknown) return Value::Unknown();
     auto result = spec->impl(args);
@@ -414,7 +432,9 @@ class Evaluator {
   EvalTrace* trace_;
   EvalLimits limits_;
   int64_t steps_ = 0;
-  std::vector<std::pair<std::string, const Value*>> bound_;
+  // Quantifier variables, innermost last: names (in the syntax tree) and
+  // elements (in the list being walked), neither copied.
+  std::vector<std::pair<const std::string*, const nlohmann::json*>> bound_;
 };
 
 }  // namespace

@@ -35,13 +35,13 @@ namespace {
 
 Error ArgError(const std::string& message) { return MakeError("", message); }
 
-Result<std::string> StringArg(const std::vector<Value>& args, size_t index) {
+Result<std::string> StringArg(const Arguments& args, size_t index) {
   if (!args[index].json.is_string())
     return ArgError("argument " + std::to_string(index + 1) + " must be a string");
   return args[index].json.get<std::string>();
 }
 
-Result<nlohmann::json> ListArg(const std::vector<Value>& args, size_t index) {
+Result<nlohmann::json> ListArg(const Arguments& args, size_t index) {
   const auto& j = args[index].json;
   if (j.is_null()) return nlohmann::json::array();
   if (!j.is_array()) return ArgError("argument " + std::to_string(index + 1) + " must be a list");
@@ -93,7 +93,7 @@ void Add(FunctionRegistry& registry, std::string name, int min_args, int max_arg
 // gets them as const std::string&.
 template <size_t N, typename Impl>
 void AddOnStrings(FunctionRegistry& registry, std::string name, std::string summary, Impl impl) {
-  Add(registry, std::move(name), N, N, std::move(summary), [impl](const std::vector<Value>& a) -> Result<Value> {
+  Add(registry, std::move(name), N, N, std::move(summary), [impl](const Arguments& a) -> Result<Value> {
     std::array<std::string, N> strings;
     for (size_t i = 0; i < N; ++i) {
       auto arg = StringArg(a, i);
@@ -110,7 +110,7 @@ using Str = const std::string&;
 
 FunctionRegistry BuiltinFunctions() {
   FunctionRegistry r;
-  Add(r, "len", 1, 1, "length of a list, string or object", [](const std::vector<Value>& a) -> Result<Value> {
+  Add(r, "len", 1, 1, "length of a list, string or object", [](const Arguments& a) -> Result<Value> {
     const auto& j = a[0].json;
     if (j.is_null()) return Value::Of(0);
     if (j.is_string()) return Value::Of(static_cast<int64_t>(j.get_ref<const std::string&>().size()));
@@ -157,7 +157,7 @@ FunctionRegistry BuiltinFunctions() {
     return Value::Of(out);
   });
   Add(r, "object", 0, 32, "object(key1, value1, key2, value2...): build an object (evidence items)",
-      [](const std::vector<Value>& a) -> Result<Value> {
+      [](const Arguments& a) -> Result<Value> {
         if (a.size() % 2 != 0) return ArgError("needs key, value pairs");
         nlohmann::json out = nlohmann::json::object();
         for (size_t i = 0; i < a.size(); i += 2) {
@@ -167,7 +167,7 @@ FunctionRegistry BuiltinFunctions() {
         return Value::Of(std::move(out));
       });
   AddOnStrings<1>(r, "trim", "whitespace removed at both ends", [](Str s) -> Result<Value> { return Value::Of(Trim(s)); });
-  Add(r, "join", 2, 2, "join(list, separator)", [](const std::vector<Value>& a) -> Result<Value> {
+  Add(r, "join", 2, 2, "join(list, separator)", [](const Arguments& a) -> Result<Value> {
     auto list = ListArg(a, 0);
     auto sep = StringArg(a, 1);
     if (!list.ok()) return list.error();
@@ -200,7 +200,7 @@ FunctionRegistry BuiltinFunctions() {
     return Value::Of(s.substr(0, second));
   });
   Add(r, "number", 1, 1, "parse a number from a string (null if not a number)",
-      [](const std::vector<Value>& a) -> Result<Value> {
+      [](const Arguments& a) -> Result<Value> {
         const auto& j = a[0].json;
         if (j.is_number()) return Value::Of(j);
         if (!j.is_string()) return Value::Of(nullptr);
@@ -215,17 +215,17 @@ FunctionRegistry BuiltinFunctions() {
           return Value::Of(nullptr);
         }
       });
-  Add(r, "string", 1, 1, "render any value as text", [](const std::vector<Value>& a) -> Result<Value> {
-    return Value::Of(RenderValue(a[0]));
+  Add(r, "string", 1, 1, "render any value as text", [](const Arguments& a) -> Result<Value> {
+    return Value::Of(RenderValue(a[0].ToValue()));
   }, true);
   Add(r, "known", 1, 1, "true unless the argument is unknown (a missing fact)",
-      [](const std::vector<Value>& a) -> Result<Value> { return Value::Of(!a[0].unknown); }, true);
+      [](const Arguments& a) -> Result<Value> { return Value::Of(!a[0].unknown); }, true);
   Add(r, "default", 2, 2, "default(x, y): x, or y when x is unknown or null",
-      [](const std::vector<Value>& a) -> Result<Value> {
-        if (a[0].unknown || a[0].json.is_null()) return a[1];
-        return a[0];
+      [](const Arguments& a) -> Result<Value> {
+        if (a[0].unknown || a[0].json.is_null()) return a[1].ToValue();
+        return a[0].ToValue();
       }, true);
-  Add(r, "keys", 1, 1, "keys of an object, sorted", [](const std::vector<Value>& a) -> Result<Value> {
+  Add(r, "keys", 1, 1, "keys of an object, sorted", [](const Arguments& a) -> Result<Value> {
     const auto& j = a[0].json;
     if (j.is_null()) return Value::Of(nlohmann::json::array());
     if (!j.is_object()) return ArgError("needs an object");
@@ -233,7 +233,7 @@ FunctionRegistry BuiltinFunctions() {
     for (auto it = j.begin(); it != j.end(); ++it) out.push_back(it.key());
     return Value::Of(std::move(out));
   });
-  Add(r, "unique", 1, 1, "list without repeated elements (first kept)", [](const std::vector<Value>& a) -> Result<Value> {
+  Add(r, "unique", 1, 1, "list without repeated elements (first kept)", [](const Arguments& a) -> Result<Value> {
     auto list = ListArg(a, 0);
     if (!list.ok()) return list.error();
     nlohmann::json out = nlohmann::json::array();
@@ -243,7 +243,7 @@ FunctionRegistry BuiltinFunctions() {
     }
     return Value::Of(std::move(out));
   });
-  Add(r, "flatten", 1, 1, "one level of nested lists flattened", [](const std::vector<Value>& a) -> Result<Value> {
+  Add(r, "flatten", 1, 1, "one level of nested lists flattened", [](const Arguments& a) -> Result<Value> {
     auto list = ListArg(a, 0);
     if (!list.ok()) return list.error();
     nlohmann::json out = nlohmann::json::array();
@@ -264,7 +264,7 @@ FunctionRegistry BuiltinFunctions() {
     return Value::Of(dir.empty() ? std::string("/") : dir);
   });
   auto extreme = [](bool want_max) {
-    return [want_max](const std::vector<Value>& a) -> Result<Value> {
+    return [want_max](const Arguments& a) -> Result<Value> {
       auto list = ListArg(a, 0);
       if (!list.ok()) return list.error();
       std::optional<nlohmann::json> best;
@@ -289,7 +289,7 @@ FunctionRegistry BuiltinFunctions() {
   };
   Add(r, "max", 1, 1, "largest element (numbers, or strings in version order); null if empty", extreme(true));
   Add(r, "min", 1, 1, "smallest element (numbers, or strings in version order); null if empty", extreme(false));
-  Add(r, "sort", 1, 1, "list sorted (numbers, or strings in version order)", [](const std::vector<Value>& a) -> Result<Value> {
+  Add(r, "sort", 1, 1, "list sorted (numbers, or strings in version order)", [](const Arguments& a) -> Result<Value> {
     auto list = ListArg(a, 0);
     if (!list.ok()) return list.error();
     std::vector<nlohmann::json> items(list->begin(), list->end());

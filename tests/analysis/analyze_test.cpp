@@ -102,7 +102,7 @@ const char* kRules = R"(rules:
 
 FunctionRegistry WithReplaceDot() {
   FunctionRegistry functions = BuiltinFunctions();
-  functions.Register(FunctionSpec{"replace_dot", 1, 1, false, "", [](const std::vector<Value>& args) -> Result<Value> {
+  functions.Register(FunctionSpec{"replace_dot", 1, 1, false, "", [](const Arguments& args) -> Result<Value> {
                                     std::string s = args[0].json.get<std::string>();
                                     s.erase(std::remove(s.begin(), s.end(), '.'), s.end());
                                     return Value::Of(s);

@@ -5,6 +5,7 @@
 #include "imagelint/rules.h"
 #include "support/test_support.h"
 
+using imagelint::rules::Arguments;
 using imagelint::rules::BuiltinFunctions;
 using imagelint::rules::Environment;
 using imagelint::rules::EvalTrace;
@@ -198,12 +199,12 @@ TEST_CASE("more built-ins") {
 TEST_CASE("registered functions are called with evaluated arguments") {
   FunctionRegistry functions = BuiltinFunctions();
   int calls = 0;
-  functions.Register(FunctionSpec{"twice", 1, 1, false, "", [&calls](const std::vector<Value>& args)
+  functions.Register(FunctionSpec{"twice", 1, 1, false, "", [&calls](const Arguments& args)
                                                                -> imagelint::Result<Value> {
                                     ++calls;
                                     return Value::Of(args[0].json.get<int64_t>() * 2);
                                   }});
-  functions.Register(FunctionSpec{"boom", 0, 0, false, "", [](const std::vector<Value>&) -> imagelint::Result<Value> {
+  functions.Register(FunctionSpec{"boom", 0, 0, false, "", [](const Arguments&) -> imagelint::Result<Value> {
                                     return imagelint::MakeError("", "exploded");
                                   }});
   CHECK(Eval("twice(21)", functions) == 42);
