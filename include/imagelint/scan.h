@@ -146,6 +146,10 @@ struct LayerReadOptions {
   // HashThreading), so that inflating and parsing one big layer run on two
   // cores.
   HashThreading decompress_threading = HashThreading::kAuto;
+  // Where a blob that is hashed is read and hashed: on a read-ahead thread of
+  // its own (kAuto: for the image's big critical-path layer), so that the
+  // thread inflating or parsing it does nothing else.
+  HashThreading blob_threading = HashThreading::kAuto;
 };
 
 // Wraps a layer blob stream: sniffs gzip / zstd / plain tar by magic bytes,

@@ -56,6 +56,11 @@ struct LayerRef {
   std::string diff_id;     // digest of the uncompressed tar (config rootfs.diff_ids[i])
   std::string media_type;  // as declared; compression is still sniffed from magic bytes
   int64_t size = -1;       // declared blob size, -1 when unknown
+  // Where nothing declares a size (a legacy docker-save layer.tar): the bytes
+  // the source holds for the blob. Schedules the scan (largest layer first),
+  // never checked against what is read. -1 when unknown.
+  int64_t stored_bytes = -1;
+  int64_t ScheduleBytes() const { return size >= 0 ? size : stored_bytes; }
   std::string created_by;  // history entry of this layer (empty_layer entries skipped)
 };
 

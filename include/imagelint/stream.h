@@ -23,6 +23,14 @@ class ByteStream {
   // Reads up to buffer.size() bytes. Returns 0 at end of stream, an Error when
   // the bytes could not be produced (I/O, truncated input, bad digest...).
   virtual Result<size_t> Read(std::span<uint8_t> buffer) = 0;
+  // The next bytes without a copy where the stream holds them already (a
+  // read-ahead chunk): a view valid until the next call on this stream, or
+  // bytes read into `scratch` (the default). Empty at the end of the stream.
+  virtual Result<std::span<const uint8_t>> ReadView(std::span<uint8_t> scratch) {
+    auto n = Read(scratch);
+    if (!n.ok()) return n.error();
+    return std::span<const uint8_t>(scratch.data(), *n);
+  }
   // A human name for messages: file path, "blob sha256:...", URL without credentials.
   virtual std::string Name() const = 0;
 };

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "common/io_buffer.h"
 #include "scan/streams.h"
 #include "imagelint/scan.h"
 
@@ -33,15 +34,17 @@ class GzipStream final : public ByteStream {
     if (buffer.empty() || done_) return size_t{0};
     for (;;) {
       if (state_.avail_in == 0 && !input_eof_) {
-        auto n = input_->Read(in_);
-        if (!n.ok()) return n.error();
-        if (*n == 0) {
+        // Inflated in place where the input holds the bytes (a read-ahead
+        // chunk); igzip only reads next_in.
+        auto view = input_->ReadView(in_.span());
+        if (!view.ok()) return view.error();
+        if (view->empty()) {
           input_eof_ = true;
         } else {
           consumed_before_ += in_used_;
-          in_used_ = *n;
-          state_.next_in = in_.data();
-          state_.avail_in = static_cast<uint32_t>(*n);
+          in_used_ = view->size();
+          state_.next_in = const_cast<uint8_t*>(view->data());
+          state_.avail_in = static_cast<uint32_t>(view->size());
         }
       }
       if (state_.block_state == ISAL_BLOCK_FINISH) {
@@ -96,7 +99,7 @@ class GzipStream final : public ByteStream {
 
   std::unique_ptr<ByteStream> input_;
   uint64_t limit_;
-  std::vector<uint8_t> in_;
+  IoBuffer in_;
   inflate_state state_{};
   bool input_eof_ = false;
   bool done_ = false;
@@ -118,14 +121,14 @@ class ZstdStream final : public ByteStream {
     if (buffer.empty() || done_) return size_t{0};
     for (;;) {
       if (zin_.pos == zin_.size && !input_eof_) {
-        auto n = input_->Read(in_);
-        if (!n.ok()) return n.error();
+        auto view = input_->ReadView(in_.span());
+        if (!view.ok()) return view.error();
         consumed_before_ += zin_.size;
-        if (*n == 0) {
+        if (view->empty()) {
           input_eof_ = true;
           zin_ = {in_.data(), 0, 0};
         } else {
-          zin_ = {in_.data(), *n, 0};
+          zin_ = {view->data(), view->size(), 0};
         }
       }
       if (zin_.pos == zin_.size && input_eof_) {
@@ -152,7 +155,7 @@ class ZstdStream final : public ByteStream {
  private:
   std::unique_ptr<ByteStream> input_;
   uint64_t limit_;
-  std::vector<uint8_t> in_;
+  IoBuffer in_;
   ZSTD_DCtx* context_;
   ZSTD_inBuffer zin_{nullptr, 0, 0};
   bool input_eof_ = false;
@@ -172,6 +175,13 @@ class LimitedStream final : public ByteStream {
     if (total_ > limit_) return MakeError(input_->Name(), LimitMessage(limit_));
     return n;
   }
+  Result<std::span<const uint8_t>> ReadView(std::span<uint8_t> scratch) override {
+    auto view = input_->ReadView(scratch);
+    if (!view.ok()) return view;
+    total_ += view->size();
+    if (total_ > limit_) return MakeError(input_->Name(), LimitMessage(limit_));
+    return view;
+  }
   std::string Name() const override { return input_->Name(); }
 
  private:
@@ -190,6 +200,16 @@ Result<size_t> PeekStream::Read(std::span<uint8_t> buffer) {
     return n;
   }
   return input_->Read(buffer);
+}
+
+Result<std::span<const uint8_t>> PeekStream::ReadView(std::span<uint8_t> scratch) {
+  if (position_ < head_.size()) {
+    size_t n = std::min(scratch.size(), head_.size() - position_);
+    std::span<const uint8_t> view(head_.data() + position_, n);
+    position_ += n;
+    return view;
+  }
+  return input_->ReadView(scratch);
 }
 
 Result<std::unique_ptr<PeekStream>> PeekStream::Open(std::unique_ptr<ByteStream> input, size_t want) {

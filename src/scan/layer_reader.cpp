@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/io_buffer.h"
 #include "imagelint/digest.h"
 #include "imagelint/scan.h"
 #include "scan/streams.h"
@@ -30,7 +31,7 @@ enum HashedStream { kBlobBytes = 0, kTarBytes = 1 };
 // scans running at once (otherwise every core is already busy inflating, and
 // the copies into the queue would be pure overhead).
 bool CoreToSpare() {
-  unsigned cores = std::thread::hardware_concurrency();
+  static const unsigned cores = std::thread::hardware_concurrency();  // glibc reads /sys each call
   return cores > 1 && std::max(RunningLayerScans().load(), 1) < static_cast<int>(cores);
 }
 
@@ -46,7 +47,9 @@ bool CoreToSpare() {
 // see every byte once and in order.
 class LayerHasher {
  public:
-  explicit LayerHasher(HashThreading mode) : mode_(mode) {
+  // `blob_by_caller`: the blob is read and hashed on a read-ahead thread of
+  // its own, which then has the blob digest to itself (no copies, no queue).
+  LayerHasher(HashThreading mode, bool blob_by_caller) : mode_(mode), blob_by_caller_(blob_by_caller) {
     if (mode_ == HashThreading::kHelperThread || (mode_ == HashThreading::kAuto && CoreToSpare())) StartWorker();
   }
   ~LayerHasher() {
@@ -65,6 +68,10 @@ class LayerHasher {
   // from two threads (the blob by a read-ahead thread that decompresses, the
   // tar by the reader): hence the atomic switch.
   void Update(HashedStream stream, std::span<const uint8_t> data) {
+    if (stream == kBlobBytes && blob_by_caller_) {
+      hashers_[kBlobBytes].Update(data);
+      return;
+    }
     if (!started_.load(std::memory_order_acquire) && mode_ == HashThreading::kAuto &&
         inline_updates_.fetch_add(1, std::memory_order_relaxed) % kRecheckEvery == kRecheckEvery - 1 &&
         CoreToSpare()) {
@@ -74,30 +81,24 @@ class LayerHasher {
       hashers_[stream].Update(data);
       return;
     }
+    // Bytes gather in a chunk per stream (reads may be much smaller than a
+    // chunk), which goes to the worker once full.
+    std::unique_ptr<Chunk>& pending = pending_[stream];
     while (!data.empty()) {
-      size_t take = std::min(data.size(), kChunkBytes);
-      std::unique_ptr<Chunk> chunk;
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        changed_.wait(lock, [&] { return !free_.empty(); });
-        chunk = std::move(free_.back());
-        free_.pop_back();
-      }
-      std::memcpy(chunk->bytes.data(), data.data(), take);
-      chunk->size = take;
-      chunk->stream = stream;
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        queue_.push_back(std::move(chunk));
-      }
-      changed_.notify_all();
+      if (!pending) pending = TakeFreeChunk(stream);
+      size_t take = std::min(data.size(), kChunkBytes - pending->size);
+      std::memcpy(pending->bytes.data() + pending->size, data.data(), take);
+      pending->size += take;
       data = data.subspan(take);
+      if (pending->size == kChunkBytes) Queue(std::move(pending));
     }
   }
 
   // Both digests; no Update may follow.
   std::pair<std::string, std::string> Finish() {
     if (worker_.joinable()) {
+      for (auto& pending : pending_)
+        if (pending) Queue(std::move(pending));
       {
         std::lock_guard<std::mutex> lock(mutex_);
         closing_ = true;
@@ -126,10 +127,28 @@ class LayerHasher {
     started_.store(true, std::memory_order_release);
   }
   struct Chunk {
-    std::vector<uint8_t> bytes = std::vector<uint8_t>(kChunkBytes);
+    IoBuffer bytes{kChunkBytes};
     size_t size = 0;
     HashedStream stream = kBlobBytes;
   };
+
+  std::unique_ptr<Chunk> TakeFreeChunk(HashedStream stream) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [&] { return !free_.empty(); });
+    std::unique_ptr<Chunk> chunk = std::move(free_.back());
+    free_.pop_back();
+    chunk->size = 0;
+    chunk->stream = stream;
+    return chunk;
+  }
+
+  void Queue(std::unique_ptr<Chunk> chunk) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      queue_.push_back(std::move(chunk));
+    }
+    changed_.notify_all();
+  }
 
   void Work() {
     for (;;) {
@@ -141,7 +160,7 @@ class LayerHasher {
         chunk = std::move(queue_.front());
         queue_.pop_front();
       }
-      hashers_[chunk->stream].Update(std::span<const uint8_t>(chunk->bytes).first(chunk->size));
+      hashers_[chunk->stream].Update(chunk->bytes.first(chunk->size));
       {
         std::lock_guard<std::mutex> lock(mutex_);
         free_.push_back(std::move(chunk));
@@ -152,6 +171,7 @@ class LayerHasher {
 
   Sha256 hashers_[2];
   HashThreading mode_;
+  bool blob_by_caller_;
   std::atomic<uint64_t> inline_updates_{0};
   std::atomic<bool> started_{false};
   std::mutex start_mutex_;
@@ -160,6 +180,7 @@ class LayerHasher {
   std::condition_variable changed_;
   std::deque<std::unique_ptr<Chunk>> queue_;
   std::vector<std::unique_ptr<Chunk>> free_;
+  std::unique_ptr<Chunk> pending_[2];  // filling, per stream; touched by that stream's caller only
   bool closing_ = false;
   bool abandon_ = false;
 };
@@ -176,8 +197,8 @@ class HashingStream final : public ByteStream {
     }
     return n;
   }
-  // Null when nothing needs the digest (no verification, or a plain tar whose
-  // blob digest is the diff ID: hashed once, on the tar side).
+  // Set once the codec is known and the blob is to be hashed (HashPlan::blob);
+  // null otherwise.
   void SetHasher(LayerHasher* hasher) { hasher_ = hasher; }
   std::string Name() const override { return input_->Name(); }
   uint64_t Count() const { return count_; }
@@ -203,24 +224,35 @@ std::string ShortDigest(const std::string& digest) { return digest; }
 
 bool IsSha256(const std::string& digest) { return digest.rfind("sha256:", 0) == 0; }
 
+// Which digests a read checks. Each byte is hashed once, against the digest
+// that covers it: a plain tar is its own blob (hashed as it is read, checked
+// against both digests); a compressed blob with a digest fixes the tar inside
+// it, so the tar is hashed only where no blob digest is known or when asked
+// (--verify-diff-ids).
+struct HashPlan {
+  bool plain = false;  // the blob is the tar (no compression)
+  bool blob = false;   // hash the blob's bytes as they are read
+  bool tar = false;    // hash the decompressed tar (compressed layers only)
+};
+
+HashPlan PlanHashes(const LayerRef& layer, const LayerReadOptions& options, bool plain) {
+  HashPlan plan;
+  plan.plain = plain;
+  plan.blob = options.verify && (plain || IsSha256(layer.digest));
+  plan.tar = options.verify && !plain && IsSha256(layer.diff_id) &&
+             (!IsSha256(layer.digest) || options.verify_diff_ids);
+  return plan;
+}
+
 // Declared blob size from which a layer counts as big (see OpenLayerStream).
 constexpr uint64_t kBigLayerBytes = 64ull << 20;
 
 class LayerEntryReader final : public EntryReader {
  public:
   LayerEntryReader(std::unique_ptr<LayerHasher> hasher, std::unique_ptr<HashingStream> blob,
-                   std::unique_ptr<ByteStream> tar, LayerRef layer, LayerReadOptions options, bool plain)
+                   std::unique_ptr<ByteStream> tar, LayerRef layer, LayerReadOptions options, HashPlan plan)
       : blob_(std::move(blob)), tar_(std::move(tar)), layer_(std::move(layer)), options_(options),
-        buffer_(kTarChunk), name_(blob_->Name()), plain_(plain), hasher_(std::move(hasher)) {
-    // Each byte is hashed once, against the digest that covers it: a plain
-    // tar is its own blob (hashed on the tar side, checked against both
-    // digests); a compressed blob with a digest fixes the tar inside it, so
-    // the tar is hashed only where no blob digest is known or when asked.
-    hash_blob_ = options_.verify && !plain_ && IsSha256(layer_.digest);
-    hash_tar_ = options_.verify &&
-                (plain_ || (IsSha256(layer_.diff_id) && (!hash_blob_ || options_.verify_diff_ids)));
-    if (!hash_blob_) blob_->SetHasher(nullptr);
-  }
+        buffer_(kTarChunk), name_(blob_->Name()), plan_(plan), hasher_(std::move(hasher)) {}
   ~LayerEntryReader() override {
     if (archive_) archive_read_free(archive_);
     // A read-ahead thread inside tar_ feeds blob_ and hasher_: stop it first.
@@ -315,27 +347,29 @@ class LayerEntryReader final : public EntryReader {
 
   static la_ssize_t ReadCallback(struct archive* archive, void* client, const void** out) {
     auto* self = static_cast<LayerEntryReader*>(client);
-    auto n = self->tar_->Read(self->buffer_);
-    if (!n.ok()) {
-      self->callback_error_ = n.error();
-      archive_set_error(archive, EIO, "%s", n.error().message.c_str());
+    // libarchive keeps the block only until its next call here, which is as
+    // long as a read-ahead chunk's view lives: it parses the chunk in place.
+    auto view = self->tar_->ReadView(self->buffer_.span());
+    if (!view.ok()) {
+      self->callback_error_ = view.error();
+      archive_set_error(archive, EIO, "%s", view.error().message.c_str());
       return ARCHIVE_FATAL;
     }
-    if (self->hash_tar_) self->hasher_->Update(kTarBytes, std::span<const uint8_t>(self->buffer_).first(*n));
-    self->tar_bytes_ += *n;
-    *out = self->buffer_.data();
-    return static_cast<la_ssize_t>(*n);
+    if (self->plan_.tar) self->hasher_->Update(kTarBytes, *view);
+    self->tar_bytes_ += view->size();
+    *out = view->data();
+    return static_cast<la_ssize_t>(view->size());
   }
 
   // End of the tar: read what follows the end-of-archive blocks so that both
   // digests cover every byte, then compare.
   Status Finish() {
     for (;;) {
-      auto n = tar_->Read(buffer_);
-      if (!n.ok()) return n.error();
-      if (*n == 0) break;
-      if (hash_tar_) hasher_->Update(kTarBytes, std::span<const uint8_t>(buffer_).first(*n));
-      tar_bytes_ += *n;
+      auto view = tar_->ReadView(buffer_.span());
+      if (!view.ok()) return view.error();
+      if (view->empty()) break;
+      if (plan_.tar) hasher_->Update(kTarBytes, *view);
+      tar_bytes_ += view->size();
     }
     finished_ = true;
     if (!options_.verify) return OkStatus();
@@ -344,19 +378,19 @@ class LayerEntryReader final : public EntryReader {
       return MakeError(name_, "blob has " + std::to_string(blob_->Count()) + " bytes, the manifest says " +
                                   std::to_string(layer_.size));
     }
-    // Here verification is on, so a plain tar was hashed (on the tar side).
-    std::string blob_digest = plain_ ? diff_id : blob_hash;
-    if ((hash_blob_ || plain_) && IsSha256(layer_.digest)) {
-      if (layer_.digest != blob_digest) {
+    // A plain tar is its own blob: hashed once, on the blob side.
+    std::string tar_digest = plan_.plain ? blob_hash : diff_id;
+    if (plan_.blob && IsSha256(layer_.digest)) {
+      if (layer_.digest != blob_hash) {
         return MakeError(name_, "blob digest mismatch: expected " + ShortDigest(layer_.digest) + ", got " +
-                                    ShortDigest(blob_digest));
+                                    ShortDigest(blob_hash));
       }
       verified_digest_ = layer_.digest;
     }
-    if (hash_tar_ && IsSha256(layer_.diff_id)) {
-      if (layer_.diff_id != diff_id) {
+    if ((plan_.tar || (plan_.plain && plan_.blob)) && IsSha256(layer_.diff_id)) {
+      if (layer_.diff_id != tar_digest) {
         return MakeError(name_, "diff ID mismatch: the config says " + ShortDigest(layer_.diff_id) +
-                                    ", the uncompressed layer is " + ShortDigest(diff_id));
+                                    ", the uncompressed layer is " + ShortDigest(tar_digest));
       }
       verified_digest_ = layer_.diff_id;
     }
@@ -367,15 +401,13 @@ class LayerEntryReader final : public EntryReader {
   std::unique_ptr<ByteStream> tar_;
   LayerRef layer_;
   LayerReadOptions options_;
-  std::vector<uint8_t> buffer_;
+  IoBuffer buffer_;
   std::string name_;
   struct archive* archive_ = nullptr;
   uint64_t tar_bytes_ = 0;
   std::optional<Error> callback_error_;
   bool finished_ = false;
-  bool plain_;
-  bool hash_blob_ = false;
-  bool hash_tar_ = false;
+  HashPlan plan_;
   std::string verified_digest_;
   // Last member: destroyed first, so its thread stops before the streams go.
   std::unique_ptr<LayerHasher> hasher_;
@@ -424,20 +456,38 @@ Result<std::unique_ptr<EntryReader>> OpenLayerStream(std::unique_ptr<ByteStream>
   // path: its inflating gets a core from the start and its hashing and
   // parsing go beside it. A small one stays on one thread (no copies)
   // unless a core is free.
-  const bool big = OnCriticalPath() && layer.size >= static_cast<int64_t>(kBigLayerBytes) &&
+  const bool big = OnCriticalPath() && layer.ScheduleBytes() >= static_cast<int64_t>(kBigLayerBytes) &&
                    std::thread::hardware_concurrency() > 1;
-  HashThreading hashing_mode = options.verify ? options.hash_threading : HashThreading::kInline;
-  if (big && hashing_mode == HashThreading::kAuto) hashing_mode = HashThreading::kHelperThread;
-  auto hasher = std::make_unique<LayerHasher>(hashing_mode);
   auto hashing = std::make_unique<HashingStream>(std::move(blob));
-  // From the first byte on: the codec sniffing below already reads some
-  // (the reader drops the hasher again when the blob is a plain tar).
-  if (options.verify && IsSha256(layer.digest)) hashing->SetHasher(hasher.get());
   auto peek = PeekStream::Open(std::make_unique<BorrowedStream>(hashing.get()), 4);
   if (!peek.ok()) return peek.error();
-  Codec codec = SniffCodec((*peek)->Head());
   if ((*peek)->Head().empty()) return MakeError(hashing->Name(), "empty layer blob (not a tar archive)");
-  auto tar = Decompressor(std::move(*peek), codec, options.max_uncompressed_bytes);
+  Codec codec = SniffCodec((*peek)->Head());
+  HashPlan plan = PlanHashes(layer, options, codec == Codec::kNone);
+
+  // The blob's reading and hashing on a thread of their own (big layers):
+  // the thread that inflates (or parses, for a plain tar) then does nothing
+  // else, and the blob digest needs no copies.
+  // A plain tar has no inflating to run beside: its one thread reads, parses
+  // and hashes, and the hashing moves to a helper once a core is free
+  // (kAuto). Starting helpers at once for it was slower on two cores, where
+  // the other layers still need the second one (docs/PERFORMANCE.md).
+  const bool critical = big && codec != Codec::kNone;
+  const bool blob_ahead = plan.blob && options.blob_threading != HashThreading::kInline &&
+                          (options.blob_threading == HashThreading::kHelperThread || critical);
+  HashThreading hashing_mode = options.verify ? options.hash_threading : HashThreading::kInline;
+  if (critical && hashing_mode == HashThreading::kAuto) hashing_mode = HashThreading::kHelperThread;
+  if (blob_ahead && !plan.tar) hashing_mode = HashThreading::kInline;  // nothing left for a helper
+  auto hasher = std::make_unique<LayerHasher>(hashing_mode, blob_ahead);
+  if (plan.blob) {
+    // The sniffed head was read before the hasher existed.
+    hasher->Update(kBlobBytes, (*peek)->Head());
+    hashing->SetHasher(hasher.get());
+  }
+  std::unique_ptr<ByteStream> blob_bytes = std::move(*peek);
+  // 64 KiB reads (see kInputChunk in decompress.cpp), 2 MiB ahead.
+  if (blob_ahead) blob_bytes = ReadAhead(std::move(blob_bytes), +[] { return true; });
+  auto tar = Decompressor(std::move(blob_bytes), codec, options.max_uncompressed_bytes);
   // Inflating beside parsing: what lets the one big layer use two cores.
   // For a big layer from the start, even while every core runs a layer (the
   // parsing side is light: most content is skipped or scanned in passing, so
@@ -447,9 +497,8 @@ Result<std::unique_ptr<EntryReader>> OpenLayerStream(std::unique_ptr<ByteStream>
     const bool now = options.decompress_threading == HashThreading::kHelperThread || big;
     tar = ReadAhead(std::move(tar), now ? +[] { return true; } : &CoreToSpare);
   }
-  auto reader =
-      std::make_unique<LayerEntryReader>(std::move(hasher), std::move(hashing), std::move(tar), layer, options,
-                                         codec == Codec::kNone);
+  auto reader = std::make_unique<LayerEntryReader>(std::move(hasher), std::move(hashing), std::move(tar), layer,
+                                                   options, plan);
   IMAGELINT_TRY(reader->Start());
   return std::unique_ptr<EntryReader>(std::move(reader));
 }

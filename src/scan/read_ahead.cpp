@@ -6,6 +6,7 @@
 #include <optional>
 #include <thread>
 
+#include "common/io_buffer.h"
 #include "scan/streams.h"
 
 namespace imagelint {
@@ -28,8 +29,17 @@ class ReadAheadStream final : public ByteStream {
   ReadAheadStream& operator=(const ReadAheadStream&) = delete;
 
   Result<size_t> Read(std::span<uint8_t> buffer) override {
+    auto view = ReadView(buffer);
+    if (!view.ok()) return view.error();
+    if (view->data() != buffer.data()) std::memcpy(buffer.data(), view->data(), view->size());
+    return view->size();
+  }
+
+  // The rest of the current chunk (at most scratch.size() bytes), which stays
+  // valid until the next call: libarchive parses the chunks in place.
+  Result<std::span<const uint8_t>> ReadView(std::span<uint8_t> scratch) override {
     if (!producer_.joinable()) {
-      if (!start_now_ || direct_reads_++ % kRecheckEvery != 0 || !start_now_()) return input_->Read(buffer);
+      if (!start_now_ || direct_reads_++ % kRecheckEvery != 0 || !start_now_()) return input_->ReadView(scratch);
       Start();
     }
     if (!current_ || taken_ == current_->size) {
@@ -38,17 +48,17 @@ class ReadAheadStream final : public ByteStream {
       changed_.wait(lock, [&] { return !queue_.empty() || finished_; });
       if (queue_.empty()) {  // the producer stopped: its end or its error
         if (error_) return *error_;
-        return size_t{0};
+        return std::span<const uint8_t>();
       }
       current_ = std::move(queue_.front());
       queue_.pop_front();
       taken_ = 0;
       changed_.notify_all();
     }
-    size_t n = std::min(buffer.size(), current_->size - taken_);
-    std::memcpy(buffer.data(), current_->bytes.data() + taken_, n);
+    size_t n = std::min(scratch.size(), current_->size - taken_);
+    std::span<const uint8_t> view(current_->bytes.data() + taken_, n);
     taken_ += n;
-    return n;
+    return view;
   }
 
   std::string Name() const override { return name_; }
@@ -58,7 +68,7 @@ class ReadAheadStream final : public ByteStream {
   static constexpr size_t kSlots = 8;
   static constexpr uint64_t kRecheckEvery = 16;
   struct Chunk {
-    std::vector<uint8_t> bytes = std::vector<uint8_t>(kChunkBytes);
+    IoBuffer bytes{kChunkBytes};
     size_t size = 0;
   };
 
@@ -88,7 +98,7 @@ class ReadAheadStream final : public ByteStream {
         free_.pop_back();
       }
       // A short read is fine: the chunk goes out as it is.
-      auto n = input_->Read(chunk->bytes);
+      auto n = input_->Read(chunk->bytes.span());
       std::lock_guard<std::mutex> lock(mutex_);
       if (!n.ok() || *n == 0) {
         if (!n.ok()) error_ = n.error();

@@ -6,6 +6,8 @@
 #include <optional>
 #include <thread>
 
+#include "common/io_buffer.h"
+
 namespace imagelint {
 namespace {
 
@@ -28,12 +30,12 @@ bool AllSinksStopped(const std::vector<ActiveSink>& sinks) {
 
 // Reads one regular file's content once and fans it out to interested sinks.
 Status AnalyzeFile(EntryReader& reader, LayerEntry& entry, const std::vector<FileAnalyzer*>& analyzers,
-                   std::vector<uint8_t>& buffer) {
+                   std::span<uint8_t> buffer) {
   size_t head_want = static_cast<size_t>(std::min<uint64_t>(entry.info.size, kHeadBytes));
   size_t filled = 0;
   bool eof = false;
   while (filled < head_want) {
-    auto n = reader.ReadContent(std::span<uint8_t>(buffer).subspan(filled));
+    auto n = reader.ReadContent(buffer.subspan(filled));
     if (!n.ok()) return n.error();
     if (*n == 0) {
       eof = true;
@@ -124,7 +126,7 @@ Result<LayerResult> ScanLayer(ImageSource& source, size_t index, const std::vect
   LayerResult result;
   result.digest = metadata.layers[index].digest;
   result.diff_id = metadata.layers[index].diff_id;
-  std::vector<uint8_t> buffer(kContentChunk);
+  IoBuffer buffer(kContentChunk);
   const ScanLimits& limits = options.limits;
   const std::string layer_name = "layer " + std::to_string(index) + " (" +
                                  (result.digest.empty() ? result.diff_id : result.digest) + ")";
@@ -149,7 +151,7 @@ Result<LayerResult> ScanLayer(ImageSource& source, size_t index, const std::vect
       IMAGELINT_TRY(options.budget->Set(index, result.entries.size() + 1, name_bytes));
     }
     if (entry.info.type == EntryType::kRegular && entry.info.size > 0 && !analyzers.empty()) {
-      IMAGELINT_TRY(AnalyzeFile(**reader, entry, analyzers, buffer));
+      IMAGELINT_TRY(AnalyzeFile(**reader, entry, analyzers, buffer.span()));
     }
     result.entries.push_back(std::move(entry));
   }
@@ -206,7 +208,7 @@ Result<ScannedImage> ScanImage(ImageSource& source, const std::vector<FileAnalyz
   std::vector<size_t> order(count);
   for (size_t i = 0; i < count; ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return metadata.layers[a].size > metadata.layers[b].size;
+    return metadata.layers[a].ScheduleBytes() > metadata.layers[b].ScheduleBytes();
   });
 
   int jobs = options.jobs;

@@ -25,6 +25,7 @@ class PeekStream final : public ByteStream {
   static Result<std::unique_ptr<PeekStream>> Open(std::unique_ptr<ByteStream> input, size_t want);
   std::span<const uint8_t> Head() const { return head_; }
   Result<size_t> Read(std::span<uint8_t> buffer) override;
+  Result<std::span<const uint8_t>> ReadView(std::span<uint8_t> scratch) override;
   std::string Name() const override { return input_->Name(); }
 
  private:
@@ -37,7 +38,8 @@ class PeekStream final : public ByteStream {
 // Reads `input` on a thread of its own once `start_now()` says a core is
 // free (asked again every few reads until it does): decompressing one
 // layer then runs beside parsing and analysing it, which is what lets one
-// big layer use two cores. Bounded: at most 8 chunks of 512 KiB ahead.
+// big layer use two cores; reading and hashing a big blob runs beside
+// inflating it. Bounded: at most 8 page-aligned chunks of 512 KiB ahead.
 // Before the thread starts, and with `start_now` null, reads pass through.
 std::unique_ptr<ByteStream> ReadAhead(std::unique_ptr<ByteStream> input, bool (*start_now)());
 

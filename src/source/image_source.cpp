@@ -391,6 +391,7 @@ Result<std::unique_ptr<ImageSource>> OpenDockerLegacy(std::unique_ptr<FileStore>
     if (!item["Layers"][i].is_string()) return MakeError(subject, "layer path is not a string");
     paths.push_back(item["Layers"][i].get<std::string>());
     (*layers)[i].digest = (*layers)[i].diff_id;  // a legacy layer.tar is the uncompressed tar
+    if (auto stored = store->StoredSize(paths.back())) (*layers)[i].stored_bytes = static_cast<int64_t>(*stored);
   }
   ImageMetadata metadata;
   metadata.ref = names[*chosen].empty() ? path : names[*chosen].front();

@@ -350,6 +350,12 @@ class ArchiveStore final : public FileStore {
     return OpenMember(**member);
   }
 
+  std::optional<uint64_t> StoredSize(const std::string& path) const override {
+    auto member = Find(path);
+    if (!member.ok()) return std::nullopt;
+    return (*member)->size;
+  }
+
   // The archive file's identity plus where the member's bytes lie in it.
   std::optional<StoredBlobStamp> Identity(const std::string& path) const override {
     auto member = Find(path);
@@ -520,6 +526,15 @@ class DirectoryStore final : public FileStore {
     }
     return std::unique_ptr<ByteStream>(
         std::make_unique<FileRangeStream>(*fd, 0, static_cast<uint64_t>(st.st_size), Describe(path)));
+  }
+  std::optional<uint64_t> StoredSize(const std::string& path) const override {
+    auto fd = OpenInside(path);
+    if (!fd.ok()) return std::nullopt;
+    struct stat st;
+    const bool regular = ::fstat(*fd, &st) == 0 && S_ISREG(st.st_mode);
+    ::close(*fd);
+    if (!regular) return std::nullopt;
+    return static_cast<uint64_t>(st.st_size);
   }
   std::optional<StoredBlobStamp> Identity(const std::string& path) const override {
     auto fd = OpenInside(path);

@@ -31,6 +31,8 @@ class FileStore {
   // digest part (see StoredBlobStamp); nullopt when it cannot be established
   // (missing member, stat failure).
   virtual std::optional<StoredBlobStamp> Identity(const std::string& path) const = 0;
+  // The member's size in bytes; nullopt when it is missing.
+  virtual std::optional<uint64_t> StoredSize(const std::string& path) const = 0;
   // Where `path`'s bytes start in a store that can only be read front to
   // back (a gzip'd archive); nullopt for stores that seek, or bytes in memory.
   // Readers that open members in increasing order of it pay for one pass.

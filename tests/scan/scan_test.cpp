@@ -280,12 +280,19 @@ TEST_CASE("both digests are checked whether hashing runs inline or on a helper t
   std::vector<uint8_t> tar = BuildLayerTar(layer);
   for (auto compression : {testing::Compression::kGzip, testing::Compression::kZstd, testing::Compression::kNone}) {
     std::vector<uint8_t> blob = Compress(tar, compression);
-    for (auto mode : {HashThreading::kInline, HashThreading::kHelperThread, HashThreading::kAuto}) {
+    // blob_mode kHelperThread: the blob read and hashed on a read-ahead thread of its own.
+    for (auto [mode, blob_mode] : {std::pair{HashThreading::kInline, HashThreading::kAuto},
+                                   {HashThreading::kHelperThread, HashThreading::kAuto},
+                                   {HashThreading::kAuto, HashThreading::kAuto},
+                                   {HashThreading::kInline, HashThreading::kHelperThread},
+                                   {HashThreading::kHelperThread, HashThreading::kHelperThread}}) {
       CAPTURE(static_cast<int>(compression));
       CAPTURE(static_cast<int>(mode));
+      CAPTURE(static_cast<int>(blob_mode));
       auto read_all = [&](const LayerRef& ref, size_t stop_after = SIZE_MAX) -> Status {
         LayerReadOptions options;
         options.hash_threading = mode;
+        options.blob_threading = blob_mode;
         auto reader = OpenLayerStream(MemoryStream(blob, "blob"), ref, options);
         if (!reader.ok()) return reader.error();
         std::vector<uint8_t> buffer(100000);
@@ -311,7 +318,7 @@ TEST_CASE("both digests are checked whether hashing runs inline or on a helper t
       wrong_blob.digest = TestDigest(std::vector<uint8_t>{1, 2, 3});
       Status bad_blob = read_all(wrong_blob);
       REQUIRE_FALSE(bad_blob.ok());
-      // A plain tar's blob digest is its diff ID, hashed once on the tar side.
+      // A plain tar's blob digest is its diff ID, hashed once as the blob is read.
       CHECK(bad_blob.error().ToString().find("blob digest mismatch") != std::string::npos);
 
       // The diff ID: hashed where the blob is the tar, else only when asked
@@ -324,6 +331,7 @@ TEST_CASE("both digests are checked whether hashing runs inline or on a helper t
         auto reader_options = [&] {
           LayerReadOptions options;
           options.hash_threading = mode;
+          options.blob_threading = blob_mode;
           options.verify_diff_ids = verify_diff_ids;
           return options;
         };
@@ -373,6 +381,7 @@ TEST_CASE("inflating on a read-ahead thread reads the same entries, ends cleanly
     auto read = [&](const std::vector<uint8_t>& bytes, HashThreading decompress, size_t stop_after = SIZE_MAX) {
       LayerReadOptions options;
       options.decompress_threading = decompress;
+      options.blob_threading = decompress;  // both read-ahead threads, or neither
       options.verify_diff_ids = true;
       auto reader = OpenLayerStream(MemoryStream(bytes, "blob"), ref, options);
       if (!reader.ok()) return reader.error().message;

@@ -138,6 +138,32 @@ TEST_CASE("layer digests: OCI uses the blob digest, legacy docker-archive the di
   CHECK(oci->layers[0].tar_bytes == BuildLayerTar(image.layers[0]).size());
 }
 
+TEST_CASE("a legacy docker save's layers are scheduled by the bytes it holds for them (no size is declared)") {
+  // The scanner starts the largest layer first and gives it the read-ahead
+  // threads; a legacy manifest.json declares no sizes, so the archive's
+  // member sizes stand in (an OCI layout's declared sizes come first).
+  TempDir dir;
+  TestImage image = SampleImage(testing::Compression::kNone);
+  for (auto kind : {ImageKind::kDockerArchive, ImageKind::kDockerArchiveSkopeo}) {
+    CAPTURE(static_cast<int>(kind));
+    WriteImage(image, kind, dir / "save.tar");
+    auto source = OpenLocalImage((dir / "save.tar").string(), OpenOptions{});
+    REQUIRE(source.ok());
+    const auto& layers = (*source)->Metadata().layers;
+    REQUIRE(layers.size() == 2);
+    for (size_t i = 0; i < 2; ++i) {
+      CHECK(layers[i].size == -1);
+      CHECK(layers[i].stored_bytes == static_cast<int64_t>(BuildLayerTar(image.layers[i]).size()));
+      CHECK(layers[i].ScheduleBytes() == layers[i].stored_bytes);
+    }
+  }
+  WriteImage(image, ImageKind::kOciLayout, dir / "layout");
+  auto oci = OpenLocalImage((dir / "layout").string(), OpenOptions{});
+  REQUIRE(oci.ok());
+  CHECK((*oci)->Metadata().layers[0].stored_bytes == -1);
+  CHECK((*oci)->Metadata().layers[0].ScheduleBytes() == (*oci)->Metadata().layers[0].size);
+}
+
 TEST_CASE("multi-platform index: --platform picks, default linux/amd64, absent platform lists what exists") {
   TempDir dir;
   TestImage amd = SampleImage(testing::Compression::kGzip);
