@@ -7,8 +7,8 @@ namespace imagelint::cli {
 void AddSharedCacheFlags(CLI::App& app, SharedCacheFlags& flags) {
   app.add_option("--cache-backend", flags.backend,
                  "shared layer cache behind the local one, for many CI runners: redis://HOST[:PORT][/DB], or "
-                 "rediss://… for TLS (password from $IMAGELINT_REDIS_PASSWORD); unreachable or failing, it is "
-                 "skipped with one warning, e.g. --cache-backend redis://cache.ci:6379/0")
+                 "rediss://HOST[:PORT][/DB] for TLS (password from $IMAGELINT_REDIS_PASSWORD); unreachable or "
+                 "failing, it is skipped with one warning, e.g. --cache-backend redis://cache.ci:6379/0")
       ->type_name("URL");
   app.add_option("--cache-ttl", flags.ttl,
                  "with --cache-backend: expiry of the values stored (30d, 12h, 90m, 45s; default: none, the "
@@ -40,7 +40,7 @@ Result<std::shared_ptr<LayerStore>> OpenSharedCache(const SharedCacheFlags& flag
   auto options = ParseRedisUrl(flags.backend);
   if (!options.ok()) return options.error();
   if (tls_flag && !options->tls)
-    return MakeError(tls_flag, "is for TLS: give --cache-backend rediss://… instead of " + flags.backend);
+    return MakeError(tls_flag, "is for TLS: give --cache-backend rediss://HOST[:PORT][/DB] instead of " + flags.backend);
   if (flags.cert.empty() != flags.key.empty())
     return MakeError(flags.cert.empty() ? "--redis-key" : "--redis-cert", "--redis-cert and --redis-key go together");
   if (!flags.ttl.empty()) {
