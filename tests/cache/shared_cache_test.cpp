@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cache/shared_cache_runner.h"
 #include "imagelint/cache.h"
 #include "imagelint/layer_store.h"
 #include "imagelint/open_image.h"
@@ -23,33 +24,10 @@
 
 using namespace imagelint;
 using namespace imagelint::testing;
+using namespace imagelint::testing::shared_cache;
 namespace fs = std::filesystem;
 
 namespace {
-
-// Counts the files it is offered: a layer served from a cache offers none.
-class CountingAnalyzer final : public FileAnalyzer {
- public:
-  std::string_view Name() const override { return "counting"; }
-  int Version() const override { return 1; }
-  std::unique_ptr<FileSink> Open(const EntryInfo& entry, std::span<const uint8_t> head) override {
-    opened_++;
-    class Sink final : public FileSink {
-     public:
-      explicit Sink(uint64_t size) : size_(size) {}
-      bool Consume(std::span<const uint8_t>) override { return true; }
-      nlohmann::json Finish(bool complete) override { return {{"size", size_}, {"complete", complete}}; }
-
-     private:
-      uint64_t size_;
-    };
-    return std::make_unique<Sink>(entry.size);
-  }
-  int opened() const { return opened_.load(); }
-
- private:
-  std::atomic<int> opened_{0};
-};
 
 // An in-memory store: what the local cache asks of any store.
 class MapStore final : public LayerStore {
@@ -72,78 +50,9 @@ class MapStore final : public LayerStore {
   std::mutex mutex_;
 };
 
-TestImage SharedImage() {
-  TestImage image;
-  image.Layer().File("etc/os-release", "ID=debian\n").File("usr/lib/libbase.so.1", std::string(5000, 'b'));
-  image.Layer(Compression::kZstd).File("usr/lib/libshared.so.2", std::string(7000, 's'));
-  image.Layer(Compression::kNone).File("app/run", "#!/bin/sh\n");
-  return image;
-}
-
-struct Warnings {
-  std::vector<std::string> messages;
-  std::mutex mutex;
-  std::function<void(const std::string&)> Sink() {
-    return [this](const std::string& message) {
-      std::lock_guard<std::mutex> lock(mutex);
-      messages.push_back(message);
-    };
-  }
-};
-
-// One CI runner: its own local cache directory, the shared store.
-struct Runner {
-  fs::path image;
-  fs::path cache_dir;
-  std::shared_ptr<LayerStore> store;
-  Warnings warnings;
-  CountingAnalyzer analyzer;
-  std::unique_ptr<LayerCache> cache;
-
-  std::string Scan(LayerScanFunction inner = {}) {
-    if (!cache) {
-      auto opened = LayerCache::Open(cache_dir.string(), {store, warnings.Sink()});
-      REQUIRE(opened.ok());
-      cache = std::move(*opened);
-    }
-    auto source = OpenLocalImage(image.string(), OpenOptions{});
-    REQUIRE(source.ok());
-    ScanOptions options;
-    options.jobs = 2;
-    options.layer_scanner = cache->Scanner(inner);
-    auto scanned = ScanImage(**source, {&analyzer}, options);
-    INFO((scanned.ok() ? std::string() : scanned.error().ToString()));
-    REQUIRE(scanned.ok());
-    nlohmann::json all = nlohmann::json::array();
-    for (const auto& layer : scanned->layers) all.push_back(LayerResultToJson(layer));
-    return all.dump();
-  }
-};
-
-std::string PlainScan(const fs::path& image) {
-  CountingAnalyzer analyzer;
-  auto source = OpenLocalImage(image.string(), OpenOptions{});
-  REQUIRE(source.ok());
-  auto scanned = ScanImage(**source, {&analyzer});
-  REQUIRE(scanned.ok());
-  nlohmann::json all = nlohmann::json::array();
-  for (const auto& layer : scanned->layers) all.push_back(LayerResultToJson(layer));
-  return all.dump();
-}
-
-std::shared_ptr<LayerStore> RedisStoreFor(const std::string& url, Warnings& warnings, const std::string& password = "",
-                                          int timeout_ms = 2000) {
-  auto options = ParseRedisUrl(url);
-  REQUIRE(options.ok());
-  options->password = password;
-  options->connect_timeout = std::chrono::milliseconds(timeout_ms);
-  options->command_timeout = std::chrono::milliseconds(timeout_ms);
-  return FailSoft(OpenRedisStore(*options), warnings.Sink());
-}
-
 }  // namespace
 
-TEST_CASE("redis URLs: host, port, database, user; never a password; no TLS in this hiredis") {
+TEST_CASE("redis URLs: host, port, database, user; never a password; rediss:// is TLS") {
   auto full = ParseRedisUrl("redis://ci@cache.example:6380/3");
   REQUIRE(full.ok());
   CHECK(full->host == "cache.example");
@@ -158,16 +67,27 @@ TEST_CASE("redis URLs: host, port, database, user; never a password; no TLS in t
   REQUIRE(v6.ok());
   CHECK(v6->host == "::1");
   CHECK(v6->port == 7000);
+  CHECK_FALSE(full->tls);
   for (const char* bad : {"redis://:secret@host", "redis://user:secret@host:6379", "http://host", "redis://",
+                          "rediss://", "rediss://:secret@host", "redisss://host", "rediss:/host",
                           "redis://host:0", "redis://host:99999", "redis://host:x", "redis://host/db", "host:6379"}) {
     INFO(bad);
     CHECK_FALSE(ParseRedisUrl(bad).ok());
   }
   auto password = ParseRedisUrl("redis://:secret@host");
   CHECK(password.error().message.find("IMAGELINT_REDIS_PASSWORD") != std::string::npos);
-  auto tls = ParseRedisUrl("rediss://host:6380");
-  REQUIRE_FALSE(tls.ok());
-  CHECK(tls.error().message.find("TLS") != std::string::npos);
+  auto tls = ParseRedisUrl("rediss://ci@cache.example:6380/2");
+  REQUIRE(tls.ok());
+  CHECK(tls->tls);
+  CHECK(tls->host == "cache.example");
+  CHECK(tls->port == 6380);
+  CHECK(tls->db == 2);
+  CHECK(tls->username == "ci");
+  auto tls_v6 = ParseRedisUrl("rediss://[::1]");
+  REQUIRE(tls_v6.ok());
+  CHECK(tls_v6->tls);
+  CHECK(tls_v6->host == "::1");
+  CHECK(tls_v6->port == 6379);
 }
 
 TEST_CASE("two runners, one store: the second runner's cold scan reads no layer (in-memory store)") {

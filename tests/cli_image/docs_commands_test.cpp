@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "support/image_builder.h"
+#include "support/test_pki.h"
 #include "support/test_support.h"
 
 using namespace imagelint::testing;
@@ -268,6 +269,13 @@ void MakeSandbox(const fs::path& dir) {
   WriteFileText(dir / "unpacked" / "etc" / "os-release", "ID=debian\n");
   fs::create_directories(dir / "cache");
   fs::create_directories(dir / ".local/share/bash-completion/completions");
+  // rediss:// with a private CA and a client certificate (docs/cli.md "Shared cache on Redis").
+  std::string why;
+  if (auto pki = MakeTestPki(dir / "pki", &why)) {
+    fs::copy_file(pki->ca, dir / "ci-ca.pem");
+    fs::copy_file(pki->client_cert, dir / "runner.pem");
+    fs::copy_file(pki->client_key, dir / "runner.key");
+  }
 }
 
 struct Outcome {

@@ -312,9 +312,11 @@ TEST_CASE("scan --cache-backend redis:// and --images-from: shared layers, the s
   CHECK(down.err.find("shared cache not used") != std::string::npos);
   CHECK(denied.err.find("NOAUTH") != std::string::npos);
 
-  // Bad flags are exit 2: a password in the URL, TLS, a TTL without a backend.
+  // Bad flags are exit 2: a password in the URL, a TLS flag with redis://, a TTL without a backend.
   CHECK(scan("x", "redis://:pw@127.0.0.1:1", {}).exit_code == 2);
-  CHECK(scan("x", "rediss://127.0.0.1:1", {}).exit_code == 2);
+  CHECK(RunImagelint({(dir / "seed.tar").string(), "--cache-backend", "redis://127.0.0.1:1", "--redis-ca",
+                      (dir / "fleet.yaml").string()})
+            .exit_code == 2);
   CHECK(RunImagelint({(dir / "seed.tar").string(), "--cache-ttl", "1h"}).exit_code == 2);
 
   // --images-from: the same image twice (a comment and a blank line skipped), one report.
@@ -336,6 +338,82 @@ TEST_CASE("scan --cache-backend redis:// and --images-from: shared layers, the s
   WriteFileText(dir / "empty.txt", "# nothing\n");
   CHECK(RunImagelint({"--images-from", (dir / "empty.txt").string()}).exit_code == 2);
   CHECK(RunImagelint({"--images-from", (dir / "missing.txt").string()}).exit_code == 2);
+}
+
+// rediss://: the same two runners through a TLS-only redis-server that wants
+// client certificates (--redis-ca, --redis-cert, --redis-key); a CA that did
+// not sign the server's certificate or a missing client certificate is one
+// warning and the same report; the TLS flags' misuse is exit 2.
+TEST_CASE("scan --cache-backend rediss://: verified TLS, client certificates, one warning when it does not verify") {
+  if (!NeedExternal("NVIDIA packages", HaveDebs(), "genuine libcuda/libcudart (scripts/fetch-nvidia-debs.sh)")) return;
+  std::string why;
+  auto redis = imagelint::testing::RedisServer::StartTls(&why, "ci-pass");
+  if (!NeedExternal("redis-server", redis != nullptr, why)) return;
+  TempDir dir;
+  WriteFileText(dir / "fleet.yaml", kSeedFleet);
+  imagelint::testing::WriteImage(SeedImage(), ImageKind::kDockerArchive, dir / "seed.tar");
+  const json expected = ScanJson(dir / "seed.tar", dir / "fleet.yaml", 1);
+  const auto& pki = *redis->pki();
+  auto scan = [&](const std::string& cache, const fs::path& ca, bool client_certificate) {
+    std::vector<std::string> args = {(dir / "seed.tar").string(), "--fleet", (dir / "fleet.yaml").string(),
+                                     "--format", "json", "--cache-dir", (dir / cache).string(), "--cache-backend",
+                                     redis->Url("localhost"), "--redis-ca", ca.string()};
+    if (client_certificate)
+      args.insert(args.end(), {"--redis-cert", pki.client_cert.string(), "--redis-key", pki.client_key.string()});
+    return RunImagelint(args, "", {"IMAGELINT_REDIS_PASSWORD=ci-pass"});
+  };
+  auto warnings = [](const std::string& err) {
+    size_t count = 0;
+    for (size_t at = err.find("warning:"); at != std::string::npos; at = err.find("warning:", at + 1)) ++count;
+    return count;
+  };
+  auto first = scan("runner-a", pki.ca, true);
+  CHECK_MESSAGE(first.exit_code == 1, first.err);
+  CHECK(warnings(first.err) == 0);
+  CHECK(json::parse(first.out) == expected);
+  const auto keys = redis->Keys("imagelint:layer:*");
+  CHECK(keys.size() >= 3);
+  // Runner B's local cache is empty: its layers come from Redis over TLS.
+  auto second = scan("runner-b", pki.ca, true);
+  CHECK_MESSAGE(second.exit_code == 1, second.err);
+  CHECK(warnings(second.err) == 0);
+  CHECK(json::parse(second.out) == expected);
+  size_t local_files = 0;
+  for (const auto& item : fs::recursive_directory_iterator(dir / "runner-b" / "layers")) local_files += item.is_regular_file();
+  CHECK(local_files == keys.size());
+
+  // Another CA: the server's certificate does not verify.
+  auto wrong_ca = scan("runner-c", pki.other_ca, true);
+  CHECK(wrong_ca.exit_code == 1);
+  CHECK(json::parse(wrong_ca.out) == expected);
+  CHECK_MESSAGE(warnings(wrong_ca.err) == 1, wrong_ca.err);
+  CHECK(wrong_ca.err.find("shared cache not used") != std::string::npos);
+  CHECK(wrong_ca.err.find("certificate verify failed") != std::string::npos);
+  // No client certificate for a server that requires one.
+  auto anonymous = scan("runner-d", pki.ca, false);
+  CHECK(anonymous.exit_code == 1);
+  CHECK(json::parse(anonymous.out) == expected);
+  CHECK_MESSAGE(warnings(anonymous.err) == 1, anonymous.err);
+  CHECK(anonymous.err.find("asked for a client certificate") != std::string::npos);
+
+  // Exit 2: TLS flags without a rediss:// backend, half a client identity,
+  // files that cannot be read or hold the wrong thing (named).
+  const std::string image = (dir / "seed.tar").string();
+  const std::string tls_url = redis->Url();
+  const std::string missing = (dir / "missing.pem").string();
+  auto refused = [&](std::vector<std::string> args, const std::string& named) {
+    args.insert(args.begin(), image);
+    auto result = RunImagelint(args);
+    CHECK_MESSAGE(result.exit_code == 2, result.err);
+    CHECK_MESSAGE(result.err.find(named) != std::string::npos, result.err);
+  };
+  refused({"--redis-ca", pki.ca.string()}, "--redis-ca");
+  refused({"--redis-cert", pki.client_cert.string(), "--redis-key", pki.client_key.string()}, "--redis-cert");
+  refused({"--cache-backend", "redis://127.0.0.1:1", "--redis-key", pki.client_key.string()}, "rediss://");
+  refused({"--cache-backend", tls_url, "--redis-cert", pki.client_cert.string()}, "go together");
+  refused({"--cache-backend", tls_url, "--redis-ca", missing}, missing);
+  refused({"--cache-backend", tls_url, "--redis-cert", pki.client_cert.string(), "--redis-key", pki.ca.string()},
+          pki.ca.string());
 }
 
 // --baseline: a fleet change (a GeForce pool added: IL003 new on it), the

@@ -52,6 +52,14 @@ bool Alive(int pid) {
 }  // namespace
 
 std::unique_ptr<RedisServer> RedisServer::Start(std::string* why, const std::string& password) {
+  return Create(why, password, false);
+}
+
+std::unique_ptr<RedisServer> RedisServer::StartTls(std::string* why, const std::string& password) {
+  return Create(why, password, true);
+}
+
+std::unique_ptr<RedisServer> RedisServer::Create(std::string* why, const std::string& password, bool tls) {
   if (!HaveProgram("redis-server") || !HaveProgram("redis-cli")) {
     *why = "Debian's redis-server (and redis-tools' redis-cli) is not installed";
     return nullptr;
@@ -59,12 +67,12 @@ std::unique_ptr<RedisServer> RedisServer::Start(std::string* why, const std::str
   for (int attempt = 0; attempt < 3; ++attempt) {
     auto server = std::unique_ptr<RedisServer>(new RedisServer());
     server->password_ = password;
-    if (server->Launch(why)) return server;
+    if (server->Launch(why, tls)) return server;
   }
   return nullptr;
 }
 
-bool RedisServer::Launch(std::string* why) {
+bool RedisServer::Launch(std::string* why, bool tls) {
   port_ = FreePort();
   if (port_ == 0) {
     *why = "no free loopback port";
@@ -72,10 +80,18 @@ bool RedisServer::Launch(std::string* why) {
   }
   dir_ = BinaryDir() / "tests" / "redis" / (std::to_string(::getpid()) + "-" + std::to_string(port_));
   fs::create_directories(dir_);
-  std::vector<std::string> args = {"redis-server", "--bind",       "127.0.0.1", "--port",     std::to_string(port_),
-                                   "--dir",        dir_.string(), "--save",    "",           "--appendonly",
-                                   "no",           "--daemonize", "no",        "--logfile",  (dir_ / "redis.log").string(),
+  std::vector<std::string> args = {"redis-server", "--dir",      dir_.string(), "--save", "", "--appendonly", "no",
+                                   "--daemonize",  "no",         "--logfile",   (dir_ / "redis.log").string(),
                                    "--protected-mode", "no"};
+  if (tls) {
+    pki_ = MakeTestPki(dir_ / "pki", why);
+    if (!pki_) return false;
+    args.insert(args.end(), {"--bind", "127.0.0.1", "127.0.0.2", "--port", "0", "--tls-port", std::to_string(port_),
+                             "--tls-cert-file", pki_->server_cert.string(), "--tls-key-file",
+                             pki_->server_key.string(), "--tls-ca-cert-file", pki_->ca.string()});
+  } else {
+    args.insert(args.end(), {"--bind", "127.0.0.1", "--port", std::to_string(port_)});
+  }
   if (!password_.empty()) {
     args.push_back("--requirepass");
     args.push_back(password_);
@@ -116,8 +132,17 @@ bool RedisServer::Launch(std::string* why) {
   return false;
 }
 
-CommandResult RedisServer::Cli(const std::vector<std::string>& args) const {
+std::vector<std::string> RedisServer::CliBase() const {
   std::vector<std::string> argv = {"redis-cli", "-h", "127.0.0.1", "-p", std::to_string(port_)};
+  if (pki_) {
+    argv.insert(argv.end(), {"--tls", "--cacert", pki_->ca.string(), "--cert", pki_->client_cert.string(), "--key",
+                             pki_->client_key.string()});
+  }
+  return argv;
+}
+
+CommandResult RedisServer::Cli(const std::vector<std::string>& args) const {
+  std::vector<std::string> argv = CliBase();
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<std::string> env;
   if (!password_.empty()) env.push_back("REDISCLI_AUTH=" + password_);
@@ -126,7 +151,8 @@ CommandResult RedisServer::Cli(const std::vector<std::string>& args) const {
 
 bool RedisServer::SetRaw(const std::string& key, const std::string& value) const {
   // redis-cli -x takes the last argument from standard input, byte for byte.
-  std::vector<std::string> argv = {"redis-cli", "-h", "127.0.0.1", "-p", std::to_string(port_), "-x", "SET", key};
+  std::vector<std::string> argv = CliBase();
+  argv.insert(argv.end(), {"-x", "SET", key});
   std::vector<std::string> env;
   if (!password_.empty()) env.push_back("REDISCLI_AUTH=" + password_);
   auto result = RunCommand(argv, value, 20, env);
