@@ -146,7 +146,13 @@ Result<std::string> Client::FetchToken(const std::string& realm, const std::stri
           "Basic " + Base64Encode((*credentials)->username + ":" + (*credentials)->password);
     }
   }
-  bool verify = !(IsLoopbackHost(UrlOrigin(realm).substr(UrlOrigin(realm).find("://") + 3)) && insecure_);
+  // A realm that does not parse as a URL has no origin: it is never treated
+  // as loopback, so its certificate is verified (curl then reports the URL).
+  const std::string realm_origin = UrlOrigin(realm);
+  const size_t scheme_end = realm_origin.find("://");
+  const bool realm_loopback =
+      scheme_end != std::string::npos && IsLoopbackHost(realm_origin.substr(scheme_end + 3));
+  bool verify = !(realm_loopback && insecure_);
   for (int attempt = 1;; ++attempt) {
     OpenFailure failure;
     auto stream = OpenHttp(request, Config(verify), &failure);
@@ -268,7 +274,8 @@ Result<std::unique_ptr<HttpStream>> Client::Get(const std::string& path_suffix,
     std::string retry_after;
     for (int hop = 0;; ++hop) {
       if (hop > kMaxRedirects) return MakeError(ref_.ToString(), "too many redirects for " + what);
-      const bool same_origin = UrlOrigin(current) == origin;
+      // An unparsable URL has an empty origin, which matches nothing.
+      const bool same_origin = !origin.empty() && UrlOrigin(current) == origin;
       HttpRequest request;
       request.url = current;
       request.headers = headers;

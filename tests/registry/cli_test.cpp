@@ -285,3 +285,23 @@ TEST_CASE("tag lists follow Link rel=next pages and stay on the registry") {
     CHECK_FALSE(list(hostile).ok());
   }
 }
+
+// A registry whose Bearer challenge names a realm that is not a URL: the scan
+// ends with an error naming the token server, not an exception (the realm's
+// origin is empty and used to be sliced past its end).
+TEST_CASE("a Bearer realm that is not a URL is an error, not a crash") {
+  LoopbackServer server([](int fd, const SeenRequest& request) {
+    WriteAllTo(fd,
+               "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer realm=\"http://[not-an-address/token\",service=\"x\"\r\n"
+               "Content-Length: 0\r\nConnection: close\r\n\r\n");
+  });
+  const std::string host = "127.0.0.1:" + std::to_string(server.port());
+  auto ref = imagelint::registry::ParseReference(host + "/team/app");
+  REQUIRE(ref.ok());
+  imagelint::registry::RegistryOptions options;
+  options.insecure_registries = {host};
+  auto tags = imagelint::registry::ListTags(*ref, options);
+  REQUIRE_FALSE(tags.ok());
+  CAPTURE(tags.error().ToString());
+  CHECK(tags.error().ToString().find("token server") != std::string::npos);
+}
