@@ -112,6 +112,10 @@ Result<ScannedImage> ScanImage(ImageSource& source, const std::vector<FileAnalyz
 // inline otherwise. kInline / kHelperThread force one way (tests).
 enum class HashThreading { kAuto, kInline, kHelperThread };
 
+// Declared blob size from which a layer counts as big: the image's critical
+// path when it is also its largest layer (OpenLayerStream, ScanImage).
+inline constexpr uint64_t kBigLayerBytes = 64ull << 20;
+
 // Layer scans that ScanImage runs at this moment in this process (its
 // worker threads). The layer reader reads it to decide HashThreading::kAuto.
 std::atomic<int>& RunningLayerScans();

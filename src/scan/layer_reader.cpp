@@ -244,9 +244,6 @@ HashPlan PlanHashes(const LayerRef& layer, const LayerReadOptions& options, bool
   return plan;
 }
 
-// Declared blob size from which a layer counts as big (see OpenLayerStream).
-constexpr uint64_t kBigLayerBytes = 64ull << 20;
-
 class LayerEntryReader final : public EntryReader {
  public:
   LayerEntryReader(std::unique_ptr<LayerHasher> hasher, std::unique_ptr<HashingStream> blob,
@@ -465,18 +462,18 @@ Result<std::unique_ptr<EntryReader>> OpenLayerStream(std::unique_ptr<ByteStream>
   Codec codec = SniffCodec((*peek)->Head());
   HashPlan plan = PlanHashes(layer, options, codec == Codec::kNone);
 
-  // The blob's reading and hashing on a thread of their own (big layers):
-  // the thread that inflates (or parses, for a plain tar) then does nothing
-  // else, and the blob digest needs no copies.
-  // A plain tar has no inflating to run beside: its one thread reads, parses
-  // and hashes, and the hashing moves to a helper once a core is free
-  // (kAuto). Starting helpers at once for it was slower on two cores, where
-  // the other layers still need the second one (docs/PERFORMANCE.md).
-  const bool critical = big && codec != Codec::kNone;
-  const bool blob_ahead = plan.blob && options.blob_threading != HashThreading::kInline &&
-                          (options.blob_threading == HashThreading::kHelperThread || critical);
+  // The big layer's blob is read (and hashed, when it is checked) on a
+  // read-ahead thread of its own: the thread that inflates it, or parses it
+  // when it is a plain tar, then does nothing else, and the blob digest needs
+  // no copies. For a plain tar that thread is the critical path (the floor is
+  // the SHA-256 of this layer); the other layers' workers yield to it
+  // (ScanImage), so the parsing and the small layers share the other core.
+  // Without verification it still takes the page-cache copies off the
+  // inflating thread.
+  const bool blob_ahead = options.blob_threading != HashThreading::kInline &&
+                          (big || (plan.blob && options.blob_threading == HashThreading::kHelperThread));
   HashThreading hashing_mode = options.verify ? options.hash_threading : HashThreading::kInline;
-  if (critical && hashing_mode == HashThreading::kAuto) hashing_mode = HashThreading::kHelperThread;
+  if (big && hashing_mode == HashThreading::kAuto) hashing_mode = HashThreading::kHelperThread;
   if (blob_ahead && !plan.tar) hashing_mode = HashThreading::kInline;  // nothing left for a helper
   auto hasher = std::make_unique<LayerHasher>(hashing_mode, blob_ahead);
   if (plan.blob) {

@@ -1,10 +1,15 @@
 #include "imagelint/scan.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <atomic>
 #include <mutex>
 #include <optional>
 #include <thread>
+
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "common/io_buffer.h"
 
@@ -79,6 +84,24 @@ Status AnalyzeFile(EntryReader& reader, LayerEntry& entry, const std::vector<Fil
     if (!facts.is_null()) entry.analysis[active.name] = std::move(facts);
   }
   return status;
+}
+
+// Lowers the calling thread's priority (nice +10, for the rest of its life;
+// threads it starts inherit it). ScanImage's workers of the other layers call
+// it while the image's big layer is the critical path: on two cores the big
+// layer's reading, hashing and inflating threads then keep their cores, and
+// the small layers fill what those leave idle instead of taking turns with
+// them. A thread cannot raise its priority back without CAP_SYS_NICE, which
+// is why only worker threads that end with the scan call this.
+void YieldToCriticalPath() {
+  thread_local bool yielded = false;
+  if (yielded) return;
+  yielded = true;
+  const auto tid = static_cast<id_t>(::syscall(SYS_gettid));
+  errno = 0;
+  const int current = ::getpriority(PRIO_PROCESS, tid);
+  if (errno != 0) return;
+  ::setpriority(PRIO_PROCESS, tid, std::min(current + 10, 19));  // best effort: a failure only costs speed
 }
 
 }  // namespace
@@ -233,6 +256,8 @@ Result<ScannedImage> ScanImage(ImageSource& source, const std::vector<FileAnalyz
   // already sees how many run beside it; each worker leaves when it is out
   // of layers, so the last big layer may get a helper hashing thread.
   RunningLayerScans() += jobs;
+  const bool big_critical_path =
+      jobs > 1 && count > 1 && metadata.layers[order[0]].ScheduleBytes() >= static_cast<int64_t>(kBigLayerBytes);
   auto worker = [&]() {
     struct Leave {
       ~Leave() { RunningLayerScans()--; }
@@ -243,6 +268,7 @@ Result<ScannedImage> ScanImage(ImageSource& source, const std::vector<FileAnalyz
       size_t index = order[slot];
       // The largest layer, opened first: the one whose inflating bounds the scan.
       CriticalPathScope critical(slot == 0 && count > 1 && jobs > 1);
+      if (slot != 0 && big_critical_path) YieldToCriticalPath();
       Result<LayerResult> result = ScanOneLayer(source, index, analyzers, layer_options);
       if (!result.ok()) failed.store(true);
       uint64_t bytes = result.ok() ? result->blob_bytes : 0;

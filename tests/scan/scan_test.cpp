@@ -2,7 +2,14 @@
 // bounded chunks, the cache hook, parallel == sequential, JSON round trip.
 #include <doctest/doctest.h>
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <map>
 #include <mutex>
 
 #include "imagelint/read_image.h"
@@ -64,7 +71,79 @@ std::string Pattern(size_t size) {
   return text;
 }
 
+// An image of declared layer sizes only: the scan's hook answers for every
+// layer, so nothing is ever opened.
+class SizedSource final : public ImageSource {
+ public:
+  explicit SizedSource(std::vector<int64_t> sizes) {
+    metadata_.ref = "sized";
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      LayerRef layer;
+      layer.digest = "sha256:" + std::string(63, '0') + std::to_string(i);
+      layer.size = sizes[i];
+      metadata_.layers.push_back(layer);
+    }
+  }
+  const ImageMetadata& Metadata() const override { return metadata_; }
+  Result<std::unique_ptr<EntryReader>> OpenLayer(size_t index) override {
+    return MakeError("sized", "not readable");
+  }
+
+ private:
+  ImageMetadata metadata_;
+};
+
+int ThreadNice() {
+  return ::getpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)));
+}
+
+// The nice value of the thread that scanned each layer, with two workers.
+std::map<size_t, int> NiceByLayer(std::vector<int64_t> sizes) {
+  const size_t largest = static_cast<size_t>(std::max_element(sizes.begin(), sizes.end()) - sizes.begin());
+  SizedSource source(std::move(sizes));
+  std::mutex mutex;
+  std::condition_variable scanned_other;
+  std::map<size_t, int> nice;
+  ScanOptions options;
+  options.jobs = 2;
+  options.layer_scanner = [&](ImageSource&, size_t index, const std::vector<FileAnalyzer*>&, const ScanOptions&) {
+    std::unique_lock<std::mutex> lock(mutex);
+    nice[index] = ThreadNice();
+    // The largest layer lasts until the other worker has scanned a layer, as
+    // a real big layer would (else one worker could take every layer).
+    if (index == largest) {
+      scanned_other.wait_for(lock, std::chrono::seconds(10), [&] { return nice.size() > 1; });
+    } else {
+      scanned_other.notify_all();
+    }
+    return Result<LayerResult>(LayerResult{});
+  };
+  auto scanned = ScanImage(source, {}, options);
+  REQUIRE(scanned.ok());
+  return nice;
+}
+
 }  // namespace
+
+TEST_CASE("beside a big critical layer, the other layers' workers yield their cores (nice +10)") {
+  const int base = ThreadNice();
+  if (base > 9) return;  // already as low as it goes: nothing to tell apart
+  // The big layer is scheduled first, whatever its index; its thread keeps
+  // the caller's priority, every thread that scans another layer gives way.
+  auto nice = NiceByLayer({1 << 20, int64_t{200} << 20, 2 << 20, 3 << 20});
+  REQUIRE(nice.size() == 4);
+  CHECK(nice[1] == base);
+  for (size_t small : {0, 2, 3}) {
+    INFO("layer " << small << " scanned at nice " << nice[small]);
+    // Either a yielded worker, or the big layer's own worker once it is done.
+    CHECK((nice[small] == base + 10 || nice[small] == base));
+  }
+  CHECK(std::count_if(nice.begin(), nice.end(), [&](const auto& n) { return n.second == base + 10; }) >= 1);
+  CHECK(ThreadNice() == base);
+  // No big layer: nobody yields, and the calling thread is never touched.
+  for (const auto& [layer, value] : NiceByLayer({1 << 20, 2 << 20, 3 << 20})) CHECK(value == base);
+  CHECK(ThreadNice() == base);
+}
 
 TEST_CASE("file contents stream to analyzers once, in bounded chunks, head first") {
   TempDir dir;
