@@ -116,6 +116,15 @@ enum class HashThreading { kAuto, kInline, kHelperThread };
 // path when it is also its largest layer (OpenLayerStream, ScanImage).
 inline constexpr uint64_t kBigLayerBytes = 64ull << 20;
 
+// Lowers the calling thread's priority (nice +10) for the rest of its life;
+// threads it starts inherit it. For threads that end with the work they do
+// beside a scan's critical path: ScanImage's workers of the other layers
+// while the big layer is read, the facts command's knowledge loading. On two
+// cores the big layer's threads then keep their cores and the rest fills
+// what they leave idle. A thread cannot raise its priority back without
+// CAP_SYS_NICE, hence never the calling thread of a long-lived program.
+void YieldToCriticalPath();
+
 // Layer scans that ScanImage runs at this moment in this process (its
 // worker threads). The layer reader reads it to decide HashThreading::kAuto.
 std::atomic<int>& RunningLayerScans();

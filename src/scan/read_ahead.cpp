@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "common/io_buffer.h"
+#include "scan/critical_cpu.h"
 #include "scan/streams.h"
 
 namespace imagelint {
@@ -14,8 +15,8 @@ namespace {
 
 class ReadAheadStream final : public ByteStream {
  public:
-  ReadAheadStream(std::unique_ptr<ByteStream> input, bool (*start_now)())
-      : input_(std::move(input)), start_now_(start_now), name_(input_->Name()) {}
+  ReadAheadStream(std::unique_ptr<ByteStream> input, bool (*start_now)(), bool critical)
+      : input_(std::move(input)), start_now_(start_now), name_(input_->Name()), critical_(critical) {}
   ~ReadAheadStream() override {
     if (!producer_.joinable()) return;
     {
@@ -64,7 +65,7 @@ class ReadAheadStream final : public ByteStream {
   std::string Name() const override { return name_; }
 
  private:
-  static constexpr size_t kChunkBytes = 512 * 1024;
+  static constexpr size_t kChunkBytes = 1024 * 1024;
   static constexpr size_t kSlots = 8;
   static constexpr uint64_t kRecheckEvery = 16;
   struct Chunk {
@@ -88,6 +89,7 @@ class ReadAheadStream final : public ByteStream {
   // Fills free chunks until the end, an error, or the reader is gone. The
   // input is touched by this thread alone from Start() on.
   void Produce() {
+    if (critical_) EnterCriticalPath();
     for (;;) {
       std::unique_ptr<Chunk> chunk;
       {
@@ -115,6 +117,7 @@ class ReadAheadStream final : public ByteStream {
   std::unique_ptr<ByteStream> input_;
   bool (*start_now_)();
   std::string name_;
+  bool critical_;
   uint64_t direct_reads_ = 0;
   std::unique_ptr<Chunk> current_;
   size_t taken_ = 0;
@@ -131,8 +134,8 @@ class ReadAheadStream final : public ByteStream {
 
 }  // namespace
 
-std::unique_ptr<ByteStream> ReadAhead(std::unique_ptr<ByteStream> input, bool (*start_now)()) {
-  return std::make_unique<ReadAheadStream>(std::move(input), start_now);
+std::unique_ptr<ByteStream> ReadAhead(std::unique_ptr<ByteStream> input, bool (*start_now)(), bool critical) {
+  return std::make_unique<ReadAheadStream>(std::move(input), start_now, critical);
 }
 
 }  // namespace imagelint

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/io_buffer.h"
+#include "scan/critical_cpu.h"
 
 namespace imagelint {
 namespace {
@@ -86,13 +87,8 @@ Status AnalyzeFile(EntryReader& reader, LayerEntry& entry, const std::vector<Fil
   return status;
 }
 
-// Lowers the calling thread's priority (nice +10, for the rest of its life;
-// threads it starts inherit it). ScanImage's workers of the other layers call
-// it while the image's big layer is the critical path: on two cores the big
-// layer's reading, hashing and inflating threads then keep their cores, and
-// the small layers fill what those leave idle instead of taking turns with
-// them. A thread cannot raise its priority back without CAP_SYS_NICE, which
-// is why only worker threads that end with the scan call this.
+}  // namespace
+
 void YieldToCriticalPath() {
   thread_local bool yielded = false;
   if (yielded) return;
@@ -103,8 +99,6 @@ void YieldToCriticalPath() {
   if (errno != 0) return;
   ::setpriority(PRIO_PROCESS, tid, std::min(current + 10, 19));  // best effort: a failure only costs speed
 }
-
-}  // namespace
 
 ImageBudget::ImageBudget(size_t layers, const ScanLimits& limits, std::string image)
     : limits_(limits), image_(std::move(image)), entries_(layers), name_bytes_(layers) {}
@@ -258,10 +252,19 @@ Result<ScannedImage> ScanImage(ImageSource& source, const std::vector<FileAnalyz
   RunningLayerScans() += jobs;
   const bool big_critical_path =
       jobs > 1 && count > 1 && metadata.layers[order[0]].ScheduleBytes() >= static_cast<int64_t>(kBigLayerBytes);
+  // While the big layer is read, the workers keep off one CPU, which is its
+  // critical thread's (src/scan/critical_cpu.h); the first worker to finish
+  // the big layer gives it back.
+  std::unique_ptr<CriticalCpu> critical_cpu = big_critical_path ? CriticalCpu::Reserve() : nullptr;
   auto worker = [&]() {
+    if (critical_cpu) critical_cpu->JoinOthers();
     struct Leave {
-      ~Leave() { RunningLayerScans()--; }
-    } leave;
+      CriticalCpu* critical_cpu;
+      ~Leave() {
+        if (critical_cpu) critical_cpu->Leave();
+        RunningLayerScans()--;
+      }
+    } leave{critical_cpu.get()};
     for (;;) {
       size_t slot = next.fetch_add(1);
       if (slot >= count || failed.load()) return;
@@ -270,6 +273,7 @@ Result<ScannedImage> ScanImage(ImageSource& source, const std::vector<FileAnalyz
       CriticalPathScope critical(slot == 0 && count > 1 && jobs > 1);
       if (slot != 0 && big_critical_path) YieldToCriticalPath();
       Result<LayerResult> result = ScanOneLayer(source, index, analyzers, layer_options);
+      if (slot == 0 && critical_cpu) critical_cpu->Release();
       if (!result.ok()) failed.store(true);
       uint64_t bytes = result.ok() ? result->blob_bytes : 0;
       results[index].emplace(std::move(result));

@@ -39,8 +39,11 @@ class PeekStream final : public ByteStream {
 // free (asked again every few reads until it does): decompressing one
 // layer then runs beside parsing and analysing it, which is what lets one
 // big layer use two cores; reading and hashing a big blob runs beside
-// inflating it. Bounded: at most 8 page-aligned chunks of 512 KiB ahead.
+// inflating it. Bounded: at most 8 page-aligned chunks of 1 MiB ahead (1 MiB
+// reads: a plain big layer hashed on this thread then reads as the SHA-256
+// floor does; 512 KiB was ~2 % slower on the save, docs/PERFORMANCE.md).
 // Before the thread starts, and with `start_now` null, reads pass through.
-std::unique_ptr<ByteStream> ReadAhead(std::unique_ptr<ByteStream> input, bool (*start_now)());
+// `critical`: the thread is its image's critical path (EnterCriticalPath).
+std::unique_ptr<ByteStream> ReadAhead(std::unique_ptr<ByteStream> input, bool (*start_now)(), bool critical = false);
 
 }  // namespace imagelint

@@ -14,6 +14,7 @@
 
 #include "imagelint/read_image.h"
 #include "imagelint/digest.h"
+#include "scan/sized_source.h"
 #include "support/image_builder.h"
 #include "support/test_support.h"
 
@@ -70,28 +71,6 @@ std::string Pattern(size_t size) {
   for (size_t i = 0; i < size; ++i) text[i] = static_cast<char>((i * 2654435761u) >> 13);
   return text;
 }
-
-// An image of declared layer sizes only: the scan's hook answers for every
-// layer, so nothing is ever opened.
-class SizedSource final : public ImageSource {
- public:
-  explicit SizedSource(std::vector<int64_t> sizes) {
-    metadata_.ref = "sized";
-    for (size_t i = 0; i < sizes.size(); ++i) {
-      LayerRef layer;
-      layer.digest = "sha256:" + std::string(63, '0') + std::to_string(i);
-      layer.size = sizes[i];
-      metadata_.layers.push_back(layer);
-    }
-  }
-  const ImageMetadata& Metadata() const override { return metadata_; }
-  Result<std::unique_ptr<EntryReader>> OpenLayer(size_t index) override {
-    return MakeError("sized", "not readable");
-  }
-
- private:
-  ImageMetadata metadata_;
-};
 
 int ThreadNice() {
   return ::getpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)));
