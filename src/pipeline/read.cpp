@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <future>
 #include <memory>
 
 #include <re2/re2.h>
@@ -14,6 +15,7 @@
 #include "imagelint/dockerfile.h"
 #include "imagelint/knowledge.h"
 #include "imagelint/registry.h"
+#include "imagelint/scan.h"
 #include "imagelint/source.h"
 
 namespace imagelint {
@@ -180,9 +182,16 @@ Result<nlohmann::json> ReadFacts(const std::string& input, const ImageReadOption
     if (!analysis.ok()) return analysis.error();
     return std::move(analysis->facts);
   }
+  // The tables (loader directories, CUDA library names) are needed only once
+  // the image is read: parsed beside its scan, on a thread that gives way to
+  // the scan's critical path (tens of ms of YAML when no cache holds them).
+  auto knowledge_loading = std::async(std::launch::async, [&] {
+    YieldToCriticalPath();
+    return Knowledge::Load(context.knowledge_dir, options.use_cache ? context.cache_dir : "");
+  });
   auto image = pipeline::ReadImageInput(input, options, context);
+  auto knowledge = knowledge_loading.get();
   if (!image.ok()) return image.error();
-  auto knowledge = Knowledge::Load(context.knowledge_dir, options.use_cache ? context.cache_dir : "");  // loader directories, CUDA library names
   if (!knowledge.ok()) return knowledge.error();
   return BuildFacts(*image, *knowledge);
 }
