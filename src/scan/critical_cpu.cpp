@@ -1,10 +1,13 @@
 #include "scan/critical_cpu.h"
 
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
+#include <cerrno>
+
+#include "imagelint/scan.h"
 
 namespace imagelint {
 namespace {
@@ -15,7 +18,6 @@ pid_t ThisThread() { return static_cast<pid_t>(::syscall(SYS_gettid)); }
 // two images scanned at once never keep the same CPU for two critical paths.
 std::mutex held_mutex;
 CriticalCpu* held = nullptr;
-cpu_set_t held_allowed;
 
 }  // namespace
 
@@ -32,7 +34,6 @@ std::unique_ptr<CriticalCpu> CriticalCpu::Reserve() {
     if (CPU_ISSET(cpu, &allowed)) kept = cpu;
   std::unique_ptr<CriticalCpu> reservation(new CriticalCpu(allowed, kept));
   held = reservation.get();
-  held_allowed = allowed;
   return reservation;
 }
 
@@ -75,9 +76,20 @@ void EnterCriticalPath() {
   {
     std::lock_guard<std::mutex> lock(held_mutex);
     if (!held) return;
-    allowed = held_allowed;
+    allowed = held->allowed_;  // set at construction; `held` is cleared before it goes
   }
   ::sched_setaffinity(ThisThread(), sizeof allowed, &allowed);
+}
+
+void YieldToCriticalPath() {
+  thread_local bool yielded = false;
+  if (yielded) return;
+  yielded = true;
+  const auto tid = static_cast<id_t>(ThisThread());
+  errno = 0;
+  const int current = ::getpriority(PRIO_PROCESS, tid);
+  if (errno != 0) return;
+  ::setpriority(PRIO_PROCESS, tid, std::min(current + 10, 19));  // best effort: a failure only costs speed
 }
 
 }  // namespace imagelint

@@ -8,6 +8,7 @@
 // for the first half of the scan). So while the big layer is read, the
 // scan's other threads run on every allowed CPU but one, and the critical
 // thread may run anywhere (docs/PERFORMANCE.md, "What runs where").
+// YieldToCriticalPath (imagelint/scan.h), the other half, is defined here too.
 #pragma once
 
 #include <sched.h>
@@ -39,6 +40,7 @@ class CriticalCpu {
   int kept_cpu() const { return kept_; }
 
  private:
+  friend void EnterCriticalPath();
   CriticalCpu(cpu_set_t allowed, int kept);
   cpu_set_t allowed_;
   cpu_set_t others_;

@@ -1,15 +1,10 @@
 #include "imagelint/scan.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <atomic>
 #include <mutex>
 #include <optional>
 #include <thread>
-
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "common/io_buffer.h"
 #include "scan/critical_cpu.h"
@@ -88,17 +83,6 @@ Status AnalyzeFile(EntryReader& reader, LayerEntry& entry, const std::vector<Fil
 }
 
 }  // namespace
-
-void YieldToCriticalPath() {
-  thread_local bool yielded = false;
-  if (yielded) return;
-  yielded = true;
-  const auto tid = static_cast<id_t>(::syscall(SYS_gettid));
-  errno = 0;
-  const int current = ::getpriority(PRIO_PROCESS, tid);
-  if (errno != 0) return;
-  ::setpriority(PRIO_PROCESS, tid, std::min(current + 10, 19));  // best effort: a failure only costs speed
-}
 
 ImageBudget::ImageBudget(size_t layers, const ScanLimits& limits, std::string image)
     : limits_(limits), image_(std::move(image)), entries_(layers), name_bytes_(layers) {}
