@@ -45,6 +45,10 @@ std::vector<FileAnalyzer*> AnalyzerPointers(const std::vector<std::unique_ptr<Fi
 // Every part of the facts model of a scanned image (add your part's builder
 // call here). `knowledge` gives the loader's directories and library names.
 facts::Facts BuildFactsModel(const ScannedImage& image, const Knowledge& knowledge);
+// A facts document written by an older imagelint or another producer: the
+// parts a scan derives from the facts themselves (binaries' reachability,
+// docs/cuda-facts.md) are filled in where missing.
+void CompleteFactsDocument(facts::Facts& facts, const Knowledge& knowledge);
 // WriteFacts(BuildFactsModel(...)): {"schema": "imagelint.facts/v1", "image": {...}, ...}.
 nlohmann::json BuildFacts(const ScannedImage& image, const Knowledge& knowledge);
 // The `image` part: ref, digest, kind, os, architecture, variant, env{},

@@ -71,6 +71,10 @@ void AddCudaFacts(const CudaFactsInput& input, const Knowledge& knowledge, facts
 void AddCudaFacts(const ImageTree& tree, const ImageMetadata& metadata, const Knowledge& knowledge,
                   facts::Facts& facts);
 
+// Facts written without reachability: derived from the binaries they list
+// (src/cuda/reachability.h).
+void DeriveReachability(facts::Facts& facts, const Knowledge& knowledge);
+
 // Human-readable blocks for `imagelint facts --format text`: one block per
 // runtime, driver, binary and framework, each with evidence path and layer
 // (from the written facts, WriteFacts).

@@ -189,4 +189,8 @@ std::string ListTree(const ScannedImage& image, const std::string& glob) {
   return out.str();
 }
 
+void CompleteFactsDocument(facts::Facts& facts, const Knowledge& knowledge) {
+  cuda::DeriveReachability(facts, knowledge);
+}
+
 }  // namespace imagelint

@@ -13,13 +13,13 @@
 #include "imagelint/analysis.h"
 #include "imagelint/config.h"
 #include "common/json.h"
-#include "cuda/reachability.h"
 #include "imagelint/dockerfile.h"
 #include "pipeline/base_resolver.h"
 #include "imagelint/source.h"
 #include "imagelint/facts.h"
 #include "imagelint/fleet_import.h"
 #include "imagelint/knowledge.h"
+#include "imagelint/read_image.h"
 #include "pipeline/read.h"
 
 namespace imagelint {
@@ -71,7 +71,7 @@ Result<std::optional<json>> ReadFactsDocument(const std::string& path, const Kno
   auto model = facts::ReadFacts(*document, path);
   if (!model.ok()) return model.error();
   // Facts written before binaries said whether anything loads them.
-  cuda::DeriveReachability(*model, knowledge);
+  CompleteFactsDocument(*model, knowledge);
   return std::optional<json>(facts::WriteFacts(*model));
 }
 
