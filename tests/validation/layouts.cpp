@@ -129,8 +129,11 @@ bool BuildNvidiaDevel(Programs& programs, const fs::path& rootfs_dir, const fs::
     if (entry.is_regular_file())
       rootfs.Put(home + "/compute-sanitizer/" + entry.path().filename().string(), entry.path(), true);
   rootfs.Link(home + "/bin/compute-sanitizer", "../compute-sanitizer/compute-sanitizer");
-  rootfs.Link("/usr/local/cuda", "/usr/local/cuda-12.4");
-  rootfs.Link("/usr/local/cuda-12", "/usr/local/cuda-12.4");
+  // update-alternatives, as the cuda-toolkit-config packages set them up.
+  rootfs.Link("/usr/local/cuda", "/etc/alternatives/cuda");
+  rootfs.Link("/etc/alternatives/cuda", "/usr/local/cuda-12.4");
+  rootfs.Link("/usr/local/cuda-12", "/etc/alternatives/cuda-12");
+  rootfs.Link("/etc/alternatives/cuda-12", "/usr/local/cuda-12.4");
   // Nsight Compute 2024.1.1 (CUDA 12.4's): the target libraries from
   // Debian's nsight-compute-target, and in host/target-linux-x64 the kind of
   // private CUPTI copy the H100 machine's Nsight Compute carried (old CUPTI,
@@ -206,9 +209,7 @@ bool BuildPipWheels(Programs& programs, const fs::path& rootfs_dir, const fs::pa
       {"nvidia_cuda_runtime_cu12", "12.4.127", "cuda_runtime", {kCudart}},
       {"nvidia_cufft_cu12", "11.2.1.3", "cufft", {kCufft, kCufftw}},
       {"nvidia_npp_cu12", "12.2.5.30", "npp", {kNppc, kNppisu}},
-      {"nvidia_curand_cu12", "10.3.5.147", "curand", {kCurand}},
       {"nvidia_nvjitlink_cu12", "12.4.127", "nvjitlink", {kNvJitLink}},
-      {"nvidia_cuda_nvrtc_cu12", "12.4.127", "cuda_nvrtc", {kNvrtc}},
       {"nvidia_cuda_cupti_cu12", "12.4.127", "cuda_cupti", {kCupti}},
   };
   rootfs.Write(site + "/nvidia/__init__.py", "");
@@ -261,7 +262,6 @@ bool BuildConda(Programs& programs, const fs::path& rootfs_dir, const fs::path& 
       {"cuda-cudart", "12.4.127", {kCudart}},
       {"libcufft", "11.2.1.3", {kCufft, kCufftw}},
       {"libnpp", "12.2.5.30", {kNppc, kNppisu}},
-      {"libcurand", "10.3.5.147", {kCurand}},
   };
   for (const auto& package : packages) {
     nlohmann::json files = nlohmann::json::array();
@@ -280,13 +280,13 @@ bool BuildConda(Programs& programs, const fs::path& rootfs_dir, const fs::path& 
                            {"files", files}};
     rootfs.Write(env + "/conda-meta/" + package.name + "-" + package.version + "-0.json", meta.dump(1));
   }
-  rootfs.Write(env + "/conda-meta/history", "==> 2024-04-12 00:00:00 <==\n# cmd: conda install -c nvidia/label/cuda-12.4.1 cuda-cudart libcufft libnpp libcurand\n");
+  rootfs.Write(env + "/conda-meta/history", "==> 2024-04-12 00:00:00 <==\n# cmd: conda install -c nvidia/label/cuda-12.4.1 cuda-cudart libcufft libnpp\n");
   rootfs.Put(env + "/bin/fftapp", app->program, true);
   ImageConfig config;
   config.env = {"PATH=/opt/conda/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
                 "CONDA_PREFIX=/opt/conda"};
   config.cmd = {"/opt/conda/bin/fftapp"};
-  config.created_by = "validation: conda install -c nvidia cuda-cudart libcufft libnpp libcurand";
+  config.created_by = "validation: conda install -c nvidia cuda-cudart libcufft libnpp";
   return WriteOciLayout(rootfs_dir, config, layout, why);
 }
 
@@ -302,7 +302,8 @@ const std::vector<Layout>& Layouts() {
        BuildNvidiaDevel},
       {"pip-nvidia-wheels",
        "the same CUDA 12.4 libraries under NVIDIA's wheel layout, found through the extension's RUNPATH; "
-       "cudart 12.4 runs on 550 and 580; cuFFT/cuRAND have 8.0 and 9.0 SASS, cuFFTW and NPP have no kernel",
+       "cudart 12.4 runs on 550 and 580; cuFFT has 8.0 and 9.0 SASS, cuFFTW and NPP have no kernel; CUPTI and "
+       "nvJitLink are libraries the program does not load",
        BuildPipWheels},
       {"conda-env",
        "the same libraries in a conda environment's lib/, found through the program's RUNPATH",

@@ -87,11 +87,15 @@ void Rootfs::Put(const std::string& image_path, const fs::path& host_file, bool 
   fs::path target = Host(image_path);
   std::error_code ec;
   fs::remove(target, ec);
-  fs::create_hard_link(fs::canonical(host_file), target, ec);
-  if (ec) fs::copy_file(host_file, target, fs::copy_options::overwrite_existing);
-  if (executable)
-    fs::permissions(target, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
-                    fs::perm_options::add);
+  const auto exec = fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec;
+  // A hard link shares its mode with the original: only a file that already
+  // has the wanted mode is linked, never one that would have to change.
+  bool linkable = !executable || (fs::status(host_file).permissions() & fs::perms::owner_exec) != fs::perms::none;
+  if (linkable) fs::create_hard_link(fs::canonical(host_file), target, ec);
+  if (!linkable || ec) {
+    fs::copy_file(host_file, target, fs::copy_options::overwrite_existing);
+    if (executable) fs::permissions(target, exec, fs::perm_options::add);
+  }
 }
 
 void Rootfs::Link(const std::string& image_path, const std::string& target) {
