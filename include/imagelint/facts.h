@@ -223,6 +223,9 @@ struct Driver {
   std::optional<nlohmann::json> note;
   std::optional<std::vector<std::string>> aliases;  // paths that lead to it
   std::optional<std::vector<Problem>> problems;
+  // NEEDED libraries found nowhere in the image (the C library aside): the
+  // copy cannot be loaded, so a process that finds it first has no driver.
+  std::optional<std::vector<std::string>> missing_needed;
   std::optional<std::string> package;            // Dockerfile
   std::optional<std::string> branch;             // Dockerfile: driver branch of a package name
   std::optional<std::string> version_source;     // Dockerfile
@@ -343,6 +346,9 @@ struct ArchCount {
   std::string arch;
   uint64_t count = 0;
   std::optional<std::string> isa;  // PTX entries
+  // SASS: kernels defined by the group's cubins, when every one was read whole
+  // (0: none can be launched, so none can fail to load for a GPU).
+  std::optional<uint64_t> kernels;
   bool operator==(const ArchCount&) const = default;
 };
 
@@ -401,6 +407,11 @@ struct Binary {
   std::optional<Cubin> cubin;
   std::optional<bool> static_cudart;
   std::optional<std::vector<Problem>> problems;
+  // Whether a process of the container can load it (src/cuda/reachability.h):
+  // why it is (first reasons first), or why not. Absent in Dockerfile mode.
+  std::optional<bool> reachable;
+  std::optional<std::vector<std::string>> reachable_via;
+  std::optional<std::string> unreachable_reason;
   // Dockerfile: a framework's kernels known from knowledge (no file read).
   std::optional<std::string> framework;
   std::optional<std::string> framework_version;

@@ -182,6 +182,8 @@ struct LibcudaSelection {
   std::string reason;          // one sentence for messages
   nlohmann::json note;         // ELF fwd-compat note of the chosen library (or null)
   std::string toolkit_dir;     // "11.3" when the library sits under /usr/local/cuda-11.3
+  // NEEDED libraries of the chosen copy found nowhere in the image: it cannot load.
+  std::vector<std::string> missing_needed;
   LaunchPath path_info;
   nlohmann::json ToJson() const;
 };

@@ -191,7 +191,8 @@ class ElfSink : public FileSink {
 class ElfAnalyzer : public FileAnalyzer {
  public:
   std::string_view Name() const override { return kElfAnalyzerName; }
-  int Version() const override { return 1; }
+  // 2: kernels per cubin (cubins read whole up to FatbinLimits::whole_cubin_bytes).
+  int Version() const override { return 2; }
   std::unique_ptr<FileSink> Open(const EntryInfo& entry, std::span<const uint8_t> head) override {
     if (entry.type != EntryType::kRegular && entry.type != EntryType::kHardlink) return nullptr;
     if (head.size() < 4) return nullptr;

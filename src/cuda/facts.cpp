@@ -215,7 +215,7 @@ void AddCudaFacts(const CudaFactsInput& input, const Knowledge& knowledge, facts
   facts::Cuda cuda;
   facts::Loader loader = detail::BuildLoader(files, knowledge);  // binaries' libcudart lookups use it
   detail::BinaryFacts binaries = detail::BuildBinaries(files, loader, knowledge);
-  detail::DriverFacts drivers = detail::BuildDrivers(files, knowledge);
+  detail::DriverFacts drivers = detail::BuildDrivers(files, loader, knowledge);
   cuda.runtimes = detail::BuildRuntimes(files);
   cuda.static_runtimes = std::move(binaries.static_runtimes);
   cuda.drivers = std::move(drivers.drivers);

@@ -2,9 +2,12 @@
 // libraries themselves, static-cudart markers, or problems) and
 // cuda.static_runtimes (docs/cuda-facts.md, "Static cudart heuristic").
 #include <algorithm>
+#include <map>
+#include <unordered_map>
 
 #include "common/text.h"
 #include "cuda/facts_builder.h"
+#include "cuda/reachability.h"
 #include "cuda/scan_text.h"
 
 namespace imagelint::cuda::detail {
@@ -63,10 +66,75 @@ void AddDeviceCode(const json& elf, facts::Binary& row) {
   }
 }
 
+// Config strings ("Entrypoint", "Cmd") of the image config's inner object.
+std::vector<std::string> ConfigWords(const json& config, const char* key) {
+  const json& inner = config.is_object() && config.contains("config") && config["config"].is_object()
+                          ? config["config"]
+                          : config;
+  return Strings(inner, key);
+}
+
+// Every ELF object of the image as a reachability node; standalone modules
+// (fatbin files, cubins) are loaded by path, not by the loader, and stay out.
+std::vector<Reach> ImageReachability(const ImageFiles& files, const facts::Loader& loader,
+                                     std::map<std::string, size_t>& index, const Knowledge& knowledge) {
+  ReachInput in;
+  for (const CudaFile& file : files.All()) {
+    if (file.elf == nullptr || (file.type != EntryType::kRegular && file.type != EntryType::kHardlink)) continue;
+    const json& elf = *file.elf;
+    if (Str(elf, "format") != "elf" || Str(elf, "machine") == "cuda") continue;
+    ReachNode node;
+    node.path = file.path;
+    node.soname = Str(elf, "soname");
+    node.executable = Str(elf, "type") == "exec" || elf.contains("interp");
+    node.needed = Strings(elf, "needed");
+    node.rpath = Strings(elf, "rpath");
+    node.runpath = Strings(elf, "runpath");
+    index[file.path] = in.nodes.size();
+    in.nodes.push_back(std::move(node));
+  }
+  auto path = files.Env().find("PATH");
+  for (const std::string& dir : SplitOn(path != files.Env().end() ? path->second : std::string(kDefaultExecPath), ':'))
+    if (!dir.empty()) in.path_dirs.push_back(dir);
+  for (const char* key : {"Entrypoint", "Cmd"})
+    if (auto words = ConfigWords(files.Config(), key); !words.empty()) in.programs.push_back(words.front());
+  const json& config = files.Config();
+  const json& inner = config.is_object() && config.contains("config") ? config["config"] : config;
+  in.working_dir = Str(inner, "WorkingDir");
+  in.ld_library_path = loader.ld_library_path.value_or(std::vector<std::string>{});
+  for (const facts::LdSoConfEntry& entry : loader.ld_so_conf.value_or(std::vector<facts::LdSoConfEntry>{}))
+    in.ld_so_conf_dirs.push_back(entry.dir);
+  in.default_dirs = knowledge.LoaderDefaultDirectories();
+  // Memoised: every reachable object asks for libc & co. in the same directories.
+  std::unordered_map<std::string, std::string> dirs;
+  std::unordered_map<std::string, std::optional<size_t>> found;
+  in.canonical_dir = [&](const std::string& dir) {
+    auto [it, fresh] = dirs.try_emplace(dir);
+    if (!fresh) return it->second;
+    std::string clean = dir;
+    while (StartsWith(clean, "/")) clean.erase(0, 1);
+    while (EndsWith(clean, "/")) clean.pop_back();
+    it->second = clean.empty() ? clean : files.Resolve(clean).value_or(clean);
+    return it->second;
+  };
+  in.lookup = [&](const std::string& dir, const std::string& name) -> std::optional<size_t> {
+    std::string candidate = dir.empty() ? name : dir + "/" + name;
+    auto [memo, fresh] = found.try_emplace(candidate);
+    if (!fresh) return memo->second;
+    auto resolved = files.Resolve(candidate);
+    auto it = index.find(resolved.value_or(candidate));
+    if (it != index.end()) memo->second = it->second;
+    return memo->second;
+  };
+  return ComputeReachability(in, knowledge);
+}
+
 }  // namespace
 
 BinaryFacts BuildBinaries(const ImageFiles& files, const facts::Loader& loader, const Knowledge& knowledge) {
   BinaryFacts out;
+  std::map<std::string, size_t> reach_index;
+  std::vector<Reach> reach = ImageReachability(files, loader, reach_index, knowledge);
   for (const CudaFile& file : files.All()) {
     if (file.elf == nullptr) continue;
     if (file.type != EntryType::kRegular && file.type != EntryType::kHardlink) continue;
@@ -106,6 +174,16 @@ BinaryFacts BuildBinaries(const ImageFiles& files, const facts::Loader& loader, 
     if (!cudart_needed.empty() && elf.contains("interp"))
       row.cudart_lookup = LookupForExecutable(files, loader, file, cudart_needed, knowledge);
     AddDeviceCode(elf, row);
+    if (auto it = reach_index.find(file.path); it != reach_index.end()) {
+      row.reachable = reach[it->second].reachable;
+      row.reachable_via = reach[it->second].via;
+      if (!*row.reachable) row.unreachable_reason = kUnreachable;
+    } else {
+      // A module file: CUDA code loads it by path (cuModuleLoad), which no
+      // loader search decides; it is taken as loadable.
+      row.reachable = true;
+      row.reachable_via = std::vector<std::string>{"a module file, loaded by path"};
+    }
     row.static_cudart = static_cudart;
     if (static_cudart) {
       facts::StaticRuntime entry;

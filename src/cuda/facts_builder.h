@@ -32,6 +32,7 @@ class ImageFiles {
   // layer and layer_digest of a file.
   facts::Provenance Where(const CudaFile& file) const;
   const std::map<std::string, std::string>& Env() const { return env_; }
+  const nlohmann::json& Config() const { return input_.config; }
 
  private:
   const CudaFactsInput& input_;
@@ -66,7 +67,7 @@ struct DriverFacts {
   std::vector<facts::Driver> drivers;
   std::vector<facts::DriverLibrary> libraries;
 };
-DriverFacts BuildDrivers(const ImageFiles& files, const Knowledge& knowledge);
+DriverFacts BuildDrivers(const ImageFiles& files, const facts::Loader& loader, const Knowledge& knowledge);
 
 facts::Loader BuildLoader(const ImageFiles& files, const Knowledge& knowledge);
 // The directories the loader searches for the DT_NEEDED entries of an object

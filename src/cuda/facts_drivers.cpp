@@ -18,6 +18,43 @@ bool IsLibcudaPackage(const std::string& name) {
          StartsWith(name, "libnvidia-compute-");
 }
 
+// The C library and its parts: a process without them never starts, so their
+// absence is not the driver's problem (and a root file system used as test
+// input may leave them to the host).
+bool IsCLibrary(const std::string& name) {
+  for (const char* prefix : {"libc.so", "libm.so", "libdl.so", "libpthread.so", "librt.so", "ld-linux", "libgcc_s.so"})
+    if (StartsWith(name, prefix)) return true;
+  return false;
+}
+
+// NEEDED libraries of a libcuda copy that the loader finds nowhere in the
+// image (its RPATH/RUNPATH, LD_LIBRARY_PATH, ld.so.conf, the defaults). The
+// NVIDIA runtime injects the host driver's libraries under their SONAMEs
+// (libnvidia-*.so.1), never a versioned name such as R418's
+// libnvidia-fatbinaryloader.so.418.226.00: without that file dlopen of this
+// libcuda fails, and CUDA finds no driver at all.
+std::vector<std::string> MissingNeeded(const ImageFiles& files, const facts::Loader& loader, const CudaFile& file,
+                                       const Knowledge& knowledge) {
+  std::vector<std::string> missing;
+  for (const std::string& name : Strings(*file.elf, "needed")) {
+    if (IsCLibrary(name) || (StartsWith(name, "libnvidia-") && EndsWith(name, ".so.1"))) continue;
+    bool found = false;
+    for (const auto& [dir, via] : SearchOrder(loader, *file.elf, DirName(file.path), knowledge)) {
+      if (dir.empty() || dir[0] != '/') continue;
+      std::string clean = dir.substr(1);
+      while (EndsWith(clean, "/")) clean.pop_back();
+      std::string path = clean.empty() ? name : clean + "/" + name;
+      auto resolved = files.Resolve(path);
+      if (files.Find(resolved.value_or(path)) != nullptr) {
+        found = true;
+        break;
+      }
+    }
+    if (!found) missing.push_back(name);
+  }
+  return missing;
+}
+
 facts::Driver DriverRow(const ImageFiles& files, const CudaFile& file, const std::string& suffix) {
   facts::Driver row;
   row.provenance = files.Where(file);
@@ -53,14 +90,19 @@ facts::Driver DriverRow(const ImageFiles& files, const CudaFile& file, const std
 
 }  // namespace
 
-DriverFacts BuildDrivers(const ImageFiles& files, const Knowledge& knowledge) {
+DriverFacts BuildDrivers(const ImageFiles& files, const facts::Loader& loader, const Knowledge& knowledge) {
   DriverFacts out;
   for (const CudaFile& file : files.All()) {
     if (file.type != EntryType::kRegular && file.type != EntryType::kHardlink) continue;
     auto name = ParseSharedObjectName(BaseName(file.path));
     if (!name || name->hashed) continue;
     if (name->prefix == "libcuda") {
-      out.drivers.push_back(DriverRow(files, file, name->version));
+      facts::Driver row = DriverRow(files, file, name->version);
+      if (file.elf != nullptr && row.kind != "stub") {
+        auto missing = MissingNeeded(files, loader, file, knowledge);
+        if (!missing.empty()) row.missing_needed = std::move(missing);
+      }
+      out.drivers.push_back(std::move(row));
       continue;
     }
     const json* library = knowledge.FindRuntimeLibrary(name->prefix);

@@ -10,6 +10,7 @@
 #include <lz4.h>
 #include <zstd.h>
 
+#include "cuda/cubin_kernels.h"
 #include "imagelint/bytes.h"
 
 namespace imagelint::cuda {
@@ -473,8 +474,13 @@ void FatbinScanner::OnCollected() {
       uint64_t inspect = 0;
       std::string category = EntryCategory(entry.kind);
       bool wanted = category == "sass" || category == "ptx";
+      bool sass = category == "sass";
       if (entry.compression == "none") {
-        inspect = wanted ? std::min(entry.payload_size, limits_.inspect_bytes) : 0;
+        // A small cubin is read whole so its kernels can be counted; of a
+        // bigger one only the start (its header and notes).
+        uint64_t window = sass && entry.payload_size <= limits_.whole_cubin_bytes ? entry.payload_size
+                                                                                  : limits_.inspect_bytes;
+        inspect = wanted ? std::min(entry.payload_size, window) : 0;
       } else if (entry.compressed_size > entry.payload_size) {
         AddProblem(entry.offset, "compressed size " + std::to_string(entry.compressed_size) +
                                      " exceeds the stored payload (" + std::to_string(entry.payload_size) +
@@ -489,7 +495,8 @@ void FatbinScanner::OnCollected() {
         // produce it is collected: LZ4 needs at most N + N/255 + 16 bytes for N
         // bytes of output; zstd at most one full block (128 KiB) plus headers.
         uint64_t need = entry.compressed_size;
-        if (entry.uncompressed_size > limits_.inspect_bytes) {
+        bool whole = sass && entry.uncompressed_size <= limits_.whole_cubin_bytes;
+        if (!whole && entry.uncompressed_size > limits_.inspect_bytes) {
           uint64_t bound = entry.compression == "lz4" ? limits_.inspect_bytes + limits_.inspect_bytes / 255 + 64
                                                       : limits_.inspect_bytes + 160 * 1024;
           need = std::min(need, bound);
@@ -537,10 +544,12 @@ void FatbinScanner::InspectPayload(FatbinEntry& entry, std::span<const uint8_t> 
   std::vector<uint8_t> decoded;
   std::span<const uint8_t> plain = bytes;
   if (entry.compression == "lz4" || entry.compression == "zstd") {
-    bool partial = entry.uncompressed_size > limits_.inspect_bytes;
+    bool whole = EntryCategory(entry.kind) == "sass" && entry.uncompressed_size <= limits_.whole_cubin_bytes;
+    uint64_t window = whole ? entry.uncompressed_size : limits_.inspect_bytes;
+    bool partial = entry.uncompressed_size > window;
     DecompressResult result = entry.compression == "lz4"
-                                  ? DecompressLz4Block(bytes, entry.uncompressed_size, limits_.inspect_bytes, partial)
-                                  : DecompressZstd(bytes, entry.uncompressed_size, limits_.inspect_bytes, partial);
+                                  ? DecompressLz4Block(bytes, entry.uncompressed_size, window, partial)
+                                  : DecompressZstd(bytes, entry.uncompressed_size, window, partial);
     if (result.error) {
       AddProblem(offset, "fatbin entry " + EntryArchName(entry) + ": " + *result.error);
       return;
@@ -560,6 +569,7 @@ void FatbinScanner::InspectPayload(FatbinEntry& entry, std::span<const uint8_t> 
     if (auto version = view.U32(20)) entry.toolkit = ToolkitFromCubinVersion(*version);
     if (auto flags = view.U32(48)) entry.cubin_flags = *flags;
     if (auto abi = view.U8(8)) entry.cubin_abi = *abi;
+    if (auto extent = CubinExtent(view); extent && *extent <= view.size()) entry.kernels = CountCubinKernels(view);
     // cuobjdump names a cubin "sm_XYa" when its e_flags carry the accelerator
     // bit even if the fatbin flag is clear (cuBLAS 12.4 has such entries); the
     // bit is a positive-only hint (EF_CUDA_ACCELERATORS in LLVM's ELF.h,
@@ -646,12 +656,19 @@ nlohmann::json FatbinScanner::Summary(const std::map<uint64_t, std::pair<uint64_
   out["section_archs"] = section_archs;
   // (category, arch, variant rank, variant, isa) -> count
   std::map<std::tuple<std::string, uint32_t, int, std::string, std::string>, uint64_t> groups;
+  // Kernels per group, while every entry of the group has a known count.
+  std::map<std::tuple<std::string, uint32_t, int, std::string, std::string>, std::optional<uint64_t>> kernels;
   std::map<std::string, uint64_t> compression;
   std::set<std::string> toolkits, tkinfo;
   uint64_t debug = 0, embedded = 0;
   for (const FatbinEntry& entry : entries_) {
-    groups[{EntryCategory(entry.kind), entry.arch, VariantRank(entry.variant), EntryArchName(entry),
-            EntryIsa(entry)}]++;
+    std::tuple key{EntryCategory(entry.kind), entry.arch, VariantRank(entry.variant), EntryArchName(entry),
+                   EntryIsa(entry)};
+    bool first = groups[key]++ == 0;
+    std::optional<uint64_t>& sum = kernels[key];
+    if (first) sum = entry.kernels;
+    else if (sum && entry.kernels) *sum += *entry.kernels;
+    else sum.reset();
     compression[entry.compression]++;
     if (!entry.toolkit.empty()) toolkits.insert(entry.toolkit);
     if (!entry.tkinfo.empty() && tkinfo.size() < 8) tkinfo.insert(entry.tkinfo);
@@ -663,6 +680,7 @@ nlohmann::json FatbinScanner::Summary(const std::map<uint64_t, std::pair<uint64_
     const auto& [category, arch, rank, name, isa] = key;
     json row = {{"arch", name}, {"count", count}};
     if (category == "ptx") row["isa"] = isa;
+    if (auto sum = kernels.at(key); category == "sass" && sum) row["kernels"] = *sum;
     (category == "sass" ? sass : category == "ptx" ? ptx : category == "ltoir" ? ltoir : other).push_back(row);
   }
   out["sass"] = sass;

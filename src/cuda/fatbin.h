@@ -30,6 +30,7 @@ struct FatbinLimits {
   uint64_t inspect_bytes = 32 * 1024;            // decompressed/collected bytes looked at per entry
   uint64_t max_compressed_collect = 16u << 20;   // compressed payloads larger than this are not inspected
   uint64_t max_uncompressed_size = 512u << 20;   // declared uncompressed size above this is a problem
+  uint64_t whole_cubin_bytes = 256 * 1024;       // cubins up to this size are read whole (kernel count)
   uint64_t max_entry_header = 64 * 1024;         // entry header incl. tail
   uint64_t max_entries = 4'000'000;              // per file, all containers together
   uint64_t max_containers = 1'000'000;           // per file
@@ -60,6 +61,7 @@ struct FatbinEntry {
   bool embedded = false;         // a cubin found outside any fatbin container
   uint32_t cubin_flags = 0;      // e_flags of the cubin, when its header was read
   uint8_t cubin_abi = 0;         // EI_ABIVERSION of the cubin (0 = not read)
+  std::optional<uint64_t> kernels;  // entry functions of a cubin read whole; unknown otherwise
 };
 
 // Category of an entry kind: "sass", "ptx", "ltoir" or "other".

@@ -134,6 +134,20 @@ std::string FormatCudaFactsText(const json& facts) {
       out << "\n";
     }
     if (row.value("static_cudart", false)) out << "    static cudart: likely (heuristic)\n";
+    if (row.contains("fatbin") && row["fatbin"].contains("sass") && row["fatbin"]["sass"].is_array()) {
+      std::string kernel_less;
+      for (const auto& group : row["fatbin"]["sass"])
+        if (group.is_object() && group.value("kernels", json()) == json(0))
+          kernel_less += (kernel_less.empty() ? "" : " ") + Str(group.value("arch", json()));
+      if (!kernel_less.empty()) out << "    no kernels in: " << kernel_less << " (never fails a launch)\n";
+    }
+    if (row.contains("reachable") && row["reachable"].is_boolean()) {
+      const json via = row.value("reachable_via", json::array());
+      if (row["reachable"].get<bool>())
+        out << "    loaded: " << (via.empty() ? std::string("yes") : Str(via[0])) << "\n";
+      else
+        out << "    loaded: no - " << Str(row.value("unreachable_reason", json("nothing in the image loads it"))) << "\n";
+    }
     Problems(out, row, "    ");
   }
 

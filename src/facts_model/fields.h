@@ -178,6 +178,7 @@ void Visit(V& visit, S& row) {
   visit("note", row.note);
   visit("aliases", row.aliases);
   visit("problems", row.problems);
+  visit("missing_needed", row.missing_needed);
   visit("package", row.package);
   visit("branch", row.branch);
   visit("version_source", row.version_source);
@@ -269,6 +270,7 @@ void Visit(V& visit, S& row) {
   visit("arch", row.arch);
   visit("count", row.count);
   visit("isa", row.isa);
+  visit("kernels", row.kernels);
 }
 
 template <class V, Is<Fatbin> S>
@@ -324,6 +326,9 @@ void Visit(V& visit, S& row) {
   visit("cubin", row.cubin);
   visit("static_cudart", row.static_cudart);
   visit("problems", row.problems);
+  visit("reachable", row.reachable);
+  visit("reachable_via", row.reachable_via);
+  visit("unreachable_reason", row.unreachable_reason);
   visit("framework", row.framework);
   visit("framework_version", row.framework_version);
   visit("source", row.source);

@@ -58,6 +58,9 @@ const std::vector<TableSchema>& Schemas() {
         {"end_of_life", F::kTri, true},
         {"eol", F::kString, false},
         {"eol_disputed", F::kString, false},  // another edition's date, with its source
+        // cuInit's error when this branch's user-mode libcuda runs over a newer
+        // kernel module (default 803 CUDA_ERROR_SYSTEM_DRIVER_MISMATCH).
+        {"stale_usermode_error", F::kInt, false},
         {"note", F::kString, false}}},
       {{"ptx_isa", "ptx-isa.yaml", "isa", "PTX ISA version → CUDA version that introduced it"},
        true,
@@ -159,6 +162,14 @@ const std::vector<TableSchema>& Schemas() {
        true,
        {{"dir", F::kString, true}, {"triplet", F::kString, false}, {"reference", F::kString, false},
         {"note", F::kString, false}}},
+      {{"kernel_less_modules", "kernel-less-modules.yaml", "library",
+        "NVIDIA libraries whose only device module defines no kernel (for facts without kernel counts)"},
+       true,
+       {{"library", F::kString, true}, {"note", F::kString, false}}},
+      {{"loader_dlopen", "loader-dlopen.yaml", "loader",
+        "libraries a CUDA library or framework opens by name at run time (reachability)"},
+       true,
+       {{"loader", F::kString, true}, {"loads", F::kStringList, true}, {"note", F::kString, false}}},
       {{"driver_injection", "driver-injection.yaml", "mode",
         "launch mode → where the host driver directories come in ldconfig's order"},
        true,

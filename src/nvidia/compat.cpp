@@ -68,6 +68,59 @@ std::string RequirementTermAdmitting(std::string_view requirement, const std::st
   return "";
 }
 
+// cudart's own check, before cuInit: its version against the CUDA version of
+// the libcuda it loaded (`loaded`: the host driver, or the image's copy),
+// natively or through minor-version compatibility. Fails with 35.
+DriverCompat CheckRuntimeAgainst(std::string_view runtime_version, const std::string& loaded, bool image_copy,
+                                 const LibcudaSelection& selection, const Knowledge& knowledge) {
+  DriverCompat out;
+  out.mode = "native";
+  if (runtime_version.empty()) {
+    out.message = "cuInit uses " + selection.reason;
+    return out;
+  }
+  auto runtime = MajorMinor(runtime_version);
+  auto driver_cuda = internal::DriverCudaVersion(loaded, knowledge);
+  if (!runtime || !driver_cuda) {
+    out.certain = false;
+    out.message = "driver or runtime version unknown to the knowledge files";
+    return out;
+  }
+  std::string in_use = image_copy ? "the image's libcuda " + loaded + " (" + selection.path + ")" : "driver " + loaded;
+  if (CompareVersions(*runtime, *driver_cuda).value_or(0) <= 0) {
+    out.message = "CUDA " + *runtime + " runtime on " + in_use + ", which supports CUDA " + *driver_cuda;
+    return out;
+  }
+  int major = std::stoi(runtime->substr(0, runtime->find('.')));
+  const json* floor = knowledge.FindMinorFloor(major);
+  if (floor != nullptr && floor->at("minor_compat").get<bool>() && floor->contains("floor_driver") &&
+      CompareVersions(loaded, floor->at("floor_driver").get<std::string>()).value_or(-1) >= 0) {
+    out.mode = "minor-version";
+    out.message = "CUDA " + *runtime + " runtime on " + in_use + " (CUDA " + *driver_cuda +
+                  ") runs through minor-version compatibility (CUDA " + std::to_string(major) + ".x needs >= " +
+                  floor->at("floor_driver").get<std::string>() +
+                  "): PTX newer than the driver fails with 222 and newer-driver APIs return 36";
+    return out;
+  }
+  std::string need;
+  if (const json* toolkit = knowledge.FindToolkit(runtime_version); toolkit && toolkit->contains("toolkit_driver"))
+    need = toolkit->at("toolkit_driver").get<std::string>();
+  else if (const json* toolkit2 = knowledge.FindToolkit(*runtime); toolkit2 && toolkit2->contains("toolkit_driver"))
+    need = toolkit2->at("toolkit_driver").get<std::string>();
+  std::string floor_text;
+  if (floor != nullptr && floor->contains("floor_driver")) {
+    const std::string floor_driver = floor->at("floor_driver").get<std::string>();
+    // CUDA X.0's own driver is usually X.x's minor-version floor too.
+    floor_text = floor_driver == need ? " (also the floor of minor-version compatibility for CUDA " +
+                                            std::to_string(major) + ".x)"
+                                      : " or >= " + floor_driver + " for minor-version compatibility";
+  }
+  return Fail(35,
+              "CUDA " + *runtime + " runtime needs driver" + (need.empty() ? std::string(" support for it") : " >= " + need) +
+                  floor_text + "; the libcuda in use is " + in_use + " (CUDA " + *driver_cuda + ")",
+              knowledge);
+}
+
 }  // namespace
 
 nlohmann::json DriverCompat::ToJson() const {
@@ -104,21 +157,41 @@ DriverCompat CheckDriverCompat(std::string_view runtime_version, const LibcudaSe
     return Fail(34,
                 "the stub libcuda " + selection.path + " is loaded instead of the driver (" + selection.reason + ")",
                 knowledge);
-  DriverCompat out;
-  out.mode = "native";
-  std::string effective = kernel;  // the libcuda version that talks to the kernel driver
+  bool image_copy =
+      selection.kind != "host" && selection.kind != "unknown" && !selection.version.empty() && kernel_branch;
+  // The order CUDA meets them in (cudart's first call): the loader must load
+  // the libcuda it finds first; cudart then compares its own version with
+  // that library's (cuDriverGetVersion, before cuInit); only then does cuInit
+  // pair the library with the kernel module (803, 100) or try forward
+  // compatibility (804, 803). Observed on an H100 with driver 580:
+  // cudart 13.0 over an image's libcuda 550 returns 35, not 803.
+  if (image_copy && !selection.missing_needed.empty())
+    return Fail(35,
+                "the loader finds " + selection.path + " first (" + selection.reason + "), but it cannot be loaded: it "
+                    "needs " + DumpJson(selection.missing_needed) +
+                    ", which is nowhere in the image; with no loadable libcuda the CUDA runtime finds no driver",
+                knowledge);
+  std::string loaded = image_copy ? selection.version : kernel;  // what cuDriverGetVersion reports
+  DriverCompat runtime_check = CheckRuntimeAgainst(runtime_version, loaded, image_copy, selection, knowledge);
+  if (!runtime_check.ok) return runtime_check;
+  DriverCompat out = runtime_check;
   bool forward = false;
-  if (selection.kind != "host" && selection.kind != "unknown" && !selection.version.empty() && kernel_branch) {
+  if (image_copy) {
     auto cmp = CompareVersions(selection.version, kernel);
     if (!cmp) {
       out.certain = false;
     } else if (*cmp < 0) {
-      return Fail(803,
+      int branch = DriverBranch(selection.version).value_or(0);
+      const json* row = knowledge.FindBranch(internal::NearestBranchAtOrBelow(branch, knowledge));
+      int code = row != nullptr && row->contains("stale_usermode_error") ? row->at("stale_usermode_error").get<int>()
+                                                                          : 803;
+      return Fail(code,
                   "the image's libcuda " + selection.version + " (" + selection.path +
-                      ") is older than the kernel driver " + kernel + ": user-mode and kernel-mode driver mismatch",
+                      ") is older than the kernel driver " + kernel + ": user-mode and kernel-mode driver mismatch" +
+                      (code == 803 ? std::string() : ", which cuInit of an R" + std::to_string(branch) +
+                                                         " library reports as " + ErrorName(code, knowledge)),
                   knowledge);
     } else if (*cmp > 0) {
-      forward = true;
       auto eligible = ForwardCompatEligible(pool, knowledge);
       std::string gpu = pool.gpu.empty() ? "this GPU" : pool.gpu;
       if (eligible.has_value() && !*eligible)
@@ -192,54 +265,13 @@ DriverCompat CheckDriverCompat(std::string_view runtime_version, const LibcudaSe
         // Same branch, newer point release: supported only on LTS branches for select GPUs (S2 FAQ).
         out.certain = false;
       }
-      effective = selection.version;
-      out.mode = "forward-compat";
+      forward = true;
+      if (out.mode == "native") out.mode = "forward-compat";
     }
   }
-  if (runtime_version.empty()) {
-    out.message = forward ? "forward compatibility through " + selection.path : "cuInit uses " + selection.reason;
-    return out;
-  }
-  auto runtime = MajorMinor(runtime_version);
-  auto driver_cuda = internal::DriverCudaVersion(effective, knowledge);
-  if (!runtime || !driver_cuda) {
-    out.certain = false;
-    out.message = "driver or runtime version unknown to the knowledge files";
-    return out;
-  }
-  if (CompareVersions(*runtime, *driver_cuda).value_or(0) <= 0) {
-    out.message = "CUDA " + *runtime + " runtime on a driver supporting CUDA " + *driver_cuda +
-                  (forward ? " (forward compatibility)" : " (backward compatibility)");
-    return out;
-  }
-  int major = std::stoi(runtime->substr(0, runtime->find('.')));
-  const json* floor = knowledge.FindMinorFloor(major);
-  if (floor != nullptr && floor->at("minor_compat").get<bool>() && floor->contains("floor_driver") &&
-      CompareVersions(effective, floor->at("floor_driver").get<std::string>()).value_or(-1) >= 0) {
-    out.mode = "minor-version";
-    out.message = "CUDA " + *runtime + " runtime on driver " + effective + " (CUDA " + *driver_cuda +
-                  ") runs through minor-version compatibility (CUDA " + std::to_string(major) + ".x needs >= " +
-                  floor->at("floor_driver").get<std::string>() +
-                  "): PTX newer than the driver fails with 222 and newer-driver APIs return 36";
-    return out;
-  }
-  std::string need;
-  if (const json* toolkit = knowledge.FindToolkit(runtime_version); toolkit && toolkit->contains("toolkit_driver"))
-    need = toolkit->at("toolkit_driver").get<std::string>();
-  else if (const json* toolkit2 = knowledge.FindToolkit(*runtime); toolkit2 && toolkit2->contains("toolkit_driver"))
-    need = toolkit2->at("toolkit_driver").get<std::string>();
-  std::string floor_text;
-  if (floor != nullptr && floor->contains("floor_driver")) {
-    const std::string floor_driver = floor->at("floor_driver").get<std::string>();
-    // CUDA X.0's own driver is usually X.x's minor-version floor too.
-    floor_text = floor_driver == need ? " (also the floor of minor-version compatibility for CUDA " +
-                                            std::to_string(major) + ".x)"
-                                      : " or >= " + floor_driver + " for minor-version compatibility";
-  }
-  return Fail(35,
-              "CUDA " + *runtime + " runtime needs driver" + (need.empty() ? std::string(" support for it") : " >= " + need) +
-                  floor_text + "; the libcuda in use is " + effective + " (CUDA " + *driver_cuda + ")",
-              knowledge, out.certain);
+  if (forward) out.message = runtime_version.empty() ? "forward compatibility through " + selection.path
+                                                     : out.message + " (forward compatibility)";
+  return out;
 }
 
 }  // namespace imagelint::nvidia

@@ -4,6 +4,7 @@
 // with the exceptions of sass.yaml, and the PTX ISA limits of ptx-isa.yaml and
 // driver-branches.yaml.
 #include <cctype>
+#include <set>
 
 #include "common/text.h"
 #include "imagelint/nvidia.h"
@@ -77,6 +78,44 @@ bool SameTarget(const Target& a, const Target& b, const Knowledge& knowledge) {
   return false;
 }
 
+// Facts without kernel counts: a library of kernel-less-modules.yaml in
+// exactly the shape those rows describe (one container, one cubin, no PTX).
+bool KnownKernelLess(const json& binary, const json& fatbin, const Knowledge& knowledge) {
+  if (fatbin.value("containers", 0) != 1 || fatbin.value("entries", 0) != 1) return false;
+  if (fatbin.contains("ptx") && fatbin["ptx"].is_array() && !fatbin["ptx"].empty()) return false;
+  std::string path = binary.contains("path") && binary["path"].is_string() ? binary["path"].get<std::string>() : "";
+  std::string soname =
+      binary.contains("soname") && binary["soname"].is_string() ? binary["soname"].get<std::string>() : "";
+  std::string base = path.substr(path.rfind('/') + 1);
+  for (const auto& row : knowledge.Table("kernel_less_modules")) {
+    std::string library = row["library"].get<std::string>();
+    if (StartsWith(base, library) || (!soname.empty() && StartsWith(soname, library))) return true;
+  }
+  return false;
+}
+
+// SASS architectures whose cubins hold no kernel: the fatbin summary's
+// per-architecture `kernels` is 0 (every cubin read whole), or, without
+// counts, a known kernel-less NVIDIA library.
+std::set<std::string> KernelLessSass(const json& binary, const Knowledge& knowledge) {
+  std::set<std::string> out;
+  if (!binary.is_object() || !binary.contains("fatbin") || !binary["fatbin"].is_object()) return out;
+  const json& fatbin = binary["fatbin"];
+  const json& rows = fatbin.contains("sass") ? fatbin["sass"] : json();
+  if (!rows.is_array()) return out;
+  bool counted = false;
+  for (const auto& row : rows) {
+    if (!row.is_object() || !row.contains("arch") || !row["arch"].is_string() || !row.contains("kernels")) continue;
+    counted = true;
+    if (row["kernels"].is_number_unsigned() && row["kernels"].get<uint64_t>() == 0)
+      out.insert(row["arch"].get<std::string>());
+  }
+  if (!counted && rows.size() == 1 && rows[0].is_object() && rows[0].contains("arch") &&
+      rows[0]["arch"].is_string() && KnownKernelLess(binary, fatbin, knowledge))
+    out.insert(rows[0]["arch"].get<std::string>());
+  return out;
+}
+
 }  // namespace
 
 bool SassRunsOn(std::string_view sass, std::string_view cc, const Knowledge& knowledge) {
@@ -128,6 +167,20 @@ KernelCoverage CheckKernels(const nlohmann::json& binary, std::string_view cc, s
     out.runs = true;
     out.message = "no GPU code";
     return out;
+  }
+  // Cubins that define no kernel cannot fail a launch (cubin_kernels.h):
+  // their architectures neither cover the GPU nor need to.
+  std::set<std::string> kernel_less = KernelLessSass(binary, knowledge);
+  if (!kernel_less.empty()) {
+    json kept = json::array();
+    for (const auto& s : sass)
+      if (!s.is_string() || !kernel_less.count(s.get<std::string>())) kept.push_back(s);
+    sass = std::move(kept);
+    if (sass.empty() && ptx.empty()) {
+      out.runs = true;
+      out.message = "its cubins define no kernel: nothing in it is ever launched";
+      return out;
+    }
   }
   std::string list;
   std::optional<Target> best_sass;

@@ -96,6 +96,9 @@ LibcudaSelection FromRow(const json& row, const std::string& via, const std::str
   s.reason = reason;
   s.note = row.contains("note") && row["note"].is_object() && !row["note"].empty() ? row["note"] : json(nullptr);
   s.toolkit_dir = Str(row, "toolkit_dir");
+  if (row.contains("missing_needed") && row["missing_needed"].is_array())
+    for (const auto& name : row["missing_needed"])
+      if (name.is_string()) s.missing_needed.push_back(name.get<std::string>());
   if (s.toolkit_dir.empty()) {
     static const std::string kCuda = "/usr/local/cuda-";
     if (s.path.rfind(kCuda, 0) == 0) s.toolkit_dir = s.path.substr(kCuda.size(), s.path.find('/', kCuda.size()) - kCuda.size());
@@ -155,7 +158,8 @@ bool TegraCompatWouldBeUsed(std::string_view note_cuda_version, std::string_view
 
 nlohmann::json LibcudaSelection::ToJson() const {
   return {{"kind", kind}, {"path", path},   {"version", version},       {"via", via},
-          {"reason", reason}, {"note", note}, {"toolkit_dir", toolkit_dir}, {"launch", path_info.ToJson()}};
+          {"reason", reason}, {"note", note}, {"toolkit_dir", toolkit_dir}, {"missing_needed", missing_needed},
+          {"launch", path_info.ToJson()}};
 }
 
 LibcudaSelection SelectLibcuda(const nlohmann::json& facts, const Pool& pool, const Knowledge& knowledge) {

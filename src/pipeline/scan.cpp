@@ -13,6 +13,7 @@
 #include "imagelint/analysis.h"
 #include "imagelint/config.h"
 #include "common/json.h"
+#include "cuda/reachability.h"
 #include "imagelint/dockerfile.h"
 #include "pipeline/base_resolver.h"
 #include "imagelint/source.h"
@@ -55,7 +56,7 @@ struct InputFacts {
 
 // A facts document written by `imagelint facts IMAGE` (handy for CI caches
 // and tests): a .json file whose schema is imagelint.facts/v1.
-Result<std::optional<json>> ReadFactsDocument(const std::string& path) {
+Result<std::optional<json>> ReadFactsDocument(const std::string& path, const Knowledge& knowledge) {
   if (path.size() < 5 || path.compare(path.size() - 5, 5, ".json") != 0) return std::optional<json>();
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) return std::optional<json>();
@@ -69,6 +70,8 @@ Result<std::optional<json>> ReadFactsDocument(const std::string& path) {
   // wrong type or an unknown one is an error naming it, not a rule surprise.
   auto model = facts::ReadFacts(*document, path);
   if (!model.ok()) return model.error();
+  // Facts written before binaries said whether anything loads them.
+  cuda::DeriveReachability(*model, knowledge);
   return std::optional<json>(facts::WriteFacts(*model));
 }
 
@@ -117,7 +120,7 @@ Status AnnotateWithDockerfile(json& facts, const ScanRequest& request) {
 
 Result<InputFacts> FactsFor(const std::string& input, const ScanRequest& request, const Knowledge& knowledge,
                             const Fleet& fleet, const Context& context, dockerfile::BaseResolver* resolver) {
-  auto document = ReadFactsDocument(input);
+  auto document = ReadFactsDocument(input, knowledge);
   if (!document.ok()) return document.error();
   if (*document) return InputFacts{std::move(**document), {}};
   if (request.dockerfile_texts.count(input) || dockerfile::IsDockerfilePath(input))

@@ -410,3 +410,47 @@ TEST_CASE("the rule tests' facts are what the producers write: they follow docs/
   imagelint::testing::CheckFactsSchema({{"seed", facts::WriteFacts(SeedModel())},
                                         {"legacy", facts::WriteFacts(WithEnv(legacy, {}))}});
 }
+
+TEST_CASE("IL007/IL008 on code nothing loads are notes; modules without kernels never fail") {
+  Model facts = WithoutCompat(SeedModel());
+  facts::Binary cupti =
+      Binary("/opt/nvidia/nsight-compute/2025.3.1/host/target-linux-x64/libcupti.so.11.0", 2, {}, {"sm_75"}, {});
+  cupti.reachable = false;
+  cupti.unreachable_reason = "not on any load path of this image";
+  facts::Binary cufftw = Binary("/usr/local/cuda-12.4/lib64/libcufftw.so.11", 2, {}, {"sm_52"}, {});
+  cufftw.reachable = true;
+  facts::Fatbin fatbin;
+  fatbin.containers = 1;
+  fatbin.entries = 1;
+  fatbin.sass = {facts::ArchCount{.arch = "sm_52", .count = 1, .kernels = 0}};
+  cufftw.fatbin = fatbin;
+  facts.binaries = std::vector<facts::Binary>{cupti, cufftw};
+  const char* fleet = R"(pools:
+  - name: a100-460
+    gpu: NVIDIA A100-SXM4-40GB
+    driver: "460.32.03"
+)";
+  json report = RunFacts({facts}, fleet);
+  json il007 = Findings(report, 0, "IL007");
+  REQUIRE(il007.size() == 1);  // the CUPTI copy, as a note; the kernel-less cuFFTW not at all
+  CHECK(il007[0]["severity"] == "note");
+  CHECK(il007[0]["message"].get<std::string>().find("Not on any load path of this image") != std::string::npos);
+  json a100 = Verdict(report, 0, "a100-460");
+  CHECK(a100["predicted_error"].is_null());
+  CHECK(a100["status"] != "fail");
+
+  // The same CUPTI copy loaded by something: an error again.
+  facts.binaries->at(0).reachable = true;
+  json loaded = RunFacts({facts}, fleet);
+  REQUIRE(Findings(loaded, 0, "IL007").size() == 1);
+  CHECK(Findings(loaded, 0, "IL007")[0]["severity"] == "error");
+  CHECK(Verdict(loaded, 0, "a100-460")["predicted_error"]["code"] == 209);
+
+  // cuFFTW without kernel counts (facts of an older imagelint): known kernel-less shape.
+  facts.binaries->at(0).reachable = false;
+  facts.binaries->at(1).fatbin->sass[0].kernels.reset();
+  CHECK(Findings(RunFacts({facts}, fleet), 0, "IL007").size() == 1);
+  // Two containers: not the known shape, so the counts are needed.
+  facts.binaries->at(1).fatbin->containers = 2;
+  CHECK(Findings(RunFacts({facts}, fleet), 0, "IL007").size() == 2);
+}

@@ -142,3 +142,34 @@ TEST_CASE("nvcc: every --compress-mode gives the compression it asks for") {
     CHECK_FALSE(built.scan.contains("problems"));
   }
 }
+
+TEST_CASE("nvcc: kernels per cubin - a module with only device data has none, entry functions are counted") {
+  if (!NeedExternal("nvcc", HaveNvcc(), "CUDA toolkit in /usr/local/cuda")) return;
+  TempDir dir;
+  // The shape of NVIDIA's libcufftw / libnppc: one cubin holding a device
+  // variable, no __global__ function, no .text section.
+  fs::path data_only = dir / "data_only.cu";
+  imagelint::testing::WriteFileText(data_only, "__device__ float table[64];\nint host_only(int x) { return x + 1; }\n");
+  fs::path lib = dir / "libdata.so";
+  auto built = RunCommand({kNvcc, "-Xcompiler", "-fPIC", "-shared", "-gencode", "arch=compute_75,code=sm_75", "-o",
+                           lib.string(), data_only.string()},
+                          "", 300);
+  REQUIRE(built.exit_code == 0);
+  json scan = ScanBytes(imagelint::testing::ReadFileBytes(lib), 65536);
+  REQUIRE(scan["fatbin"]["sass"].size() == 1);
+  CHECK(scan["fatbin"]["sass"][0]["arch"] == "sm_75");
+  CHECK(scan["fatbin"]["sass"][0]["kernels"] == 0);
+
+  // Two kernels (and a non-inlined device function, which is no entry) in two SASS targets.
+  auto kernels = Build(dir, {"-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=sm_90"});
+  REQUIRE(kernels.ok);
+  REQUIRE(kernels.scan["fatbin"]["sass"].size() == 2);
+  for (const auto& row : kernels.scan["fatbin"]["sass"]) CHECK(row["kernels"] == 2);
+
+  // Compressed cubins (nvcc's default for big ones; forced here) are inflated whole when small.
+  TempDir compressed_dir;
+  auto compressed = Build(compressed_dir, {"-gencode", "arch=compute_90,code=sm_90", "-Xfatbin", "-compress-all"});
+  REQUIRE(compressed.ok);
+  CHECK(compressed.scan["fatbin"]["compression"].size() >= 1);
+  CHECK(compressed.scan["fatbin"]["sass"][0]["kernels"] == 2);
+}

@@ -128,3 +128,48 @@ TEST_CASE("forward compatibility: eligibility, matrix and notes") {
     CHECK(CheckDriverCompat("", Host("470.57.02"), pool, K()).ok);
   }
 }
+
+// What CUDA returned on an H100 with driver 580.159.04 (docs/VALIDATION.md,
+// batches 1 and 2): a program linked to one libcudart with an older
+// user-mode libcuda from the image first on the loader path.
+TEST_CASE("an image's libcuda older than the kernel module: the first error CUDA returns") {
+  struct Case {
+    const char* scenario;
+    const char* runtime;
+    const char* libcuda;
+    int error;
+  };
+  const Case cases[] = {
+      {"G1", "12.4.127", "550.163.01", 803},
+      {"G2", "13.0.96", "550.163.01", 35},   // cudart 13.0 checks the loaded libcuda (12.4) first
+      {"G3", "12.4.127", "535.216.03", 803},  // 12.x minor-version compatibility holds, then cuInit
+      {"K1", "11.2.152", "460.106.00", 803},
+      {"K2", "11.2.152", "450.248.02", 100},  // an R450 library reports no device
+      {"K4", "12.4.127", "470.256.02", 35},   // below 12.x's minor-version floor
+      {"K5", "11.8.89", "470.256.02", 803},   // 11.x minor-version compatibility holds
+  };
+  auto pool = MakePool("NVIDIA H100 80GB HBM3", "580.159.04", "", "cdi");
+  for (const auto& c : cases) {
+    CAPTURE(c.scenario);
+    LibcudaSelection copy = Compat(c.libcuda, "12.4");
+    copy.via = "LD_LIBRARY_PATH";
+    auto result = CheckDriverCompat(c.runtime, copy, pool, K());
+    CHECK(result.error == c.error);
+    CHECK_FALSE(result.ok);
+  }
+}
+
+TEST_CASE("a libcuda copy whose own NEEDED libraries are missing cannot load: no driver, 35") {
+  auto pool = MakePool("NVIDIA H100 80GB HBM3", "580.159.04", "", "cdi");
+  LibcudaSelection copy = Compat("418.226.00", "10.1");
+  copy.missing_needed = {"libnvidia-fatbinaryloader.so.418.226.00"};
+  for (const char* runtime : {"11.2.152", "11.8.89", ""}) {  // K3, K6, and a driver-API program
+    CAPTURE(runtime);
+    auto result = CheckDriverCompat(runtime, copy, pool, K());
+    CHECK(result.error == 35);
+    CHECK(result.message.find("libnvidia-fatbinaryloader.so.418.226.00") != std::string::npos);
+  }
+  // The same copy with its library present is the older-library case (803 via 11.x minor compatibility).
+  copy.missing_needed.clear();
+  CHECK(CheckDriverCompat("11.2.152", copy, pool, K()).error == 35);  // 11.2 > 10.1 and R418 is below the 11.x floor
+}
