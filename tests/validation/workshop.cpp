@@ -31,6 +31,10 @@ fs::path PackageRoot(const std::string& package, const std::string& suite) {
         in_suite == suite)
       return root;
   }
+  // index.tsv lists what the last fetch was asked for; every package it ever
+  // unpacked stays in root/<package>_<suite>, marked done.
+  fs::path unpacked = DebsDir() / "root" / (package + "_" + suite);
+  if (fs::exists(unpacked / ".done")) return unpacked;
   return {};
 }
 
