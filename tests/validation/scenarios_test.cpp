@@ -201,7 +201,7 @@ void CheckBatch(const std::string& file) {
     std::string why;
     fs::path layout = dir / (std::string(s->name) + ".oci");
     bool built = BuildScenario(*s, programs, dir / (std::string(s->name) + ".rootfs"), layout, &why);
-    REQUIRE_MESSAGE(built, s->name << ": " << why);
+    REQUIRE_MESSAGE(built, std::string(s->name) << ": " << why);
     layouts.push_back(layout.string());
   }
   fs::path fleet = dir / "h100.yaml";
@@ -212,9 +212,10 @@ void CheckBatch(const std::string& file) {
   REQUIRE(report["images"].size() == scenarios.size());
   for (size_t i = 0; i < scenarios.size(); ++i) {
     const Scenario& s = *scenarios[i];
-    CAPTURE(s.name);
-    CAPTURE(s.why);
-    REQUIRE_MESSAGE(observed.count(s.name), "no observation of " << s.name << " in " << file);
+    const std::string name = s.name, reason = s.why;  // doctest prints a char* as an address
+    CAPTURE(name);
+    CAPTURE(reason);
+    REQUIRE_MESSAGE(observed.count(name), "no observation of " << name << " in " << file);
     int expected = std::stoi(observed.at(s.name));
     // Lazy and eager module loading returned the same code wherever both ran.
     if (observed.count(std::string(s.name) + "@eager"))
@@ -222,9 +223,9 @@ void CheckBatch(const std::string& file) {
     const json* verdict = VerdictOf(report["images"][i]);
     REQUIRE(verdict != nullptr);
     int predicted = PredictedCode(*verdict);
-    CHECK_MESSAGE(predicted == expected, s.name << ": predicted " << predicted << " ("
-                                                << (*verdict)["status"].get<std::string>() << "), observed "
-                                                << expected << ": " << s.why);
+    CHECK_MESSAGE(predicted == expected, name << ": predicted " << predicted << " ("
+                                              << (*verdict)["status"].get<std::string>() << "), observed " << expected
+                                              << ": " << reason);
     // A run that succeeded is never predicted to fail, and one that failed always is.
     if (expected == 0) CHECK((*verdict)["status"] != "fail");
     if (expected != 0) CHECK((*verdict)["status"] == "fail");
