@@ -242,6 +242,14 @@ struct Rule {
   Template message;
   std::optional<Template> fix;
   std::vector<Prediction> predicts;
+  // `demote: {when: EXPR, severity: note}`: a finding for which `when` holds
+  // is reported at that (lower) severity and predicts no failure — e.g. code
+  // that nothing in the image loads.
+  struct Demotion {
+    Expression when;
+    Severity severity = Severity::kNote;
+  };
+  std::optional<Demotion> demote;
   // A list of evidence items: strings (paths) or objects with path/layer
   // (facts entries); the analysis resolves layers to created_by.
   std::optional<Expression> evidence;

@@ -184,7 +184,17 @@ class RuleRunner {
     }
     Severity severity = rule.severity;
     finding["predicted_error"] = nullptr;
+    bool demoted = false;
+    if (rule.demote) {
+      auto when = rule.demote->when.Evaluate(env, functions_, &trace, options_.limits);
+      if (!when.ok()) return Tag(rule, when.error());
+      if (when->IsTrue()) {
+        demoted = true;
+        severity = std::min(severity, rule.demote->severity);
+      }
+    }
     for (const auto& prediction : rule.predicts) {
+      if (demoted) break;
       if (prediction.when) {
         auto when = prediction.when->Evaluate(env, functions_, &trace, options_.limits);
         if (!when.ok()) return Tag(rule, when.error());

@@ -244,7 +244,8 @@ class RuleFileReader {
     if (!node.IsMap()) return At(node, "a rule is a map");
     static const std::set<std::string> kKeys = {"id", "name", "title", "summary", "severity", "scope", "docs",
                                                 "let", "foreach", "condition", "message", "fix", "predicts",
-                                                "evidence", "on_unknown", "enabled", "priority", "workloads"};
+                                                "demote", "evidence", "on_unknown", "enabled", "priority",
+                                                "workloads"};
     for (auto it = node.begin(); it != node.end(); ++it) {
       std::string key = it->first.as<std::string>();
       if (!kKeys.count(key)) return At(it->first, "unknown key '" + key + "' in a rule");
@@ -341,6 +342,18 @@ class RuleFileReader {
         if (!prediction.ok()) return prediction.error();
         rule.predicts.push_back(std::move(*prediction));
       }
+    }
+    if (node["demote"]) {
+      const YAML::Node& demote = node["demote"];
+      if (!demote.IsMap() || !demote["when"] || !demote["severity"] || demote.size() != 2)
+        return At(demote, "demote is a map with 'when' and 'severity'");
+      auto when = ParseExpression(demote["when"], "demote.when");
+      if (!when.ok()) return when.error();
+      auto text = Scalar(demote["severity"], "severity");
+      if (!text.ok()) return text.error();
+      auto severity = ParseSeverity(*text);
+      if (!severity) return At(demote["severity"], "severity must be error, warning or note");
+      rule.demote = Rule::Demotion{std::move(*when), *severity};
     }
     if (node["evidence"]) {
       auto evidence = ParseExpression(node["evidence"], "evidence");

@@ -175,7 +175,8 @@ TEST_CASE("image: kernels built by nvcc (IL007 209) and a missing libcudart (IL0
   REQUIRE_MESSAGE(built.exit_code == 0, built.err);
   TestImage image;
   image.ref = "example.com/app:sm90-only";
-  image.Layer().File("etc/debian_version", "12.5\n").File("opt/app/libk.so", FileText(dir / "libk.so"), 0755);
+  // In a loader directory, so any program of the image can load it (reachable).
+  image.Layer().File("etc/debian_version", "12.5\n").File("usr/lib/x86_64-linux-gnu/libk.so", FileText(dir / "libk.so"), 0755);
   imagelint::testing::WriteImage(image, ImageKind::kDockerArchive, dir / "app.tar");
   WriteFileText(dir / "fleet.yaml", R"(pools:
   - name: a100-580

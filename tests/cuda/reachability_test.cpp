@@ -6,6 +6,7 @@
 #include "cuda/cuda.h"
 #include "cuda/fixtures.h"
 #include "cuda/reachability.h"
+#include "support/checkout_knowledge.h"
 #include "support/test_support.h"
 
 using namespace imagelint::cuda;

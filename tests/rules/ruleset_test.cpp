@@ -203,3 +203,14 @@ TEST_CASE("the built-in rules load: sixteen rules with docs pages") {
   CHECK(set->Find("forward-compat-unsupported-gpu")->id == "IL003");
   CHECK(set->Find("IL007")->predicts[0].code == 209);
 }
+
+TEST_CASE("demote: a map with 'when' and a severity; anything else is an error at its line") {
+  auto rules = ParseRuleFile(std::string(kMinimal) + "    demote:\n      when: not true\n      severity: note\n", "d.yaml");
+  REQUIRE_MESSAGE(rules.ok(), rules.error().ToString());
+  REQUIRE(rules->at(0).demote.has_value());
+  CHECK(rules->at(0).demote->severity == Severity::kNote);
+  CHECK(LoadError(std::string(kMinimal) + "    demote: note\n").find("demote is a map with 'when' and 'severity'") !=
+        std::string::npos);
+  CHECK(LoadError(std::string(kMinimal) + "    demote:\n      when: true\n      severity: low\n")
+            .find("severity must be error, warning or note") != std::string::npos);
+}
