@@ -180,6 +180,8 @@ Result<nlohmann::json> ReadFacts(const std::string& input, const ImageReadOption
     dockerfile_options.base_resolver = resolver->get();
     auto analysis = dockerfile::AnalyzeDockerfile(input, dockerfile_options);
     if (!analysis.ok()) return analysis.error();
+    if (*resolver && context.warn)
+      if (std::string summary = (*resolver)->Summary(); !summary.empty()) context.warn(summary);
     return std::move(analysis->facts);
   }
   // The tables (loader directories, CUDA library names) are needed only once
