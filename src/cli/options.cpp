@@ -151,6 +151,15 @@ void AddReportFlags(CLI::App& app, config::CommandLineOptions& options) {
                  "ignore '# imagelint ignore=RULE reason' comments in Dockerfiles");
 }
 
+void AddColorFlags(CLI::App& app, std::string& when) {
+  app.add_option("--color", when,
+                 "colour in the text report: auto (default: on a terminal, unless NO_COLOR is set or TERM=dumb), "
+                 "always, never")
+      ->type_name("WHEN")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  app.add_flag_callback("--no-color", [&when] { when = "never"; }, "no colour (--color never)");
+}
+
 void AddImageInputOptions(CLI::App& app, ImageInputFlags& flags) {
   app.add_option("--cache-dir", flags.cache_dir,
                  "layer cache directory (default $XDG_CACHE_HOME/imagelint or ~/.cache/imagelint)")
