@@ -335,3 +335,19 @@ TEST_CASE("facts and scan take the same cache and verification flags") {
     CHECK(bad.err.find("--cache-backend") != std::string::npos);
   }
 }
+
+TEST_CASE("facts --format text: every section readable, none as a raw JSON block") {
+  TempDir dir;
+  WriteFileText(dir / "Dockerfile",
+                "FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\nRUN pip install torch==2.3.0\nCMD [\"python3\"]\n");
+  auto json = Imagelint({"facts", (dir / "Dockerfile").string()});
+  REQUIRE_MESSAGE(json.exit_code == 0, json.err);
+  auto text = Imagelint({"facts", (dir / "Dockerfile").string(), "--format", "text"});
+  REQUIRE_MESSAGE(text.exit_code == 0, text.err);
+  CAPTURE(text.out);
+  CHECK(text.out.find("{\n") == std::string::npos);
+  CHECK(text.out.find("\": ") == std::string::npos);  // no quoted JSON keys
+  // The Dockerfile's own section is there, as an outline.
+  CHECK(nlohmann::json::parse(json.out).contains("dockerfile"));
+  CHECK(text.out.find("\ndockerfile:") != std::string::npos);
+}
