@@ -9,6 +9,7 @@
 // libraries.
 #include <doctest/doctest.h>
 
+#include <cctype>
 #include <map>
 #include <set>
 #include <sstream>
@@ -103,25 +104,27 @@ struct Packages {
   std::string error;
 };
 
+void Make(Packages& made) {
+  auto cpack = RunCommand({"cpack", "-G", "DEB", "-B", made.dir.path().string(), "--config",
+                           (BinaryDir() / "CPackConfig.cmake").string()},
+                          "", 600);
+  if (cpack.exit_code != 0) {
+    made.error = cpack.out + cpack.err;
+    return;
+  }
+  for (const auto& entry : fs::directory_iterator(made.dir.path())) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind("imagelint_", 0) == 0 && entry.path().extension() == ".deb") made.runtime = entry.path();
+    if (name.rfind("libimagelint-dev_", 0) == 0 && entry.path().extension() == ".deb") made.development = entry.path();
+  }
+  made.root = made.dir / "root";
+  if (!made.runtime.empty()) RunCommand({"dpkg-deb", "-x", made.runtime.string(), made.root.string()});
+}
+
 const Packages& Built() {
-  static Packages packages = [] {
-    Packages made;
-    auto cpack = RunCommand({"cpack", "-G", "DEB", "-B", made.dir.path().string(), "--config",
-                             (BinaryDir() / "CPackConfig.cmake").string()},
-                            "", 600);
-    if (cpack.exit_code != 0) {
-      made.error = cpack.out + cpack.err;
-      return made;
-    }
-    for (const auto& entry : fs::directory_iterator(made.dir.path())) {
-      std::string name = entry.path().filename().string();
-      if (name.rfind("imagelint_", 0) == 0 && entry.path().extension() == ".deb") made.runtime = entry.path();
-      if (name.rfind("libimagelint-dev_", 0) == 0 && entry.path().extension() == ".deb") made.development = entry.path();
-    }
-    made.root = made.dir / "root";
-    if (!made.runtime.empty()) RunCommand({"dpkg-deb", "-x", made.runtime.string(), made.root.string()});
-    return made;
-  }();
+  static Packages packages;
+  static const bool made = (Make(packages), true);
+  (void)made;
   return packages;
 }
 
