@@ -69,7 +69,7 @@ TEST_CASE("library example: built with find_package(imagelint) against an instal
   // The whole install (the data for the run, and the development component).
   auto installed = RunCommand({"cmake", "--install", imagelint::testing::BinaryDir().string(), "--prefix", prefix.string()},
                               "", 300);
-  REQUIRE_MESSAGE(installed.exit_code == 0, installed.out + installed.err);
+  REQUIRE_MESSAGE(installed.exit_code == 0, (installed.out + installed.err));
   CHECK(std::filesystem::is_regular_file(prefix / "include/imagelint/pipeline.h"));
 
   // examples/library/CMakeLists.txt as a user builds it; it sees the
@@ -80,9 +80,9 @@ TEST_CASE("library example: built with find_package(imagelint) against an instal
   if (std::string(IMAGELINT_EXAMPLE_FLAGS) != "")
     configure.push_back(std::string("-DCMAKE_EXE_LINKER_FLAGS=") + IMAGELINT_EXAMPLE_FLAGS);
   auto configured = RunCommand(configure, "", 300);
-  REQUIRE_MESSAGE(configured.exit_code == 0, configured.out + configured.err);
+  REQUIRE_MESSAGE(configured.exit_code == 0, (configured.out + configured.err));
   auto built = RunCommand({"cmake", "--build", (dir / "build").string()}, "", 600);
-  REQUIRE_MESSAGE(built.exit_code == 0, built.out + built.err);
+  REQUIRE_MESSAGE(built.exit_code == 0, (built.out + built.err));
   const std::string compile_commands = RunCommand({"cmake", "--build", (dir / "build").string(), "--", "-t", "commands"}).out;
   CHECK(compile_commands.find((SourceDir() / "include").string()) == std::string::npos);
   CHECK(compile_commands.find("libimagelint.a") != std::string::npos);

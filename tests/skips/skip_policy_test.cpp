@@ -24,15 +24,15 @@ CommandResult Probe(const std::vector<std::string>& env) {
 
 TEST_CASE("a test executable: 0 when all ran, 77 when a tool was missing, 1 on failure or in CI") {
   auto ran = Probe({"PROBE_HAVE_TOOL=1"});
-  CHECK_MESSAGE(ran.exit_code == 0, ran.out + ran.err);
+  CHECK_MESSAGE(ran.exit_code == 0, (ran.out + ran.err));
 
   auto skipped = Probe({});
-  CHECK_MESSAGE(skipped.exit_code == kSkipExitCode, skipped.out + skipped.err);
+  CHECK_MESSAGE(skipped.exit_code == kSkipExitCode, (skipped.out + skipped.err));
   CHECK(skipped.out.find("SKIPPED: probe-tool is not available") != std::string::npos);
   CHECK(skipped.err.find("1 check(s) SKIPPED") != std::string::npos);
 
   auto failed = Probe({"PROBE_FAIL=1"});
-  CHECK_MESSAGE(failed.exit_code == 1, failed.out + failed.err);
+  CHECK_MESSAGE(failed.exit_code == 1, (failed.out + failed.err));
 
   for (const char* strict : {"CI=true", "IMAGELINT_REQUIRE_EXTERNAL=1"}) {
     CAPTURE(strict);
