@@ -29,8 +29,8 @@ std::vector<std::string> Lines(const std::string& text) {
 }
 
 std::string Trim(std::string text) {
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\n')) text.pop_back();
-  size_t start = text.find_first_not_of(' ');
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+  size_t start = text.find_first_not_of(" \t\n");
   return start == std::string::npos ? "" : text.substr(start);
 }
 
