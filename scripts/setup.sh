@@ -12,7 +12,7 @@ packages=(
   libarchive-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev doctest-dev
   libcurl4-openssl-dev libssl-dev libzstd-dev liblz4-dev libisal-dev
   isal zstd skopeo umoci docker-registry apache2-utils openssl python3 python3-jsonschema
-  redis-server libre2-dev
+  redis-server libre2-dev file
 )
 # Installs the Debian packages of its arguments that are not installed yet.
 install_missing() {

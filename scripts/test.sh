@@ -6,7 +6,8 @@
 # Builds and runs every test twice: a normal build (build/) and an
 # AddressSanitizer + UndefinedBehaviorSanitizer build (build-asan/). Tests that
 # need external things (nvcc, skopeo, a loopback registry, NVIDIA packages)
-# say SKIPPED when those are missing, except in CI (CI=true) or with
+# say SKIPPED when those are missing and ctest lists them as skipped (exit 77,
+# SKIP_RETURN_CODE), except in CI (CI=true) or with
 # IMAGELINT_REQUIRE_EXTERNAL=1, where a missing one fails the test.
 set -euo pipefail
 cd "$(dirname "$0")/.."

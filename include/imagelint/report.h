@@ -96,6 +96,9 @@ struct RenderOptions {
 struct OutputPlan {
   std::vector<FormatRequest> requests;
   RenderOptions render;
+  // What was asked that works but is likely not what was meant (`-o json`,
+  // kubectl's spelling, names a file "json"), one sentence each.
+  std::vector<std::string> warnings;
 };
 Result<OutputPlan> PlanOutputs(const config::Config& config);
 

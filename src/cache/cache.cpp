@@ -580,10 +580,11 @@ LayerScanFunction LayerCache::Scanner(LayerScanFunction inner) {
       }
       cached.reset();  // the source cannot vouch for its bytes cheaply: scan them
     }
-    // A full scan verifies the stored bytes too: remember them for next time.
+    // A full scan verifies the stored bytes too: remember them for next time
+    // (only when it did: an unverified scan, --no-verify, vouches for nothing).
     std::optional<StoredBlobStamp> before = source.StoredLayerStamp(index);
-    auto remember_scanned = [&] {
-      if (!before) return;
+    auto remember_scanned = [&](const LayerResult& scanned) {
+      if (!before || scanned.verified_digest.empty()) return;
       if (auto after = source.StoredLayerStamp(index)) Remember(*before, *after);
     };
     if (cached) {
@@ -591,7 +592,7 @@ LayerScanFunction LayerCache::Scanner(LayerScanFunction inner) {
       // again for them alone and keep the others' cached facts.
       auto fresh = inner(source, index, missing, options);
       if (!fresh.ok()) return fresh.error();
-      remember_scanned();
+      remember_scanned(*fresh);
       if (SameEntries(*cached, *fresh)) {
         for (size_t i = 0; i < fresh->entries.size(); ++i) {
           for (auto& [name, facts] : cached->entries[i].analysis) fresh->entries[i].analysis[name] = std::move(facts);
@@ -607,7 +608,7 @@ LayerScanFunction LayerCache::Scanner(LayerScanFunction inner) {
     }
     auto fresh = inner(source, index, analyzers, options);
     if (!fresh.ok()) return fresh.error();
-    remember_scanned();
+    remember_scanned(*fresh);
     (void)Store(layer, *fresh, analyzers);
     std::lock_guard<std::mutex> lock(mutex_);
     stats_.misses++;

@@ -5,6 +5,7 @@
 #include "cli/command.h"
 #include "common/bytes_text.h"
 #include "cli/options.h"
+#include "cli/shared_cache.h"
 
 namespace imagelint::cli {
 namespace {
@@ -14,6 +15,7 @@ struct FactsArgs {
   std::string rootfs;  // --rootfs DIR
   std::string format = "json";
   ImageInputFlags input;
+  SharedCacheFlags shared_cache;  // --cache-backend ..., as for scan
 };
 
 RunFunction SetupFacts(CLI::App& app) {
@@ -22,13 +24,18 @@ RunFunction SetupFacts(CLI::App& app) {
   app.add_option("-f,--format", args->format, "json (default) or text")->check(CLI::IsMember({"json", "text"}));
   AddImageReadFlags(app, args->input);
   AddImageInputOptions(app, args->input);
+  AddSharedCacheFlags(app, args->shared_cache);
   return [args](const Environment& environment) -> int {
     auto input = ImageArgument(args->image, args->rootfs);
     if (!input.ok()) return ReportToolError(input.error());
     auto options = ToImageReadOptions(args->input);
     if (!options.ok()) return ReportToolError(options.error());
     if (auto budget = StartBudget(args->input, {*input}); !budget.ok()) return ReportToolError(budget.error());
-    auto facts = ReadFacts(*input, *options, ContextFor(environment, args->input));
+    const Context context = ContextFor(environment, args->input);
+    auto shared_cache = OpenSharedCache(args->shared_cache, environment, context.warn);
+    if (!shared_cache.ok()) return ReportToolError(shared_cache.error());
+    options->shared_cache = *shared_cache;
+    auto facts = ReadFacts(*input, *options, context);
     if (!facts.ok()) return ReportToolError(facts.error());
     if (args->format == "text") {
       std::cout << FactsText(*facts);

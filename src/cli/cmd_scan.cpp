@@ -35,6 +35,7 @@ struct ScanArgs {
   bool all_tags = false;                // --all-tags: each IMAGE is a repository, every tag scanned
   std::string tags;                     // --tags REGEX: with --all-tags, the tags to scan
   int image_jobs = 0;                   // --image-jobs N: images read at once (many images)
+  std::string color = "auto";           // --color auto|always|never (--no-color: never)
   std::string baseline;                 // --baseline REPORT.json
   bool fail_on_new = false;             // --fail-on-new
 };
@@ -111,6 +112,8 @@ int RunScan(ScanArgs& args, const Environment& environment) {
   if (args.image_jobs < 0) return ReportToolError(MakeError("--image-jobs", "must be at least 1"));
   request->image_jobs = args.image_jobs;
   const Context context = ContextFor(environment, args.input);
+  if (context.warn)
+    for (const std::string& warning : outputs->warnings) context.warn(warning);
   for (const std::string& repository : repositories) {
     auto tagged = ListRepositoryImages(repository, args.tags, request->read, context);
     if (!tagged.ok()) return ReportToolError(tagged.error());
@@ -136,7 +139,7 @@ int RunScan(ScanArgs& args, const Environment& environment) {
   if (!result.ok()) return ReportToolError(result.error());
 
   report::RenderOptions render = outputs->render;
-  render.color = environment.ColorWanted(STDOUT_FILENO);
+  render.color = environment.ColorWanted(STDOUT_FILENO, args.color);
   render.width = environment.TextWidth(STDOUT_FILENO);
   render.docs_dir = context.docs_dir.string();
   render.placement = [&fleet = result->fleet](const nlohmann::json& shown) {  // --format k8s
@@ -198,6 +201,7 @@ RunFunction SetupScan(CLI::App& app) {
   AddImageReadFlags(app, args->input);
   AddConfigFlags(app, args->options);
   AddReportFlags(app, args->options);
+  AddColorFlags(app, args->color);
   return [args](const Environment& environment) { return RunScan(*args, environment); };
 }
 

@@ -87,7 +87,9 @@ std::string Environment::UserConfigDirectory() const {
   return "";
 }
 
-bool Environment::ColorWanted(int fd) const {
+bool Environment::ColorWanted(int fd, const std::string& when) const {
+  if (when == "always") return true;
+  if (when == "never") return false;
   if (!Get("NO_COLOR").empty()) return false;
   if (Get("TERM") == "dumb") return false;
   return ::isatty(fd) == 1;

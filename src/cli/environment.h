@@ -50,9 +50,11 @@ class Environment {
   // $XDG_CONFIG_HOME/imagelint, else ~/.config/imagelint ("" when neither is set).
   std::string UserConfigDirectory() const;
 
-  // Colour for a stream: only when it is a terminal, NO_COLOR is unset or
-  // empty and TERM is not "dumb".
-  bool ColorWanted(int fd) const;
+  // Colour for a stream. `when` is --color: "always" and "never" decide
+  // (a flag given for this run wins over NO_COLOR, as no-color.org asks);
+  // "auto": only when it is a terminal, NO_COLOR is unset or empty and TERM
+  // is not "dumb".
+  bool ColorWanted(int fd, const std::string& when = "auto") const;
 
   // Columns of the text report: the terminal's width when `fd` is one
   // (between 60 and 200), else 80, so files, pipes and CI logs are stable.

@@ -7,6 +7,7 @@
 
 #include "cli/arguments.h"
 #include "cli/command.h"
+#include "cli/help.h"
 #include "cli/version.h"
 
 namespace imagelint::cli {
@@ -48,6 +49,7 @@ int Main(int argc, char** argv) {
     commands.emplace_back(sub, spec.setup(*sub));
   }
   OneValuePerFlag(app);
+  GroupHelp(app);
 
   // `imagelint IMAGE...` is a scan; near misses of commands and flags get
   // "did you mean" before CLI11 sees them.

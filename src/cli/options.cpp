@@ -151,6 +151,15 @@ void AddReportFlags(CLI::App& app, config::CommandLineOptions& options) {
                  "ignore '# imagelint ignore=RULE reason' comments in Dockerfiles");
 }
 
+void AddColorFlags(CLI::App& app, std::string& when) {
+  app.add_option("--color", when,
+                 "colour in the text report: auto (default: on a terminal, unless NO_COLOR is set or TERM=dumb), "
+                 "always, never")
+      ->type_name("WHEN")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  app.add_flag_callback("--no-color", [&when] { when = "never"; }, "no colour (--color never)");
+}
+
 void AddImageInputOptions(CLI::App& app, ImageInputFlags& flags) {
   app.add_option("--cache-dir", flags.cache_dir,
                  "layer cache directory (default $XDG_CACHE_HOME/imagelint or ~/.cache/imagelint)")
@@ -207,7 +216,8 @@ void AddImageReadFlags(CLI::App& app, ImageInputFlags& flags) {
       ->type_name("SIZE");
   app.add_option("--jobs", flags.jobs, "layers read in parallel (default: up to 4)")->type_name("N");
   app.add_flag("--no-verify", flags.no_verify,
-               "skip the blob digest and diff ID checks (faster; only for images you already trust)");
+               "skip the blob digest and diff ID checks (faster; only for images you already trust); the layer "
+               "cache still serves what verified scans stored, and stores nothing");
   app.add_flag("--verify-diff-ids", flags.verify_diff_ids,
                "also hash the uncompressed tar of each compressed layer against the config's diff ID (by "
                "default each byte is checked once, against the digest that covers it)");
@@ -260,7 +270,7 @@ Context ContextFor(const Environment& environment, const ImageInputFlags& flags)
   if (!flags.cache_dir.empty()) context.cache_dir = flags.cache_dir;
   if (flags.quiet || flags.no_progress) context.progress = nullptr;
   if (flags.quiet) context.warn = nullptr;
-  if (context.cache_dir.empty() && !flags.no_cache && !flags.no_verify && context.warn)
+  if (context.cache_dir.empty() && !flags.no_cache && context.warn)
     context.warn("layer cache not used: no cache directory (set XDG_CACHE_HOME or --cache-dir)");
   return context;
 }

@@ -76,6 +76,10 @@ void ExpandRuleLists(config::CommandLineOptions& options);
 // The input of facts and ls: IMAGE, or rootfs:DIR for --rootfs DIR; exactly one.
 Result<std::string> ImageArgument(const std::string& image, const std::string& rootfs);
 
+// --color auto|always|never and --no-color (= never) into `when`
+// (Environment::ColorWanted reads it).
+void AddColorFlags(CLI::App& app, std::string& when);
+
 // "text (default), json, sarif, ..." from the report module's formats.
 std::string FormatList();
 

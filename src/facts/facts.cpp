@@ -2,7 +2,9 @@
 
 #include <fnmatch.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 
 #include "common/bytes_text.h"
@@ -126,6 +128,54 @@ namespace {
 
 std::string Str(const nlohmann::json& value) { return value.is_string() ? value.get<std::string>() : WriteJson(value); }
 
+// A value on one line: text as it is, a list of such values comma-joined.
+std::optional<std::string> OneLine(const nlohmann::json& value) {
+  if (value.is_object()) return value.empty() ? std::optional<std::string>("(none)") : std::nullopt;
+  if (!value.is_array()) return Str(value);
+  if (value.empty()) return "(none)";
+  std::string line;
+  for (const auto& item : value) {
+    if (item.is_object() || item.is_array()) return std::nullopt;
+    line += (line.empty() ? "" : ", ") + Str(item);
+  }
+  return line;
+}
+
+// The sections the text form has no layout of its own for, as an indented
+// outline ("key: value", "- " per list item) instead of raw JSON; the JSON
+// output has the same values exactly. Depth is bounded by what the facts
+// writer produces; the cut-off only guards the outline.
+void Outline(std::ostringstream& out, const nlohmann::json& value, const std::string& indent, int depth) {
+  if (depth > 16) {
+    out << indent << WriteJson(value) << "\n";
+    return;
+  }
+  if (value.is_object()) {
+    for (const auto& [key, item] : value.items()) {
+      if (auto line = OneLine(item)) {
+        out << indent << key << ": " << *line << "\n";
+      } else {
+        out << indent << key << ":\n";
+        Outline(out, item, indent + "  ", depth + 1);
+      }
+    }
+  } else if (value.is_array()) {
+    for (const auto& item : value) {
+      if (auto line = OneLine(item)) {
+        out << indent << "- " << *line << "\n";
+      } else {
+        // An object item: its first key on the dash line, the rest under it.
+        std::ostringstream nested;
+        Outline(nested, item, indent + "  ", depth + 1);
+        std::string text = nested.str();
+        out << indent << "- " << text.substr(std::min(text.size(), indent.size() + 2));
+      }
+    }
+  } else {
+    out << indent << Str(value) << "\n";
+  }
+}
+
 }  // namespace
 
 std::string FactsToText(const nlohmann::json& facts) {
@@ -165,7 +215,12 @@ std::string FactsToText(const nlohmann::json& facts) {
   if (facts.contains("cuda")) out << "\n" << cuda::FormatCudaFactsText(facts);
   for (const auto& [key, value] : facts.items()) {
     if (key == "image" || key == "schema" || key == "cuda" || key == "binaries" || key == "frameworks") continue;
-    out << key << ": " << WriteJson(value, 2) << "\n";
+    if (auto line = OneLine(value)) {
+      out << key << ": " << *line << "\n";
+    } else {
+      out << key << ":\n";
+      Outline(out, value, "  ", 0);
+    }
   }
   return out.str();
 }

@@ -7,6 +7,7 @@
 // looked up once per scan; its note (why it was not read) is given once.
 #include "pipeline/base_resolver.h"
 
+#include <algorithm>
 #include <mutex>
 
 #include "imagelint/read_image.h"
@@ -114,14 +115,22 @@ Result<dockerfile::BaseLookup> ImageBaseResolver::Lookup(const std::string& ref,
   }
   std::vector<std::string> misses;
   const std::string host = registry::ParseReference(ref)->registry;
+  // The first reason each source gave in this scan, for Summary().
+  auto remember = [this](const std::string& where, const std::string& miss) {
+    for (const auto& [known, reason] : reasons_)
+      if (known == where) return;
+    size_t colon = miss.find(": ");
+    reasons_.emplace_back(where, colon == std::string::npos ? miss : miss.substr(colon + 2));
+  };
   for (const std::string& from : sources_) {
     long left = RemainingMs();
+    const std::string where = from == "registry" ? "registry " + host : from;
     if (left <= 0) {
       misses.push_back(from + ": not asked, the " + std::to_string(options_.base.timeout_seconds).substr(0, 6) +
                        " s budget (--base-timeout) was spent");
+      remember(where, misses.back());
       continue;
     }
-    const std::string where = from == "registry" ? "registry " + host : from;
     if (auto down = unreachable_.find(where); down != unreachable_.end()) {
       misses.push_back(from + ": not asked, unreachable earlier in this scan (" + down->second.substr(0, 200) + ")");
       continue;
@@ -133,6 +142,7 @@ Result<dockerfile::BaseLookup> ImageBaseResolver::Lookup(const std::string& ref,
     // error"), holds for every base of this scan; a 401 or 404 does not.
     if (!opened.ok() && misses.size() > before) {
       const std::string& miss = misses.back();
+      remember(where, miss);
       if (miss.find("no engine socket") != std::string::npos || miss.find("network error: ") != std::string::npos)
         unreachable_[where] = miss.substr(miss.find(": ") + 2);
     }
@@ -143,9 +153,26 @@ Result<dockerfile::BaseLookup> ImageBaseResolver::Lookup(const std::string& ref,
       return out;
     }
     misses.push_back(from + ": " + base.error().ToString());
+    remember(where, misses.back());
   }
   out.note = Join(misses);
+  if (!misses.empty() && std::find(fallbacks_.begin(), fallbacks_.end(), ref) == fallbacks_.end())
+    fallbacks_.push_back(ref);
   return out;
+}
+
+std::string ImageBaseResolver::Summary() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (fallbacks_.empty()) return "";
+  std::string line = fallbacks_.size() == 1 ? "base image " + fallbacks_.front().substr(0, 200)
+                                            : std::to_string(fallbacks_.size()) + " base images";
+  line += " from the knowledge tables, not read (";
+  for (size_t i = 0; i < reasons_.size(); ++i) {
+    std::string reason = reasons_[i].second;
+    if (reason.size() > 160) reason = reason.substr(0, 157) + "...";
+    line += (i ? "; " : "") + reasons_[i].first + ": " + reason;
+  }
+  return line + "); --base-from knowledge uses the tables without lookups";
 }
 
 }  // namespace imagelint::pipeline

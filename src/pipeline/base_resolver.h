@@ -10,6 +10,8 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "imagelint/dockerfile.h"
 #include "imagelint/knowledge.h"
@@ -24,6 +26,11 @@ class ImageBaseResolver final : public dockerfile::BaseResolver {
   static Result<std::unique_ptr<ImageBaseResolver>> Create(const ImageReadOptions& options, const Context& context,
                                                            const Knowledge& knowledge);
   Result<dockerfile::BaseLookup> Resolve(const std::string& ref, const std::string& platform) override;
+  // One line for the whole scan when lookups failed and the knowledge tables
+  // answered instead: how many bases, why each source failed (its first
+  // reason), and the flag that asks no one; "" when every lookup worked or
+  // none was made. Each base's full note stays in its facts and report entry.
+  std::string Summary() const;
 
  private:
   ImageBaseResolver(const ImageReadOptions& options, const Context& context, const Knowledge& knowledge,
@@ -42,7 +49,11 @@ class ImageBaseResolver final : public dockerfile::BaseResolver {
   // with why: not asked again, so an offline gate over many Dockerfiles pays
   // one failed connection (or one resolver timeout) per registry, not per base.
   std::map<std::string, std::string> unreachable_;
-  std::mutex mutex_;
+  // For Summary(): the bases the tables answered after failed lookups, and
+  // each source's first reason ("docker", "registry HOST", in order asked).
+  std::vector<std::string> fallbacks_;
+  std::vector<std::pair<std::string, std::string>> reasons_;
+  mutable std::mutex mutex_;
 };
 
 }  // namespace imagelint::pipeline

@@ -50,8 +50,11 @@ Result<ReadImageOptions> ScannerOptions(const ImageReadOptions& options, const C
 }
 
 std::unique_ptr<LayerCache> AttachCache(ReadImageOptions& read, const ImageReadOptions& options, const Context& context) {
-  // Unverified layers must not fill a cache that verified reads trust.
-  if (!options.use_cache || !options.verify_digests || context.cache_dir.empty()) return nullptr;
+  // An unverified read (--no-verify) is served from what verified reads
+  // stored, here or in the shared store, and adds nothing: its results carry
+  // no verified digest, so the cache files them nowhere and its blob memo
+  // records no stamp for them.
+  if (!options.use_cache || context.cache_dir.empty()) return nullptr;
   auto opened = LayerCache::Open(context.cache_dir, {options.shared_cache, context.warn});
   if (!opened.ok()) {
     if (context.warn) context.warn("layer cache not used: " + opened.error().ToString());
@@ -180,6 +183,8 @@ Result<nlohmann::json> ReadFacts(const std::string& input, const ImageReadOption
     dockerfile_options.base_resolver = resolver->get();
     auto analysis = dockerfile::AnalyzeDockerfile(input, dockerfile_options);
     if (!analysis.ok()) return analysis.error();
+    if (*resolver && context.warn)
+      if (std::string summary = (*resolver)->Summary(); !summary.empty()) context.warn(summary);
     return std::move(analysis->facts);
   }
   // The tables (loader directories, CUDA library names) are needed only once

@@ -324,6 +324,9 @@ Result<ScanResult> Scan(const ScanRequest& request, const Context& context) {
   std::vector<config::Suppression> inline_suppressions;
   std::vector<std::optional<Result<InputFacts>>> read =
       ReadInputs(request, *knowledge, result.fleet, context, resolver->get());
+  // Failed base lookups: one line for the scan, however many bases.
+  if (*resolver && context.warn)
+    if (std::string summary = (*resolver)->Summary(); !summary.empty()) context.warn(summary);
   std::vector<std::pair<size_t, Error>> unreadable;  // input index, why
   for (size_t i = 0; i < read.size(); ++i) {
     Result<InputFacts>& one = *read[i];

@@ -80,6 +80,36 @@ int Order(const json& finding) {
   return severity == Severity::kError ? 3 : severity == Severity::kWarning ? 1 : 0;
 }
 
+int64_t Counts::Cells() const {
+  int64_t cells = 0;
+  for (const auto& [status, n] : verdicts) cells += n;
+  return cells;
+}
+
+Counts CountImage(const json& image) {
+  Counts counts;
+  for (const char* kind : {"error", "undecided", "warning", "note"}) counts.findings[kind] = counts.causes[kind] = 0;
+  for (const char* status : {"pass", "warn", "fail", "undecided"}) counts.verdicts[status] = 0;
+  for (const auto& finding : Arr(image, "findings")) ++counts.findings[Kind(finding)];
+  for (const auto& cause : RootCauses(image)) ++counts.causes[cause.kind];
+  for (const auto& verdict : Arr(image, "verdicts")) {
+    std::string status = Str(verdict, "status");
+    if (counts.verdicts.count(status)) ++counts.verdicts[status];
+  }
+  return counts;
+}
+
+Counts CountReport(const json& report) {
+  Counts total = CountImage(json::object());
+  for (const auto& image : Arr(report, "images")) {
+    Counts one = CountImage(image);
+    for (const auto& [kind, n] : one.findings) total.findings[kind] += n;
+    for (const auto& [kind, n] : one.causes) total.causes[kind] += n;
+    for (const auto& [status, n] : one.verdicts) total.verdicts[status] += n;
+  }
+  return total;
+}
+
 std::vector<RootCause> RootCauses(const json& image, const char* list) {
   std::vector<RootCause> causes;
   std::map<std::string, size_t> by_key;

@@ -61,16 +61,18 @@ std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rule
   for (const auto& rule : rules) by_id[rule.id] = &rule;
   const json& images = Arr(report, "images");
   const json& summary = report.contains("summary") ? report["summary"] : json::object();
-  const json& verdict_counts = summary.contains("verdicts") ? summary["verdicts"] : json::object();
-  int64_t cells = Count(verdict_counts, "pass") + Count(verdict_counts, "warn") + Count(verdict_counts, "fail");
+  const Counts tally = CountReport(report);
+  const auto& verdict_counts = tally.verdicts;
+  // Every combination, undecided ones included: "2 of 7 fail, 5 undecided".
+  int64_t cells = tally.Cells();
 
   std::string out = "### imagelint: ";
   if (cells > 0) {
-    out += std::to_string(Count(verdict_counts, "fail")) + " of " + std::to_string(cells) +
+    out += std::to_string(tally.Of(verdict_counts, "fail")) + " of " + std::to_string(cells) +
            " image × pool combinations fail";
-    if (Count(verdict_counts, "undecided") > 0)
-      out += ", " + std::to_string(Count(verdict_counts, "undecided")) + " undecided";
-    if (Count(verdict_counts, "warn") > 0) out += ", " + std::to_string(Count(verdict_counts, "warn")) + " warn";
+    if (tally.Of(verdict_counts, "undecided") > 0)
+      out += ", " + std::to_string(tally.Of(verdict_counts, "undecided")) + " undecided";
+    if (tally.Of(verdict_counts, "warn") > 0) out += ", " + std::to_string(tally.Of(verdict_counts, "warn")) + " warn";
   } else {
     int64_t errors = 0;
     for (const auto& image : images) errors += Str(image, "status") == "fail" ? 1 : 0;
@@ -137,10 +139,10 @@ std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rule
       }
     }
   }
-  const json& counts = summary.contains("findings") ? summary["findings"] : json::object();
-  out += "\n**Findings**: " + Plural(Count(counts, "error"), "error") + ", ";
-  if (Count(counts, "undecided") > 0) out += std::to_string(Count(counts, "undecided")) + " undecided, ";
-  out += Plural(Count(counts, "warning"), "warning") + ", " + Plural(Count(counts, "note"), "note");
+  const auto& counts = tally.findings;
+  out += "\n**Findings**: " + Plural(tally.Of(counts, "error"), "error") + ", ";
+  if (tally.Of(counts, "undecided") > 0) out += std::to_string(tally.Of(counts, "undecided")) + " undecided, ";
+  out += Plural(tally.Of(counts, "warning"), "warning") + ", " + Plural(tally.Of(counts, "note"), "note");
   if (Count(summary, "suppressed") > 0) out += "; " + std::to_string(Count(summary, "suppressed")) + " suppressed";
   if (Count(summary, "expired_ignores") > 0) out += "; " + Plural(Count(summary, "expired_ignores"), "expired ignore");
   if (summary.contains("baseline") && summary["baseline"].is_object()) {

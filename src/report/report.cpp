@@ -292,6 +292,13 @@ Result<OutputPlan> PlanOutputs(const config::Config& config) {
     if (plan.requests.size() != 1 || to_stdout != 1)
       return MakeError("--output", "works with a single --format; give each format its own file instead (--format sarif=FILE)");
     plan.requests[0].path = *config.output;
+    // kubectl and helm spell the format -o json; here -o is a file (as for
+    // hadolint and trivy), so the text report would land in a file "json".
+    if (ParseFormat(*config.output).ok())
+      plan.warnings.push_back("-o/--output " + *config.output + " writes the " +
+                              std::string(FormatName(plan.requests[0].format)) + " report to a file named \"" +
+                              *config.output + "\"; for the " + *config.output + " format use -f " +
+                              *config.output + " (or -f " + *config.output + "=FILE)");
   } else if (to_stdout > 1) {
     return MakeError("--format", "only one format can go to standard output; give the others a file (FORMAT=FILE)");
   }

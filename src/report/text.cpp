@@ -97,22 +97,19 @@ std::string Cell(const json& verdict) {
   return "-";
 }
 
-// A Dockerfile's base image (report images[].base): where it was read from,
-// or why not; "" when the knowledge tables answered without a lookup.
+// A Dockerfile's base image (report images[].base): where it was read from.
+// A base the knowledge tables answered gets no line:
+// why its lookup failed is said once per scan on standard error (the
+// resolver's summary) and in full in the JSON report (`base.note`).
 std::string BaseLine(const json& base) {
   if (!base.is_object()) return "";
   std::string from = Str(base, "resolved_from", "none");
   bool read = from == "docker" || from == "registry" || from == "local";
-  if (!read && !base.contains("note")) return "";
+  if (!read) return "";
   std::string line = "base " + Str(base, "ref") + ": ";
-  if (read) {
-    line += "read from " + from;
-    std::string digest = Str(base, "digest");
-    if (!digest.empty()) line += " (" + digest.substr(0, std::min<size_t>(digest.size(), 19)) + ", " + Str(base, "platform") + ")";
-  } else {
-    line += from == "knowledge" ? "from the knowledge tables" : "not known";
-  }
-  if (base.contains("note")) line += "; " + Str(base, "note");
+  line += "read from " + from;
+  std::string digest = Str(base, "digest");
+  if (!digest.empty()) line += " (" + digest.substr(0, std::min<size_t>(digest.size(), 19)) + ", " + Str(base, "platform") + ")";
   return line;
 }
 
@@ -221,8 +218,13 @@ void RenderUndecided(std::string& out, const RootCause& cause, const json& image
   out += "\n";
 }
 
-std::string Heading(const std::string& kind, size_t n) {
-  std::string count = " (" + std::to_string(n) + ")";
+// The count is of findings, as in the summary line; blocks are root causes,
+// so when several findings share one the heading says both.
+std::string Heading(const std::string& kind, const Counts& counts) {
+  int64_t findings = counts.Of(counts.findings, kind);
+  int64_t causes = counts.Of(counts.causes, kind);
+  std::string count = " (" + std::to_string(findings) +
+                      (causes == findings ? "" : " findings, " + Plural(causes, "root cause", "root causes")) + ")";
   if (kind == "error") return "ERRORS" + count;
   if (kind == "undecided") return "UNDECIDED" + count + ": imagelint cannot tell; these are not warnings";
   if (kind == "warning") return "WARNINGS" + count;
@@ -278,22 +280,24 @@ std::string RenderSummary(const json& report, const RenderOptions& options) {
   }
 
   const json& summary = report.contains("summary") ? report["summary"] : json::object();
-  const json& verdicts = summary.contains("verdicts") ? summary["verdicts"] : json::object();
-  const json& findings = summary.contains("findings") ? summary["findings"] : json::object();
   const json& hidden = summary.contains("hidden") ? summary["hidden"] : json::object();
+  const Counts counts = CountReport(report);
+  const auto& verdicts = counts.verdicts;
+  const auto& findings = counts.findings;
   std::string line = "imagelint: " + Plural(Count(summary, "images"), "image", "images");
   if (Count(summary, "pools") > 0) {
-    line += " x " + Plural(Count(summary, "pools"), "pool", "pools") + ": " + std::to_string(Count(verdicts, "fail")) +
-            " fail, ";
-    if (Count(verdicts, "undecided") > 0) line += std::to_string(Count(verdicts, "undecided")) + " undecided, ";
-    line += std::to_string(Count(verdicts, "warn")) + " warn, " + std::to_string(Count(verdicts, "pass")) + " pass; ";
+    line += " x " + Plural(Count(summary, "pools"), "pool", "pools") + ": " +
+            std::to_string(counts.Of(verdicts, "fail")) + " fail, ";
+    if (counts.Of(verdicts, "undecided") > 0) line += std::to_string(counts.Of(verdicts, "undecided")) + " undecided, ";
+    line += std::to_string(counts.Of(verdicts, "warn")) + " warn, " + std::to_string(counts.Of(verdicts, "pass")) +
+            " pass; ";
   } else {
     line += ", no fleet; ";
   }
-  line += Plural(Count(findings, "error"), "error", "errors") + ", ";
-  if (Count(findings, "undecided") > 0) line += std::to_string(Count(findings, "undecided")) + " undecided, ";
-  line += Plural(Count(findings, "warning"), "warning", "warnings") + ", " +
-          Plural(Count(findings, "note"), "note", "notes");
+  line += Plural(counts.Of(findings, "error"), "error", "errors") + ", ";
+  if (counts.Of(findings, "undecided") > 0) line += std::to_string(counts.Of(findings, "undecided")) + " undecided, ";
+  line += Plural(counts.Of(findings, "warning"), "warning", "warnings") + ", " +
+          Plural(counts.Of(findings, "note"), "note", "notes");
   int64_t hidden_total =
       Count(hidden, "error") + Count(hidden, "warning") + Count(hidden, "note") + Count(hidden, "undecided");
   line += "; " + std::to_string(Count(summary, "suppressed")) + " suppressed";
@@ -312,6 +316,13 @@ std::string RenderSummary(const json& report, const RenderOptions& options) {
   if (Count(summary, "unreadable") > 0)
     line += "; " + Plural(Count(summary, "unreadable"), "image", "images") + " could not be read";
   out += "\n" + Wrap(line, "", "  ", width);
+  // A scan without pools passes whatever the hosts are: say so (a pre-commit
+  // hook or CI job set up without a fleet would otherwise look like a pass).
+  if (Count(summary, "pools") == 0 && Count(summary, "images") > 0)
+    out += Wrap("no fleet: nothing pool-specific (driver, GPU, container toolkit) was checked; add pools with "
+                "--fleet FILE or `fleet: FILE` in .imagelint.yaml (docs/fleet.md; `imagelint fleet import` "
+                "writes one from nvidia-smi or kubectl)",
+                "", "  ", width);
   return out;
 }
 
@@ -366,12 +377,11 @@ std::string RenderText(const json& report, const RenderOptions& options) {
     }
     out += "\n";
     std::string current;
+    const Counts counts = CountImage(image);
     for (const auto& cause : causes) {
       if (cause.kind != current) {
         current = cause.kind;
-        size_t n = 0;
-        for (const auto& other : causes) n += other.kind == current ? 1 : 0;
-        out += paint(Heading(current, n), ColorOf(current)) + "\n";
+        out += paint(Heading(current, counts), ColorOf(current)) + "\n";
       }
       if (cause.kind == "undecided") {
         RenderUndecided(out, cause, image, options, paint, width);

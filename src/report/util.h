@@ -1,6 +1,8 @@
 // Helpers shared by the reporters (private to src/report/).
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -70,6 +72,23 @@ struct RootCause {
 // An image's findings (or `list`: "suppressed") as root causes, errors
 // first, then undecided, warnings, notes; stable within each.
 std::vector<RootCause> RootCauses(const json& image, const char* list = "findings");
+
+// The numbers every format prints, counted in one place so that text,
+// Markdown, JUnit and the summary line agree: shown findings and their root
+// causes by Kind(), and image × pool verdicts by status.
+struct Counts {
+  std::map<std::string, int64_t> findings;  // "error", "undecided", "warning", "note"
+  std::map<std::string, int64_t> causes;    // the same, one per RootCause
+  std::map<std::string, int64_t> verdicts;  // "pass", "warn", "fail", "undecided"
+  int64_t Of(const std::map<std::string, int64_t>& counts, const std::string& key) const {
+    auto found = counts.find(key);
+    return found == counts.end() ? 0 : found->second;
+  }
+  // Every image × pool verdict, undecided ones included.
+  int64_t Cells() const;
+};
+Counts CountImage(const json& image);
+Counts CountReport(const json& report);
 
 // --baseline: "new" when a finding of the cause is new since the baseline,
 // "unchanged" when all are, "" without a baseline.

@@ -175,6 +175,9 @@ class StoreImageSource final : public ImageSource {
     if (index >= layer_paths_.size()) return MakeError(store_->Location(), "no layer " + std::to_string(index));
     const std::string& expected = StoredDigest(index);
     if (expected.rfind("sha256:", 0) != 0) return false;
+    // --no-verify: the image is trusted as it is, so the entry a verified scan
+    // filed under the digest it names answers for it without hashing.
+    if (!options_.verify_digests) return true;
     // --verify-diff-ids: a compressed layer's tar is hashed only by reading it.
     const LayerRef& ref = metadata_.layers[index];
     if (options_.verify_diff_ids && blob_digest_known_ && ref.digest != ref.diff_id) return false;

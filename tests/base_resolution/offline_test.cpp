@@ -1,7 +1,9 @@
 // Offline is normal: a registry port where nothing listens, a server that
 // accepts and never answers, a registry that wants credentials nobody has.
-// Dockerfile mode then gives the knowledge tables' answer, one note per base,
-// the same exit code, and stays within the --base-timeout budget of the scan.
+// Dockerfile mode then gives the knowledge tables' answer, one note per base
+// in the facts and the JSON report, one line on standard error for the whole
+// scan (naming --base-from knowledge), the same exit code, and stays within
+// the --base-timeout budget of the scan.
 // All traffic goes to loopback; the engine socket named is one that does not exist.
 #include <doctest/doctest.h>
 
@@ -10,6 +12,7 @@
 #include <atomic>
 #include <cctype>
 #include <chrono>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -88,7 +91,17 @@ TEST_CASE("a loopback port where nothing listens: knowledge tables, one note, at
   CHECK(notes[0].find("docker:") != std::string::npos);
   CHECK(notes[0].find("registry:") != std::string::npos);
   CHECK(run.facts.at("image").at("base").at("resolved_from") == "none");
-  CHECK(run.text.find("not read (") != std::string::npos);  // the text report says so
+  // Out of the verdicts' way: one line about the lookups, with what answered
+  // instead and the flag that says so up front.
+  size_t lines = 0;
+  std::istringstream out(run.text);
+  for (std::string line; std::getline(out, line);)
+    if (line.find("not read") != std::string::npos || line.find("no engine socket") != std::string::npos ||
+        line.find("network error") != std::string::npos || line.find("--base-from") != std::string::npos)
+      ++lines;
+  CHECK(lines == 1);
+  CHECK(run.text.find("from the knowledge tables, not read (docker: ") != std::string::npos);
+  CHECK(run.text.find("--base-from knowledge") != std::string::npos);
   MESSAGE("auto, nothing listening: " << run.seconds << " s for scan");
 }
 
@@ -100,22 +113,29 @@ TEST_CASE("an unreachable engine and registry are asked once per scan, not once 
   WriteDockerfile(dir / "b.Dockerfile", host + "/team/tools:1");
   // One gate run over two Dockerfiles whose bases live on the same registry.
   auto scanned = RunImagelint({"scan", (dir / "a.Dockerfile").string(), (dir / "b.Dockerfile").string(), "--fleet",
-                               FleetFile().string(), "--no-config", "--no-cache", "--base-timeout", "5"},
+                               FleetFile().string(), "--no-config", "--no-cache", "--base-timeout", "5", "-f", "text",
+                               "-f", "json=" + (dir / "report.json").string()},
                               "", OfflineEnv(dir));
-  // The report wraps lines: compare with every run of blanks as one space.
-  std::string text;
-  for (char c : scanned.out + scanned.err)
-    if (!std::isspace(static_cast<unsigned char>(c)) || (!text.empty() && text.back() != ' ')) text += std::isspace(static_cast<unsigned char>(c)) ? ' ' : c;
-  INFO(text);
+  INFO(scanned.out << scanned.err);
   CHECK(scanned.exit_code == KnowledgeExit(dir / "a.Dockerfile"));
-  auto count = [&](const std::string& what) {
+  auto count = [](const std::string& text, const std::string& what) {
     size_t n = 0;
     for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
     return n;
   };
-  CHECK(count("not read (") == 2);                          // each base says it was not read
-  CHECK(count("no engine socket") == 2);                    // the first note, and the second naming it
-  CHECK(count("unreachable earlier in this scan") == 2);    // the second base: neither source asked again
+  // One line for the scan, naming both bases' fallback and each source's reason once.
+  CHECK(count(scanned.err, "\n") == 1);
+  CHECK(count(scanned.err, "2 base images from the knowledge tables, not read (") == 1);
+  CHECK(count(scanned.err, "no engine socket") == 1);
+  CHECK(count(scanned.out, "not read") == 0);
+  // The report keeps each base's full note: the second base names the first's failures.
+  json report = json::parse(ReadFileText(dir / "report.json"));
+  REQUIRE(report["images"].size() == 2);
+  const std::string first = report["images"][0]["base"].value("note", "");
+  const std::string second = report["images"][1]["base"].value("note", "");
+  CHECK(count(first + second, "not read (") == 2);                       // each base says it was not read
+  CHECK(count(first + second, "no engine socket") == 2);                 // the first note, and the second naming it
+  CHECK(count(first + second, "unreachable earlier in this scan") == 2);  // the second base: neither source asked again
 }
 
 TEST_CASE("COPY --from=<image> that cannot be read: the note is in the report, at the COPY's line") {

@@ -76,6 +76,7 @@ struct Runner {
   Warnings warnings;
   CountingAnalyzer analyzer;
   std::unique_ptr<LayerCache> cache;
+  bool verify = true;  // false: a --no-verify runner
 
   std::string Scan(LayerScanFunction inner = {}) {
     if (!cache) {
@@ -83,7 +84,9 @@ struct Runner {
       REQUIRE(opened.ok());
       cache = std::move(*opened);
     }
-    auto source = OpenLocalImage(image.string(), OpenOptions{});
+    OpenOptions open;
+    open.verify_digests = verify;
+    auto source = OpenLocalImage(image.string(), open);
     REQUIRE(source.ok());
     ScanOptions options;
     options.jobs = 2;

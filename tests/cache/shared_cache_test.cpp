@@ -112,6 +112,33 @@ TEST_CASE("two runners, one store: the second runner's cold scan reads no layer 
   CHECK(second.cache->Stats().shared_hits == 0);
 }
 
+TEST_CASE("a --no-verify runner is served what verified runners stored, and stores nothing itself") {
+  TempDir dir;
+  WriteImage(SharedImage(), ImageKind::kDockerArchive, dir / "img");
+  auto store = std::make_shared<MapStore>();
+  const std::string plain = PlainScan(dir / "img");
+  // Unverified first: it reads every layer and leaves nothing behind, locally
+  // or in the store (its results carry no verified digest).
+  Runner unverified{dir / "img", dir / "cache-u", store};
+  unverified.verify = false;
+  CHECK(unverified.Scan() == plain);
+  CHECK(unverified.analyzer.opened() > 0);
+  CHECK(unverified.cache->Stats().shared_stored == 0);
+  CHECK(store->values_.empty());
+  CHECK(fs::is_empty(dir / "cache-u" / "layers"));
+  CHECK(!fs::exists(dir / "cache-u" / "verified"));  // no blob vouched for
+  // A verified runner fills the store; then a fresh --no-verify runner reads no layer.
+  Runner verified{dir / "img", dir / "cache-v", store};
+  CHECK(verified.Scan() == plain);
+  CHECK(verified.cache->Stats().shared_stored == 6);
+  Runner served{dir / "img", dir / "cache-n", store};
+  served.verify = false;
+  CHECK(served.Scan() == plain);
+  CHECK(served.analyzer.opened() == 0);
+  CHECK(served.cache->Stats().hits == 3);
+  CHECK(served.cache->Stats().shared_hits == 3);
+}
+
 TEST_CASE("two runners, one Redis: the second runner's cold scan is served from Redis") {
   std::string why;
   auto redis = RedisServer::Start(&why);

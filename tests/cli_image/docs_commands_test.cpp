@@ -146,9 +146,9 @@ FlagTable ReadFlags(const std::vector<std::string>& commands) {
     std::istringstream in(Help(words));
     bool options = false;
     for (std::string line; std::getline(in, line);) {
-      if (line == "Options:") options = true;
+      // Flags come in groups by task ("Options most runs need:", "Report:", ...).
       if (line.empty() || line.back() == ':') {
-        if (line != "Options:") options = false;
+        options = !line.empty() && line[0] != ' ' && line != "Positionals:" && line != "Subcommands:";
         continue;
       }
       size_t start = line.find_first_not_of(' ');

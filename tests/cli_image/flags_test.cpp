@@ -258,3 +258,96 @@ TEST_CASE("directories: not an image is exit 2 saying what was expected; --rootf
     CHECK(result.err == "imagelint: " + std::string(missing) + ": no such file or directory\n");
   }
 }
+
+TEST_CASE("-o json warns that it names a file; --color always|never|auto and NO_COLOR") {
+  TempDir dir;
+  WriteFileText(dir / "Dockerfile", kDockerfile);
+  const std::string dockerfile = (dir / "Dockerfile").string();
+  // kubectl's -o json: the report goes to a file named "json", and imagelint says so.
+  auto typed = RunCommand({"env", "-C", dir.path().string(), ImagelintBinary().string(), dockerfile, "--no-config", "-o",
+                           "json"},
+                          "", 120, {"IMAGELINT_BASE_FROM=knowledge", "XDG_CACHE_HOME=" + (dir / "cache").string()});
+  CHECK_MESSAGE(typed.exit_code == 0, typed.err);
+  CHECK(fs::exists(dir / "json"));
+  CHECK(typed.err.find("-o/--output json writes the text report to a file named \"json\"") != std::string::npos);
+  CHECK(typed.err.find("use -f json") != std::string::npos);
+  auto named = Imagelint({dockerfile, "--no-config", "-o", (dir / "report.txt").string()});
+  CHECK(named.err.find("writes the") == std::string::npos);
+
+  // A finding's severity is painted with --color always, even when piped and with NO_COLOR.
+  const std::string escape = "\x1b[";
+  auto always = RunImagelint({dockerfile, "--no-config", "--color", "always"}, "", {"NO_COLOR=1"});
+  CHECK(always.out.find(escape) != std::string::npos);
+  auto never = RunImagelint({dockerfile, "--no-config", "--color", "never"});
+  CHECK(never.out.find(escape) == std::string::npos);
+  auto no_color = RunImagelint({dockerfile, "--no-config", "--no-color"});
+  CHECK(no_color.out.find(escape) == std::string::npos);
+  auto piped = RunImagelint({dockerfile, "--no-config"});  // auto: not a terminal
+  CHECK(piped.out.find(escape) == std::string::npos);
+  CHECK(piped.out == never.out);
+  auto bad = Imagelint({dockerfile, "--no-config", "--color", "sometimes"});
+  CHECK(bad.exit_code == 2);
+}
+
+TEST_CASE("--help: grouped by task, the flags most runs need first") {
+  for (const std::vector<std::string>& command : {std::vector<std::string>{"scan", "--help"},
+                                                  std::vector<std::string>{"--help"}}) {
+    auto help = RunImagelint(command);
+    REQUIRE(help.exit_code == 0);
+    CAPTURE(help.out);
+    if (command.size() == 1) {  // the root: the commands, and how to see scan's flags
+      CHECK(help.out.find("Subcommands:") != std::string::npos);
+      continue;
+    }
+    size_t first = help.out.find("\nOptions most runs need:\n");
+    REQUIRE(first != std::string::npos);
+    std::string group = help.out.substr(first, help.out.find("\n\n", first + 1) - first);
+    for (const char* flag : {"--fleet", "-f,--format", "-o,--output", "--fail-on", "--config"})
+      CHECK_MESSAGE(group.find(flag) != std::string::npos, flag);
+    // Then the groups by task, each after the one before it.
+    size_t at = first;
+    for (const char* title : {"\nReport:\n", "\nRules:\n", "\nImages and registries:\n", "\nDockerfile inputs:\n",
+                              "\nCache:\n", "\nLimits and verification:\n"}) {
+      size_t next = help.out.find(title);
+      CHECK_MESSAGE(next != std::string::npos, title);
+      CHECK_MESSAGE(next > at, title);
+      at = next;
+    }
+    CHECK(help.out.find("--cache-backend") > help.out.find("\nCache:\n"));
+  }
+}
+
+TEST_CASE("facts and scan take the same cache and verification flags") {
+  auto scan = RunImagelint({"scan", "--help"});
+  auto facts = RunImagelint({"facts", "--help"});
+  for (const char* flag : {"--cache-dir", "--no-cache", "--cache-backend", "--cache-ttl", "--redis-ca", "--redis-cert",
+                           "--redis-key", "--no-verify", "--verify-diff-ids"}) {
+    CAPTURE(flag);
+    CHECK(scan.out.find(std::string(flag) + " ") != std::string::npos);
+    CHECK(facts.out.find(std::string(flag) + " ") != std::string::npos);
+  }
+  // And use them: a bad backend URL is the same error for both.
+  TempDir dir;
+  WriteImage(CudaImage(), ImageKind::kOciArchive, dir / "app.tar");
+  for (const char* command : {"scan", "facts"}) {
+    auto bad = Imagelint({command, (dir / "app.tar").string(), "--cache-backend", "memcached://x"});
+    CHECK(bad.exit_code == 2);
+    CHECK(bad.err.find("--cache-backend") != std::string::npos);
+  }
+}
+
+TEST_CASE("facts --format text: every section readable, none as a raw JSON block") {
+  TempDir dir;
+  WriteFileText(dir / "Dockerfile",
+                "FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\nRUN pip install torch==2.3.0\nCMD [\"python3\"]\n");
+  auto json = Imagelint({"facts", (dir / "Dockerfile").string()});
+  REQUIRE_MESSAGE(json.exit_code == 0, json.err);
+  auto text = Imagelint({"facts", (dir / "Dockerfile").string(), "--format", "text"});
+  REQUIRE_MESSAGE(text.exit_code == 0, text.err);
+  CAPTURE(text.out);
+  CHECK(text.out.find("{\n") == std::string::npos);
+  CHECK(text.out.find("\": ") == std::string::npos);  // no quoted JSON keys
+  // The Dockerfile's own section is there, as an outline.
+  CHECK(nlohmann::json::parse(json.out).contains("dockerfile"));
+  CHECK(text.out.find("\ndockerfile:") != std::string::npos);
+}

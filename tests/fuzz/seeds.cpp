@@ -270,7 +270,7 @@ void RequirementSeeds(SeedWriter& seeds) {
 
 void DockerfileSeeds(SeedWriter& seeds) {
   std::vector<std::string> files = {
-      ReadText(Source("examples/Dockerfile")),
+      ReadText(Source("Dockerfile")),
       "# syntax=docker/dockerfile:1\nARG CUDA=12.2.0\nFROM nvidia/cuda:${CUDA}-devel-ubuntu22.04 AS build\n"
       "ENV TORCH_CUDA_ARCH_LIST=\"8.0;8.6+PTX\"\nRUN pip install torch==2.1.0 --index-url https://download.pytorch.org/whl/cu121\n"
       "FROM nvidia/cuda:${CUDA:-12.2.0}-runtime-ubuntu22.04\nCOPY --from=build /opt /opt\n"

@@ -7,6 +7,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <set>
+
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
@@ -90,12 +93,14 @@ TEST_CASE("action.yml: a composite action whose every run step names its shell, 
   }
   std::string text = ReadFileText(SourceDir() / "action.yml") + ReadFileText(SourceDir() / "examples/github/imagelint.yml") +
                      ReadFileText(SourceDir() / "examples/gitlab/.gitlab-ci.yml") +
-                     ReadFileText(SourceDir() / "examples/Dockerfile") +
+                     ReadFileText(SourceDir() / "Dockerfile") +
                      ReadFileText(SourceDir() / "examples/pre-commit/.pre-commit-config.yaml");
   CHECK(text.find("github.com/imagelint") == std::string::npos);
   CHECK(text.find("ghcr.io/imagelint") == std::string::npos);
-  // The build is cached under a key from the sources, and skipped on a hit.
+  // The package is cached under a key from the sources; the build is skipped
+  // on a hit, the install never is.
   CHECK(Step(action, "cache")["uses"].get<std::string>().rfind("actions/cache@", 0) == 0);
+  CHECK(Step(action, "install")["if"] == "inputs.binary == ''");
 }
 
 TEST_CASE("actionlint: the example workflow and the action's steps are clean; a broken workflow is not") {
@@ -161,7 +166,9 @@ TEST_CASE("the action's scan step, as written, writes its reports into a workspa
   auto installed = RunCommand({"cmake", "--install", BinaryDir().string(), "--prefix", prefix.string()}, "", 300);
   const std::string install_output = installed.out + installed.err;
   REQUIRE_MESSAGE(installed.exit_code == 0, install_output);
-  std::vector<std::string> env = {"BINARY=", "PREFIX=" + prefix.string(), "INPUTS=app.tar\n",
+  // The job's PATH holds the package's /usr/bin/imagelint; here the installed
+  // prefix's binary stands for it, through `binary`.
+  std::vector<std::string> env = {"BINARY=" + (prefix / "bin" / "imagelint").string(), "INPUTS=app.tar\n",
                                   "FLEET=fleet.yaml", "SARIF=out/imagelint.sarif", "MARKDOWN=imagelint.md",
                                   "FAIL_ON=error", "ARGS=--min-severity\nwarning\n",
                                   "GITHUB_OUTPUT=" + (dir / "output").string(),
@@ -189,7 +196,7 @@ TEST_CASE("the action's scan step, as written, writes its reports into a workspa
     CHECK(RunCommand({"stat", "-c", "%u", (workspace / "imagelint.md").string()}).out == "4242\n");
   }
 
-  // The locate step names a cache key from the sources and a prefix to install into.
+  // The locate step names a cache key from the sources and where the package is kept.
   WriteFileText(dir / "output", "");
   auto located = RunCommand({"bash", (dir / "locate.sh").string()}, "", 60,
                             {"SOURCE=" + SourceDir().string(), "GITHUB_OUTPUT=" + (dir / "output").string(),
@@ -198,8 +205,8 @@ TEST_CASE("the action's scan step, as written, writes its reports into a workspa
   REQUIRE_MESSAGE(located.exit_code == 0, located.err);
   std::string outputs = ReadFileText(dir / "output");
   CHECK(outputs.find("source=" + SourceDir().string() + "\n") != std::string::npos);
-  CHECK(outputs.find("key=imagelint-Linux-ubuntu24-") != std::string::npos);
-  CHECK(outputs.find("prefix=/opt/hostedtoolcache/imagelint/") != std::string::npos);
+  CHECK(outputs.find("key=imagelint-deb-Linux-ubuntu24-") != std::string::npos);
+  CHECK(outputs.find("packages=/opt/hostedtoolcache/imagelint/") != std::string::npos);
 }
 
 TEST_CASE("GitLab example: a Code Quality report and SARIF, from an image built from the user's own copy") {
@@ -212,6 +219,71 @@ TEST_CASE("GitLab example: a Code Quality report and SARIF, from an image built 
     CHECK(script.find("--format sarif=") != std::string::npos);
   }
   std::string build = ci["imagelint-image-build"]["script"].dump();
-  CHECK(build.find("-f tools/imagelint/examples/Dockerfile tools/imagelint") != std::string::npos);
+  CHECK(build.find("-f tools/imagelint/Dockerfile tools/imagelint") != std::string::npos);
   CHECK(ci["imagelint-image-build"]["rules"][0]["changes"][0] == "tools/imagelint/**/*");
+}
+
+// What GitLab refuses when it creates a pipeline: a job in a stage the file
+// does not declare, `needs:` naming a job that is not there or not in an
+// earlier stage, `extends:` naming a missing template, a job without a script
+// (docs.gitlab.com/ee/ci/yaml). One line per problem.
+namespace {
+
+std::vector<std::string> GitlabProblems(const json& ci) {
+  const std::set<std::string> keywords = {"stages", "variables", "default", "include", "workflow", "image",
+                                          "services", "cache", "before_script", "after_script"};
+  std::vector<std::string> problems;
+  std::vector<std::string> stages;
+  for (const auto& stage : ci.value("stages", json::array())) stages.push_back(stage.get<std::string>());
+  auto stage_index = [&](const std::string& stage) {
+    return static_cast<size_t>(std::find(stages.begin(), stages.end(), stage) - stages.begin());
+  };
+  std::set<std::string> jobs;
+  for (const auto& [name, body] : ci.items())
+    if (!keywords.count(name) && name[0] != '.') jobs.insert(name);
+  auto merged = [&](const std::string& name) {  // a job with what it extends
+    json job = ci[name];
+    json bases = job.value("extends", json::array());
+    if (!bases.is_array()) bases = json::array({bases});
+    for (const auto& base : bases) {
+      if (!ci.contains(base.get<std::string>())) {
+        problems.push_back(name + ": extends " + base.get<std::string>() + ", which is not defined");
+        continue;
+      }
+      for (const auto& [key, value] : ci[base.get<std::string>()].items())
+        if (!job.contains(key)) job[key] = value;
+    }
+    return job;
+  };
+  for (const std::string& name : jobs) {
+    json job = merged(name);
+    std::string stage = job.value("stage", std::string("test"));
+    if (!job.contains("script")) problems.push_back(name + ": no script");
+    if (stage_index(stage) == stages.size()) problems.push_back(name + ": stage " + stage + " is not in stages");
+    for (const auto& need : job.value("needs", json::array())) {
+      std::string needed = need.is_object() ? need.value("job", "") : need.get<std::string>();
+      if (!jobs.count(needed)) {
+        problems.push_back(name + ": needs " + needed + ", which is not a job here");
+      } else if (stage_index(ci[needed].value("stage", std::string("test"))) >= stage_index(stage)) {
+        problems.push_back(name + ": needs " + needed + ", which is not in an earlier stage");
+      }
+    }
+  }
+  return problems;
+}
+
+}  // namespace
+
+TEST_CASE("GitLab example: every job's stage, needs and extends refer to what the file defines") {
+  json ci = LoadYaml(SourceDir() / "examples/gitlab/.gitlab-ci.yml");
+  std::vector<std::string> problems = GitlabProblems(ci);
+  CHECK_MESSAGE(problems.empty(), (problems.empty() ? std::string() : problems.front()));
+  CHECK(ci.contains("image-build"));
+  // The checker is really looking: a dangling needs (as this example once
+  // had), a missing template, an undeclared stage.
+  json broken = ci;
+  broken["imagelint-image"]["needs"] = json::array({"build"});
+  broken["imagelint-dockerfile"]["extends"] = ".nope";
+  broken["image-build"]["stage"] = "deploy";
+  CHECK(GitlabProblems(broken).size() == 3);
 }

@@ -32,8 +32,23 @@ std::vector<std::string> Section(const std::string& help, const std::string& tit
   return lines;
 }
 
+// The flags of every option group ("Options most runs need:", "Report:", ...).
+std::vector<std::string> OptionLines(const std::string& help) {
+  std::vector<std::string> lines;
+  std::istringstream in(help);
+  bool options = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line.back() == ':') {
+      options = !line.empty() && line[0] != ' ' && line != "Positionals:" && line != "Subcommands:";
+      continue;
+    }
+    if (options) lines.push_back(line);
+  }
+  return lines;
+}
+
 void AddFlags(const std::string& help, Surface& surface) {
-  for (const std::string& line : Section(help, "Options")) {
+  for (const std::string& line : OptionLines(help)) {
     size_t start = line.find_first_not_of(' ');
     if (start == std::string::npos || start > 4 || line[start] != '-') continue;
     std::string names = line.substr(start, line.find(' ', start) - start);

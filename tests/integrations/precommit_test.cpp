@@ -40,14 +40,16 @@ struct Scratch {
   void Write(const std::string& name, const std::string& text) const { WriteFileText(repo / name, text); }
 };
 
-// The root .pre-commit-hooks.yaml as a `repo: local` entry: the same hook
-// definitions, indented under `hooks:`.
-std::string LocalConfig(const std::string& hooks_file) {
+// One hook of the root .pre-commit-hooks.yaml as a `repo: local` entry: the
+// same definition, indented under `hooks:`.
+std::string LocalConfig(const std::string& hooks_file, const std::string& id = "imagelint") {
   std::istringstream in(hooks_file);
   std::string config = "repos:\n  - repo: local\n    hooks:\n";
+  bool in_hook = false;
   for (std::string line; std::getline(in, line);) {
     if (line.empty() || line[0] == '#') continue;
-    config += "      " + line + "\n";
+    if (line.rfind("- id: ", 0) == 0) in_hook = line == "- id: " + id;
+    if (in_hook) config += "      " + line + "\n";
   }
   return config;
 }
@@ -160,4 +162,44 @@ TEST_CASE("pre-commit: the hook file as a hook repository (repo: PATH, rev: COMM
   CHECK_MESSAGE(good.exit_code == 0, (good.out + good.err));
   auto bad = bare.Run({"pre-commit", "run", "imagelint", "--files", "bad.Dockerfile"});
   CHECK(bad.exit_code == 1);
+}
+
+TEST_CASE("pre-commit: the manifest is valid, and its docker hook runs the image of the root Dockerfile") {
+  if (!NeedExternal("pre-commit", HaveProgram("pre-commit"), "Debian's pre-commit validates the manifest")) return;
+  auto valid = RunCommand({"pre-commit", "validate-manifest", (SourceDir() / ".pre-commit-hooks.yaml").string()});
+  CHECK_MESSAGE(valid.exit_code == 0, (valid.out + valid.err));
+  std::string hooks = ReadFileText(SourceDir() / ".pre-commit-hooks.yaml");
+  std::string docker = LocalConfig(hooks, "imagelint-docker");
+  CHECK(docker.find("language: docker\n") != std::string::npos);
+  CHECK(docker.find("entry: imagelint\n") != std::string::npos);
+  CHECK(LocalConfig(hooks).find("language: system\n") != std::string::npos);
+  // pre-commit builds `docker build .` in the hook repository: the Dockerfile
+  // at its root, whose last stage puts imagelint on PATH (/usr/bin, from the
+  // package) for `--entrypoint imagelint`.
+  std::string dockerfile = ReadFileText(SourceDir() / "Dockerfile");
+  CHECK(dockerfile.find("apt-get install") != std::string::npos);
+  CHECK(dockerfile.find("imagelint_*.deb") != std::string::npos);
+  // A broken manifest is refused: the validator is really looking.
+  TempDir dir;
+  WriteFileText(dir / "hooks.yaml", "- id: x\n  name: x\n  entry: x\n  language: no-such-language\n");
+  CHECK(RunCommand({"pre-commit", "validate-manifest", (dir / "hooks.yaml").string()}).exit_code != 0);
+}
+
+TEST_CASE("pre-commit: without a fleet the hook passes and says that nothing pool-specific was checked") {
+  if (!NeedExternal("pre-commit", HaveProgram("pre-commit"), "Debian's pre-commit runs the hook")) return;
+  if (!NeedExternal("git", HaveProgram("git"), "pre-commit works in a git repository")) return;
+  TempDir bin;
+  fs::create_symlink(ImagelintBinary(), bin / "imagelint");
+  Scratch scratch(bin.path());
+  REQUIRE(scratch.Git({"init", "-q", "-b", "main"}).exit_code == 0);
+  scratch.Write(".pre-commit-config.yaml", LocalConfig(ReadFileText(SourceDir() / ".pre-commit-hooks.yaml")));
+  scratch.Write("train.Dockerfile", kFailing);  // fails on the 470 pool, which is not there
+  REQUIRE(scratch.Git({"add", "."}).exit_code == 0);
+  auto run = scratch.Run({"pre-commit", "run", "imagelint", "--files", "train.Dockerfile"});
+  CAPTURE(run.out);
+  CAPTURE(run.err);
+  CHECK(run.exit_code == 0);
+  CHECK(run.out.find("Passed") != std::string::npos);
+  CHECK(run.out.find("no fleet: nothing pool-specific") != std::string::npos);
+  CHECK(run.out.find("--fleet FILE") != std::string::npos);
 }

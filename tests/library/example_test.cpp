@@ -60,3 +60,39 @@ TEST_CASE("library example: verdicts per pool, exit 1 on an error finding, 2 whe
   CHECK(no_data.exit_code == 2);
   CHECK(no_data.out.empty());
 }
+
+TEST_CASE("library example: built with find_package(imagelint) against an installed prefix") {
+  if (!imagelint::testing::NeedExternal("cmake", imagelint::testing::HaveProgram("cmake"), "configures the example"))
+    return;
+  TempDir dir;
+  const std::filesystem::path prefix = dir / "prefix";
+  // The whole install (the data for the run, and the development component).
+  auto installed = RunCommand({"cmake", "--install", imagelint::testing::BinaryDir().string(), "--prefix", prefix.string()},
+                              "", 300);
+  REQUIRE_MESSAGE(installed.exit_code == 0, (installed.out + installed.err));
+  CHECK(std::filesystem::is_regular_file(prefix / "include/imagelint/pipeline.h"));
+
+  // examples/library/CMakeLists.txt as a user builds it; it sees the
+  // installed prefix only (no checkout include path, no module archives).
+  std::vector<std::string> configure = {"cmake", "-G", "Ninja", "-S", (SourceDir() / "examples/library").string(),
+                                        "-B", (dir / "build").string(), "-DCMAKE_PREFIX_PATH=" + prefix.string(),
+                                        "-DCMAKE_BUILD_TYPE=Release"};
+  if (std::string(IMAGELINT_EXAMPLE_FLAGS) != "")
+    configure.push_back(std::string("-DCMAKE_EXE_LINKER_FLAGS=") + IMAGELINT_EXAMPLE_FLAGS);
+  auto configured = RunCommand(configure, "", 300);
+  REQUIRE_MESSAGE(configured.exit_code == 0, (configured.out + configured.err));
+  auto built = RunCommand({"cmake", "--build", (dir / "build").string()}, "", 600);
+  REQUIRE_MESSAGE(built.exit_code == 0, (built.out + built.err));
+  const std::string compile_commands = RunCommand({"cmake", "--build", (dir / "build").string(), "--", "-t", "commands"}).out;
+  CHECK(compile_commands.find((SourceDir() / "include").string()) == std::string::npos);
+  CHECK(compile_commands.find("libimagelint.a") != std::string::npos);
+
+  WriteFileText(dir / "fleet.yaml", kFleet);
+  imagelint::testing::WriteImage(NeedsCuda124(), ImageKind::kOciArchive, dir / "train.tar");
+  auto run = RunCommand({(dir / "build/scan_example").string(), (prefix / "share/imagelint").string(),
+                         (dir / "fleet.yaml").string(), (dir / "train.tar").string()});
+  INFO(run.out << run.err);
+  CHECK(run.exit_code == 1);
+  CHECK(run.out.find("old-470 fail requirement-unsatisfied\n") != std::string::npos);
+  CHECK(run.out.find("new-550 pass -\n") != std::string::npos);
+}

@@ -55,7 +55,7 @@ TEST_CASE("undecided in every format, with the missing fact in user terms") {
 
   std::string text = RenderText(report, Options());
   CHECK(text.find("  rtx3090-460  undecided  cannot tell: IL002, IL007\n") != std::string::npos);
-  CHECK(text.find("UNDECIDED (1): imagelint cannot tell; these are not warnings") != std::string::npos);
+  CHECK(text.find("UNDECIDED (2 findings, 1 root cause): imagelint cannot tell; these are not warnings") != std::string::npos);
   CHECK(text.find("warning IL002") == std::string::npos);
   CHECK(text.find("WARNINGS (1)\nwarning IL010") != std::string::npos);
   std::string flat;  // the text unwrapped

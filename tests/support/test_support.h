@@ -43,9 +43,19 @@ class TempDir {
 bool ExternalRequired();
 
 // Call at the top of a test that needs `what`. When it is missing: in CI the
-// test FAILs with the reason; elsewhere it prints "SKIPPED: <reason>" and the
-// caller returns. Usage: if (!NeedExternal("nvcc", HaveProgram(nvcc), "...")) return;
+// test FAILs with the reason; elsewhere it prints "SKIPPED: <reason>", the
+// caller returns, and the test executable ends with kSkipExitCode (when
+// nothing failed), which ctest reports as skipped rather than passed.
+// Usage: if (!NeedExternal("nvcc", HaveProgram(nvcc), "...")) return;
 bool NeedExternal(const std::string& what, bool available, const std::string& why_needed);
+
+// The exit status of a test executable whose checks all passed but some were
+// skipped for a missing external tool: every test's SKIP_RETURN_CODE
+// (imagelint_add_test), the automake convention.
+inline constexpr int kSkipExitCode = 77;
+// The exit status for doctest's `result`: kSkipExitCode when it is 0 and
+// NeedExternal skipped something (listed on standard error), else `result`.
+int ExitStatusAfterRun(int result);
 
 // Searches PATH (and absolute paths) for an executable.
 bool HaveProgram(const std::string& program);
