@@ -33,5 +33,7 @@ TEST_CASE("blind corpus: no error, plain services clean, no missed failure, few 
   CHECK(figures.plain_noisy == 0);
   CHECK(figures.missed == 0);
   CHECK(figures.false_alarms * 300 <= figures.cells);
-  CHECK(figures.Ratio(figures.decided) >= 0.9);
+  // The driver/runtime question; the kernel question (every rule) is printed:
+  // binaries a Dockerfile does not show (installers, bases) keep it open.
+  CHECK(figures.Ratio(figures.runtime_decided) >= 0.9);
 }
