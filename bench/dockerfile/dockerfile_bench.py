@@ -84,6 +84,37 @@ def main():
     print(f"all {len(files)} files in one process (a gate over a repository): {batch * 1000:.1f} ms, "
           f"{batch * 1000 / len(files):.1f} ms per file, {batch_rss // 1024} MiB")
     print(f"without the knowledge cache (--no-cache, first 10 files): median {statistics.median(uncached) * 1000:.1f} ms")
+    context_bench(args, common, cache)
+
+
+# A Dockerfile with a build context of a few files (docs/dockerfile.md "Build
+# context"): a requirements file with an -r include and a constraint file, a
+# project's pyproject.toml and a conda environment file, read from the
+# Dockerfile's folder; the same Dockerfile with --context pointing at an empty
+# folder costs the lookups and no reads.
+def context_bench(args, common, cache):
+    with tempfile.TemporaryDirectory(prefix="imagelint-context-bench-") as tmp:
+        root = pathlib.Path(tmp)
+        (root / "reqs").mkdir()
+        (root / "reqs" / "base.txt").write_text("--extra-index-url https://download.pytorch.org/whl/cu124\n"
+                                                "-r gpu.txt\n-c pins.txt\nfastapi==0.115.0\nuvicorn[standard]\n")
+        (root / "reqs" / "gpu.txt").write_text("torch\ntorchvision\nnumpy>=1.26\n")
+        (root / "reqs" / "pins.txt").write_text("torch==2.5.1\ntorchvision==0.20.1\n")
+        (root / "pyproject.toml").write_text("[project]\nname = \"app\"\ndependencies = [\"requests\", \"pydantic>=2\"]\n")
+        (root / "environment.yml").write_text("channels: [conda-forge]\ndependencies:\n  - python=3.11\n  - pip\n")
+        (root / ".dockerignore").write_text("**/__pycache__\n*.md\n")
+        dockerfile = root / "Dockerfile"
+        dockerfile.write_text("FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\nWORKDIR /app\nCOPY reqs reqs\n"
+                              "RUN pip install -r reqs/base.txt\nCOPY . .\nRUN pip install .\n"
+                              "RUN conda env update -f environment.yml\n")
+        empty = root / "empty"
+        empty.mkdir()
+        argv = [args.imagelint, "scan", str(dockerfile), *common, "--cache-dir", cache]
+        run(argv)
+        with_context, _ = best(argv, args.runs)
+        without, _ = best(argv + ["--context", str(empty)], args.runs)
+        print(f"one Dockerfile reading 6 context files: {with_context * 1000:.1f} ms; "
+              f"the same with an empty context: {without * 1000:.1f} ms")
 
 
 if __name__ == "__main__":

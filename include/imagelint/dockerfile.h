@@ -161,6 +161,15 @@ class BaseResolver {
   virtual Result<BaseLookup> Resolve(const std::string& ref, const std::string& platform) = 0;
 };
 
+// Bounds on what Dockerfile mode reads from a build context: every file is
+// untrusted input (a pull request may add any file to the repository).
+struct ContextLimits {
+  size_t max_file_bytes = 1 << 20;      // one requirements/pyproject/environment file
+  size_t max_total_bytes = 8u << 20;    // all context files of one analysis
+  size_t max_files = 256;               // files read per analysis
+  int max_include_depth = 16;           // -r inside -r ... (pip has no bound; a cycle is reported)
+};
+
 struct DockerfileOptions {
   std::map<std::string, std::string> build_args;  // --build-arg NAME=VALUE
   std::string target;                             // --target; "" = last stage
@@ -190,6 +199,14 @@ struct DockerfileOptions {
   // --base-from knowledge). Not owned; must outlive the call.
   BaseResolver* base_resolver = nullptr;
   ParseLimits limits;
+  // The build context (docker build's PATH, --context): the requirement
+  // files, project metadata (pyproject.toml, setup.cfg) and conda environment
+  // files that COPY/ADD bring into the image are read from it, bounded and as
+  // untrusted input (docs/dockerfile.md "Build context"). Empty: no context;
+  // AnalyzeDockerfile then takes the Dockerfile's folder unless `no_context`.
+  std::string context_dir;
+  bool no_context = false;
+  ContextLimits context_limits;
 };
 
 struct DockerfileAnalysis {

@@ -442,6 +442,9 @@ struct Framework {
   std::optional<std::string> installer;    // Dockerfile: "pip" | "uv pip" | "conda"
   std::optional<std::string> source;       // Dockerfile: "base-image"
   std::optional<std::string> version_unknown_reason;
+  // Dockerfile: the version is the installer's pick among the releases the
+  // knowledge tables know (an unpinned or range-pinned install), and why.
+  std::optional<std::string> version_assumed;
   std::optional<std::string> arch_list;
   std::optional<std::string> arch_list_source;
   std::optional<std::string> arch_list_unconfirmed;
@@ -491,6 +494,8 @@ struct UnknownFact {
   std::optional<std::string> dockerfile;
   int64_t dockerfile_line = 0;
   std::string reason;
+  // What would decide it ("give the build context: --context DIR", "pin torch").
+  std::optional<std::string> decide;
   bool operator==(const UnknownFact&) const = default;
 };
 

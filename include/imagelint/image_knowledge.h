@@ -138,6 +138,14 @@ struct PypiRelease {
   std::string torch;    // torch release a companion pairs with
   std::string unconfirmed;
   std::string source;
+  std::string python_min;  // the oldest Python the release has wheels for ("" = not recorded)
+};
+
+// The python3 of a distribution's own packages (`apt-get install python3`).
+struct DistroPython {
+  std::string distribution;  // "ubuntu20.04", "debian12"
+  std::string python;        // "3.8"
+  std::string source;
 };
 
 // The libcudart a framework's CUDA build brings (framework_runtimes).
@@ -160,6 +168,7 @@ struct SystemPackage {
 struct PackageKnowledge {
   std::vector<PythonPackage> python_packages;  // first match wins
   std::vector<PypiRelease> pypi_releases;
+  std::vector<DistroPython> distro_pythons;
   std::vector<FrameworkRuntime> framework_runtimes;
   std::vector<SystemPackage> system_packages;  // first match wins
 
@@ -168,6 +177,7 @@ struct PackageKnowledge {
   const PythonPackage* FindPythonPackage(std::string_view manager, std::string_view name,
                                          std::map<std::string, std::string>* captured = nullptr) const;
   const PypiRelease* FindPypiRelease(std::string_view package, std::string_view release) const;
+  const DistroPython* FindDistroPython(std::string_view distribution) const;
   // The runtime `framework` installed by `manager` brings for a build of CUDA
   // `cuda` ("12.4", "11.8"); null when the table has none.
   const FrameworkRuntime* FindFrameworkRuntime(std::string_view manager, std::string_view framework,

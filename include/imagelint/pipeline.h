@@ -112,6 +112,9 @@ struct ScanRequest {
   // Dockerfile inputs: --build-arg values (already resolved) and the --target stage.
   std::map<std::string, std::string> build_args;
   std::string target;
+  // --context DIR: the build context of every Dockerfile input; empty = each
+  // Dockerfile's own folder (standard input: none).
+  std::string context_dir;
   // Built images: the Dockerfile they came from, so findings point at its lines.
   std::string dockerfile;
   // Dockerfiles given as text instead of a file, by the input name that

@@ -152,13 +152,17 @@ const json* DockerfileGap(const json& facts, const std::string& fact, bool from_
   const json* gaps = Find(facts, "dockerfile.unknown");
   if (!gaps || !gaps->is_array()) return nullptr;
   const json* base_gap = nullptr;
+  const json* framework_gap = nullptr;
   for (const auto& gap : *gaps) {
     std::string named = Str(gap, "fact");
     if (named.empty()) continue;
     if (named == fact || StartsWith(fact, named + ".") || StartsWith(named, fact + ".")) return &gap;
     if (named == "base-image" && !base_gap) base_gap = &gap;
+    // An install that was not read may bring a framework, and with it a CUDA runtime.
+    if (named == "frameworks" && StartsWith(fact, "cuda.runtimes") && !framework_gap) framework_gap = &gap;
   }
-  return from_base ? base_gap : nullptr;
+  if (from_base && base_gap) return base_gap;
+  return framework_gap;
 }
 
 struct Described {
@@ -196,8 +200,10 @@ std::optional<Described> DescribeTopLevel(const std::string& path, const json& f
     if (const json* gap = DockerfileGap(facts, fact, from_base)) {
       out.dockerfile_line = Int(*gap, "dockerfile_line");
       out.reason = Str(*gap, "reason");
+      out.hint = Str(*gap, "decide");  // what would decide it, in the analyzer's words
     }
-    if (from_base) out.hint = "scan the built image instead of the Dockerfile (docker save IMAGE -o image.tar)";
+    if (from_base && out.hint.empty())
+      out.hint = "scan the built image instead of the Dockerfile (docker save IMAGE -o image.tar)";
     return out;
   }
   return std::nullopt;

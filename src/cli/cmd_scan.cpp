@@ -30,6 +30,7 @@ struct ScanArgs {
   ImageInputFlags input;
   std::vector<std::string> build_args;  // Dockerfile inputs: --build-arg NAME[=VALUE]
   std::string target;                   // Dockerfile inputs: --target STAGE
+  std::string context;                  // Dockerfile inputs: --context DIR
   SharedCacheFlags shared_cache;        // --cache-backend, --cache-ttl
   std::string images_from;              // --images-from FILE: one image a line
   bool all_tags = false;                // --all-tags: each IMAGE is a repository, every tag scanned
@@ -105,6 +106,7 @@ int RunScan(ScanArgs& args, const Environment& environment) {
   if (!build_args.ok()) return ReportToolError(build_args.error());
   request->build_args = std::move(*build_args);
   request->target = args.target;
+  request->context_dir = args.context;
   request->baseline_file = args.baseline;
   request->fail_on_new = args.fail_on_new;
   // Many images: one report, an unreadable image an entry of it (exit 2).
@@ -166,6 +168,10 @@ RunFunction SetupScan(CLI::App& app) {
       ->type_name("NAME[=VALUE]");
   app.add_option("--target", args->target, "Dockerfile inputs: the stage to check (default: the last)")
       ->type_name("STAGE");
+  app.add_option("--context", args->context,
+                 "Dockerfile inputs: the build context whose requirement, project and conda files installs read "
+                 "(default: the Dockerfile's folder)")
+      ->type_name("DIR");
   app.add_option("--dockerfile", args->options.dockerfile,
                  "built images: the Dockerfile they were built from; findings point at its lines")
       ->type_name("FILE");

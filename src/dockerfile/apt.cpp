@@ -11,6 +11,8 @@
 // `dpkg -i` of NVIDIA .debs is not read: unknown.
 #include "dockerfile/apt.h"
 
+#include <cctype>
+
 #include "common/text.h"
 #include "dockerfile/base_image.h"
 #include "dockerfile/util.h"
@@ -18,6 +20,28 @@
 
 namespace imagelint::dockerfile {
 namespace {
+
+// The Python pip runs under after `apt-get install python3[.N][-pip|-dev...]`:
+// python3.N names it, python3 and its -pip/-dev/-venv packages are the
+// distribution's own (distro_pythons). A later install replaces an earlier one.
+void NotePython(const Context& ctx, ImageModel& image, const std::string& spec) {
+  std::string name = spec.substr(0, spec.find_first_of("=:"));
+  if (!StartsWith(name, "python3")) return;
+  std::string rest = name.substr(7);
+  if (StartsWith(rest, ".")) {
+    size_t end = 1;
+    while (end < rest.size() && std::isdigit(static_cast<unsigned char>(rest[end]))) ++end;
+    if (end > 1) image.python_version = "3" + rest.substr(0, end);
+    return;
+  }
+  if (!rest.empty() && rest != "-pip" && rest != "-dev" && rest != "-venv" && rest != "-full") return;
+  std::string distribution = image.base.distribution.value_or("");
+  std::string repository = image.base.repository.value_or("");
+  if (distribution.empty() && (repository == "ubuntu" || repository == "debian"))
+    distribution = repository + image.base.tag.value_or("");
+  if (const DistroPython* row = ctx.packages.FindDistroPython(distribution); row && image.python_version.empty())
+    image.python_version = row->python;
+}
 
 void Install(const Context& ctx, const Instruction& inst, ImageModel& image, const ShellWord& word) {
   const std::string& spec = word.value;
@@ -30,6 +54,15 @@ void Install(const Context& ctx, const Instruction& inst, ImageModel& image, con
   std::map<std::string, std::string> values;
   const SystemPackage* package = ctx.packages.FindSystemPackage(name, &values);
   if (!package) return;
+  // A CUDA meta-package (cuda-toolkit-12-4, cuda-runtime-12-4...) installs
+  // the release's cuda-cudart-X-Y; its own pin is the meta-package's version.
+  SystemPackage as_cudart;
+  if (package->kind == "toolkit") {
+    as_cudart = *package;
+    as_cudart.kind = "cudart";
+    package = &as_cudart;
+    pin.clear();
+  }
   if (!word.exact) {
     ctx.Unknown(image, inst, "cuda.drivers", "apt package \"" + spec.substr(0, 200) + "\" uses a value that cannot be computed");
     return;
@@ -150,7 +183,10 @@ Status ApplyApt(const Context& ctx, const Instruction& inst, ImageModel& image, 
       action = word;
       continue;
     }
-    if (action == "install" || action == "reinstall") Install(ctx, inst, image, w[i]);
+    if (action == "install" || action == "reinstall") {
+      Install(ctx, inst, image, w[i]);
+      if (w[i].exact) NotePython(ctx, image, word);
+    }
     else if (action == "remove" || action == "purge" || action == "erase" || action == "autoremove")
       RemovePackage(image, inst.line, word);
   }

@@ -445,6 +445,12 @@ Status ApplyBaseImage(const Context& ctx, const Instruction& from, const std::st
   if (kind == "no-cuda") {
     nothing_cuda();
     base.source = ctx.knowledge.DescribeSource(family->source);
+    // python:3.11-slim: pip runs under that Python (which torch releases it can install).
+    if (ref.repository == "python" && ref.tag.size() >= 3 && ref.tag[0] == '3' && ref.tag[1] == '.') {
+      size_t end = 2;
+      while (end < ref.tag.size() && IsDigit(ref.tag[end])) ++end;
+      if (end > 2) image.python_version = ref.tag.substr(0, end);
+    }
     finish(kind, "");
     return OkStatus();
   }
@@ -473,6 +479,13 @@ Status ApplyBaseImage(const Context& ctx, const Instruction& from, const std::st
                            ": only its CUDA release is recorded (ngc_releases); its environment, requirement and "
                            "compat library are unknown"
                      : base.reason.value_or("unknown NGC release"));
+    return OkStatus();
+  }
+  if (kind == "l4t") {
+    // Jetson user space: what it holds is for Tegra GPUs; IL018 reads the kind.
+    base.source = ctx.knowledge.DescribeSource(family->source);
+    finish(kind, "base image " + ref_text.substr(0, 200) +
+                     " is an L4T (Jetson) image: arm64 Tegra user space, whose CUDA facts are not recorded");
     return OkStatus();
   }
   finish("unknown", "base image " + ref_text + " is not in base-images.yaml: its CUDA facts are unknown");

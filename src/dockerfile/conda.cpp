@@ -5,14 +5,17 @@
 // rows with cuda_selector in packages.yaml); the frameworks of the same
 // command are built for it. Match specs follow conda's grammar
 // (https://docs.conda.io/projects/conda/en/stable/user-guide/concepts/pkg-specs.html).
-// Environment files (`conda env create -f`) are not read: unknown.
+// Environment files (`conda env create -f`) are read from the build context
+// (build_context.cpp); without one they are unknown.
 #include "dockerfile/conda.h"
 
 #include <algorithm>
 #include <set>
 
 #include "common/text.h"
+#include "dockerfile/build_context.h"
 #include "dockerfile/frameworks.h"
+#include "dockerfile/pip.h"
 #include "dockerfile/util.h"
 
 namespace imagelint::dockerfile {
@@ -41,10 +44,44 @@ Status ApplyConda(const Context& ctx, const Instruction& inst, ImageModel& image
   while (i < w.size() && StartsWith(w[i].value, "-")) ++i;
   if (i >= w.size()) return OkStatus();
   const std::string& sub = w[i].value;
-  bool from_file = std::any_of(w.begin(), w.end(), [](const ShellWord& x) { return x.value == "-f" || x.value == "--file"; });
-  if (sub == "env" || (sub == "create" && from_file)) {
-    ctx.Unknown(image, inst, "frameworks", "conda environment file not read");
-    image.frameworks_partial = true;
+  std::string env_file;
+  bool from_file = false;
+  for (size_t k = 1; k < w.size(); ++k)
+    if (w[k].value == "-f" || w[k].value == "--file") {
+      from_file = true;
+      if (k + 1 < w.size() && w[k + 1].exact) env_file = w[k + 1].value;
+    } else if (StartsWith(w[k].value, "--file=")) {
+      from_file = true;
+      env_file = w[k].value.substr(7);
+    }
+  if (sub == "env" || from_file) {
+    if (sub == "env" && env_file.empty()) env_file = "environment.yml";  // conda env create's default
+    bool yaml = EndsWith(env_file, ".yml") || EndsWith(env_file, ".yaml");
+    EnvironmentRead env = yaml ? ReadEnvironment(ctx, image, InRun(image, env_file)) : EnvironmentRead{};
+    if (!yaml || !env.unread.empty()) {
+      ctx.Unknown(image, inst, "frameworks",
+                  "conda environment file " + (env.unread.empty() ? env_file.substr(0, 200) + " not read" : env.unread.substr(0, 400)),
+                  ctx.options.context_dir.empty() ? "give the build context (imagelint --context DIR)"
+                                                  : "make the file readable in the build context, or scan the built image");
+      image.frameworks_partial = true;
+      return OkStatus();
+    }
+    // The file's specs as one `conda install`, its `pip:` entries as one `pip install`.
+    ShellCommand install;
+    install.words = {{"conda", true, false}, {"install", true, false}};
+    for (const std::string& channel : env.channels) {
+      install.words.push_back({"-c", true, false});
+      install.words.push_back({channel, true, false});
+    }
+    for (const std::string& spec : env.conda_specs) install.words.push_back({spec, true, false});
+    ctx.AddNote(image, inst, "conda reads " + env.file.substr(0, 200) + " from the build context");
+    IMAGELINT_TRY(ApplyConda(ctx, inst, image, install));
+    if (!env.pip_requirements.empty()) {
+      ShellCommand pip;
+      pip.words = {{"pip", true, false}, {"install", true, false}};
+      for (const std::string& requirement : env.pip_requirements) pip.words.push_back({requirement, true, false});
+      IMAGELINT_TRY(ApplyPip(ctx, inst, image, pip, 1, false));
+    }
     return OkStatus();
   }
   if (sub != "install" && sub != "create" && sub != "remove" && sub != "uninstall") return OkStatus();

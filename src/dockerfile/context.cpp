@@ -48,8 +48,8 @@ facts::Layer Context::MakeLayer(const Instruction& inst, bool base_image) const 
 }
 
 void Context::Unknown(ImageModel& image, const Instruction& inst, const std::string& fact,
-                      const std::string& reason) const {
-  image.unknown.push_back({fact, file.path, inst.line, reason});
+                      const std::string& reason, const std::string& decide) const {
+  image.unknown.push_back({fact, file.path, inst.line, reason, decide.empty() ? std::nullopt : std::optional(decide)});
 }
 
 void Context::AddNote(ImageModel& image, const Instruction& inst, const std::string& text) const {

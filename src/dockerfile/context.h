@@ -6,9 +6,11 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "dockerfile/model.h"
 #include "imagelint/dockerfile.h"
@@ -39,6 +41,13 @@ struct Context {
   // be computed.
   std::function<const ImageModel*(const std::string& ref, const Instruction& inst)> image_model;
 
+  // What build_context.cpp has read of the build context in this analysis
+  // (the limits of DockerfileOptions::context_limits apply to the sum), and
+  // the .dockerignore patterns, read once.
+  mutable size_t context_bytes = 0;
+  mutable size_t context_files = 0;
+  mutable std::optional<std::vector<std::string>> dockerignore;
+
   Error ErrorAt(const Instruction& inst, const std::string& message) const;
   // BuildKit's substitution of one word; `exact` (when given) says whether every part was known.
   Result<std::string> Expand(const Instruction& inst, std::string_view word,
@@ -47,7 +56,9 @@ struct Context {
   // Provenance of a row made by `inst` in the model's current (last) layer.
   facts::Provenance Where(const Instruction& inst, const ImageModel& image, const std::string& origin) const;
   facts::Layer MakeLayer(const Instruction& inst, bool base_image) const;
-  void Unknown(ImageModel& image, const Instruction& inst, const std::string& fact, const std::string& reason) const;
+  // `decide`: what would decide the fact (shown by IL019 on the instruction's line).
+  void Unknown(ImageModel& image, const Instruction& inst, const std::string& fact, const std::string& reason,
+               const std::string& decide = "") const;
   void AddNote(ImageModel& image, const Instruction& inst, const std::string& text) const;
 };
 

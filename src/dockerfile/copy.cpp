@@ -8,6 +8,7 @@
 // destination; only when that model's rows are themselves unknown do drivers
 // and runtimes become unknown rather than guessed.
 #include "common/text.h"
+#include "dockerfile/build_context.h"
 #include "dockerfile/file_ops.h"
 #include "dockerfile/frameworks.h"
 #include "dockerfile/stages.h"
@@ -166,6 +167,15 @@ Status ApplyCopy(const Context& ctx, const Instruction& inst, ImageModel& image)
   for (const Heredoc& doc : inst.heredocs) {  // COPY <<EOF /etc/ld.so.conf.d/compat.conf
     std::string path = dest_dir ? CleanPath(dest) + "/" + doc.delimiter : dest;
     if (StartsWith(path, "/etc/ld.so.conf")) WriteLdSoConf(ctx, inst, image, ShellWord{path, true, false}, doc.body, true, true);
+  }
+  if (from_stage.empty()) {
+    ImageModel::ContextCopy copy;
+    for (size_t i = 0; i + 1 < words.size(); ++i)
+      if (!StartsWith(words[i], "<<") && words[i].find("://") == std::string::npos) copy.sources.push_back(words[i]);
+    copy.dest = NormalPath(StartsWith(dest, "/") ? dest : image.workdir + "/" + dest);
+    copy.dest_dir = dest_dir || dest == "." || dest == "./";
+    copy.line = inst.line;
+    if (!copy.sources.empty() && image.context_copies.size() < 4096) image.context_copies.push_back(std::move(copy));
   }
   const ImageModel* stage = nullptr;
   if (!from_stage.empty() && ctx.stage_model) stage = ctx.stage_model(from_stage, inst.stage);

@@ -52,6 +52,21 @@ struct ImageModel {
   bool env_known = false;
   bool ld_so_conf_known = false;
   bool frameworks_partial = false;  // an install the reader could not follow (pip -r, conda env files)
+  // Build-context files that COPY/ADD put into the image (copy.cpp), in
+  // instruction order, so that `pip install -r /app/requirements.txt` can be
+  // traced back to the context file it reads (build_context.cpp).
+  struct ContextCopy {
+    std::vector<std::string> sources;  // as written, relative to the context
+    std::string dest;                  // absolute in the image
+    bool dest_dir = false;
+    int line = 0;
+  };
+  std::vector<ContextCopy> context_copies;
+  std::string workdir = "/";  // WORKDIR (the base image's is not known: "/")
+  // The Python pip installs for ("3.8"): the python image's tag or the
+  // distribution's python3 from apt; "" when not known (no constraint).
+  std::string python_version;
+  std::string run_cwd;        // during a RUN: its directory after `cd`
   bool non_posix_shell = false;     // SHELL names something other than a POSIX shell
   std::string cuda_home;  // "/usr/local/cuda-11.3": where cuda_link points
   std::string cuda_link;  // "/usr/local/cuda" when cuda_home is set

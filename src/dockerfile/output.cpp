@@ -103,7 +103,7 @@ facts::Gpu GpuSection(const facts::Facts& facts, const ImageModel& image) {
   const facts::BaseImage& base = image.base;
   std::string kind = base.kind.value_or("unknown");
   std::string ref = ToLower(base.ref);
-  if (kind == "nvidia/cuda" || kind == "pytorch/pytorch" || kind == "ngc" || ref.find("cuda") != std::string::npos ||
+  if (kind == "nvidia/cuda" || kind == "pytorch/pytorch" || kind == "ngc" || kind == "l4t" || ref.find("cuda") != std::string::npos ||
       StartsWith(ref, "nvcr.io/nvidia/") || StartsWith(ref, "nvidia/"))
     facts::AddGpuSignal(gpu, {"base-image", base.ref.substr(0, 200), std::nullopt, base.dockerfile_line});
   else if (ref.empty() || ref.find('$') != std::string::npos)  // not resolved: checked as a GPU image
@@ -162,7 +162,9 @@ facts::Facts DockerfileFacts(const Context& ctx, const ImageModel& image, size_t
 
   facts::Cuda& cuda = out.cuda.emplace();
   bool drivers_known = image.drivers_known && !image.HasUnknown("cuda.drivers");
-  bool runtimes_known = image.runtimes_known && !image.HasUnknown("cuda.runtimes");
+  // An install the reader could not follow (pip -r, a project, an unread RUN)
+  // may bring a framework, and a framework brings its CUDA runtime.
+  bool runtimes_known = image.runtimes_known && !image.HasUnknown("cuda.runtimes") && !image.frameworks_partial;
   if (drivers_known || !image.drivers.empty()) cuda.drivers = image.drivers;
   if (runtimes_known || !image.runtimes.empty()) cuda.runtimes = image.runtimes;
   cuda.drivers_complete = drivers_known;

@@ -24,6 +24,8 @@
 
 #include "common/text.h"
 #include "dockerfile/frameworks.h"
+#include "dockerfile/build_context.h"
+#include "dockerfile/resolve.h"
 #include "dockerfile/util.h"
 
 namespace imagelint::dockerfile {
@@ -74,6 +76,7 @@ struct Indexes {
 struct Chosen {
   std::string variant;
   std::string source;
+  bool only = false;  // uv found it on an extra index: only that index is searched
 };
 Chosen ChooseVariant(const Indexes& indexes, const std::vector<std::string>& hosts, bool uv) {
   std::string index_variant = indexes.index_url.empty() ? "" : IndexVariant(indexes.index_url, hosts);
@@ -87,7 +90,7 @@ Chosen ChooseVariant(const Indexes& indexes, const std::vector<std::string>& hos
       extra_source = "--find-links " + url.substr(0, 200);
     }
   Chosen out{index_variant, index_variant.empty() ? "" : "--index-url " + indexes.index_url};
-  if (!extra_variant.empty() && (uv || index_variant.empty())) out = {extra_variant, extra_source};
+  if (!extra_variant.empty() && (uv || index_variant.empty())) out = {extra_variant, extra_source, uv};
   return out;
 }
 
@@ -100,13 +103,53 @@ facts::Framework NewFramework(const facts::Provenance& where, const Requirement&
   return row;
 }
 
+// The torch series an unpinned (or range-pinned) torch resolves to, and for
+// a companion the torch it would pull in; nullopt when the indexes or the
+// specifier are not ones the tables answer.
+std::optional<ResolvedTorch> ResolveUnpinned(const Context& ctx, const ImageModel& image, const Requirement& r,
+                                             const Chosen& index, bool from_pypi) {
+  // The companion's own specifier says nothing about torch's series.
+  std::string specifier = r.name == "torch" ? r.specifier : "";
+  bool from_index = StartsWith(index.source, "--index-url");
+  if (from_index || index.only)
+    return NewestTorch(ctx.knowledge, ctx.packages, index.variant, "", false, specifier, image.python_version);
+  return NewestTorch(ctx.knowledge, ctx.packages, "", index.variant, from_pypi, specifier, image.python_version);
+}
+
+std::string AssumptionText(const Context& ctx, const ImageModel& image, const Requirement& r,
+                           const ResolvedTorch& resolved) {
+  std::string why = !r.assumed_because.empty() ? r.assumed_because
+                    : r.specifier.empty()      ? "torch is not pinned"
+                                               : "torch is pinned only to " + r.specifier.substr(0, 80);
+  if (!r.origin.empty()) why += " (" + r.origin.substr(0, 200) + ")";
+  std::string python = image.python_version.empty() ? "" : " for Python " + image.python_version;
+  return why + ": assumed torch " + resolved.release + " (" + resolved.variant +
+         "), the newest release the knowledge tables know" + python + " from " + resolved.source + " as of " +
+         TorchTablesDate(ctx.knowledge) + "; pin it (torch==X.Y.Z) to make this certain";
+}
+
 // torch, torchvision, torchaudio.
 void TorchPackage(const Context& ctx, const Instruction& inst, ImageModel& image, facts::Framework row,
-                  const Requirement& r, const std::string& version, const std::string& local, const Chosen& index,
+                  const Requirement& r, std::string version, const std::string& local, const Chosen& index,
                   bool from_pypi) {
   row.name = r.name;
   std::string chosen = !local.empty() ? local : index.variant;
   std::string source = !local.empty() ? "local version +" + local : index.source;
+  if (version.empty() && r.exact) {
+    // Not pinned, or pinned by a range: the series pip would pick among those
+    // the tables know, stated as an assumption (a finding on this line).
+    if (auto resolved = ResolveUnpinned(ctx, image, r, index, from_pypi)) {
+      chosen = resolved->variant;
+      source = resolved->source;
+      if (r.name == "torch") {
+        version = resolved->release;
+        row.version = version;
+        row.provenance.knowledge = ctx.knowledge.DescribeSource(resolved->knowledge);
+        if (!resolved->unconfirmed.empty()) row.provenance.unconfirmed = resolved->unconfirmed;
+        row.version_assumed = AssumptionText(ctx, image, r, *resolved);
+      }
+    }
+  }
   if (chosen.empty() && from_pypi && !version.empty() && r.exact) {
     std::string torch_mm = MajorMinor(version);
     bool companion_unconfirmed = false;
@@ -131,7 +174,7 @@ void TorchPackage(const Context& ctx, const Instruction& inst, ImageModel& image
   if (!chosen.empty()) {
     row.variant = chosen;
     if (StartsWith(chosen, "cu")) row.cuda = CudaFromVariant(chosen);  // cpu, rocm...: no CUDA
-    row.cuda_source = source;
+    row.cuda_source = source + (r.origin.empty() ? "" : "; " + r.name + " from " + r.origin);
   } else {
     row.cuda_unknown = true;
   }
@@ -331,9 +374,10 @@ std::optional<Requirement> ParseRequirement(const ShellWord& word) {
   spec = spec.substr(0, spec.find(';'));  // environment markers
   spec.erase(std::remove(spec.begin(), spec.end(), ' '), spec.end());
   if (StartsWith(spec, "===")) r.version = spec.substr(3);
-  else if (StartsWith(spec, "==") && spec.find(',') == std::string::npos) r.version = spec.substr(2);
+  else if (StartsWith(spec, "==") && spec.find_first_of(",*") == std::string::npos) r.version = spec.substr(2);
   else if (StartsWith(spec, "=") && !StartsWith(spec, "==")) r.version = spec.substr(1);  // conda style
-  if (r.version.size() > kMaxVersion) return std::nullopt;
+  else if (!spec.empty()) r.specifier = spec;
+  if (r.version.size() > kMaxVersion || r.specifier.size() > kMaxVersion) return std::nullopt;
   return r;
 }
 
@@ -364,6 +408,98 @@ std::string InstallRoot(const ImageModel& image, const ShellCommand& command, co
   return "/usr/local";
 }
 
+// torchvision, torchaudio without torch on the same line: pip installs the
+// torch release each pins (pypi_releases pairs them), or for an unpinned one
+// the newest; an image whose torch already is that series keeps it.
+std::optional<Requirement> CompanionTorch(const Context& ctx, const ImageModel& image,
+                                          const std::vector<Requirement>& requirements) {
+  std::optional<Requirement> out;
+  for (const Requirement& r : requirements) {
+    if (r.name == "torch") return std::nullopt;
+    if ((r.name != "torchvision" && r.name != "torchaudio") || !r.exact) continue;
+    Requirement torch;
+    torch.name = "torch";
+    torch.raw = r.raw;
+    std::string version = r.version.substr(0, r.version.find('+'));
+    if (!version.empty()) {
+      const PypiRelease* pair = ctx.packages.FindPypiRelease(r.name, MajorMinor(version));
+      if (!pair || pair->torch.empty()) continue;
+      torch.specifier = "==" + pair->torch + ".*";
+      torch.assumed_because = r.name + " " + version + " requires torch " + pair->torch;
+    } else {
+      torch.assumed_because = r.name + " is not pinned and brings torch";
+    }
+    if (!out) out = torch;
+  }
+  if (!out) return std::nullopt;
+  for (const facts::Framework& row : image.frameworks)
+    if (row.name == "torch" && row.version &&
+        (out->specifier.empty() || SeriesSatisfies(MajorMinor(*row.version), out->specifier).value_or(false)))
+      return std::nullopt;  // pip keeps an installed torch that satisfies the companion
+  return out;
+}
+
+// A project directory or a file path rather than a requirement: ".", "./x",
+// "/app", ".[dev]".
+bool IsLocalPath(const std::string& word) {
+  return word == "." || StartsWith(word, "./") || StartsWith(word, "/") || StartsWith(word, ".[") ||
+         StartsWith(word, "../");
+}
+
+// What a pip command reads from files: -r, -c, and projects (`.`, `-e .`).
+struct FileInputs {
+  std::vector<std::string> requirement_files, constraint_files, projects;
+};
+
+// Reads the command's files from the build context (build_context.cpp) into
+// its requirements and indexes: options in a requirements file apply to the
+// whole install, as pip applies them. What could not be read is an unknown
+// fact of this line, saying what would decide it.
+void ReadInputs(const Context& ctx, const Instruction& inst, ImageModel& image, const FileInputs& inputs,
+                Indexes& indexes, std::vector<Requirement>& requirements) {
+  RequirementsRead read;
+  for (const std::string& file : inputs.requirement_files) ReadRequirements(ctx, image, InRun(image, file), false, read);
+  for (const std::string& file : inputs.constraint_files) ReadRequirements(ctx, image, InRun(image, file), true, read);
+  for (const std::string& project : inputs.projects) {
+    std::string dir = project, extras;
+    if (size_t open = dir.find('['); open != std::string::npos && dir.back() == ']') {
+      extras = dir.substr(open + 1, dir.size() - open - 2);
+      dir = dir.substr(0, open);
+    }
+    std::vector<std::string> names;
+    for (const std::string& extra : SplitOn(extras, ','))
+      if (!Trim(extra).empty()) names.push_back(ToLower(Trim(extra)));
+    ReadProject(ctx, image, InRun(image, dir), names, read);
+  }
+  if (!read.index_url.empty() && indexes.index_url.empty()) {
+    indexes.index_url = read.index_url;
+    indexes.from_pypi = false;
+  }
+  for (const std::string& url : read.extra_index_urls) indexes.extra_urls.push_back(url);
+  for (const std::string& url : read.find_links) indexes.find_links.push_back(url);
+  for (Requirement& r : read.requirements) requirements.push_back(std::move(r));
+  // -c pins what the requirements leave open (pip applies constraints to every requirement).
+  for (Requirement& r : requirements)
+    if (auto pin = read.constraints.find(r.name);
+        pin != read.constraints.end() && r.version.empty() && r.specifier.empty()) {
+      r.version = pin->second.version;
+      r.specifier = pin->second.specifier;
+      r.origin = pin->second.origin;
+    }
+  bool no_context = ctx.options.context_dir.empty();
+  for (const std::string& what : read.unread) {
+    ctx.Unknown(image, inst, "frameworks", "pip: " + what.substr(0, 400),
+                no_context ? "give the build context (imagelint --context DIR, the folder docker build gets)"
+                           : "make the file readable in the build context, or scan the built image");
+    image.frameworks_partial = true;
+  }
+  if (!read.files.empty()) {
+    std::string files;
+    for (const std::string& file : read.files) files += (files.empty() ? "" : ", ") + file.substr(0, 200);
+    ctx.AddNote(image, inst, "pip reads " + files + " from the build context");
+  }
+}
+
 }  // namespace
 
 Status ApplyPip(const Context& ctx, const Instruction& inst, ImageModel& image, const ShellCommand& command,
@@ -372,6 +508,7 @@ Status ApplyPip(const Context& ctx, const Instruction& inst, ImageModel& image, 
   const auto& w = command.words;
   std::string subcommand;
   Indexes indexes;
+  FileInputs inputs;
   std::vector<Requirement> requirements;
   for (size_t i = first; i < w.size(); ++i) {
     const std::string& word = w[i].value;
@@ -388,12 +525,17 @@ Status ApplyPip(const Context& ctx, const Instruction& inst, ImageModel& image, 
         option = option.substr(0, 2);
       }
       if (option == "-r" || option == "--requirement") {
-        ctx.Unknown(image, inst, "frameworks", "pip installs from " + value.substr(0, 200) + ", which imagelint does not read");
-        image.frameworks_partial = true;
+        inputs.requirement_files.push_back(value);
+      } else if (option == "-c" || option == "--constraint") {
+        inputs.constraint_files.push_back(value);
       } else if (option == "-e" || option == "--editable") {
-        ctx.Unknown(image, inst, "frameworks",
-                    "pip installs the project " + value.substr(0, 200) + " (its dependencies are not read)");
-        image.frameworks_partial = true;
+        if (IsLocalPath(value)) {
+          inputs.projects.push_back(value);
+        } else {
+          ctx.Unknown(image, inst, "frameworks",
+                      "pip installs the project " + value.substr(0, 200) + " (its dependencies are not read)");
+          image.frameworks_partial = true;
+        }
       } else if (option == "-i" || option == "--index-url" || option == "--index" || option == "--default-index") {
         indexes.index_url = value;
         indexes.from_pypi = false;
@@ -419,6 +561,10 @@ Status ApplyPip(const Context& ctx, const Instruction& inst, ImageModel& image, 
       continue;
     }
     auto requirement = ParseRequirement(w[i]);
+    if (!requirement && IsLocalPath(word) && w[i].exact) {
+      inputs.projects.push_back(word);
+      continue;
+    }
     if (!requirement) {
       ctx.Unknown(image, inst, "frameworks", "pip installs \"" + word.substr(0, 120) + "\", which imagelint does not read");
       image.frameworks_partial = true;
@@ -431,7 +577,9 @@ Status ApplyPip(const Context& ctx, const Instruction& inst, ImageModel& image, 
     return OkStatus();
   }
   if (subcommand != "install") return OkStatus();
+  ReadInputs(ctx, inst, image, inputs, indexes, requirements);
   for (const Requirement& r : requirements) PipPackage(ctx, inst, image, r, indexes, uv);
+  if (auto torch = CompanionTorch(ctx, image, requirements)) PipPackage(ctx, inst, image, *torch, indexes, uv);
   std::string root = InstallRoot(image, command, option_root);
   for (const facts::Framework& row : image.frameworks)
     if (row.provenance.dockerfile_line == inst.line) image.framework_roots[row.name] = root;

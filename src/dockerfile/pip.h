@@ -23,6 +23,9 @@ struct Requirement {
   std::string name;  // normalized
   std::vector<std::string> extras;
   std::string version;  // "1.12.1+cu113" from ==, ===, = or a wheel name; "" = not pinned
+  std::string specifier;  // PEP 440 specifiers when not one exact pin (">=2.1,<2.3", "~=1.8", "==2.1.*")
+  std::string assumed_because;  // a requirement imagelint adds (a companion's torch): why
+  std::string origin;           // read from a file: "requirements.txt:3"
   bool exact = true;    // false: a shell value in it could not be computed
   std::string raw;
 };

@@ -14,6 +14,7 @@
 
 #include "common/text.h"
 #include "dockerfile/apt.h"
+#include "dockerfile/build_context.h"
 #include "dockerfile/conda.h"
 #include "dockerfile/file_ops.h"
 #include "dockerfile/pip.h"
@@ -84,6 +85,12 @@ Status Command(const Context& ctx, const Instruction& inst, ImageModel& image, c
   if (tool == "conda" || tool == "mamba" || tool == "micromamba") return ApplyConda(ctx, inst, image, command);
   if (IsSystemPackageManager(tool)) return ApplyApt(ctx, inst, image, command);
   if (tool == "dpkg") return ApplyDpkg(ctx, inst, image, command);
+  if (tool == "cd" && w.size() == 2 && w[1].exact && w[1].value != "-") {
+    // Where a later pip of this RUN reads `-r file` and `.` from.
+    const std::string& dir = w[1].value;
+    image.run_cwd = NormalPath(StartsWith(dir, "/") ? dir : image.run_cwd + "/" + dir);
+    return OkStatus();
+  }
   if (tool == "rm") return ApplyRemove(ctx, inst, image, command);
   if (tool == "ln") return ApplyLink(ctx, inst, image, command);
   if (tool == "mv") return ApplyMove(ctx, inst, image, command);
@@ -161,18 +168,27 @@ RunScripts ScriptsOf(const Instruction& inst, char escape) {
   return out;
 }
 
+// A RUN (or part of one) that is not read may install anything: the lists it
+// could change are no longer complete, so "no CUDA runtime" is not decided.
+void Unread(const Context& ctx, const Instruction& inst, ImageModel& image, const std::string& reason) {
+  ctx.Unknown(image, inst, "RUN", reason);
+  ctx.Unknown(image, inst, "cuda.runtimes", reason + ": a CUDA runtime it installs would not be seen");
+  ctx.Unknown(image, inst, "frameworks", reason);
+  image.frameworks_partial = true;
+}
+
 Status ApplyRun(const Context& ctx, const Instruction& inst, ImageModel& image) {
   if (image.non_posix_shell && !inst.json_form) {
-    ctx.Unknown(image, inst, "RUN", "command for a non-POSIX SHELL not read");
+    Unread(ctx, inst, image, "command for a non-POSIX SHELL not read");
     return OkStatus();
   }
+  image.run_cwd = image.workdir;
   RunScripts run = ScriptsOf(inst, ctx.file.escape);
-  for (const std::string& program : run.unread)
-    ctx.Unknown(image, inst, "RUN", "heredoc fed to " + program.substr(0, 200) + " not read");
+  for (const std::string& program : run.unread) Unread(ctx, inst, image, "heredoc fed to " + program.substr(0, 200) + " not read");
   auto vars = image.Vars();
   for (const std::string& script : run.scripts) {
     ShellScript parsed = ParseShell(script, vars);
-    if (parsed.truncated) ctx.Unknown(image, inst, "RUN", "script over the command limit; the rest was not read");
+    if (parsed.truncated) Unread(ctx, inst, image, "script over the command limit; the rest was not read");
     Printed printed;
     for (const ShellCommand& command : parsed.commands) {
       if (command.words.empty()) continue;

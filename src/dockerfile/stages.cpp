@@ -11,11 +11,13 @@
 // the variables as they were before the instruction.
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 
 #include "common/text.h"
 #include "dockerfile/base_image.h"
+#include "dockerfile/build_context.h"
 #include "dockerfile/context.h"
 #include "dockerfile/output.h"
 #include "dockerfile/run.h"
@@ -213,12 +215,27 @@ class StageWalker {
     if (k == "LABEL") return ApplyPairs(inst, image, true);
     if (k == "RUN") return ApplyRun(ctx_, inst, image);
     if (k == "COPY" || k == "ADD") return ApplyCopy(ctx_, inst, image);
+    if (k == "WORKDIR") {
+      bool exact = true;
+      auto dir = ctx_.Expand(inst, Trim(inst.arguments), image.Vars(), &exact);
+      if (!dir.ok()) return dir.error();
+      // Relative to the previous WORKDIR, as BuildKit resolves it.
+      if (exact && !dir->empty()) image.workdir = NormalPath(StartsWith(*dir, "/") ? *dir : image.workdir + "/" + *dir);
+      return OkStatus();
+    }
     if (k == "SHELL" && !inst.json_arguments.empty()) {
+      // A POSIX shell anywhere in the SHELL line runs the commands: directly
+      // (["/bin/bash", "-o", "pipefail", "-c"]) or inside a wrapper that
+      // ends in one (["conda", "run", "-n", "env", "/bin/bash", "-c"]).
       std::string shell = BaseName(inst.json_arguments[0]);
-      if (shell != "sh" && shell != "bash" && shell != "dash" && shell != "zsh") {
-        image.non_posix_shell = true;
-        ctx_.AddNote(image, inst, "SHELL " + shell.substr(0, 200) + ": later RUN commands are not read as POSIX shell");
+      bool posix = false;
+      for (const std::string& word : inst.json_arguments) {
+        std::string name = BaseName(word);
+        posix = posix || name == "sh" || name == "bash" || name == "dash" || name == "zsh" || name == "ash";
       }
+      image.non_posix_shell = !posix;
+      if (!posix)
+        ctx_.AddNote(image, inst, "SHELL " + shell.substr(0, 200) + ": later RUN commands are not read as POSIX shell");
     }
     return OkStatus();
   }
@@ -341,7 +358,12 @@ Result<DockerfileAnalysis> AnalyzeDockerfile(const std::string& path, const Dock
     if (text.size() > options.limits.max_bytes)
       return MakeError(path, "Dockerfile is over the limit of " + std::to_string(options.limits.max_bytes) + " bytes");
   }
-  return AnalyzeDockerfileText(text, path, options);
+  if (!options.context_dir.empty() || options.no_context) return AnalyzeDockerfileText(text, path, options);
+  // docker build -f DIR/Dockerfile DIR: the Dockerfile's folder is the usual context.
+  DockerfileOptions with_context = options;
+  std::string folder = std::filesystem::path(path).parent_path().string();
+  with_context.context_dir = folder.empty() ? "." : folder;
+  return AnalyzeDockerfileText(text, path, with_context);
 }
 
 }  // namespace imagelint::dockerfile

@@ -357,6 +357,7 @@ void Visit(V& visit, S& row) {
   visit("installer", row.installer);
   visit("source", row.source);
   visit("version_unknown_reason", row.version_unknown_reason);
+  visit("version_assumed", row.version_assumed);
   visit("arch_list", row.arch_list);
   visit("arch_list_source", row.arch_list_source);
   visit("arch_list_unconfirmed", row.arch_list_unconfirmed);
@@ -376,6 +377,7 @@ void Visit(V& visit, S& row) {
   visit("dockerfile", row.dockerfile);
   visit("dockerfile_line", row.dockerfile_line);
   visit("reason", row.reason);
+  visit("decide", row.decide);
 }
 
 template <class V, Is<DockerfileNote> S>

@@ -213,13 +213,15 @@ Result<PackageKnowledge> BuildPackages(const Knowledge& k) {
   seen.clear();
   for (const json& row : k.Table("pypi_releases")) {
     PypiRelease release{Text(row, "package"), Text(row, "release"), Text(row, "cuda"), Text(row, "torch"),
-                        Unconfirmed(row), Text(row, "source")};
+                        Unconfirmed(row), Text(row, "source"), Text(row, "python_min")};
     if (release.cuda.empty() == release.torch.empty())
       return RowError(row, "a pypi_releases row gives either `cuda` or `torch`");
     if (!seen.emplace(release.package + " " + release.release, &row).second)
       return RowError(row, "duplicate release " + release.release + " of " + release.package);
     out.pypi_releases.push_back(std::move(release));
   }
+  for (const json& row : k.Table("distro_pythons"))
+    out.distro_pythons.push_back({Text(row, "distribution"), Text(row, "python"), Text(row, "source")});
   for (const json& row : k.Table("framework_runtimes")) {
     FrameworkRuntime runtime{Text(row, "manager"), Text(row, "framework"), Text(row, "cuda_major"),
                              Text(row, "library"), Unconfirmed(row), Text(row, "source")};
@@ -343,6 +345,12 @@ const PythonPackage* PackageKnowledge::FindPythonPackage(std::string_view manage
                                                          std::map<std::string, std::string>* captured) const {
   for (const PythonPackage& package : python_packages)
     if (package.manager == manager && MatchNamePattern(package.name, name, captured)) return &package;
+  return nullptr;
+}
+
+const DistroPython* PackageKnowledge::FindDistroPython(std::string_view distribution) const {
+  for (const DistroPython& row : distro_pythons)
+    if (row.distribution == distribution) return &row;
   return nullptr;
 }
 

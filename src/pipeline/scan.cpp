@@ -82,6 +82,7 @@ Result<InputFacts> DockerfileFacts(const std::string& path, const ScanRequest& r
   dockerfile::DockerfileOptions options;
   options.build_args = request.build_args;
   options.target = request.target;
+  options.context_dir = request.context_dir;
   if (!request.read.platform.empty()) {
     options.platform = request.read.platform;
     options.platform_explicit = true;

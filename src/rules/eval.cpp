@@ -297,6 +297,7 @@ class Evaluator {
     if (h.is_array()) {
       found = std::any_of(h.begin(), h.end(), [&](const nlohmann::json& e) { return Equal(e, needle); });
     } else if (h.is_string()) {
+      if (needle.is_null()) return Value::Unknown();  // an absent needle: cannot tell
       if (!needle.is_string()) return Fail(node, "'in' a string needs a string on the left");
       found = h.get_ref<const std::string&>().find(needle.get_ref<const std::string&>()) != std::string::npos;
     } else if (h.is_object()) {
@@ -316,6 +317,9 @@ class Evaluator {
 
   Result<Value> AddOrSubtract(const Node& node, const nlohmann::json& a, const nlohmann::json& b) {
     bool add = node.kind == NodeKind::kAdd;
+    // A null operand is an absent fact (a version nobody pinned), as for
+    // ordering: the sum cannot be told, and that is no error in the rule.
+    if (a.is_null() || b.is_null()) return Value::Unknown();
     if (a.is_number() && b.is_number()) {
       if (a.is_number_float() || b.is_number_float())
         return Value::Of(add ? a.get<double>() + b.get<double>() : a.get<double>() - b.get<double>());

@@ -1,0 +1,74 @@
+// The build context as a pre-merge gate sees it: the files a Dockerfile
+// COPYs from the repository are there. What installs depend on is read from
+// them: requirement files (with -r/-c includes and index options), the
+// dependencies of a project installed with `pip install .` (pyproject.toml,
+// setup.cfg) and conda environment files. Every file is untrusted input:
+// bounded in size, count and include depth, include cycles reported, text that
+// is not UTF-8 refused, and nothing outside the context is read (symbolic
+// links that lead out of it, `..` paths, files that are not regular).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "dockerfile/context.h"
+#include "dockerfile/pip.h"
+
+namespace imagelint::dockerfile {
+
+// What a requirements file (and the files it includes) asks pip for.
+struct RequirementsRead {
+  std::vector<Requirement> requirements;        // origin: "requirements.txt:3"
+  std::map<std::string, Requirement> constraints;  // -c files, by name
+  std::string index_url;                        // the last -i/--index-url of the files
+  std::vector<std::string> extra_index_urls;
+  std::vector<std::string> find_links;
+  std::vector<std::string> unread;              // what was not read, and why
+  std::vector<std::string> files;               // context paths read
+};
+
+// Where the image has `container_path` from: the context path (relative to
+// the context) of the file, or why it has none ("not copied from the build
+// context", "excluded by .dockerignore").
+struct ContextSource {
+  std::optional<std::string> path;
+  std::string why_not;
+};
+ContextSource FindInContext(const Context& ctx, const ImageModel& image, const std::string& container_path);
+
+// Reads one context file, bounded; the error text says what is wrong with it.
+Result<std::string> ReadContextFile(const Context& ctx, const std::string& context_path);
+
+// `pip install -r FILE` (or -c FILE: constraints) at `container_path`.
+void ReadRequirements(const Context& ctx, const ImageModel& image, const std::string& container_path,
+                      bool constraints, RequirementsRead& out);
+
+// `pip install DIR[extras]`: the project's declared dependencies from
+// pyproject.toml ([project] dependencies, optional-dependencies of the
+// extras) or setup.cfg ([options] install_requires); setup.py is a program
+// and is not run.
+void ReadProject(const Context& ctx, const ImageModel& image, const std::string& container_dir,
+                 const std::vector<std::string>& extras, RequirementsRead& out);
+
+// A conda environment file (environment.yml): channels, conda specs, and the
+// pip requirements of its `- pip:` entry.
+struct EnvironmentRead {
+  std::vector<std::string> channels;
+  std::vector<std::string> conda_specs;
+  std::vector<std::string> pip_requirements;
+  std::string unread;  // why the file was not read ("" when it was)
+  std::string file;    // context path read
+};
+EnvironmentRead ReadEnvironment(const Context& ctx, const ImageModel& image, const std::string& container_path);
+
+// The container path of a word a RUN gives relative to its directory.
+std::string InRun(const ImageModel& image, const std::string& word);
+
+// An absolute container path with `.` and `..` resolved as the kernel would
+// without links ("/app/./x" -> "/app/x", "/c/../../etc" -> "/etc").
+std::string NormalPath(std::string_view path);
+
+}  // namespace imagelint::dockerfile

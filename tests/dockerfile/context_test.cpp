@@ -1,0 +1,213 @@
+// The build context (requirement files, projects, conda environment files,
+// .dockerignore) and hostile context files: bounded, no read outside the
+// context, a clear reason for what was not read, never an error for it.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <sys/stat.h>
+
+#include <filesystem>
+
+#include "analysis/rules_fixture.h"
+#include "dockerfile_fixture.h"
+
+using nlohmann::json;
+using namespace imagelint::dockerfile;
+using imagelint::testing::TempDir;
+using imagelint::testing::WriteFileText;
+using imagelint::testing::dockerfile_fixture::Find;
+
+namespace {
+
+const char* kR460Fleet = R"(pools:
+  - name: t4-r460
+    gpu: Tesla T4
+    driver: "460.106.00"
+  - name: rtx3090-r460
+    gpu: NVIDIA GeForce RTX 3090
+    driver: "460.91.03"
+  - name: a100-r550
+    gpu: NVIDIA A100-SXM4-80GB
+    driver: "550.163.01"
+)";
+
+json ContextFacts(const TempDir& dir, const std::string& dockerfile) {
+  WriteFileText(dir / "Dockerfile", dockerfile);
+  DockerfileOptions options = imagelint::testing::dockerfile_fixture::Options();
+  auto analysis = AnalyzeDockerfile((dir / "Dockerfile").string(), options);
+  REQUIRE_MESSAGE(analysis.ok(), imagelint::testing::ErrorText(analysis));
+  imagelint::testing::dockerfile_fixture::RecordFacts(analysis->facts);
+  return analysis->facts;
+}
+
+std::string UnknownReasons(const json& facts) {
+  std::string out;
+  for (const auto& u : facts["dockerfile"]["unknown"]) out += u["reason"].get<std::string>() + "\n";
+  return out;
+}
+
+const char* kService =
+    "FROM python:3.12-slim\n"
+    "WORKDIR /app\n"
+    "COPY requirements.txt .\n"
+    "RUN pip install --no-cache-dir -r requirements.txt\n"
+    "COPY . .\n";
+
+}  // namespace
+
+TEST_CASE("requirements.txt from the context: torch inside fails the R460 pools on the pip line") {
+  TempDir dir;
+  WriteFileText(dir / "requirements.txt", "fastapi==0.115.0\n# the model\ntorch==2.9.0  # GPU\nuvicorn\n");
+  json facts = ContextFacts(dir, kService);
+  CHECK(facts["gpu"]["workload"] == "nvidia");
+  const json* torch = Find(facts["frameworks"], "name", "torch");
+  REQUIRE(torch != nullptr);
+  CHECK((*torch)["version"] == "2.9.0");
+  CHECK((*torch)["cuda"] == "12.8");
+  CHECK((*torch)["dockerfile_line"] == 4);
+  CHECK((*torch)["cuda_source"].get<std::string>().find("requirements.txt:3") != std::string::npos);
+  CHECK(facts["frameworks_complete"] == true);
+  json report = imagelint::testing::rules_fixture::Run({facts}, kR460Fleet);
+  auto verdict = [&](const std::string& pool) { return imagelint::testing::rules_fixture::Verdict(report, 0, pool); };
+  CHECK(verdict("t4-r460")["status"] == "fail");
+  CHECK(verdict("rtx3090-r460")["status"] == "fail");
+  CHECK(verdict("a100-r550")["status"] != "fail");  // CUDA 12.8 on R550: minor-version compatibility (IL010)
+  bool noted = false;
+  for (const auto& note : facts["dockerfile"]["notes"])
+    noted = noted || note["note"].get<std::string>().find("pip reads requirements.txt") != std::string::npos;
+  CHECK(noted);
+}
+
+TEST_CASE("without the context the same service stays plain and says what was not read and how to give it") {
+  json facts = imagelint::testing::dockerfile_fixture::Facts(kService);  // text only: no context
+  CHECK(facts["gpu"]["workload"] == "none");
+  CHECK(UnknownReasons(facts).find("no build context was given") != std::string::npos);
+  bool decide = false;
+  for (const auto& u : facts["dockerfile"]["unknown"])
+    decide = decide || (u.contains("decide") && u["decide"].get<std::string>().find("--context DIR") != std::string::npos);
+  CHECK(decide);
+  json report = imagelint::testing::rules_fixture::Run({facts}, kR460Fleet);
+  const json& finding = report["images"][0]["findings"][0];
+  CHECK(finding["rule"] == "IL016");
+  CHECK(finding["message"].get<std::string>().find("Not read") != std::string::npos);
+  REQUIRE(!finding["evidence"].empty());
+  CHECK(finding["evidence"][0]["dockerfile_line"] == 4);
+}
+
+TEST_CASE("-r includes, -c constraints and index options inside requirement files apply as pip applies them") {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "reqs");
+  WriteFileText(dir / "reqs" / "base.txt", "--index-url https://download.pytorch.org/whl/cu118\n-r gpu.txt\n-c pins.txt\n");
+  WriteFileText(dir / "reqs" / "gpu.txt", "torch \\\n  --hash=sha256:0000\nnumpy\n");
+  WriteFileText(dir / "reqs" / "pins.txt", "torch==2.3.1\n");
+  json facts = ContextFacts(dir, "FROM python:3.11\nCOPY reqs /reqs\nRUN pip install -r /reqs/base.txt\n");
+  const json* torch = Find(facts["frameworks"], "name", "torch");
+  REQUIRE(torch != nullptr);
+  CHECK((*torch)["version"] == "2.3.1");
+  CHECK((*torch)["variant"] == "cu118");
+  CHECK(facts["frameworks_complete"] == true);
+}
+
+TEST_CASE("pip install . reads pyproject.toml dependencies and the extras asked for") {
+  TempDir dir;
+  WriteFileText(dir / "pyproject.toml",
+                "[build-system]\nrequires = [\"setuptools\"]\n\n[project]\nname = \"app\"\n"
+                "dependencies = [\n  \"numpy>=1.26\",\n  'requests',\n]\n\n"
+                "[project.optional-dependencies]\ngpu = [\"torch==2.4.1\"]\n");
+  json facts = ContextFacts(dir, "FROM python:3.11\nWORKDIR /src\nCOPY . .\nRUN pip install .[gpu]\n");
+  const json* torch = Find(facts["frameworks"], "name", "torch");
+  REQUIRE(torch != nullptr);
+  CHECK((*torch)["version"] == "2.4.1");
+  json plain = ContextFacts(dir, "FROM python:3.11\nWORKDIR /src\nCOPY . .\nRUN pip install -e .\n");
+  CHECK(Find(plain["frameworks"], "name", "torch") == nullptr);
+  CHECK(plain["frameworks_complete"] == true);
+}
+
+TEST_CASE("conda env create -f environment.yml reads channels, conda specs and pip entries") {
+  TempDir dir;
+  WriteFileText(dir / "environment.yml",
+                "name: gpu\nchannels:\n  - pytorch\n  - nvidia\ndependencies:\n  - python=3.11\n"
+                "  - pytorch=2.1.0\n  - pytorch-cuda=12.1\n  - pip\n  - pip:\n      - requests\n");
+  json facts = ContextFacts(dir, "FROM continuumio/miniconda3\nCOPY environment.yml .\nRUN conda env create -f environment.yml\n");
+  const json* torch = Find(facts["frameworks"], "name", "torch");
+  REQUIRE(torch != nullptr);
+  CHECK((*torch)["cuda"] == "12.1");
+  CHECK((*torch)["installer"] == "conda");
+}
+
+TEST_CASE(".dockerignore excludes a requirements file: it is not in the image") {
+  TempDir dir;
+  WriteFileText(dir / "requirements.txt", "torch==2.9.0\n");
+  WriteFileText(dir / ".dockerignore", "# build outputs\n**/*.txt\n");
+  json facts = ContextFacts(dir, kService);
+  CHECK(Find(facts["frameworks"], "name", "torch") == nullptr);
+  CHECK(UnknownReasons(facts).find("excluded from the build context by .dockerignore") != std::string::npos);
+  WriteFileText(dir / ".dockerignore", "*.txt\n!requirements.txt\n");
+  json kept = ContextFacts(dir, kService);
+  CHECK(Find(kept["frameworks"], "name", "torch") != nullptr);
+}
+
+TEST_CASE("hostile context files: cycles, depth, size, non-UTF-8, symlinks out, FIFOs: a reason, no hang") {
+  TempDir dir;
+  TempDir outside;
+  WriteFileText(outside / "secret.txt", "torch==2.9.0\n");
+  WriteFileText(dir / "a.txt", "-r b.txt\n");
+  WriteFileText(dir / "b.txt", "-r a.txt\n");
+  std::string chain;
+  for (int i = 0; i < 40; ++i) WriteFileText(dir / ("d" + std::to_string(i) + ".txt"), "-r d" + std::to_string(i + 1) + ".txt\n");
+  WriteFileText(dir / "huge.txt", std::string(3 << 20, '#'));
+  WriteFileText(dir / "latin1.txt", std::string("torch==2.9.0 # caf\xe9\n"));
+  std::filesystem::create_symlink(outside / "secret.txt", dir / "link.txt");
+  bool fifo = ::mkfifo((dir / "pipe.txt").c_str(), 0600) == 0;
+  auto start = std::chrono::steady_clock::now();
+  json facts = ContextFacts(dir,
+                            "FROM python:3.11\nCOPY . /c\nRUN pip install -r /c/a.txt\nRUN pip install -r /c/d0.txt\n"
+                            "RUN pip install -r /c/huge.txt\nRUN pip install -r /c/latin1.txt\n"
+                            "RUN pip install -r /c/link.txt\nRUN pip install -r /c/pipe.txt\n"
+                            "RUN pip install -r /c/../../etc/passwd\n");
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(seconds < 2.0);
+  std::string reasons = UnknownReasons(facts);
+  CAPTURE(reasons);
+  CHECK(reasons.find("includes itself (a.txt -> b.txt -> a.txt)") != std::string::npos);
+  CHECK(reasons.find("files deep") != std::string::npos);
+  CHECK(reasons.find("is over the limit of 1048576 bytes") != std::string::npos);
+  CHECK(reasons.find("is not UTF-8 text") != std::string::npos);
+  CHECK(reasons.find("leads out of the build context") != std::string::npos);
+  if (fifo) CHECK(reasons.find("is not a regular file") != std::string::npos);
+  CHECK(reasons.find("/etc/passwd: not in the image from the build context") != std::string::npos);
+  CHECK(Find(facts["frameworks"], "name", "torch") == nullptr);  // nothing from outside the context
+  CHECK(facts["frameworks_complete"] == false);
+}
+
+TEST_CASE("speed: a Dockerfile with a context of a few files, and without one") {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "reqs");
+  WriteFileText(dir / "reqs" / "base.txt",
+                "--extra-index-url https://download.pytorch.org/whl/cu124\n-r gpu.txt\n-c pins.txt\nfastapi==0.115.0\n");
+  WriteFileText(dir / "reqs" / "gpu.txt", "torch\ntorchvision\nnumpy>=1.26\n");
+  WriteFileText(dir / "reqs" / "pins.txt", "torch==2.5.1\ntorchvision==0.20.1\n");
+  WriteFileText(dir / "pyproject.toml", "[project]\nname = \"app\"\ndependencies = [\"requests\", \"pydantic>=2\"]\n");
+  WriteFileText(dir / "environment.yml", "channels: [conda-forge]\ndependencies:\n  - python=3.11\n  - pip\n");
+  WriteFileText(dir / ".dockerignore", "**/__pycache__\n*.md\n");
+  WriteFileText(dir / "Dockerfile",
+                "FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\nWORKDIR /app\nCOPY reqs reqs\n"
+                "RUN pip install -r reqs/base.txt\nCOPY . .\nRUN pip install .\nRUN conda env update -f environment.yml\n");
+  auto time = [&](bool context) {
+    DockerfileOptions options = imagelint::testing::dockerfile_fixture::Options();
+    options.no_context = !context;
+    const int runs = 50;
+    auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < runs; ++i) {
+      auto analysis = AnalyzeDockerfile((dir / "Dockerfile").string(), options);
+      REQUIRE(analysis.ok());
+      if (context) CHECK(Find(analysis->facts["frameworks"], "name", "torch") != nullptr);
+    }
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() / runs;
+  };
+  double with_context = time(true), without = time(false);
+  MESSAGE("dockerfile analysis: " << with_context << " ms per Dockerfile with 6 context files, " << without
+                                  << " ms without a context");
+  CHECK(with_context < 50.0);
+  CHECK(without < 20.0);
+}
