@@ -184,6 +184,12 @@ Status ApplyCopy(const Context& ctx, const Instruction& inst, ImageModel& image)
     if (stage) {
       CopyFrameworks(ctx, inst, image, *stage, source, dest);
       followed = CopyCudaRows(ctx, inst, image, *stage, source, dest, dest_dir, from_stage);
+      // Copying a stage into the next one twice doubles its rows per stage.
+      const size_t rows = image.drivers.size() + image.runtimes.size();
+      if (rows > ctx.options.limits.max_library_rows)
+        return ctx.ErrorAt(inst, "the image would hold " + std::to_string(rows) +
+                                     " libcuda and libcudart files, over imagelint's limit of " +
+                                     std::to_string(ctx.options.limits.max_library_rows) + " (max_library_rows)");
     }
     std::string base = BaseName(CleanPath(source));
     if (StartsWith(base, "libcuda.so") || (base.find('*') != std::string::npos && GlobMatch(base, "libcuda.so.1", false))) {

@@ -208,9 +208,14 @@ class StageWalker {
   Status Apply(const Instruction& inst, ImageModel& image) {
     const std::string& k = inst.keyword;
     image.layers.push_back(ctx_.MakeLayer(inst, false));
-    if (k == "ARG") return DeclareArgs(inst, image.args, ctx_.global_args, image.Vars());
-    if (k == "ENV") return ApplyPairs(inst, image, false);
-    if (k == "LABEL") return ApplyPairs(inst, image, true);
+    if (k == "ARG") {
+      IMAGELINT_TRY(DeclareArgs(inst, image.args, ctx_.global_args, image.Vars()));
+      return CheckVariableBytes(inst, image);
+    }
+    if (k == "ENV" || k == "LABEL") {
+      IMAGELINT_TRY(ApplyPairs(inst, image, k == "LABEL"));
+      return CheckVariableBytes(inst, image);
+    }
     if (k == "RUN") return ApplyRun(ctx_, inst, image);
     if (k == "COPY" || k == "ADD") return ApplyCopy(ctx_, inst, image);
     if (k == "SHELL" && !inst.json_arguments.empty()) {
@@ -221,6 +226,17 @@ class StageWalker {
       }
     }
     return OkStatus();
+  }
+
+  // Every instruction copies the variables in scope (Vars()): their bytes are bounded.
+  Status CheckVariableBytes(const Instruction& inst, const ImageModel& image) const {
+    size_t bytes = 0;
+    for (const auto* map : {&image.args, &image.env, &image.labels})
+      for (const auto& [name, value] : *map) bytes += name.size() + value.size();
+    if (bytes <= ctx_.options.limits.max_variable_bytes) return OkStatus();
+    return ctx_.ErrorAt(inst, "ARG, ENV and LABEL values of this stage pass " +
+                                  std::to_string(ctx_.options.limits.max_variable_bytes) +
+                                  " bytes (imagelint's limit, max_variable_bytes)");
   }
 
   // ENV/LABEL: `K=V K2="v 2"` or the legacy `ENV K value with spaces`.
