@@ -380,13 +380,12 @@ bool LayerCache::Cacheable(const LayerRef& layer) { return !LookupKeys(layer).em
 
 Result<std::unique_ptr<LayerCache>> LayerCache::Open(const std::string& directory, SharedCache shared) {
   if (directory.empty()) return MakeError("layer cache", "no cache directory (set XDG_CACHE_HOME or --cache-dir)");
-  std::error_code ec;
-  fs::create_directories(fs::path(directory) / "layers", ec);
-  if (ec) return MakeError(directory, "cannot create the cache directory: " + ec.message());
+  IMAGELINT_TRY(MakeCacheDirectory(directory));
   // Someone else's or an open directory: its entries could stand for any
   // result and its links could send writes anywhere (sealed_file.h).
   if (std::string problem = UntrustedCacheDirectory(directory); !problem.empty())
     return MakeError(directory, problem + "; use a directory of your own (--cache-dir)");
+  IMAGELINT_TRY(MakeCacheDirectory(fs::path(directory) / "layers"));
   if (::access((fs::path(directory) / "layers").c_str(), W_OK) != 0) {
     return MakeError(directory, "the cache directory is not writable");
   }

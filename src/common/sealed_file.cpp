@@ -75,6 +75,7 @@ std::optional<std::vector<std::string>> Below(const fs::path& root, const fs::pa
 // The directory holding `parts`' last component, reached from `root`
 // without following links; each directory checked (and made, with `create`).
 Result<Fd> OpenParent(const fs::path& root, const std::vector<std::string>& parts, bool create) {
+  if (create) IMAGELINT_TRY(MakeCacheDirectory(root));
   Fd dir(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dir.fd < 0) return MakeError(root.string(), std::string("cannot open the cache directory: ") + std::strerror(errno));
   struct stat st;
@@ -98,6 +99,17 @@ Result<Fd> OpenParent(const fs::path& root, const std::vector<std::string>& part
 }
 
 }  // namespace
+
+Status MakeCacheDirectory(const fs::path& root) {
+  fs::path prefix;
+  for (const auto& part : root) {
+    prefix /= part;
+    if (part == "/" || part.empty()) continue;
+    if (::mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST)
+      return MakeError(prefix.string(), std::string("cannot create the cache directory: ") + std::strerror(errno));
+  }
+  return OkStatus();
+}
 
 std::string UntrustedCacheDirectory(const fs::path& root) {
   struct stat st;

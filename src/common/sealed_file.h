@@ -30,6 +30,11 @@ enum class SealedRead { kMissing, kCorrupt, kOk };
 // be owned by this user or root and not writable by others unless sticky.
 // A refused file reads as corrupt and is not written (an Error).
 
+// Creates `root` and its missing parents as directories of mode 0755 (not
+// 0777 less the umask: under umask 0 a cache directory must not come out
+// writable by everyone).
+Status MakeCacheDirectory(const std::filesystem::path& root);
+
 // Why `root` cannot be trusted as a cache directory ("world-writable without
 // the sticky bit"), or "" when it can (or does not exist yet).
 std::string UntrustedCacheDirectory(const std::filesystem::path& root);
