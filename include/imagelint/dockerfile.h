@@ -106,7 +106,7 @@ struct ParseLimits {
   // libcudart rows one image model holds (`COPY --from` of a stage into
   // itself twice doubles them per stage).
   size_t max_variable_bytes = 1u << 20;
-  size_t max_library_rows = 10000;
+  size_t max_library_rows = 4096;
 };
 
 Result<Dockerfile> ParseDockerfile(std::string_view text, const std::string& path,

@@ -111,7 +111,10 @@ std::optional<std::string> RowCopiedTo(const Row& row, const std::string& path, 
 bool CopyCudaRows(const Context& ctx, const Instruction& inst, ImageModel& image, const ImageModel& stage,
                   const std::string& source, const std::string& dest, bool dest_dir, const std::string& from) {
   const std::string resolved = ResolvedSource(stage, source);
+  // Past the limit the caller stops the build; no row more is worth copying.
+  auto full = [&] { return image.drivers.size() + image.runtimes.size() > ctx.options.limits.max_library_rows; };
   for (const facts::Runtime& row : stage.runtimes) {
+    if (full()) break;
     auto moved = RowCopiedTo(row, row.path.value_or(""), source, resolved, dest, dest_dir);
     if (!moved) continue;
     facts::Runtime copy = row;
@@ -121,6 +124,7 @@ bool CopyCudaRows(const Context& ctx, const Instruction& inst, ImageModel& image
     image.PutRuntime(std::move(copy));
   }
   for (const facts::Driver& row : stage.drivers) {
+    if (full()) break;
     auto moved = RowCopiedTo(row, row.path, source, resolved, dest, dest_dir);
     if (!moved) continue;
     facts::Driver copy = row;
