@@ -51,7 +51,7 @@ TEST_CASE("cache subdirectories that are links to elsewhere: nothing written the
     auto run = RunBounded({"facts", image.string(), "--cache-dir", cache.string()});
     CAPTURE(run.result.err);
     CHECK(run.result.exit_code == 0);
-    CHECK(run.seconds < kHostileSeconds);
+    CHECK(run.cpu_seconds < kHostileSeconds);
   }
   CHECK(Listing(victim) == before);
   auto scan = RunBounded({"scan", image.string(), "--cache-dir", cache.string()});

@@ -4,6 +4,7 @@
 
 #include <poll.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -30,6 +31,8 @@ TimedResult RunBounded(std::vector<std::string> args, const std::vector<std::str
   }
   args.insert(args.begin(), ImagelintBinary().string());
   const auto start = std::chrono::steady_clock::now();
+  struct rusage before {};
+  ::getrusage(RUSAGE_CHILDREN, &before);
   TimedResult out;
   std::vector<std::string> environment = env;
   // As RunImagelint: bases from the knowledge tables, no engine or registry lookups.
@@ -37,6 +40,11 @@ TimedResult RunBounded(std::vector<std::string> args, const std::vector<std::str
     environment.push_back("IMAGELINT_BASE_FROM=knowledge");
   out.result = RunCommand(args, "", 60, environment);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  struct rusage after {};
+  ::getrusage(RUSAGE_CHILDREN, &after);
+  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+  out.cpu_seconds = seconds(after.ru_utime) - seconds(before.ru_utime) + seconds(after.ru_stime) -
+                    seconds(before.ru_stime);
   return out;
 }
 
@@ -85,6 +93,22 @@ std::vector<uint8_t> GnuSparseTar(const std::string& name,
   for (const auto& [offset, bytes] : data) out.insert(out.end(), bytes.begin(), bytes.end());
   out.resize((out.size() + 511) / 512 * 512 + 1024);
   return out;
+}
+
+std::vector<uint8_t> AnyNameTar(const std::vector<RawEntry>& entries) {
+  std::vector<RawEntry> out;
+  for (RawEntry entry : entries) {
+    if (entry.link.size() > 99) {
+      out.push_back({"././@LongLink", 'K', entry.link + std::string(1, '\0'), ""});
+      entry.link = entry.link.substr(0, 99);
+    }
+    if (entry.name.size() > 99) {
+      out.push_back({"././@LongLink", 'L', entry.name + std::string(1, '\0'), ""});
+      entry.name = entry.name.substr(0, 99);
+    }
+    out.push_back(std::move(entry));
+  }
+  return UstarTar(out);
 }
 
 FakeEngine::FakeEngine(const std::filesystem::path& socket, std::string body, int status)

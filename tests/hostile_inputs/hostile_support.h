@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "support/raw_tar.h"
 #include "support/test_support.h"
 
 namespace imagelint::testing {
@@ -20,7 +21,9 @@ inline constexpr double kHostileSeconds = 10;
 
 struct TimedResult {
   CommandResult result;
-  double seconds = 0;
+  double seconds = 0;      // wall clock
+  double cpu_seconds = 0;  // the child's user + system time: what the input made imagelint spend,
+                           // whatever else loads the machine (CI runs suites side by side)
 };
 // A small shared library ELF whose soname is libcuda.so.1.
 std::vector<uint8_t> LibcudaElf();
@@ -37,6 +40,11 @@ TimedResult RunBounded(std::vector<std::string> args, const std::vector<std::str
 std::vector<uint8_t> GnuSparseTar(const std::string& name,
                                   const std::vector<std::pair<uint64_t, std::vector<uint8_t>>>& data,
                                   uint64_t real_size);
+
+// A plain tar of `entries` whose names and link targets may be any bytes of
+// any length: longer ones go into GNU long-name records ('L', 'K'), as GNU
+// tar writes them (libarchive's writer refuses names it cannot translate).
+std::vector<uint8_t> AnyNameTar(const std::vector<RawEntry>& entries);
 
 // Answers every request on a unix socket with `status` and `body` (JSON),
 // then closes the connection. Stops when destroyed.

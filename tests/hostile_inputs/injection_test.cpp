@@ -81,13 +81,15 @@ TEST_CASE("file names with every control character and workflow-command syntax, 
   TestImage image;
   image.env = {"PATH=/usr/bin", "LD_LIBRARY_PATH=/opt/lib", "NVIDIA_VISIBLE_DEVICES=all",
                "NVIDIA_DRIVER_CAPABILITIES=compute,utility"};
-  image.Layer()
-      .File("etc/os-release", "ID=ubuntu\nVERSION_ID=\"22.04\"\n")
-      .Dir("opt/lib")
-      .Dir(evil)
-      .File(evil + "/libcuda.so.550.54.15", std::string(elf.begin(), elf.end()))
-      .Symlink(evil + "/libcuda.so.1", "libcuda.so.550.54.15")
-      .Symlink("opt/lib/libcuda.so.1", "/" + evil + "/libcuda.so.1");
+  image.Layer().File("etc/os-release", "ID=ubuntu\nVERSION_ID=\"22.04\"\n");
+  // libarchive's writer refuses such names: a tar written byte for byte.
+  image.Layer(Compression::kNone).raw_blob =
+      AnyNameTar({{"opt/", '5', "", ""},
+                  {"opt/lib/", '5', "", ""},
+                  {evil + "/", '5', "", ""},
+                  {evil + "/libcuda.so.550.54.15", '0', std::string(elf.begin(), elf.end()), ""},
+                  {evil + "/libcuda.so.1", '2', "", "libcuda.so.550.54.15"},
+                  {"opt/lib/libcuda.so.1", '2', "", "/" + evil + "/libcuda.so.1"}});
   WriteImage(image, ImageKind::kOciArchive, dir / "names.tar");
 
   // The name reaches the report (else this test would prove nothing).
@@ -104,7 +106,7 @@ TEST_CASE("file names with every control character and workflow-command syntax, 
                            "--format", format, "--no-cache"});
     CAPTURE(run.result.err.substr(0, 2000));
     CHECK(run.result.exit_code == 1);
-    CHECK(run.seconds < kHostileSeconds);
+    CHECK(run.cpu_seconds < kHostileSeconds);
     CHECK(run.result.out.find("pwned") != std::string::npos);  // shown, escaped
     CheckNoInjection(format, run.result.out);
     CheckNoInjection(std::string(format) + " (stderr)", run.result.err);

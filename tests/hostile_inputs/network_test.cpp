@@ -27,7 +27,7 @@ TEST_CASE("a registry that drips its answer: --base-timeout 3 bounds the whole e
   CHECK(registry.connections() > 0);
   CHECK(run.result.exit_code >= 0);
   CHECK(run.result.exit_code <= 2);
-  CHECK(run.seconds < 3 + 4);
+  CHECK(run.seconds < 3 + 7);  // the budget, plus the process under a loaded CI machine
 }
 
 TEST_CASE("a Redis server that drips its answers: the scan goes on without the shared cache, said once") {
@@ -42,7 +42,8 @@ TEST_CASE("a Redis server that drips its answers: the scan goes on without the s
   CAPTURE(run.result.err.substr(0, 3000));
   CHECK(redis.connections() > 0);
   CHECK(run.result.exit_code <= 1);
-  CHECK(run.seconds < kHostileSeconds);
+  // The 5 s request budget, then local work only (without it: 28 s per request).
+  CHECK(run.seconds < kHostileSeconds + 2);
   size_t warnings = 0;
   for (size_t at = run.result.err.find("shared cache not used"); at != std::string::npos;
        at = run.result.err.find("shared cache not used", at + 1))

@@ -30,24 +30,24 @@ TEST_CASE("20,000 symlink aliases of 10,000 libraries: resolved once each, withi
   auto run = RunBounded({"facts", (dir / "aliases.tar").string(), "--no-cache"});
   CAPTURE(run.result.err.substr(0, 2000));
   CHECK(run.result.exit_code == 0);
-  CHECK(run.seconds < kHostileSeconds);
+  CHECK(run.cpu_seconds < kHostileSeconds);
   CHECK(run.result.out.find("/usr/lib/libcuda-b9999.so") != std::string::npos);
 }
 
 TEST_CASE("a Dockerfile doubling its libraries through COPY --from: exit 2 at the limit, naming the line") {
   TempDir dir;
   std::string text = "FROM ubuntu:22.04 AS s0\nCOPY libcuda.so.535.104.05 /usr/lib/x86_64-linux-gnu/\n";
-  for (int stage = 1; stage <= 40; ++stage) {
+  for (int stage = 1; stage <= 20; ++stage) {  // 2^20 rows unbounded
     const std::string previous = "s" + std::to_string(stage - 1);
     text += "FROM ubuntu:22.04 AS s" + std::to_string(stage) + "\nCOPY --from=" + previous + " / /a/\nCOPY --from=" +
             previous + " / /b/\n";
   }
   WriteFileText(dir / "Dockerfile", text);
-  CHECK(text.size() < 2000);
+  CHECK(text.size() < 1500);
   auto run = RunBounded({"scan", (dir / "Dockerfile").string(), "--no-cache"});
   CAPTURE(run.result.err.substr(0, 2000));
   CHECK(run.result.exit_code == 2);
-  CHECK(run.seconds < kHostileSeconds);
+  CHECK(run.cpu_seconds < kHostileSeconds);
   CHECK(run.result.err.find("Dockerfile:") != std::string::npos);
   CHECK(run.result.err.find("max_library_rows") != std::string::npos);
 }
@@ -62,7 +62,7 @@ TEST_CASE("Dockerfile variables of a megabyte each: exit 2 at the stage's variab
   auto run = RunBounded({"scan", (dir / "Dockerfile").string(), "--no-cache"});
   CAPTURE(run.result.err.substr(0, 2000));
   CHECK(run.result.exit_code == 2);
-  CHECK(run.seconds < kHostileSeconds);
+  CHECK(run.cpu_seconds < kHostileSeconds);
   CHECK(run.result.err.find("max_variable_bytes") != std::string::npos);
   CHECK(run.result.err.find("Dockerfile:") != std::string::npos);
 }
@@ -89,29 +89,47 @@ TEST_CASE("a CBOR document of 28 million empty maps: refused by its memory estim
   CHECK(imagelint::ParseCbor(bytes, "entries.cbor").ok());
 }
 
-TEST_CASE("a fleet of 10,000 pools, a finding on each: merged and judged without pairwise work") {
-  TempDir dir;
+namespace {
+
+// A fleet of `pools` GeForce pools on old drivers, and an image whose
+// bundled libcuda fails on each: one finding per pool.
+TimedResult ScanFleet(const TempDir& dir, int pools) {
   std::string fleet = "pools:\n";
-  for (int i = 0; i < 10000; ++i)
+  for (int i = 0; i < pools; ++i)
     fleet += "  - name: rtx-" + std::to_string(i) + "\n    gpu: NVIDIA GeForce RTX 3090\n    driver: \"460." +
              std::to_string(i % 100) + "\"\n    container_toolkit: \"1.4.0\"\n";
-  WriteFileText(dir / "fleet.yaml", fleet);
-  auto elf = LibcudaElf();
-  TestImage image;
-  image.env = {"PATH=/usr/bin", "LD_LIBRARY_PATH=/opt/lib", "NVIDIA_VISIBLE_DEVICES=all",
-               "NVIDIA_DRIVER_CAPABILITIES=compute,utility"};
-  image.Layer()
-      .File("etc/os-release", "ID=ubuntu\nVERSION_ID=\"22.04\"\n")
-      .File("opt/lib/libcuda.so.550.54.15", std::string(elf.begin(), elf.end()))
-      .Symlink("opt/lib/libcuda.so.1", "libcuda.so.550.54.15");
-  WriteImage(image, ImageKind::kOciArchive, dir / "image.tar");
-  for (const char* format : {"json", "text"}) {
-    CAPTURE(format);
-    auto run = RunBounded({"scan", (dir / "image.tar").string(), "--fleet", (dir / "fleet.yaml").string(), "--format",
-                           format, "--no-cache"});
-    CAPTURE(run.result.err.substr(0, 2000));
-    CHECK(run.result.exit_code == 1);
-    CHECK(run.seconds < kHostileSeconds);
-    CHECK(run.result.out.find("rtx-9999") != std::string::npos);
+  const fs::path fleet_file = dir / ("fleet-" + std::to_string(pools) + ".yaml");
+  WriteFileText(fleet_file, fleet);
+  if (!fs::exists(dir / "image.tar")) {
+    auto elf = LibcudaElf();
+    TestImage image;
+    image.env = {"PATH=/usr/bin", "LD_LIBRARY_PATH=/opt/lib", "NVIDIA_VISIBLE_DEVICES=all",
+                 "NVIDIA_DRIVER_CAPABILITIES=compute,utility"};
+    image.Layer()
+        .File("etc/os-release", "ID=ubuntu\nVERSION_ID=\"22.04\"\n")
+        .File("opt/lib/libcuda.so.550.54.15", std::string(elf.begin(), elf.end()))
+        .Symlink("opt/lib/libcuda.so.1", "libcuda.so.550.54.15");
+    WriteImage(image, ImageKind::kOciArchive, dir / "image.tar");
   }
+  return RunBounded({"scan", (dir / "image.tar").string(), "--fleet", fleet_file.string(), "--format", "text",
+                     "--no-cache"});
+}
+
+}  // namespace
+
+// Every pool is judged on its own (about a millisecond of rules each), but
+// nothing may compare every finding or verdict with every other: four times
+// the pools must cost about four times the work, not sixteen.
+TEST_CASE("a fleet of thousands of pools with a finding on each: work linear in the pools") {
+  TempDir dir;
+  auto small = ScanFleet(dir, 1000);
+  auto big = ScanFleet(dir, 4000);
+  CAPTURE(small.result.err.substr(0, 2000));
+  CAPTURE(big.result.err.substr(0, 2000));
+  CHECK(small.result.exit_code == 1);
+  CHECK(big.result.exit_code == 1);
+  CHECK(big.result.out.find("rtx-3999") != std::string::npos);
+  MESSAGE("1,000 pools: " << small.cpu_seconds << " s of CPU; 4,000 pools: " << big.cpu_seconds << " s");
+  CHECK(big.cpu_seconds < 6 * std::max(small.cpu_seconds, 0.2));
+  CHECK(big.cpu_seconds < kHostileSeconds);
 }
