@@ -61,6 +61,9 @@ class StageWalker {
   Result<DockerfileAnalysis> Build(size_t target) {
     auto image = StageModel(target, 0);
     if (!image.ok()) return image.error();
+    // A stage that COPY --from read and that failed to build (a limit, a bad
+    // substitution) fails the build, as in BuildKit: never a silent pass.
+    if (stage_error_) return *stage_error_;
     DockerfileAnalysis out;
     out.target_stage = target;
     out.facts = WriteFacts(ctx_, *image, target);
@@ -111,7 +114,7 @@ class StageWalker {
   const ImageModel* NamedImage(const std::string& ref, const Instruction& inst) {
     // Read by the resolver, known from the knowledge tables, or neither: the
     // model says which (its *_known flags, its unknown[] and notes[]).
-    if (ref.find('$') != std::string::npos) return nullptr;
+    if (ref.find('$') != std::string::npos || stage_error_) return nullptr;
     if (auto cached = images_.find(ref); cached != images_.end()) return &cached->second;
     ImageModel& image = images_[ref];
     if (!ApplyBaseImage(ctx_, inst, ref, ctx_.options.platform, image).ok()) {
@@ -132,9 +135,12 @@ class StageWalker {
       size_t index = std::stoul(wanted);
       if (index < before) found = index;
     }
-    if (!found) return nullptr;
+    if (!found || stage_error_) return nullptr;
     auto model = StageModel(*found, 1);
-    if (!model.ok()) return nullptr;
+    if (!model.ok()) {
+      stage_error_ = model.error();
+      return nullptr;
+    }
     return &cache_.at(*found);
   }
 
@@ -280,6 +286,7 @@ class StageWalker {
   }
 
   Context& ctx_;
+  std::optional<Error> stage_error_;  // the first stage COPY --from could not build
   std::map<size_t, ImageModel> cache_;
   std::map<std::string, ImageModel> images_;  // COPY --from=<image ref>
 };
