@@ -122,6 +122,14 @@ Result<Reply> RespClient::Call(const std::vector<std::string_view>& args, size_t
   whole_ = whole;
   deadline_.reset();
   if (whole.count() > 0) deadline_ = std::chrono::steady_clock::now() + whole;
+  auto reply = Exchange(args, max_bulk);
+  // A wait cut short by the budget reports the budget, not what was left of it.
+  if (!reply.ok() && deadline_ && std::chrono::steady_clock::now() >= *deadline_)
+    return MakeError("", "no whole reply within " + std::to_string(whole_.count()) + " ms (the request timeout)");
+  return reply;
+}
+
+Result<Reply> RespClient::Exchange(const std::vector<std::string_view>& args, size_t max_bulk) {
   const std::string command = EncodeCommand(args);
   IMAGELINT_TRY(Arm());
   IMAGELINT_TRY(transport_.Send(

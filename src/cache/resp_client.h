@@ -46,6 +46,7 @@ class RespClient {
                      std::chrono::milliseconds whole = std::chrono::milliseconds::zero());
 
  private:
+  Result<Reply> Exchange(const std::vector<std::string_view>& args, size_t max_bulk);
   Result<std::string> ReadLine();
   Result<std::vector<uint8_t>> ReadBulk(size_t length);
   Status Fill();
