@@ -94,7 +94,7 @@ TEST_CASE("a cache directory every user may write without the sticky bit: not us
   CHECK_MESSAGE(run.result.exit_code == 0, run.result.err);
   CHECK(run.result.err.find("layer cache not used") != std::string::npos);
   CHECK(run.result.err.find("writable by every user") != std::string::npos);
-  CHECK(fs::is_empty(cache / "layers"));
+  CHECK((!fs::exists(cache / "layers") || fs::is_empty(cache / "layers")));
   // With the sticky bit (as /tmp), others cannot replace this user's entries: used.
   REQUIRE(::chmod(cache.c_str(), 01777) == 0);
   auto sticky = RunBounded({"facts", image.string(), "--cache-dir", cache.string()});
