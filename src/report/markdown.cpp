@@ -16,12 +16,13 @@ using namespace internal;
 namespace {
 
 // Text inside a table cell or list item: no line breaks, no raw HTML, no
-// column separators, and no link, image, emphasis or code span made from a
-// name in the image (CommonMark backslash escapes).
+// column separators, and no link, image or emphasis made from a name in the
+// image (CommonMark backslash escapes). Backticks stay: imagelint's own
+// sentences quote names in code spans, and a code span shows its text as is.
 std::string Md(const std::string& text) {
   std::string out;
   for (char c : text) {
-    if (c == '|' || c == '\\' || c == '[' || c == ']' || c == '*' || c == '`') out += std::string("\\") + c;
+    if (c == '|' || c == '\\' || c == '[' || c == ']' || c == '*') out += std::string("\\") + c;
     else if (c == '\n' || c == '\r') out += ' ';
     else if (c == '<') out += "&lt;";
     else if (c == '>') out += "&gt;";
