@@ -38,7 +38,7 @@ TimedResult RunBounded(std::vector<std::string> args, const std::vector<std::str
   // As RunImagelint: bases from the knowledge tables, no engine or registry lookups.
   if (std::none_of(env.begin(), env.end(), [](const std::string& e) { return e.starts_with("IMAGELINT_BASE_FROM="); }))
     environment.push_back("IMAGELINT_BASE_FROM=knowledge");
-  out.result = RunCommand(args, "", 60, environment);
+  out.result = RunCommand(args, "", 240, environment);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   struct rusage after {};
   ::getrusage(RUSAGE_CHILDREN, &after);

@@ -31,7 +31,8 @@ std::vector<uint8_t> LibcudaElf();
 // RunImagelint with `--max-memory 512M` added to scan, facts and ls (the
 // campaign's memory bound; the process's data limit, so no test can pass by
 // taking more),
-// killed after 60 s (a hang shows as exit 137 and the time).
+// killed after 240 s of wall clock (a hang shows as exit 137; a loaded CI
+// machine stretches the wall clock, so bounds are checked on CPU seconds).
 TimedResult RunBounded(std::vector<std::string> args, const std::vector<std::string>& env = {});
 
 // An old-GNU sparse tar ('S') member: `data` pieces at their offsets of a
