@@ -100,6 +100,13 @@ struct ParseLimits {
   size_t max_stages = 512;
   size_t max_logical_lines = 4096;      // physical lines joined into one instruction
   size_t max_heredoc_bytes = 1u << 20;
+  // While building: the bytes of a stage's ARG, ENV and LABEL names and
+  // values together (each word's expansion is bounded at 1 MiB on its own,
+  // but many variables of that size took gigabytes), and the libcuda and
+  // libcudart rows one image model holds (`COPY --from` of a stage into
+  // itself twice doubles them per stage).
+  size_t max_variable_bytes = 1u << 20;
+  size_t max_library_rows = 4096;
 };
 
 Result<Dockerfile> ParseDockerfile(std::string_view text, const std::string& path,

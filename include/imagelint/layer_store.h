@@ -54,6 +54,11 @@ struct RedisOptions {
   int64_t ttl_seconds = 0;  // EX of every stored value; 0 = none (the server's eviction policy decides)
   std::chrono::milliseconds connect_timeout{2000};  // TCP connect and, with TLS, each step of the handshake
   std::chrono::milliseconds command_timeout{2000};  // each read or write of a command
+  // A whole command, sent and answered, however slowly the server drips it.
+  std::chrono::milliseconds request_timeout{5000};
+  // The largest value read back (GETRANGE asks for no more): a planted
+  // value of hundreds of MiB is never read whole.
+  size_t max_value_bytes = 64u << 20;
   // rediss://: TLS; the server's certificate is verified against ca_file, or
   // the system's default CA paths when it is "", and must name `host` (its
   // DNS name, or the IP address when host is one). There is no option to
@@ -85,7 +90,12 @@ std::shared_ptr<LayerStore> OpenRedisStore(const RedisOptions& options);
 
 // Wraps `inner` so that its first failure turns it off for the rest of the
 // process: `warn` is called exactly once with what failed, later Gets find
-// nothing and Puts do nothing, so the scan goes on with local work only.
-std::shared_ptr<LayerStore> FailSoft(std::shared_ptr<LayerStore> inner, std::function<void(const std::string&)> warn);
+// nothing and Puts do nothing, so the scan goes on with local work only. A
+// store that has taken `budget` in all (slow, but never failing) is turned
+// off the same way: a shared cache is an optimisation and never decides
+// whether or when a scan completes.
+inline constexpr std::chrono::milliseconds kSharedCacheBudget{20000};
+std::shared_ptr<LayerStore> FailSoft(std::shared_ptr<LayerStore> inner, std::function<void(const std::string&)> warn,
+                                     std::chrono::milliseconds budget = kSharedCacheBudget);
 
 }  // namespace imagelint

@@ -147,6 +147,9 @@ class CriticalPathScope {
 
 struct LayerReadOptions {
   uint64_t max_uncompressed_bytes = 64ull << 30;  // gzip-bomb limit (OpenOptions)
+  // Zeros a sparse tar entry may claim beyond the data it stores (its holes),
+  // per file: past it the layer is refused rather than every hole read.
+  uint64_t max_sparse_hole_bytes = 256ull << 20;
   bool verify = true;                             // check what covers the bytes at the end
   // With `verify`: which digest a compressed layer is checked against. The
   // blob digest when the layer has one (the manifest's; the uncompressed tar

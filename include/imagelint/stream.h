@@ -36,8 +36,13 @@ class ByteStream {
 };
 
 // A host file that the user named on the command line (never a path that
-// came from inside an image).
+// came from inside an image). Regular files only: a FIFO, socket or device is
+// an Error, and is never opened for reading (the open does not block).
 Result<std::unique_ptr<ByteStream>> OpenHostFile(const std::string& path);
+
+// "a FIFO", "a socket", "a character device", "a directory"... for messages
+// about a file that is not what a reader expected (`mode` as st_mode).
+std::string FileTypePhrase(unsigned mode);
 
 // Bytes held in memory (tests, small inline blobs).
 std::unique_ptr<ByteStream> MemoryStream(std::vector<uint8_t> bytes, std::string name);

@@ -6,6 +6,7 @@
 #include "imagelint/analysis.h"
 
 #include "analysis/undecided.h"
+#include "common/bytes_text.h"
 
 namespace imagelint::analysis {
 
@@ -380,25 +381,23 @@ Result<json> Analyze(const std::vector<json>& all_facts, const std::vector<std::
     const std::vector<PoolFacts>& by_pool = index < pool_facts.size() ? pool_facts[index] : kNoPoolFacts;
     std::vector<ImageVariant> variants = Variants(facts, by_pool, fleet);
     // Findings in rule order; identical findings on several pools are merged.
+    // Found again by their JSON text and pools by name (a 10,000-pool fleet
+    // made the pairwise comparisons take minutes).
     std::vector<json> merged;
     std::vector<std::vector<std::string>> merged_pools;
+    std::map<std::string, size_t> merged_index;
+    std::vector<std::set<std::string>> merged_pool_set;
     auto add = [&](std::vector<json>& found, const std::vector<std::string>& on_pools) {
       for (auto& finding : found) {
-        bool done = false;
-        for (size_t i = 0; i < merged.size(); ++i) {
-          if (merged[i] == finding) {
-            for (const auto& pool : on_pools) {
-              if (std::find(merged_pools[i].begin(), merged_pools[i].end(), pool) == merged_pools[i].end())
-                merged_pools[i].push_back(pool);
-            }
-            done = true;
-            break;
-          }
-        }
-        if (!done) {
+        auto [at, fresh] = merged_index.try_emplace(WriteJson(finding), merged.size());
+        if (fresh) {
           merged.push_back(std::move(finding));
-          merged_pools.push_back(on_pools);
+          merged_pools.emplace_back();
+          merged_pool_set.emplace_back();
         }
+        const size_t i = at->second;
+        for (const auto& pool : on_pools)
+          if (merged_pool_set[i].insert(pool).second) merged_pools[i].push_back(pool);
       }
     };
     for (const auto& rule : rules.rules()) {
@@ -431,9 +430,16 @@ Result<json> Analyze(const std::vector<json>& all_facts, const std::vector<std::
     for (size_t i = 0; i < merged.size(); ++i) {
       json finding = merged[i];
       // In fleet order, whichever facts found it first.
-      if (variants.size() > 1) std::sort(merged_pools[i].begin(), merged_pools[i].end(), [&](const auto& a, const auto& b) {
-        return PoolIndex(fleet, a) < PoolIndex(fleet, b);
-      });
+      if (variants.size() > 1) {
+        std::map<std::string, size_t> order;
+        for (size_t p = 0; p < fleet.pools.size(); ++p) order.try_emplace(fleet.pools[p].name, p);
+        auto index_of = [&](const std::string& name) {
+          auto it = order.find(name);
+          return it == order.end() ? fleet.pools.size() : it->second;
+        };
+        std::sort(merged_pools[i].begin(), merged_pools[i].end(),
+                  [&](const auto& a, const auto& b) { return index_of(a) < index_of(b); });
+      }
       finding["pools"] = merged_pools[i];
       findings.push_back(std::move(finding));
     }
@@ -481,6 +487,18 @@ void DeriveVerdicts(json& image) {
   bool image_undecided = false;
   bool has_verdicts = image.contains("verdicts") && image["verdicts"].is_array() && !image["verdicts"].empty();
   if (has_verdicts) {
+    // Each pool's findings, in report order, found once (not per verdict).
+    std::map<std::string, std::vector<const json*>> by_pool;
+    std::vector<const json*> on_unnamed;  // a verdict without a pool name
+    for (const auto& finding : findings) {
+      if (!finding.contains("pools") || !finding["pools"].is_array()) continue;
+      std::set<std::string> seen;
+      for (const auto& pool : finding["pools"])
+        if (pool.is_string() && seen.insert(pool.get<std::string>()).second) by_pool[pool.get<std::string>()].push_back(&finding);
+      if (std::any_of(finding["pools"].begin(), finding["pools"].end(), [](const json& p) { return !p.is_string(); }))
+        on_unnamed.push_back(&finding);
+    }
+    static const std::vector<const json*> kNoFindings;
     for (auto& verdict : image["verdicts"]) {
       const json pool = verdict.contains("pool") ? verdict["pool"] : json();
       int worst_rank = -1;
@@ -488,7 +506,11 @@ void DeriveVerdicts(json& image) {
       const json* deciding = nullptr;
       json rule_ids = json::array();
       json undetermined = json::array();
-      for (const auto& finding : findings) {
+      const auto it = pool.is_string() ? by_pool.find(pool.get<std::string>()) : by_pool.end();
+      const std::vector<const json*>& candidates =
+          pool.is_string() ? (it == by_pool.end() ? kNoFindings : it->second) : on_unnamed;
+      for (const json* found : candidates) {
+        const json& finding = *found;
         if (!on_pool(finding, pool)) continue;
         json id = finding.contains("rule") ? finding["rule"] : json();
         json& list = IsUndecided(finding) ? undetermined : rule_ids;

@@ -2,6 +2,7 @@
 // whether it fails (--fail-on). One severity reading, one gate, for every
 // reporter and for the exit code.
 #include <map>
+#include <set>
 
 #include "common/json.h"
 #include "imagelint/analysis.h"
@@ -47,13 +48,6 @@ namespace {
 bool FailsGate(const json& finding, const GateOptions& gate) {
   if (IsUndecided(finding)) return gate.fail_on_undecided && FindingSeverity(finding) >= Severity::kWarning;
   return gate.fail_on && FindingSeverity(finding) >= *gate.fail_on;
-}
-
-bool OnPool(const json& finding, const std::string& pool) {
-  for (const auto& name : Arr(finding, "pools")) {
-    if (name.is_string() && name.get<std::string>() == pool) return true;
-  }
-  return false;
 }
 
 }  // namespace
@@ -106,11 +100,17 @@ json Finalize(const json& input, const FinalizeOptions& options, const GateOptio
     image["gate"] = image_fails ? "fail" : "pass";
     failed = failed || image_fails;
     if (image.contains("verdicts") && image["verdicts"].is_array()) {
+      // The pools of the findings that fail the gate, gathered once (per
+      // verdict, every finding was looked at: quadratic in a big fleet).
+      std::set<std::string> failing_pools;
+      for (const auto& finding : Arr(image, "findings")) {
+        if (!FailsGate(finding, gate)) continue;
+        for (const auto& name : Arr(finding, "pools"))
+          if (name.is_string()) failing_pools.insert(name.get<std::string>());
+      }
       for (auto& verdict : image["verdicts"]) {
         if (!verdict.is_object()) continue;
-        bool fails = Str(verdict, "gate") == "fail";
-        for (const auto& finding : Arr(image, "findings"))
-          fails = fails || (OnPool(finding, Str(verdict, "pool")) && FailsGate(finding, gate));
+        const bool fails = Str(verdict, "gate") == "fail" || failing_pools.count(Str(verdict, "pool")) > 0;
         verdict["gate"] = fails ? "fail" : "pass";
       }
     }

@@ -85,8 +85,8 @@ bool DecodeCacheBytes(std::span<const uint8_t> bytes, const std::string& name, n
   return UnsealPayload(bytes, kMagic, kMaxFileBytes, name, payload);
 }
 
-ReadOutcome ReadCacheFile(const fs::path& path, nlohmann::json* payload) {
-  switch (ReadSealedFile(path, kMagic, kMaxFileBytes, payload)) {
+ReadOutcome ReadCacheFile(const fs::path& root, const fs::path& path, nlohmann::json* payload) {
+  switch (ReadSealedFile(root, path, kMagic, kMaxFileBytes, payload)) {
     case SealedRead::kMissing: return ReadOutcome::kMissing;
     case SealedRead::kOk: return ReadOutcome::kOk;
     case SealedRead::kCorrupt: break;
@@ -96,10 +96,12 @@ ReadOutcome ReadCacheFile(const fs::path& path, nlohmann::json* payload) {
 
 std::vector<uint8_t> EncodeCacheBytes(const nlohmann::json& payload) { return SealPayload(kMagic, payload); }
 
-Status WriteCacheBytes(const fs::path& path, const std::vector<uint8_t>& bytes) { return WriteFileAtomically(path, bytes); }
+Status WriteCacheBytes(const fs::path& root, const fs::path& path, const std::vector<uint8_t>& bytes) {
+  return WriteFileAtomically(root, path, bytes);
+}
 
-Status WriteCacheFile(const fs::path& path, const nlohmann::json& payload) {
-  return WriteCacheBytes(path, EncodeCacheBytes(payload));
+Status WriteCacheFile(const fs::path& root, const fs::path& path, const nlohmann::json& payload) {
+  return WriteCacheBytes(root, path, EncodeCacheBytes(payload));
 }
 
 nlohmann::json EntriesPayload(const std::string& key, const LayerResult& result) {
@@ -195,7 +197,7 @@ bool SameEntries(const LayerResult& a, const LayerResult& b) {
 }
 
 // Marks a cache file as just used (its mtime); failures only cost LRU accuracy.
-void TouchNow(const fs::path& path) { (void)::utimensat(AT_FDCWD, path.c_str(), nullptr, 0); }
+void TouchNow(const fs::path& path) { (void)::utimensat(AT_FDCWD, path.c_str(), nullptr, AT_SYMLINK_NOFOLLOW); }
 
 // --- usage and pruning -------------------------------------------------------
 
@@ -230,6 +232,8 @@ bool IsTemporaryName(const std::string& name) { return name.find(".tmp.") != std
 // Directories named <2 hex> under `root`, each holding entries named <64 hex>[suffix].
 template <typename Visit>
 void ForEachShard(const fs::path& root, Visit visit) {
+  struct stat top;
+  if (!LStat(root, &top) || !S_ISDIR(top.st_mode)) return;  // "layers" made a link by someone else
   std::error_code ec;
   for (fs::directory_iterator shard(root, ec), end; !ec && shard != end; shard.increment(ec)) {
     struct stat st;
@@ -376,9 +380,12 @@ bool LayerCache::Cacheable(const LayerRef& layer) { return !LookupKeys(layer).em
 
 Result<std::unique_ptr<LayerCache>> LayerCache::Open(const std::string& directory, SharedCache shared) {
   if (directory.empty()) return MakeError("layer cache", "no cache directory (set XDG_CACHE_HOME or --cache-dir)");
-  std::error_code ec;
-  fs::create_directories(fs::path(directory) / "layers", ec);
-  if (ec) return MakeError(directory, "cannot create the cache directory: " + ec.message());
+  IMAGELINT_TRY(MakeCacheDirectory(directory));
+  // Someone else's or an open directory: its entries could stand for any
+  // result and its links could send writes anywhere (sealed_file.h).
+  if (std::string problem = UntrustedCacheDirectory(directory); !problem.empty())
+    return MakeError(directory, problem + "; use a directory of your own (--cache-dir)");
+  IMAGELINT_TRY(MakeCacheDirectory(fs::path(directory) / "layers"));
   if (::access((fs::path(directory) / "layers").c_str(), W_OK) != 0) {
     return MakeError(directory, "the cache directory is not writable");
   }
@@ -464,14 +471,14 @@ std::optional<LayerResult> LayerCache::LookupAt(const std::string& key, const La
   // it is kept locally so that the next scan on this runner stays local.
   auto keep_locally = [&](const fs::path& path, const std::vector<uint8_t>& bytes) {
     if (from_shared) *from_shared = true;
-    if (!WriteCacheBytes(path, bytes).ok()) {
+    if (!WriteCacheBytes(directory_, path, bytes).ok()) {
       std::lock_guard<std::mutex> lock(mutex_);
       stats_.write_errors++;
     }
   };
   nlohmann::json payload;
   const fs::path entries_path = dir / "entries.cbor";
-  ReadOutcome outcome = ReadCacheFile(entries_path, &payload);
+  ReadOutcome outcome = ReadCacheFile(directory_, entries_path, &payload);
   std::optional<LayerResult> result;
   if (outcome == ReadOutcome::kOk) result = EntriesFromPayload(key, layer, payload);
   if (outcome != ReadOutcome::kMissing && !result) discard(entries_path);
@@ -490,7 +497,7 @@ std::optional<LayerResult> LayerCache::LookupAt(const std::string& key, const La
   for (FileAnalyzer* analyzer : analyzers) {
     const std::string file = AnalyzerFile(*analyzer);
     const fs::path path = dir / file;
-    outcome = ReadCacheFile(path, &payload);
+    outcome = ReadCacheFile(directory_, path, &payload);
     bool applied = outcome == ReadOutcome::kOk && ApplyAnalyzerPayload(key, *analyzer, payload, *result);
     if (!applied && outcome != ReadOutcome::kMissing) discard(path);
     if (!applied) {
@@ -537,7 +544,7 @@ Status LayerCache::StoreOrThrow(const LayerRef& layer, const LayerResult& result
   uint64_t shared_stored = 0;
   auto write = [&](const std::string& file, const nlohmann::json& payload) {
     std::vector<uint8_t> bytes = EncodeCacheBytes(payload);
-    Status written = WriteCacheBytes(dir / file, bytes);
+    Status written = WriteCacheBytes(directory_, dir / file, bytes);
     if (!written.ok() && status.ok()) status = written;
     // A failing store turns itself off with one warning (FailSoft).
     if (shared_.store && shared_.store->Put(SharedKey(key, file), bytes).ok()) shared_stored++;
@@ -625,7 +632,7 @@ std::string LayerCache::MemoPath(const std::string& key) const {
 bool LayerCache::Contains(const StoredBlobStamp& stamp) {
   nlohmann::json payload;
   const fs::path path = MemoPath(stamp.key);
-  ReadOutcome outcome = ReadCacheFile(path, &payload);
+  ReadOutcome outcome = ReadCacheFile(directory_, path, &payload);
   if (outcome == ReadOutcome::kMissing) return false;
   bool matches = false;
   if (outcome == ReadOutcome::kOk) {
@@ -653,7 +660,8 @@ void LayerCache::Remember(const StoredBlobStamp& before, const StoredBlobStamp& 
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
           .count();
   if (before != after || now_ns - before.newest_change_ns <= kRacyWindowNs) return;
-  Status written = WriteCacheFile(MemoPath(before.key), nlohmann::json{{"format", kFormatVersion}, {"key", before.key}});
+  Status written =
+      WriteCacheFile(directory_, MemoPath(before.key), nlohmann::json{{"format", kFormatVersion}, {"key", before.key}});
   if (!written.ok()) {
     std::lock_guard<std::mutex> lock(mutex_);
     stats_.write_errors++;

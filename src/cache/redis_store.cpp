@@ -5,6 +5,8 @@
 // connection is never reused. Redis protocol reference:
 // "Redis commands" https://redis.io/docs/latest/commands/ (GETRANGE, SET EX,
 // AUTH, SELECT).
+#include <algorithm>
+#include <chrono>
 #include <mutex>
 
 #include "cache/resp_client.h"
@@ -26,6 +28,7 @@ class RedisStore final : public LayerStore {
     std::lock_guard<std::mutex> lock(mutex_);
     IMAGELINT_TRY(ConnectLocked());
     // GETRANGE's end is inclusive: max_bytes + 1 bytes tell "too large".
+    max_bytes = std::min(max_bytes, options_.max_value_bytes);
     const std::string last = std::to_string(max_bytes);
     auto reply = CommandLocked({"GETRANGE", key, "0", last}, max_bytes + 1);
     if (!reply.ok()) return reply.error();
@@ -101,7 +104,7 @@ class RedisStore final : public LayerStore {
   // the protocol or the server answered with an error (-ERR, -WRONGPASS,
   // -OOM ...): those turn the store off, naming the command.
   Result<redis::Reply> CommandLocked(const std::vector<std::string_view>& args, size_t max_bulk) {
-    auto reply = client_->Call(args, max_bulk);
+    auto reply = client_->Call(args, max_bulk, options_.request_timeout);
     const std::string command(args[0]);
     if (!reply.ok()) return Fail(command + ": " + reply.error().message).error();
     if (reply->kind == redis::Reply::Kind::kError)
@@ -119,21 +122,28 @@ class RedisStore final : public LayerStore {
 
 class FailSoftStore final : public LayerStore {
  public:
-  FailSoftStore(std::shared_ptr<LayerStore> inner, std::function<void(const std::string&)> warn)
-      : inner_(std::move(inner)), warn_(std::move(warn)) {}
+  FailSoftStore(std::shared_ptr<LayerStore> inner, std::function<void(const std::string&)> warn,
+                std::chrono::milliseconds budget)
+      : inner_(std::move(inner)), warn_(std::move(warn)), budget_(budget) {}
 
   Result<std::optional<std::vector<uint8_t>>> Get(const std::string& key, size_t max_bytes) override {
     if (off()) return std::optional<std::vector<uint8_t>>();
+    const auto start = std::chrono::steady_clock::now();
     auto value = inner_->Get(key, max_bytes);
-    if (value.ok()) return value;
-    TurnOff(value.error());
-    return std::optional<std::vector<uint8_t>>();
+    if (!value.ok()) {
+      TurnOff(value.error());
+      return std::optional<std::vector<uint8_t>>();
+    }
+    if (!Charge(start)) return std::optional<std::vector<uint8_t>>();
+    return value;
   }
 
   Status Put(const std::string& key, std::span<const uint8_t> value) override {
     if (off()) return OkStatus();
+    const auto start = std::chrono::steady_clock::now();
     Status stored = inner_->Put(key, value);
     if (!stored.ok()) TurnOff(stored.error());
+    else Charge(start);
     return OkStatus();
   }
 
@@ -152,8 +162,24 @@ class FailSoftStore final : public LayerStore {
       warn_("shared cache not used from here on (layers are read locally): " + error.ToString());
   }
 
+  // Adds the time since `start` to what the store has cost; past the budget
+  // it is turned off (false).
+  bool Charge(std::chrono::steady_clock::time_point start) {
+    const auto took = std::chrono::steady_clock::now() - start;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      spent_ += took;
+      if (spent_ <= budget_) return true;
+    }
+    TurnOff(MakeError(Name(), "took more than " + std::to_string(budget_.count()) +
+                                  " ms in all (imagelint's budget for the shared cache per run)"));
+    return false;
+  }
+
   std::shared_ptr<LayerStore> inner_;
   std::function<void(const std::string&)> warn_;
+  std::chrono::milliseconds budget_;
+  std::chrono::steady_clock::duration spent_{0};
   std::mutex mutex_;
   bool off_ = false;
 };
@@ -171,9 +197,9 @@ std::shared_ptr<LayerStore> OpenRedisStore(const RedisOptions& options) {
   return std::make_shared<RedisStore>(options);
 }
 
-std::shared_ptr<LayerStore> FailSoft(std::shared_ptr<LayerStore> inner,
-                                     std::function<void(const std::string&)> warn) {
-  return std::make_shared<FailSoftStore>(std::move(inner), std::move(warn));
+std::shared_ptr<LayerStore> FailSoft(std::shared_ptr<LayerStore> inner, std::function<void(const std::string&)> warn,
+                                     std::chrono::milliseconds budget) {
+  return std::make_shared<FailSoftStore>(std::move(inner), std::move(warn), budget);
 }
 
 }  // namespace imagelint

@@ -48,6 +48,15 @@ std::string PrintableReply(std::string_view text) {
   return out;
 }
 
+Status RespClient::Arm() {
+  if (!deadline_) return OkStatus();
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline_ - std::chrono::steady_clock::now());
+  if (left.count() <= 0)
+    return MakeError("", "no whole reply within " + std::to_string(whole_.count()) + " ms (the request timeout)");
+  transport_.SetTimeout(left);
+  return OkStatus();
+}
+
 Status RespClient::Fill() {
   if (start_ > 0 && start_ == buffer_.size()) {
     buffer_.clear();
@@ -57,6 +66,7 @@ Status RespClient::Fill() {
     start_ = 0;
   }
   size_t old_size = buffer_.size();
+  IMAGELINT_TRY(Arm());
   buffer_.resize(old_size + kReceiveChunk);
   auto got = transport_.Receive(std::span<uint8_t>(buffer_.data() + old_size, kReceiveChunk));
   buffer_.resize(old_size + (got.ok() ? *got : 0));
@@ -95,6 +105,7 @@ Result<std::vector<uint8_t>> RespClient::ReadBulk(size_t length) {
     size_t have = bulk.size();
     bulk.resize(have + std::min(length - have, std::max(kBulkGrowth, have)));
     while (have < bulk.size()) {
+      IMAGELINT_TRY(Arm());
       auto got = transport_.Receive(std::span<uint8_t>(bulk.data() + have, bulk.size() - have));
       if (!got.ok()) return got.error();
       have += *got;
@@ -106,8 +117,21 @@ Result<std::vector<uint8_t>> RespClient::ReadBulk(size_t length) {
   return bulk;
 }
 
-Result<Reply> RespClient::Call(const std::vector<std::string_view>& args, size_t max_bulk) {
+Result<Reply> RespClient::Call(const std::vector<std::string_view>& args, size_t max_bulk,
+                               std::chrono::milliseconds whole) {
+  whole_ = whole;
+  deadline_.reset();
+  if (whole.count() > 0) deadline_ = std::chrono::steady_clock::now() + whole;
+  auto reply = Exchange(args, max_bulk);
+  // A wait cut short by the budget reports the budget, not what was left of it.
+  if (!reply.ok() && deadline_ && std::chrono::steady_clock::now() >= *deadline_)
+    return MakeError("", "no whole reply within " + std::to_string(whole_.count()) + " ms (the request timeout)");
+  return reply;
+}
+
+Result<Reply> RespClient::Exchange(const std::vector<std::string_view>& args, size_t max_bulk) {
   const std::string command = EncodeCommand(args);
+  IMAGELINT_TRY(Arm());
   IMAGELINT_TRY(transport_.Send(
       std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(command.data()), command.size())));
   auto line = ReadLine();

@@ -9,7 +9,9 @@
 // https://redis.io/docs/latest/develop/reference/protocol-spec/
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,13 +38,23 @@ class RespClient {
   // Sends one command and reads its reply. An error reply (-ERR ...) is a
   // Reply of kind kError; the Error cases are the transport's and a reply
   // that breaks the framing or holds a bulk longer than `max_bulk` bytes.
-  // After an Error the connection is out of step: drop it.
-  Result<Reply> Call(const std::vector<std::string_view>& args, size_t max_bulk);
+  // After an Error the connection is out of step: drop it. With a `whole`
+  // budget, the command's send and its whole reply must fit in it (each
+  // wait on the transport is cut to what is left), so a server that drips
+  // its answer a byte at a time cannot stretch one call without end.
+  Result<Reply> Call(const std::vector<std::string_view>& args, size_t max_bulk,
+                     std::chrono::milliseconds whole = std::chrono::milliseconds::zero());
 
  private:
+  Result<Reply> Exchange(const std::vector<std::string_view>& args, size_t max_bulk);
   Result<std::string> ReadLine();
   Result<std::vector<uint8_t>> ReadBulk(size_t length);
   Status Fill();
+  // Before each wait: what is left of the call's budget, as the transport's timeout.
+  Status Arm();
+
+  std::optional<std::chrono::steady_clock::time_point> deadline_;
+  std::chrono::milliseconds whole_{0};
 
   Transport& transport_;
   std::vector<uint8_t> buffer_;  // received, not yet parsed: buffer_[start_, end)

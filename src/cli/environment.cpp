@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "common/bytes_text.h"
 #include "imagelint/cache.h"
 #include "imagelint/config.h"
 
@@ -77,7 +78,9 @@ Context Environment::MakeContext() const {
   context.docker_host = Get("DOCKER_HOST");
   if (std::string from = Get("IMAGELINT_BASE_FROM"); !from.empty()) context.base_from = from;
   if (::isatty(STDERR_FILENO) == 1) context.progress = DrawProgress;
-  context.warn = [](const std::string& message) { std::fprintf(stderr, "imagelint: warning: %s\n", message.c_str()); };
+  context.warn = [](const std::string& message) {
+    std::fprintf(stderr, "imagelint: warning: %s\n", DisplayText(message).c_str());  // one line, no control codes
+  };
   return context;
 }
 

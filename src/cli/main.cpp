@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli/arguments.h"
+#include "common/bytes_text.h"
 #include "cli/command.h"
 #include "cli/help.h"
 #include "cli/version.h"
@@ -18,7 +19,9 @@ std::vector<CommandSpec>& CommandTable() {
 }
 
 int ReportToolError(const Error& error) {
-  std::cerr << "imagelint: " << error.ToString() << "\n";
+  // One line, whatever names the message quotes (a line feed in a name must
+  // not start a line such as "::error::" in a CI log).
+  std::cerr << "imagelint: " << DisplayText(error.ToString()) << "\n";
   return kExitToolError;
 }
 

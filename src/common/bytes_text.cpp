@@ -8,10 +8,56 @@ namespace {
 
 constexpr char kHex[] = "0123456789abcdef";
 
-// The string of nlohmann's dump() for a valid UTF-8 run, without its quotes.
+// Code points that change how text after them is shown: C1 controls, the
+// line and paragraph separators, bidirectional embeddings, overrides and
+// isolates (the "Trojan Source" characters, CVE-2021-42574).
+bool ActingCodePoint(uint32_t cp) {
+  return (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 || (cp >= 0x202a && cp <= 0x202e) ||
+         (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200e || cp == 0x200f || cp == 0x061c;
+}
+
+uint32_t DecodeUtf8(std::string_view sequence) {
+  const auto byte = [&](size_t i) { return static_cast<uint32_t>(static_cast<unsigned char>(sequence[i])); };
+  switch (sequence.size()) {
+    case 2: return ((byte(0) & 0x1f) << 6) | (byte(1) & 0x3f);
+    case 3: return ((byte(0) & 0x0f) << 12) | ((byte(1) & 0x3f) << 6) | (byte(2) & 0x3f);
+    case 4: return ((byte(0) & 0x07) << 18) | ((byte(1) & 0x3f) << 12) | ((byte(2) & 0x3f) << 6) | (byte(3) & 0x3f);
+    default: return byte(0);
+  }
+}
+
+void AppendCodePointEscape(uint32_t cp, std::string& out) {
+  out += "\\u";
+  for (int shift = 12; shift >= 0; shift -= 4) out += kHex[(cp >> shift) & 15];
+}
+
+// The string of nlohmann's dump() for a valid UTF-8 run, without its quotes,
+// with DEL and the code points that act on a terminal (ActingCodePoint) as
+// \uXXXX too: dump() writes them raw, and a report printed in a CI log
+// must not reorder or end its lines. JSON readers get the same characters.
 std::string EscapedRun(std::string_view run) {
   const std::string quoted = nlohmann::json(std::string(run)).dump();
-  return quoted.substr(1, quoted.size() - 2);
+  std::string_view body = std::string_view(quoted).substr(1, quoted.size() - 2);
+  if (std::none_of(body.begin(), body.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x7f; }))
+    return std::string(body);
+  std::string out;
+  out.reserve(body.size());
+  for (size_t i = 0; i < body.size();) {
+    const auto byte = static_cast<unsigned char>(body[i]);
+    if (byte < 0x80) {
+      if (byte == 0x7f) AppendCodePointEscape(0x7f, out);
+      else out += body[i];
+      ++i;
+      continue;
+    }
+    const size_t length = std::max<size_t>(1, Utf8SequenceLength(body.substr(i)));
+    const std::string_view sequence = body.substr(i, length);
+    i += length;
+    const uint32_t cp = DecodeUtf8(sequence);
+    if (length > 1 && ActingCodePoint(cp)) AppendCodePointEscape(cp, out);
+    else out.append(sequence);
+  }
+  return out;
 }
 
 void WriteString(std::string_view text, std::string& out) {
@@ -248,6 +294,53 @@ std::string DisplayBytes(std::string_view text) {
     out += kHex[byte & 15];
   }
   return out;
+}
+
+std::string DisplayText(std::string_view text) {
+  bool plain = true;
+  for (unsigned char c : text) plain = plain && c >= 0x20 && c < 0x7f;
+  if (plain) return std::string(text);
+  std::string out;
+  out.reserve(text.size() + 16);
+  for (size_t i = 0; i < text.size();) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (byte < 0x20 || byte == 0x7f) {
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 15];
+      ++i;
+      continue;
+    }
+    const size_t length = byte < 0x80 ? 1 : Utf8SequenceLength(text.substr(i));
+    if (length == 0) {
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 15];
+      ++i;
+      continue;
+    }
+    const std::string_view sequence = text.substr(i, length);
+    i += length;
+    const uint32_t cp = DecodeUtf8(sequence);
+    if (length > 1 && ActingCodePoint(cp)) AppendCodePointEscape(cp, out);
+    else out.append(sequence);
+  }
+  return out;
+}
+
+nlohmann::json DisplayStrings(const nlohmann::json& value) {
+  if (value.is_string()) return DisplayText(value.get_ref<const std::string&>());
+  if (value.is_array()) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& item : value) out.push_back(DisplayStrings(item));
+    return out;
+  }
+  if (value.is_object()) {
+    nlohmann::json out = nlohmann::json::object();
+    for (auto it = value.begin(); it != value.end(); ++it) out[DisplayText(it.key())] = DisplayStrings(it.value());
+    return out;
+  }
+  return value;
 }
 
 }  // namespace imagelint

@@ -47,4 +47,15 @@ void UnmarkEscapedBytes(nlohmann::json& value);
 // \xXX, for outputs read by people.
 std::string DisplayBytes(std::string_view text);
 
+// A name from an image or a Dockerfile, for outputs read by people or by a
+// terminal or CI log: as DisplayBytes, and every control character shown as
+// an escape instead of acting: C0 controls and DEL as \xXX (a line feed
+// cannot start a new log line such as "::error::", an ESC cannot send a
+// terminal sequence), C1 controls, the line and paragraph separators and the
+// bidirectional overrides and isolates as \uXXXX.
+std::string DisplayText(std::string_view text);
+// A copy of `value` with every string and object key through DisplayText,
+// for renderers that put a document's strings into such outputs.
+nlohmann::json DisplayStrings(const nlohmann::json& value);
+
 }  // namespace imagelint

@@ -11,18 +11,47 @@ using Json = nlohmann::json;
 
 // nlohmann's DOM builder, refusing to open a container deeper than the
 // limit and recording the first error instead of throwing it.
+//
+// It also keeps an estimate of the memory the value takes and stops past
+// kMemoryBase + kMemoryPerByte per input byte: one CBOR byte (0xa0, an
+// empty map) becomes an object of ~80 bytes, so a 28 MB cache value inflated
+// to 3.6 GB. Documents imagelint writes take about 4 bytes per input byte.
 class BoundedDomBuilder : public nlohmann::detail::json_sax_dom_parser<Json> {
  public:
-  BoundedDomBuilder(Json& root, size_t max_depth)
-      : nlohmann::detail::json_sax_dom_parser<Json>(root, false), max_depth_(max_depth) {}
+  static constexpr uint64_t kMemoryBase = 64ull << 20;
+  static constexpr uint64_t kMemoryPerByte = 8;
+
+  BoundedDomBuilder(Json& root, size_t max_depth, size_t input_bytes)
+      : nlohmann::detail::json_sax_dom_parser<Json>(root, false),
+        max_depth_(max_depth),
+        max_memory_(kMemoryBase + kMemoryPerByte * static_cast<uint64_t>(input_bytes)) {}
 
   bool start_object(std::size_t length) {
-    if (!Enter()) return false;
+    if (!Enter() || !Charge(16 + 48)) return false;
     return json_sax_dom_parser::start_object(length);
   }
   bool start_array(std::size_t length) {
-    if (!Enter()) return false;
+    if (!Enter() || !Charge(16 + 24)) return false;
     return json_sax_dom_parser::start_array(length);
+  }
+  bool key(string_t& value) {
+    if (!Charge(64 + value.size())) return false;
+    return json_sax_dom_parser::key(value);
+  }
+  bool string(string_t& value) {
+    if (!Charge(16 + 32 + value.size())) return false;
+    return json_sax_dom_parser::string(value);
+  }
+  bool binary(binary_t& value) {
+    if (!Charge(16 + 48 + value.size())) return false;
+    return json_sax_dom_parser::binary(value);
+  }
+  bool null() { return Charge(16) && json_sax_dom_parser::null(); }
+  bool boolean(bool value) { return Charge(16) && json_sax_dom_parser::boolean(value); }
+  bool number_integer(number_integer_t value) { return Charge(16) && json_sax_dom_parser::number_integer(value); }
+  bool number_unsigned(number_unsigned_t value) { return Charge(16) && json_sax_dom_parser::number_unsigned(value); }
+  bool number_float(number_float_t value, const string_t& text) {
+    return Charge(16) && json_sax_dom_parser::number_float(value, text);
   }
   bool end_object() {
     --depth_;
@@ -56,7 +85,20 @@ class BoundedDomBuilder : public nlohmann::detail::json_sax_dom_parser<Json> {
     return false;
   }
 
+  bool Charge(uint64_t bytes) {
+    memory_ += bytes;
+    if (memory_ <= max_memory_) return true;
+    if (!failed_) {
+      failed_ = true;
+      message_ = "holds more values than imagelint keeps for a document of its size (past " +
+                 std::to_string(max_memory_ >> 20) + " MiB in memory: 64 MiB plus 8 bytes per byte of input)";
+    }
+    return false;
+  }
+
   size_t max_depth_;
+  uint64_t max_memory_;
+  uint64_t memory_ = 0;
   size_t depth_ = 0;
   bool failed_ = false;
   size_t position_ = 0;
@@ -127,7 +169,7 @@ Result<Json> ParseJson(std::string_view text, const std::string& subject, size_t
 namespace {
 Result<Json> ParseJsonText(std::string_view text, const std::string& subject, size_t max_depth) {
   Json root;
-  BoundedDomBuilder builder(root, max_depth);
+  BoundedDomBuilder builder(root, max_depth, text.size());
   try {
     Json::sax_parse(text.begin(), text.end(), &builder);
   } catch (const Json::exception& e) {  // the builder's own throws (excessive sizes)
@@ -147,7 +189,7 @@ Result<Json> ParseJson(std::span<const uint8_t> bytes, const std::string& subjec
 
 Result<Json> ParseCbor(std::span<const uint8_t> bytes, const std::string& subject, size_t max_depth) {
   Json root;
-  BoundedDomBuilder builder(root, max_depth);
+  BoundedDomBuilder builder(root, max_depth, bytes.size());
   try {
     Json::sax_parse(bytes.begin(), bytes.end(), &builder, Json::input_format_t::cbor, true);
   } catch (const Json::exception& e) {

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -30,11 +31,114 @@ std::vector<uint8_t> RawSha256(std::span<const uint8_t> bytes) {
 
 }  // namespace
 
-SealedRead ReadSealedFile(const fs::path& path, const char (&magic)[8], uint64_t max_bytes, nlohmann::json* payload) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+namespace {
+
+bool TrustedOwner(const struct stat& st) { return st.st_uid == ::geteuid() || st.st_uid == 0; }
+
+std::string RootProblem(const struct stat& st) {
+  if (!S_ISDIR(st.st_mode)) return "not a directory";
+  if (!TrustedOwner(st)) return "owned by user " + std::to_string(st.st_uid) + ", not by this user or root";
+  if ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX))
+    return "writable by every user without the sticky bit (anyone could replace its entries)";
+  return "";
+}
+
+// An open file descriptor, closed with its holder.
+struct Fd {
+  int fd = -1;
+  explicit Fd(int f = -1) : fd(f) {}
+  Fd(Fd&& other) noexcept : fd(other.fd) { other.fd = -1; }
+  Fd& operator=(Fd&& other) noexcept {
+    std::swap(fd, other.fd);
+    return *this;
+  }
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// `path` below `root` as its components; nullopt when it is not below it.
+std::optional<std::vector<std::string>> Below(const fs::path& root, const fs::path& path) {
+  const fs::path relative = path.lexically_normal().lexically_relative(root.lexically_normal());
+  if (relative.empty()) return std::nullopt;
+  std::vector<std::string> parts;
+  for (const auto& part : relative) {
+    const std::string name = part.string();
+    if (name.empty() || name == "." ) continue;
+    if (name == "..") return std::nullopt;
+    parts.push_back(name);
+  }
+  if (parts.empty()) return std::nullopt;
+  return parts;
+}
+
+// The directory holding `parts`' last component, reached from `root`
+// without following links; each directory checked (and made, with `create`).
+Result<Fd> OpenParent(const fs::path& root, const std::vector<std::string>& parts, bool create) {
+  if (create) IMAGELINT_TRY(MakeCacheDirectory(root));
+  Fd dir(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dir.fd < 0) return MakeError(root.string(), std::string("cannot open the cache directory: ") + std::strerror(errno));
+  struct stat st;
+  if (::fstat(dir.fd, &st) != 0) return MakeError(root.string(), "cannot stat the cache directory");
+  if (std::string problem = RootProblem(st); !problem.empty()) return MakeError(root.string(), problem);
+  fs::path where = root;
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    where /= parts[i];
+    if (create && ::mkdirat(dir.fd, parts[i].c_str(), 0755) != 0 && errno != EEXIST)
+      return MakeError(where.string(), std::string("cannot create cache directory: ") + std::strerror(errno));
+    Fd next(::openat(dir.fd, parts[i].c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (next.fd < 0)
+      return MakeError(where.string(), errno == ELOOP || errno == ENOTDIR
+                                           ? "not a directory of the cache (a symbolic link or another file): not used"
+                                           : std::string("cannot open: ") + std::strerror(errno));
+    if (::fstat(next.fd, &st) != 0 || !S_ISDIR(st.st_mode) || !TrustedOwner(st))
+      return MakeError(where.string(), "not a directory of this user's in the cache: not used");
+    dir = std::move(next);
+  }
+  return dir;
+}
+
+}  // namespace
+
+Status MakeCacheDirectory(const fs::path& root) {
+  fs::path prefix;
+  for (const auto& part : root) {
+    prefix /= part;
+    if (part == "/" || part.empty()) continue;
+    if (::mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST)
+      return MakeError(prefix.string(), std::string("cannot create the cache directory: ") + std::strerror(errno));
+  }
+  return OkStatus();
+}
+
+std::string UntrustedCacheDirectory(const fs::path& root) {
+  struct stat st;
+  if (::stat(root.c_str(), &st) != 0) return "";
+  return RootProblem(st);
+}
+
+bool TrustedFileExists(const fs::path& root, const fs::path& path) {
+  auto parts = Below(root, path);
+  if (!parts) return false;
+  auto dir = OpenParent(root, *parts, false);
+  if (!dir.ok()) return false;
+  struct stat st;
+  return ::fstatat(dir->fd, parts->back().c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+         TrustedOwner(st);
+}
+
+SealedRead ReadSealedFile(const fs::path& root, const fs::path& path, const char (&magic)[8], uint64_t max_bytes,
+                          nlohmann::json* payload) {
+  auto parts = Below(root, path);
+  if (!parts) return SealedRead::kCorrupt;
+  auto dir = OpenParent(root, *parts, false);
+  if (!dir.ok()) return SealedRead::kMissing;
+  // O_NONBLOCK: a FIFO placed here must not block the open.
+  int fd = ::openat(dir->fd, parts->back().c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   if (fd < 0) return errno == ENOENT ? SealedRead::kMissing : SealedRead::kCorrupt;
   struct stat st;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) > max_bytes) {
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !TrustedOwner(st) ||
+      static_cast<uint64_t>(st.st_size) > max_bytes) {
     ::close(fd);
     return SealedRead::kCorrupt;
   }
@@ -84,19 +188,24 @@ std::vector<uint8_t> SealPayload(const char (&magic)[8], const nlohmann::json& p
   return bytes;
 }
 
-Status WriteSealedFile(const fs::path& path, const char (&magic)[8], const nlohmann::json& payload) {
-  return WriteFileAtomically(path, SealPayload(magic, payload));
+Status WriteSealedFile(const fs::path& root, const fs::path& path, const char (&magic)[8],
+                       const nlohmann::json& payload) {
+  return WriteFileAtomically(root, path, SealPayload(magic, payload));
 }
 
-Status WriteFileAtomically(const fs::path& path, std::span<const uint8_t> bytes) {
-  std::error_code ec;
-  fs::create_directories(path.parent_path(), ec);
-  if (ec) return MakeError(path.parent_path().string(), "cannot create cache directory: " + ec.message());
+Status WriteFileAtomically(const fs::path& root, const fs::path& path, std::span<const uint8_t> bytes) {
+  auto parts = Below(root, path);
+  if (!parts) return MakeError(path.string(), "not inside the cache directory " + root.string());
+  auto dir = OpenParent(root, *parts, true);
+  if (!dir.ok()) return dir.error();
   static std::atomic<uint64_t> counter{0};
   std::random_device random;
+  const std::string name = parts->back();
+  const std::string temporary_name =
+      name + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++) + "." + std::to_string(random());
   fs::path temporary = path;
-  temporary += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++) + "." + std::to_string(random());
-  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  temporary += temporary_name.substr(name.size());
+  int fd = ::openat(dir->fd, temporary_name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) return MakeError(temporary.string(), std::string("cannot write cache file: ") + std::strerror(errno));
   size_t written = 0;
   while (written < bytes.size()) {
@@ -105,14 +214,15 @@ Status WriteFileAtomically(const fs::path& path, std::span<const uint8_t> bytes)
     if (n <= 0) {
       const int saved = errno;
       ::close(fd);
-      ::unlink(temporary.c_str());
+      ::unlinkat(dir->fd, temporary_name.c_str(), 0);
       return MakeError(temporary.string(), std::string("cannot write cache file: ") + std::strerror(saved));
     }
     written += static_cast<size_t>(n);
   }
-  if (::close(fd) != 0 || ::rename(temporary.c_str(), path.c_str()) != 0) {
+  // renameat replaces whatever is at `name`, a link included, never what a link points to.
+  if (::close(fd) != 0 || ::renameat(dir->fd, temporary_name.c_str(), dir->fd, name.c_str()) != 0) {
     const int saved = errno;
-    ::unlink(temporary.c_str());
+    ::unlinkat(dir->fd, temporary_name.c_str(), 0);
     return MakeError(path.string(), std::string("cannot store cache file: ") + std::strerror(saved));
   }
   return OkStatus();

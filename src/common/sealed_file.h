@@ -20,10 +20,30 @@ namespace imagelint {
 
 enum class SealedRead { kMissing, kCorrupt, kOk };
 
+// Every file below a cache directory `root` is reached from a handle on
+// `root`, one component at a time, without following symbolic links
+// (O_NOFOLLOW): a component that is a link, not a directory / regular file,
+// or not owned by this user (or root) is refused, so entries someone else
+// placed in a shared directory can neither redirect a write outside it nor
+// stand for a cached result. `path` must lie below `root` (root / ...);
+// `root` itself is opened as named (it may be a link the user made) and must
+// be owned by this user or root and not writable by others unless sticky.
+// A refused file reads as corrupt and is not written (an Error).
+
+// Creates `root` and its missing parents as directories of mode 0755 (not
+// 0777 less the umask: under umask 0 a cache directory must not come out
+// writable by everyone).
+Status MakeCacheDirectory(const std::filesystem::path& root);
+
+// Why `root` cannot be trusted as a cache directory ("world-writable without
+// the sticky bit"), or "" when it can (or does not exist yet).
+std::string UntrustedCacheDirectory(const std::filesystem::path& root);
+
 // `magic`: 8 bytes naming the file's kind and format ("ILCACHE1").
-SealedRead ReadSealedFile(const std::filesystem::path& path, const char (&magic)[8], uint64_t max_bytes,
-                          nlohmann::json* payload);
-Status WriteSealedFile(const std::filesystem::path& path, const char (&magic)[8], const nlohmann::json& payload);
+SealedRead ReadSealedFile(const std::filesystem::path& root, const std::filesystem::path& path,
+                          const char (&magic)[8], uint64_t max_bytes, nlohmann::json* payload);
+Status WriteSealedFile(const std::filesystem::path& root, const std::filesystem::path& path, const char (&magic)[8],
+                       const nlohmann::json& payload);
 
 // The same format as bytes (a shared store's values hold them too).
 std::vector<uint8_t> SealPayload(const char (&magic)[8], const nlohmann::json& payload);
@@ -31,7 +51,12 @@ std::vector<uint8_t> SealPayload(const char (&magic)[8], const nlohmann::json& p
 // `name` is for the CBOR reader's messages.
 bool UnsealPayload(std::span<const uint8_t> bytes, const char (&magic)[8], uint64_t max_bytes, const std::string& name,
                    nlohmann::json* payload);
-// Writes `bytes` to a temporary name beside `path`, then renames it over `path`.
-Status WriteFileAtomically(const std::filesystem::path& path, std::span<const uint8_t> bytes);
+// Writes `bytes` to a temporary name beside `path`, then renames it over
+// `path`; missing directories between `root` and `path` are created.
+Status WriteFileAtomically(const std::filesystem::path& root, const std::filesystem::path& path,
+                           std::span<const uint8_t> bytes);
+// Whether `path` below `root` is a regular file of this user (or root),
+// reached as above.
+bool TrustedFileExists(const std::filesystem::path& root, const std::filesystem::path& path);
 
 }  // namespace imagelint

@@ -1,6 +1,7 @@
 #include "imagelint/stream.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -51,9 +52,28 @@ class MemoryByteStream final : public ByteStream {
 
 }  // namespace
 
+std::string FileTypePhrase(unsigned mode) {
+  switch (mode & S_IFMT) {
+    case S_IFREG: return "a regular file";
+    case S_IFDIR: return "a directory";
+    case S_IFLNK: return "a symbolic link";
+    case S_IFIFO: return "a FIFO";
+    case S_IFSOCK: return "a socket";
+    case S_IFCHR: return "a character device";
+    case S_IFBLK: return "a block device";
+    default: return "an unknown file type";
+  }
+}
+
 Result<std::unique_ptr<ByteStream>> OpenHostFile(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return MakeError(path, std::string("cannot open: ") + std::strerror(errno));
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    const unsigned mode = ::fstat(fd, &st) == 0 ? st.st_mode : 0;
+    ::close(fd);
+    return MakeError(path, "not a regular file (" + FileTypePhrase(mode) + "): not read");
+  }
   return std::unique_ptr<ByteStream>(std::make_unique<HostFileStream>(fd, path));
 }
 

@@ -148,10 +148,11 @@ Status CheckYamlLimitsOnce(std::string_view text, const std::string& file, const
                            const YamlCheckMemo& memo) {
   if (memo.dir.empty()) return CheckYamlLimits(text, file, limits);
   const std::filesystem::path record = PassRecord(memo, text, limits);
-  std::error_code ec;
-  if (std::filesystem::is_regular_file(record, ec)) return OkStatus();
+  // Only a record this user wrote counts: one placed by someone else in a
+  // shared cache directory would let a file skip the check.
+  if (TrustedFileExists(memo.dir, record)) return OkStatus();
   IMAGELINT_TRY(CheckYamlLimits(text, file, limits));
-  (void)WriteFileAtomically(record, {});  // a failed write costs the next run the check
+  (void)WriteFileAtomically(memo.dir, record, {});  // a failed write costs the next run the check
   return OkStatus();
 }
 

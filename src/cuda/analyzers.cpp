@@ -2,6 +2,7 @@
 #include <cstring>
 #include <string>
 
+#include "common/json.h"
 #include "common/lines.h"
 #include "common/text.h"
 #include "cuda/cuda.h"
@@ -124,11 +125,13 @@ class TextSink : public FileSink {
       json parsed = ParsePipMetadata(text_);
       out.update(parsed);
     } else if (kind_ == "conda_meta" || kind_ == "cuda_version_json") {
-      json parsed = json::parse(text_, nullptr, false);
-      if (parsed.is_discarded() || !parsed.is_object()) {
-        out["problems"] = json::array({{{"offset", 0}, {"message", "invalid JSON"}}});
+      auto read = ParseJson(text_, kind_);
+      if (!read.ok() || !read->is_object()) {
+        out["problems"] = json::array({{{"offset", 0}, {"message", read.ok() ? "invalid JSON: not an object"
+                                                                              : read.error().message}}});
         return out;
       }
+      const json& parsed = *read;
       if (kind_ == "conda_meta") {
         // A name that is not a string is no package imagelint reads (conda writes strings).
         std::string name = parsed.contains("name") && parsed["name"].is_string() ? parsed["name"].get<std::string>() : "";

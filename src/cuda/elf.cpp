@@ -5,6 +5,7 @@
 #include <set>
 #include <string_view>
 
+#include "common/json.h"
 #include "imagelint/bytes.h"
 
 namespace imagelint::cuda {
@@ -382,11 +383,15 @@ void ElfScanner::ParseNotes(const uint8_t* data, uint64_t size, uint64_t offset)
         note["build_id"] = ToHex({data + desc_at, descsz});
       } else if (owner == "NVIDIA Corporation" && !desc.empty() && desc.front() == '{') {
         std::string text(desc.substr(0, desc.find('\0')));
-        nlohmann::json parsed = nlohmann::json::parse(text, nullptr, false);
-        if (parsed.is_discarded()) {
-          AddProblem(offset + desc_at, "NVIDIA note holds invalid JSON");
+        // Depth-capped: the note is copied into the facts and dumped, both recursive.
+        auto parsed_note = ParseJson(text, "NVIDIA note");
+        if (!parsed_note.ok()) {
+          std::string why = parsed_note.error().message;
+          if (why.rfind("not valid JSON: ", 0) == 0) why.erase(0, 16);
+          AddProblem(offset + desc_at, "NVIDIA note holds invalid JSON: " + why);
           note["text"] = text.substr(0, 512);
         } else {
+          const nlohmann::json& parsed = *parsed_note;
           note["json"] = parsed;
           if (parsed.is_object() && (parsed.contains("CUDA Version") || parsed.contains("Driver")))
             fwd_compat_ = parsed;

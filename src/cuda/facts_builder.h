@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -39,6 +40,9 @@ class ImageFiles {
   std::map<std::string, const CudaFile*> by_path_;
   std::map<std::string, std::vector<const CudaFile*>> texts_;
   std::map<std::string, std::string> env_;
+  // AliasesOf: resolved target -> its lib* links, in file order (built once).
+  mutable std::once_flag aliases_once_;
+  mutable std::map<std::string, std::vector<std::string>> aliases_;
 };
 
 // "/" + path.

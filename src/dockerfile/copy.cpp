@@ -112,7 +112,10 @@ std::optional<std::string> RowCopiedTo(const Row& row, const std::string& path, 
 bool CopyCudaRows(const Context& ctx, const Instruction& inst, ImageModel& image, const ImageModel& stage,
                   const std::string& source, const std::string& dest, bool dest_dir, const std::string& from) {
   const std::string resolved = ResolvedSource(stage, source);
+  // Past the limit the caller stops the build; no row more is worth copying.
+  auto full = [&] { return image.drivers.size() + image.runtimes.size() > ctx.options.limits.max_library_rows; };
   for (const facts::Runtime& row : stage.runtimes) {
+    if (full()) break;
     auto moved = RowCopiedTo(row, row.path.value_or(""), source, resolved, dest, dest_dir);
     if (!moved) continue;
     facts::Runtime copy = row;
@@ -122,6 +125,7 @@ bool CopyCudaRows(const Context& ctx, const Instruction& inst, ImageModel& image
     image.PutRuntime(std::move(copy));
   }
   for (const facts::Driver& row : stage.drivers) {
+    if (full()) break;
     auto moved = RowCopiedTo(row, row.path, source, resolved, dest, dest_dir);
     if (!moved) continue;
     facts::Driver copy = row;
@@ -194,6 +198,12 @@ Status ApplyCopy(const Context& ctx, const Instruction& inst, ImageModel& image)
     if (stage) {
       CopyFrameworks(ctx, inst, image, *stage, source, dest);
       followed = CopyCudaRows(ctx, inst, image, *stage, source, dest, dest_dir, from_stage);
+      // Copying a stage into the next one twice doubles its rows per stage.
+      const size_t rows = image.drivers.size() + image.runtimes.size();
+      if (rows > ctx.options.limits.max_library_rows)
+        return ctx.ErrorAt(inst, "the image would hold " + std::to_string(rows) +
+                                     " libcuda and libcudart files, over imagelint's limit of " +
+                                     std::to_string(ctx.options.limits.max_library_rows) + " (max_library_rows)");
     }
     std::string base = BaseName(CleanPath(source));
     if (StartsWith(base, "libcuda.so") || (base.find('*') != std::string::npos && GlobMatch(base, "libcuda.so.1", false))) {

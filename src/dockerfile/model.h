@@ -89,11 +89,8 @@ struct ImageModel {
   }
   // A driver file at a path replaces whatever the model had there.
   void PutDriver(facts::Driver row) {
-    std::vector<facts::Driver> kept;
-    for (facts::Driver& existing : drivers)
-      if (existing.path != row.path) kept.push_back(std::move(existing));
-    kept.push_back(std::move(row));
-    drivers = std::move(kept);
+    std::erase_if(drivers, [&](const facts::Driver& existing) { return existing.path == row.path; });
+    drivers.push_back(std::move(row));
   }
   // Likewise a libcudart file (a later install or copy of the same file).
   void PutRuntime(facts::Runtime row) {

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/json.h"
 #include "common/lines.h"
 #include "imagelint/dockerfile.h"
 
@@ -317,7 +318,9 @@ Result<Dockerfile> ParseDockerfile(std::string_view text, const std::string& pat
         (inst.keyword == "RUN" || inst.keyword == "CMD" || inst.keyword == "ENTRYPOINT" ||
          inst.keyword == "COPY" || inst.keyword == "ADD" || inst.keyword == "SHELL" || inst.keyword == "VOLUME" ||
          inst.keyword == "HEALTHCHECK")) {
-      nlohmann::json parsed = nlohmann::json::parse(inst.arguments, nullptr, false);
+      // An exec form is a flat array of strings: nesting past 2 levels is not one.
+      auto read = ParseJson(inst.arguments, path, 2);
+      const nlohmann::json parsed = read.ok() ? std::move(*read) : nlohmann::json();
       if (parsed.is_array() &&
           std::all_of(parsed.begin(), parsed.end(), [](const nlohmann::json& v) { return v.is_string(); })) {
         inst.json_form = true;

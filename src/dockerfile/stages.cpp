@@ -63,6 +63,9 @@ class StageWalker {
   Result<DockerfileAnalysis> Build(size_t target) {
     auto image = StageModel(target, 0);
     if (!image.ok()) return image.error();
+    // A stage that COPY --from read and that failed to build (a limit, a bad
+    // substitution) fails the build, as in BuildKit: never a silent pass.
+    if (stage_error_) return *stage_error_;
     DockerfileAnalysis out;
     out.target_stage = target;
     out.facts = WriteFacts(ctx_, *image, target);
@@ -113,7 +116,7 @@ class StageWalker {
   const ImageModel* NamedImage(const std::string& ref, const Instruction& inst) {
     // Read by the resolver, known from the knowledge tables, or neither: the
     // model says which (its *_known flags, its unknown[] and notes[]).
-    if (ref.find('$') != std::string::npos) return nullptr;
+    if (ref.find('$') != std::string::npos || stage_error_) return nullptr;
     if (auto cached = images_.find(ref); cached != images_.end()) return &cached->second;
     ImageModel& image = images_[ref];
     if (!ApplyBaseImage(ctx_, inst, ref, ctx_.options.platform, image).ok()) {
@@ -134,9 +137,12 @@ class StageWalker {
       size_t index = std::stoul(wanted);
       if (index < before) found = index;
     }
-    if (!found) return nullptr;
+    if (!found || stage_error_) return nullptr;
     auto model = StageModel(*found, 1);
-    if (!model.ok()) return nullptr;
+    if (!model.ok()) {
+      stage_error_ = model.error();
+      return nullptr;
+    }
     return &cache_.at(*found);
   }
 
@@ -210,9 +216,14 @@ class StageWalker {
   Status Apply(const Instruction& inst, ImageModel& image) {
     const std::string& k = inst.keyword;
     image.layers.push_back(ctx_.MakeLayer(inst, false));
-    if (k == "ARG") return DeclareArgs(inst, image.args, ctx_.global_args, image.Vars());
-    if (k == "ENV") return ApplyPairs(inst, image, false);
-    if (k == "LABEL") return ApplyPairs(inst, image, true);
+    if (k == "ARG") {
+      IMAGELINT_TRY(DeclareArgs(inst, image.args, ctx_.global_args, image.Vars()));
+      return CheckVariableBytes(inst, image);
+    }
+    if (k == "ENV" || k == "LABEL") {
+      IMAGELINT_TRY(ApplyPairs(inst, image, k == "LABEL"));
+      return CheckVariableBytes(inst, image);
+    }
     if (k == "RUN") return ApplyRun(ctx_, inst, image);
     if (k == "COPY" || k == "ADD") return ApplyCopy(ctx_, inst, image);
     if (k == "WORKDIR") {
@@ -238,6 +249,17 @@ class StageWalker {
         ctx_.AddNote(image, inst, "SHELL " + shell.substr(0, 200) + ": later RUN commands are not read as POSIX shell");
     }
     return OkStatus();
+  }
+
+  // Every instruction copies the variables in scope (Vars()): their bytes are bounded.
+  Status CheckVariableBytes(const Instruction& inst, const ImageModel& image) const {
+    size_t bytes = 0;
+    for (const auto* map : {&image.args, &image.env, &image.labels})
+      for (const auto& [name, value] : *map) bytes += name.size() + value.size();
+    if (bytes <= ctx_.options.limits.max_variable_bytes) return OkStatus();
+    return ctx_.ErrorAt(inst, "ARG, ENV and LABEL values of this stage pass " +
+                                  std::to_string(ctx_.options.limits.max_variable_bytes) +
+                                  " bytes (imagelint's limit, max_variable_bytes)");
   }
 
   // ENV/LABEL: `K=V K2="v 2"` or the legacy `ENV K value with spaces`.
@@ -281,6 +303,7 @@ class StageWalker {
   }
 
   Context& ctx_;
+  std::optional<Error> stage_error_;  // the first stage COPY --from could not build
   std::map<size_t, ImageModel> cache_;
   std::map<std::string, ImageModel> images_;  // COPY --from=<image ref>
 };

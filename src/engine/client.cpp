@@ -3,6 +3,7 @@
 // of the URL is ignored by the daemon; "localhost" is what the docker CLI sends.
 #include <sys/stat.h>
 
+#include "common/json.h"
 #include "common/text.h"
 #include "imagelint/engine.h"
 #include "registry/http.h"
@@ -76,10 +77,10 @@ Result<std::optional<nlohmann::json>> EngineClient::InspectImage(const std::stri
   if (status == 404) return std::optional<nlohmann::json>();
   if (status != 200)
     return MakeError("docker engine", "inspect " + name.substr(0, 200) + ": HTTP " + std::to_string(status));
-  auto json = nlohmann::json::parse(bytes->begin(), bytes->end(), nullptr, false);
-  if (json.is_discarded() || !json.is_object())
-    return MakeError("docker engine", "inspect " + name.substr(0, 200) + ": not a JSON object");
-  return std::optional<nlohmann::json>(std::move(json));
+  auto json = ParseJson(std::span<const uint8_t>(*bytes), "docker engine: inspect " + name.substr(0, 200));
+  if (!json.ok()) return json.error();
+  if (!json->is_object()) return MakeError("docker engine", "inspect " + name.substr(0, 200) + ": not a JSON object");
+  return std::optional<nlohmann::json>(std::move(*json));
 }
 
 Result<nlohmann::json> EngineClient::ImageHistory(const std::string& name) const {
@@ -90,10 +91,10 @@ Result<nlohmann::json> EngineClient::ImageHistory(const std::string& name) const
   if (!bytes.ok()) return bytes.error();
   if (status != 200)
     return MakeError("docker engine", "history of " + name.substr(0, 200) + ": HTTP " + std::to_string(status));
-  auto json = nlohmann::json::parse(bytes->begin(), bytes->end(), nullptr, false);
-  if (json.is_discarded() || !json.is_array())
-    return MakeError("docker engine", "history of " + name.substr(0, 200) + ": not a JSON array");
-  return json;
+  auto json = ParseJson(std::span<const uint8_t>(*bytes), "docker engine: history of " + name.substr(0, 200));
+  if (!json.ok()) return json.error();
+  if (!json->is_array()) return MakeError("docker engine", "history of " + name.substr(0, 200) + ": not a JSON array");
+  return std::move(*json);
 }
 
 Result<std::unique_ptr<ByteStream>> EngineClient::ExportImage(const std::string& name) const {

@@ -15,6 +15,7 @@
 #include <mutex>
 #include <set>
 
+#include "common/json.h"
 #include "imagelint/engine.h"
 #include "imagelint/open_image.h"
 #include "imagelint/scan.h"
@@ -126,8 +127,10 @@ class EngineImageSource final : public ImageSource {
       if (bytes.size() + *n > options_.max_metadata_bytes) return MakeError(Where() + ":manifest.json", "too large");
       bytes.insert(bytes.end(), chunk.begin(), chunk.begin() + static_cast<std::ptrdiff_t>(*n));
     }
-    auto manifest = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
-    if (manifest.is_discarded() || !manifest.is_array() || manifest.size() != 1 || !manifest[0].is_object())
+    auto read = ParseJson(std::span<const uint8_t>(bytes), Where() + ":manifest.json");
+    if (!read.ok()) return read.error();
+    const nlohmann::json& manifest = *read;
+    if (!manifest.is_array() || manifest.size() != 1 || !manifest[0].is_object())
       return MakeError(Where() + ":manifest.json", "expected one image");
     auto layers = manifest[0].find("Layers");
     if (layers == manifest[0].end() || !layers->is_array() || layers->size() != metadata_.layers.size())

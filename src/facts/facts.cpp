@@ -178,7 +178,11 @@ void Outline(std::ostringstream& out, const nlohmann::json& value, const std::st
 
 }  // namespace
 
-std::string FactsToText(const nlohmann::json& facts) {
+std::string FactsToText(const nlohmann::json& shown_facts) {
+  // Names, labels, history and problems come from the image: shown with
+  // their control characters as escapes (a line feed in a name must not
+  // start a line of its own in a terminal or a CI log).
+  const nlohmann::json facts = DisplayStrings(shown_facts);
   std::ostringstream out;
   if (facts.contains("image")) {
     const auto& image = facts["image"];
@@ -235,9 +239,9 @@ std::string ListTree(const ScannedImage& image, const std::string& glob) {
     uint64_t size = node.content ? node.content->info.size : 0;
     char mode[8];
     std::snprintf(mode, sizeof mode, "%04o", info.mode & 07777);
-    out << EntryTypeName(info.type) << " " << mode << " " << size << " L" << node.layer << " /" << path;
+    out << EntryTypeName(info.type) << " " << mode << " " << size << " L" << node.layer << " /" << DisplayText(path);
     if (!info.link_target.empty()) {
-      out << (info.type == EntryType::kHardlink ? " => /" : " -> ") << info.link_target;
+      out << (info.type == EntryType::kHardlink ? " => /" : " -> ") << DisplayText(info.link_target);
     }
     out << "\n";
   });

@@ -50,9 +50,10 @@ std::optional<std::string> CacheKey(const std::filesystem::path& dir) {
   return hash.FinishDigest().substr(7);
 }
 
-std::optional<Knowledge> FromCache(const std::filesystem::path& dir, const std::filesystem::path& file) {
+std::optional<Knowledge> FromCache(const std::filesystem::path& dir, const std::filesystem::path& cache_dir,
+                                   const std::filesystem::path& file) {
   nlohmann::json payload;
-  if (ReadSealedFile(file, kMagic, kMaxCacheFileBytes, &payload) != SealedRead::kOk) return std::nullopt;
+  if (ReadSealedFile(cache_dir, file, kMagic, kMaxCacheFileBytes, &payload) != SealedRead::kOk) return std::nullopt;
   if (!payload.is_object() || !payload.contains("tables") || !payload["tables"].is_object()) return std::nullopt;
   Knowledge::Tables tables;
   for (auto& [kind, rows] : payload["tables"].items()) {
@@ -77,10 +78,10 @@ Result<Knowledge> Knowledge::Load(const std::filesystem::path& dir, const std::s
   const auto key = CacheKey(dir);
   if (!key) return Load(dir);
   const std::filesystem::path file = std::filesystem::path(cache_dir) / "knowledge" / (*key + ".cbor");
-  if (auto cached = FromCache(dir, file)) return std::move(*cached);
+  if (auto cached = FromCache(dir, cache_dir, file)) return std::move(*cached);
   auto tables = ParseTables(dir);
   if (!tables.ok()) return tables.error();
-  (void)WriteSealedFile(file, kMagic, nlohmann::json{{"tables", *tables}});  // a failed write costs the next run a parse
+  (void)WriteSealedFile(cache_dir, file, kMagic, nlohmann::json{{"tables", *tables}});  // a failed write costs the next run a parse
   return FromTables(dir, std::move(*tables));
 }
 

@@ -239,17 +239,20 @@ Status HttpStream::Pump(bool want_body) {
       }
       return OkStatus();
     }
-    if (want_body ? impl.body_position < impl.body.size() : impl.head_done) return OkStatus();
     int wait_ms = 1000;
-    if (!impl.head_done && impl.head_deadline) {
+    // The budget bounds the whole exchange, the body included: curl's stall
+    // limit (a byte per second) lets a server that drips its answer run on.
+    if (impl.head_deadline) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*impl.head_deadline -
                                                                         std::chrono::steady_clock::now());
       if (left.count() <= 0) {
         retryable_ = false;  // the budget is spent: another attempt would overrun it
-        return MakeError(name_, "network error: no response within the time budget");
+        return MakeError(name_, impl.head_done ? "network error: the response was not whole within the time budget"
+                                               : "network error: no response within the time budget");
       }
       wait_ms = static_cast<int>(std::min<int64_t>(wait_ms, left.count()));
     }
+    if (want_body ? impl.body_position < impl.body.size() : impl.head_done) return OkStatus();
     curl_multi_poll(impl.multi, nullptr, 0, wait_ms, nullptr);
   }
 }

@@ -26,9 +26,10 @@ struct HttpConfig {
   bool verify_tls = true;
   long connect_timeout_seconds = 30;
   long idle_timeout_seconds = 60;
-  // When set, the connection and the response's head must arrive by then (a
-  // caller's time budget, to the millisecond: the stall limit above counts
-  // whole seconds). The body is bounded by the stall limit only.
+  // When set, the whole exchange must be over by then: the connection, the
+  // response's head and its body (a caller's time budget, to the
+  // millisecond: the stall limit above counts whole seconds and lets a
+  // server that drips a byte a second go on).
   std::optional<std::chrono::steady_clock::time_point> response_deadline;
   // Non-empty: the connection goes to this unix socket instead of the URL's
   // host (CURLOPT_UNIX_SOCKET_PATH; the Docker Engine API on docker.sock).

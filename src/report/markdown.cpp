@@ -16,11 +16,13 @@ using namespace internal;
 namespace {
 
 // Text inside a table cell or list item: no line breaks, no raw HTML, no
-// column separators.
+// column separators, and no link, image or emphasis made from a name in the
+// image (CommonMark backslash escapes). Backticks stay: imagelint's own
+// sentences quote names in code spans, and a code span shows its text as is.
 std::string Md(const std::string& text) {
   std::string out;
   for (char c : text) {
-    if (c == '|') out += "\\|";
+    if (c == '|' || c == '\\' || c == '[' || c == ']' || c == '*') out += std::string("\\") + c;
     else if (c == '\n' || c == '\r') out += ' ';
     else if (c == '<') out += "&lt;";
     else if (c == '>') out += "&gt;";
@@ -29,10 +31,17 @@ std::string Md(const std::string& text) {
   return out;
 }
 
+// A code span: backslash escapes do not apply inside, so only what could
+// end the span, the line or the table cell is replaced.
 std::string Code(const std::string& text) {
-  std::string clean = Md(text);
-  for (char& c : clean) {
-    if (c == '`') c = '\'';
+  std::string clean;
+  for (char c : text) {
+    if (c == '|') clean += "\\|";
+    else if (c == '\n' || c == '\r') clean += ' ';
+    else if (c == '<') clean += "&lt;";
+    else if (c == '>') clean += "&gt;";
+    else if (c == '`') clean += '\'';
+    else clean += c;
   }
   return "`" + clean + "`";
 }

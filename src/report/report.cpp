@@ -260,22 +260,26 @@ std::string RenderJson(const json& report) { return WriteJson(report, 2) + "\n";
 
 std::string Render(const json& report, Format format, const std::vector<RuleMeta>& rules,
                    const RenderOptions& options) {
+  // Outputs read by people, terminals and CI logs get the report's strings
+  // (names from images and Dockerfiles among them) with control characters
+  // as escapes, before each format escapes for its own syntax; JSON formats
+  // escape them as JSON does.
   switch (format) {
-    case Format::kText: return DisplayBytes(RenderText(report, options));
+    case Format::kText: return DisplayBytes(RenderText(DisplayStrings(report), options));
     case Format::kJson: return RenderJson(report);
     case Format::kSarif: return RenderSarif(report, rules, options);
-    case Format::kJunit: return DisplayBytes(RenderJunit(report));
-    case Format::kGithub: return DisplayBytes(RenderGithub(report, options));
-    case Format::kMarkdown: return DisplayBytes(RenderMarkdown(report, rules, options));
+    case Format::kJunit: return DisplayBytes(RenderJunit(DisplayStrings(report)));
+    case Format::kGithub: return DisplayBytes(RenderGithub(DisplayStrings(report), options));
+    case Format::kMarkdown: return DisplayBytes(RenderMarkdown(DisplayStrings(report), rules, options));
     case Format::kGitlab: return RenderGitlab(report, options);
-    case Format::kHtml: return DisplayBytes(RenderHtml(report, rules, options));
+    case Format::kHtml: return DisplayBytes(RenderHtml(DisplayStrings(report), rules, options));
     case Format::kK8s: {
       if (!options.placement) return "# --format k8s needs a fleet (--fleet FILE)\n";
       auto advice = options.placement(report);
       return DisplayBytes(advice.ok() ? *advice : "# " + advice.error().ToString() + "\n");
     }
   }
-  return DisplayBytes(RenderText(report, options));
+  return DisplayBytes(RenderText(DisplayStrings(report), options));
 }
 
 Result<OutputPlan> PlanOutputs(const config::Config& config) {

@@ -16,6 +16,9 @@ namespace {
 
 constexpr size_t kMaxDepth = 256;
 constexpr uint64_t kMaxEntries = 10'000'000;
+// Zeros a sparse file's holes may add, per file: the default of
+// LayerReadOptions::max_sparse_hole_bytes for a sparse entry of a layer.
+constexpr uint64_t kMaxSparseHoleBytes = 256ull << 20;
 
 class RootfsReader final : public EntryReader {
  public:
@@ -75,9 +78,22 @@ class RootfsReader final : public EntryReader {
         }
         info.type = EntryType::kRegular;
         info.size = static_cast<uint64_t>(st.st_size);
-        file_fd_ = ::openat(frame.fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        // O_NONBLOCK and the type checked again on the open file: a FIFO put
+        // in its place after the stat must not block the open or the reads.
+        file_fd_ = ::openat(frame.fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
         if (file_fd_ < 0) return MakeError(root_ + "/" + path, std::string("cannot open: ") + std::strerror(errno));
         file_name_ = root_ + "/" + path;
+        struct stat opened;
+        if (::fstat(file_fd_, &opened) != 0 || !S_ISREG(opened.st_mode) || opened.st_ino != st.st_ino) {
+          CloseFile();
+          return MakeError(file_name_, "changed while it was read (now not the regular file it was): not read");
+        }
+        file_size_ = info.size;
+        file_at_ = data_end_ = 0;
+        hole_bytes_ = 0;
+        // Fewer blocks than bytes: the file may have holes, found by SEEK_DATA.
+        maybe_sparse_ = static_cast<uint64_t>(opened.st_blocks) * 512 < file_size_;
+        if (!maybe_sparse_) data_end_ = file_size_;
       } else {
         info.type = EntryType::kOther;
       }
@@ -85,12 +101,26 @@ class RootfsReader final : public EntryReader {
     }
   }
 
+  // The file's bytes up to the size it had when listed (a file that grows
+  // while read is not followed). Holes of a sparse file are found with
+  // SEEK_DATA / SEEK_HOLE and served as zeros without reading them, up to
+  // the same limit per file as a sparse tar entry's.
   Result<size_t> ReadContent(std::span<uint8_t> buffer) override {
-    if (file_fd_ < 0) return size_t{0};
+    if (file_fd_ < 0 || file_at_ >= file_size_ || buffer.empty()) return size_t{0};
+    if (file_at_ >= data_end_) IMAGELINT_TRY(FindData());
+    if (file_at_ < hole_end_) {
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(hole_end_ - file_at_, buffer.size()));
+      std::memset(buffer.data(), 0, n);
+      file_at_ += n;
+      return n;
+    }
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(data_end_ - file_at_, buffer.size()));
     for (;;) {
-      ssize_t n = ::read(file_fd_, buffer.data(), buffer.size());
+      ssize_t n = ::pread(file_fd_, buffer.data(), want, static_cast<off_t>(file_at_));
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) return MakeError(file_name_, std::string("read failed: ") + std::strerror(errno));
+      if (n == 0) file_size_ = file_at_;  // shrank while read: stop here
+      file_at_ += static_cast<uint64_t>(n);
       bytes_ += static_cast<uint64_t>(n);
       return static_cast<size_t>(n);
     }
@@ -124,6 +154,30 @@ class RootfsReader final : public EntryReader {
     return OkStatus();
   }
 
+  // At file_at_, the end of the data read so far: where the next data
+  // starts (hole_end_) and ends (data_end_).
+  Status FindData() {
+    hole_end_ = file_at_;
+    data_end_ = file_size_;
+    if (!maybe_sparse_) return OkStatus();
+    off_t data = ::lseek(file_fd_, static_cast<off_t>(file_at_), SEEK_DATA);
+    if (data < 0 && errno == ENXIO) {
+      hole_end_ = file_size_;  // a hole to the end
+    } else if (data >= 0) {
+      hole_end_ = std::min<uint64_t>(static_cast<uint64_t>(data), file_size_);
+      off_t hole = ::lseek(file_fd_, data, SEEK_HOLE);
+      if (hole > data) data_end_ = std::min<uint64_t>(static_cast<uint64_t>(hole), file_size_);
+    }  // else: no SEEK_DATA on this file system, everything is data
+    hole_bytes_ += hole_end_ - file_at_;
+    if (hole_bytes_ > kMaxSparseHoleBytes) {
+      return MakeError(file_name_, "a sparse file whose holes pass " + std::to_string(kMaxSparseHoleBytes) +
+                                       " bytes (imagelint's limit of unstored bytes per file, max_sparse_hole_bytes); "
+                                       "it holds data up to offset " + std::to_string(file_at_) + " of " +
+                                       std::to_string(file_size_) + " bytes");
+    }
+    return OkStatus();
+  }
+
   void CloseFile() {
     if (file_fd_ >= 0) ::close(file_fd_);
     file_fd_ = -1;
@@ -134,6 +188,8 @@ class RootfsReader final : public EntryReader {
   std::map<std::pair<dev_t, ino_t>, std::string> inodes_;
   int file_fd_ = -1;
   std::string file_name_;
+  uint64_t file_size_ = 0, file_at_ = 0, data_end_ = 0, hole_end_ = 0, hole_bytes_ = 0;
+  bool maybe_sparse_ = false;
   uint64_t bytes_ = 0;
   uint64_t count_ = 0;
 };

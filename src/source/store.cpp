@@ -522,7 +522,7 @@ class DirectoryStore final : public FileStore {
     struct stat st;
     if (::fstat(*fd, &st) != 0 || !S_ISREG(st.st_mode)) {
       ::close(*fd);
-      return MakeError(Describe(path), "not a regular file");
+      return MakeError(Describe(path), "not a regular file (" + FileTypePhrase(st.st_mode) + "): not read");
     }
     return std::unique_ptr<ByteStream>(
         std::make_unique<FileRangeStream>(*fd, 0, static_cast<uint64_t>(st.st_size), Describe(path)));
@@ -552,7 +552,9 @@ class DirectoryStore final : public FileStore {
     if (!clean.ok()) return MakeError(Describe(path), clean.error().message);
     if (root_fd_ < 0) return MakeError(path_, "cannot open the directory");
     struct open_how how {};
-    how.flags = O_RDONLY | O_CLOEXEC;
+    // O_NONBLOCK: a FIFO where index.json should be would block the open
+    // forever; callers check the type before reading (regular files only).
+    how.flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK;
     how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
     for (;;) {
       long fd = ::syscall(SYS_openat2, root_fd_, clean->c_str(), &how, sizeof how);
@@ -570,12 +572,12 @@ class DirectoryStore final : public FileStore {
 }  // namespace
 
 Result<std::unique_ptr<FileStore>> OpenArchiveStore(const std::string& path, uint64_t metadata_limit) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);  // a FIFO must not block the open
   if (fd < 0) return MakeError(path, std::string("cannot open: ") + std::strerror(errno));
   struct stat st;
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
-    return MakeError(path, "not a regular file");
+    return MakeError(path, "not a regular file (" + FileTypePhrase(st.st_mode) + "): not read");
   }
   uint8_t magic[2] = {0, 0};
   ssize_t got = ::pread(fd, magic, 2, 0);

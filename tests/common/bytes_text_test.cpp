@@ -23,7 +23,7 @@ TEST_CASE("UTF-8 validation follows RFC 3629") {
 
 TEST_CASE("WriteJson writes what nlohmann's dump writes for UTF-8 text") {
   json value = {{"name", "caf\xc3\xa9"},
-                {"control", std::string("tab\there\x01\x7f\"\\/", 14)},
+                {"control", std::string("tab\there\x01\"\\/", 13)},
                 {"numbers", {1, -2, 3.5, 1e300, 0}},
                 {"empty_object", json::object()},
                 {"empty_array", json::array()},
@@ -35,6 +35,19 @@ TEST_CASE("WriteJson writes what nlohmann's dump writes for UTF-8 text") {
   }
   CHECK(WriteJson(json("x")) == "\"x\"");
   CHECK(WriteJson(json()) == "null");
+}
+
+TEST_CASE("WriteJson escapes what would act on a terminal (DEL, C1, bidi controls); it reads back the same") {
+  const std::string name = std::string("a\x7f") + "b\xc2\x9b[31m" + "c\xe2\x80\xae" + "d\xe2\x80\xa8" + "caf\xc3\xa9";
+  const std::string written = WriteJson(json(name));
+  CHECK(written == R"("a\u007fb\u009b[31mc\u202ed\u2028caf)" "\xc3\xa9\"");
+  auto read = ParseJson(written, "x.json");
+  REQUIRE(read.ok());
+  CHECK(*read == name);
+  // For people: C0 and DEL as \xXX, the others as \uXXXX, never raw.
+  CHECK(DisplayText("a\nb\x1b[2Jc\x7f" "d\xc2\x9b" "e\xe2\x80\xae" "caf\xe9") ==
+        "a\\x0ab\\x1b[2Jc\\x7fd\\u009be\\u202ecaf\\xe9");
+  CHECK(DisplayText("plain /usr/lib/libcuda.so.1") == "plain /usr/lib/libcuda.so.1");
 }
 
 TEST_CASE("bytes that are not UTF-8 become \\udcXX in JSON, losslessly, and \\xXX for people") {

@@ -334,6 +334,29 @@ void FleetAndConfigSeeds(SeedWriter& seeds) {
 
 }  // namespace
 
+namespace {
+
+// Replies of a healthy server and the campaign's shapes: a bulk longer than
+// asked, a length of 512 MiB, a line that never ends; engine answers nested
+// deep and of the wrong types.
+void NetworkSeeds(SeedWriter& seeds) {
+  seeds.AddMode("resp_reply", "status-and-bulk", 7, std::string("+OK\r\n$10\r\n0123456789\r\n$-1\r\n:42\r\n"));
+  seeds.AddMode("resp_reply", "huge-bulk", 0, std::string("$536870912\r\n") + std::string(300, 'x'));
+  seeds.AddMode("resp_reply", "endless-line", 63, std::string("+") + std::string(70000, 'a'));
+  seeds.AddMode("resp_reply", "error-and-array", 3, std::string("-ERR wrong\r\n*2\r\n$1\r\na\r\n"));
+  std::string deep(2000, '[');
+  deep += std::string(2000, ']');
+  seeds.Add("engine_answers", "inspect-history-manifest",
+            std::string(R"({"Id":"sha256:ab","Architecture":"amd64","Os":"linux","RootFS":{"Type":"layers"},)"
+                        R"("Config":{"Env":["PATH=/usr/bin","CUDA_VERSION=12.4.1"]}})") +
+                std::string(kSeparator) + R"([{"CreatedBy":"/bin/sh -c #(nop) CMD ["bash"]"}])" +
+                std::string(kSeparator) + R"([{"Config":"c.json","Layers":["a/layer.tar"]}])");
+  seeds.Add("engine_answers", "deep-and-wrong-types",
+            "{\"Id\":" + deep + ",\"Config\":{\"Env\":[1,{}]}}" + std::string(kSeparator) + "{\"x\":1}");
+}
+
+}  // namespace
+
 size_t WriteSeeds(const fs::path& out) {
   SeedWriter seeds(out);
   LayerSeeds(seeds);
@@ -344,6 +367,7 @@ size_t WriteSeeds(const fs::path& out) {
   DockerfileSeeds(seeds);
   RuleSeeds(seeds);
   FleetAndConfigSeeds(seeds);
+  NetworkSeeds(seeds);
   return seeds.count();
 }
 

@@ -22,6 +22,8 @@ const std::vector<Target>& Targets() {
       {"import_nodes", FuzzImportNodes, "kubectl get nodes -o json (GPU Feature Discovery labels)"},
       {"import_smi_xml", FuzzImportSmiXml, "nvidia-smi -q -x"},
       {"import_cli_csv", FuzzImportCliCsv, "nvidia-container-cli info --csv"},
+      {"resp_reply", FuzzRespReply, "Redis RESP2 replies of the shared cache, split at any byte"},
+      {"engine_answers", FuzzEngineAnswers, "Docker engine answers (inspect, history, an export's manifest.json)"},
   };
   return targets;
 }

@@ -52,5 +52,7 @@ int FuzzConfigYaml(const uint8_t* data, size_t size);        // config (.imageli
 int FuzzImportNodes(const uint8_t* data, size_t size);       // fleet_import (kubectl nodes JSON)
 int FuzzImportSmiXml(const uint8_t* data, size_t size);      // fleet_import (nvidia-smi -q -x)
 int FuzzImportCliCsv(const uint8_t* data, size_t size);      // fleet_import (nvidia-container-cli info --csv)
+int FuzzRespReply(const uint8_t* data, size_t size);         // cache (Redis RESP2 replies)
+int FuzzEngineAnswers(const uint8_t* data, size_t size);     // engine (inspect, history, manifest.json answers)
 
 }  // namespace imagelint::fuzz
