@@ -47,7 +47,21 @@ struct ScanLimits {
   // (up to kMaxEntryPathBytes each) at almost no compressed size.
   uint64_t max_name_bytes_per_layer = 48ull << 20;
   uint64_t max_name_bytes_per_image = 48ull << 20;
+  // Memory of the facts analyzers keep from file contents (ld.so.conf text,
+  // package metadata, ELF and fatbin summaries), estimated as common/json_memory.h
+  // does: thousands of files of small, capped facts each add up. A whole
+  // PyTorch + CuPy + JAX installation keeps about 1 MiB.
+  uint64_t max_fact_bytes_per_layer = 64ull << 20;
+  uint64_t max_fact_bytes_per_image = 64ull << 20;
   TreeLimits tree;
+};
+
+// What one layer holds so far: entries, bytes of their names and link
+// targets, and the estimated memory of the facts kept from their contents.
+struct LayerLoad {
+  uint64_t entries = 0;
+  uint64_t name_bytes = 0;
+  uint64_t fact_bytes = 0;
 };
 
 // The entries of an image counted across its layers while they are scanned
@@ -56,17 +70,19 @@ struct ScanLimits {
 class ImageBudget {
  public:
   ImageBudget(size_t layers, const ScanLimits& limits, std::string image);
-  // Layer `index` now holds `entries` entries with `name_bytes` bytes of
-  // names; an Error when that puts the image over a limit.
-  Status Set(size_t index, uint64_t entries, uint64_t name_bytes);
+  // Layer `index` now holds `load`; an Error when that puts the image over a
+  // limit.
+  Status Set(size_t index, const LayerLoad& load);
 
  private:
   ScanLimits limits_;
   std::string image_;
   std::vector<std::atomic<uint64_t>> entries_;
   std::vector<std::atomic<uint64_t>> name_bytes_;
+  std::vector<std::atomic<uint64_t>> fact_bytes_;
   std::atomic<uint64_t> total_entries_{0};
   std::atomic<uint64_t> total_name_bytes_{0};
+  std::atomic<uint64_t> total_fact_bytes_{0};
 };
 
 struct ScanOptions {

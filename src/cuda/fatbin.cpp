@@ -217,6 +217,13 @@ void FatbinScanner::AddProblem(uint64_t offset, std::string message) {
   if (problems_.size() < limits_.max_problems) problems_.push_back({offset, std::move(message)});
 }
 
+// A limit that stops the scan is always recorded, past max_problems too: it
+// says why the rest of the file is not in the facts.
+void FatbinScanner::AddStop(uint64_t offset, std::string message) {
+  ++problem_count_;
+  problems_.push_back({offset, std::move(message)});
+}
+
 void FatbinScanner::Collect(Want want, uint64_t length) {
   want_ = want;
   want_length_ = length;
@@ -283,7 +290,7 @@ void FatbinScanner::SearchChunk(std::span<const uint8_t>& chunk) {
   auto matches_at = [&](const uint8_t* word, uint64_t offset) -> bool {
     if (std::memcmp(word, kContainerMagic, 8) == 0) {
       if (containers_.size() >= limits_.max_containers) {
-        AddProblem(offset, "more than " + std::to_string(limits_.max_containers) +
+        AddStop(offset, "more than " + std::to_string(limits_.max_containers) +
                                " fatbin containers; the rest of the file is not scanned");
         state_ = State::kDone;
         return true;
@@ -437,7 +444,7 @@ void FatbinScanner::OnCollected() {
         return;
       }
       if (entries_.size() >= limits_.max_entries) {
-        AddProblem(e, "more than " + std::to_string(limits_.max_entries) +
+        AddStop(e, "more than " + std::to_string(limits_.max_entries) +
                           " fatbin entries; the rest of the file is not scanned");
         state_ = State::kDone;
         return;

@@ -32,7 +32,10 @@ struct FatbinLimits {
   uint64_t max_uncompressed_size = 512u << 20;   // declared uncompressed size above this is a problem
   uint64_t whole_cubin_bytes = 256 * 1024;       // cubins up to this size are read whole (kernel count)
   uint64_t max_entry_header = 64 * 1024;         // entry header incl. tail
-  uint64_t max_entries = 4'000'000;              // per file, all containers together
+  // Per file, all containers together. Each decoded entry takes ~240 bytes
+  // until the file is summarised; the largest library seen (libcufft 11)
+  // holds 17,608, so a million leaves room and keeps a file under 256 MiB.
+  uint64_t max_entries = 1'000'000;
   uint64_t max_containers = 1'000'000;           // per file
   size_t max_problems = 64;                      // recorded per file (the rest are only counted)
 };
@@ -115,6 +118,7 @@ class FatbinScanner {
   enum class Want { kContainerHeader, kEntryFixed, kEntryTail, kPayload, kCubinHeader };
 
   void AddProblem(uint64_t offset, std::string message);
+  void AddStop(uint64_t offset, std::string message);
   void Collect(Want want, uint64_t length);
   void OnCollected();
   void StartEntry(uint64_t offset);

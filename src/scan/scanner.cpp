@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "common/io_buffer.h"
+#include "common/json_memory.h"
 #include "scan/critical_cpu.h"
 
 namespace imagelint {
@@ -24,6 +25,15 @@ struct ActiveSink {
 std::string Where(const ImageMetadata& metadata) {
   return metadata.location.empty() ? metadata.ref : metadata.location;
 }
+
+std::string FactBytesMessage(uint64_t limit, const std::string& where, const std::string& per) {
+  return "more than " + std::to_string(limit >> 20) + " MiB of facts kept from the contents of files in " + where +
+         " (ld.so.conf text, package metadata, ELF and fatbin summaries; imagelint's limit " + per +
+         ", ScanLimits::max_fact_bytes_" + (per == "per layer" ? "per_layer" : "per_image") + ")";
+}
+
+// The memory of the facts analyzers kept from one entry's contents.
+uint64_t FactBytes(const LayerEntry& entry) { return entry.analysis.empty() ? 0 : EstimateJsonMemory(entry.analysis); }
 
 bool AllSinksStopped(const std::vector<ActiveSink>& sinks) {
   return std::none_of(sinks.begin(), sinks.end(), [](const ActiveSink& s) { return s.wants_more; });
@@ -85,14 +95,16 @@ Status AnalyzeFile(EntryReader& reader, LayerEntry& entry, const std::vector<Fil
 }  // namespace
 
 ImageBudget::ImageBudget(size_t layers, const ScanLimits& limits, std::string image)
-    : limits_(limits), image_(std::move(image)), entries_(layers), name_bytes_(layers) {}
+    : limits_(limits), image_(std::move(image)), entries_(layers), name_bytes_(layers), fact_bytes_(layers) {}
 
-Status ImageBudget::Set(size_t index, uint64_t entries, uint64_t name_bytes) {
+Status ImageBudget::Set(size_t index, const LayerLoad& load) {
   if (index >= entries_.size()) return OkStatus();
-  uint64_t old_entries = entries_[index].exchange(entries);
-  uint64_t old_bytes = name_bytes_[index].exchange(name_bytes);
-  uint64_t total_entries = total_entries_ += entries - old_entries;  // unsigned wrap-around cancels out
-  uint64_t total_bytes = total_name_bytes_ += name_bytes - old_bytes;
+  uint64_t old_entries = entries_[index].exchange(load.entries);
+  uint64_t old_bytes = name_bytes_[index].exchange(load.name_bytes);
+  uint64_t old_facts = fact_bytes_[index].exchange(load.fact_bytes);
+  uint64_t total_entries = total_entries_ += load.entries - old_entries;  // unsigned wrap-around cancels out
+  uint64_t total_bytes = total_name_bytes_ += load.name_bytes - old_bytes;
+  uint64_t total_facts = total_fact_bytes_ += load.fact_bytes - old_facts;
   if (total_entries > limits_.max_entries_per_image) {
     return MakeError(image_, "more than " + std::to_string(limits_.max_entries_per_image) +
                                  " entries in the image's layers (imagelint's limit per image)");
@@ -101,6 +113,9 @@ Status ImageBudget::Set(size_t index, uint64_t entries, uint64_t name_bytes) {
     return MakeError(image_, "more than " + std::to_string(limits_.max_name_bytes_per_image) +
                                  " bytes of entry names and link targets in the image's layers (imagelint's limit "
                                  "per image)");
+  }
+  if (total_facts > limits_.max_fact_bytes_per_image) {
+    return MakeError(image_, FactBytesMessage(limits_.max_fact_bytes_per_image, "the image's layers", "per image"));
   }
   return OkStatus();
 }
@@ -132,6 +147,7 @@ Result<LayerResult> ScanLayer(ImageSource& source, size_t index, const std::vect
   const std::string layer_name = "layer " + std::to_string(index) + " (" +
                                  (result.digest.empty() ? result.diff_id : result.digest) + ")";
   uint64_t name_bytes = 0;
+  uint64_t fact_bytes = 0;
   for (;;) {
     auto next = (*reader)->Next();
     if (!next.ok()) return next.error();
@@ -148,27 +164,38 @@ Result<LayerResult> ScanLayer(ImageSource& source, size_t index, const std::vect
                                        " bytes of entry names and link targets in one layer (imagelint's limit "
                                        "per layer)");
     }
-    if (options.budget && result.entries.size() % 4096 == 4095) {
-      IMAGELINT_TRY(options.budget->Set(index, result.entries.size() + 1, name_bytes));
-    }
     if (entry.info.type == EntryType::kRegular && entry.info.size > 0 && !analyzers.empty()) {
       IMAGELINT_TRY(AnalyzeFile(**reader, entry, analyzers, buffer.span()));
+      fact_bytes += FactBytes(entry);
+      if (fact_bytes > limits.max_fact_bytes_per_layer) {
+        return MakeError(Where(metadata),
+                         layer_name + " (at " + entry.info.path + "): " +
+                             FactBytesMessage(limits.max_fact_bytes_per_layer, "one layer", "per layer"));
+      }
+    }
+    if (options.budget && result.entries.size() % 4096 == 4095) {
+      IMAGELINT_TRY(options.budget->Set(index, {result.entries.size() + 1, name_bytes, fact_bytes}));
     }
     result.entries.push_back(std::move(entry));
   }
   result.blob_bytes = (*reader)->BlobBytesRead();
   result.tar_bytes = (*reader)->TarBytesRead();
   result.verified_digest = (*reader)->VerifiedDigest();
-  if (options.budget) IMAGELINT_TRY(options.budget->Set(index, result.entries.size(), name_bytes));
+  if (options.budget) IMAGELINT_TRY(options.budget->Set(index, {result.entries.size(), name_bytes, fact_bytes}));
   return result;
 }
 
 namespace {
 
-uint64_t NameBytes(const LayerResult& layer) {
-  uint64_t bytes = 0;
-  for (const auto& entry : layer.entries) bytes += entry.info.path.size() + entry.info.link_target.size();
-  return bytes;
+// What a layer served by a cache holds (the cache stores what ScanLayer kept).
+LayerLoad LoadOf(const LayerResult& layer) {
+  LayerLoad load;
+  load.entries = layer.entries.size();
+  for (const auto& entry : layer.entries) {
+    load.name_bytes += entry.info.path.size() + entry.info.link_target.size();
+    load.fact_bytes += FactBytes(entry);
+  }
+  return load;
 }
 
 // One layer through the configured scanner, with the image's budget charged
@@ -187,7 +214,7 @@ Result<LayerResult> ScanOneLayer(ImageSource& source, size_t index, const std::v
                                            std::to_string(options.limits.max_entries_per_layer) +
                                            " entries in one layer (imagelint's limit per layer)");
       }
-      IMAGELINT_TRY(options.budget->Set(index, result->entries.size(), NameBytes(*result)));
+      IMAGELINT_TRY(options.budget->Set(index, LoadOf(*result)));
     }
     return result;
   } catch (const std::bad_alloc&) {
