@@ -48,6 +48,12 @@ std::vector<std::string> RuleVariables();
 
 struct AnalyzeOptions {
   rules::EvalLimits limits;
+  // Evaluation steps of all rules in one Analyze call: this many, plus
+  // `rule_steps_per_cell` for each image x pool. The built-in rules take a
+  // few thousand steps per cell; a rule file whose rules each stay within
+  // their step limit could otherwise take hours over a small fleet.
+  int64_t rule_steps_base = 50'000'000;
+  int64_t rule_steps_per_cell = 1'000'000;
 };
 
 // Runs every enabled rule: image-scoped rules once per image, pool-scoped

@@ -139,12 +139,19 @@ class Environment : public std::map<std::string, Value, std::less<>> {
 
 struct EvalLimits {
   int64_t max_steps = 5'000'000;  // nodes visited in one evaluation
+  // Memory of the values one evaluation builds (sums, lists, map/filter
+  // results, function results), summed as common/json_memory.h estimates it:
+  // each step may copy up to a 1 MiB string or a 100,000-element list, so
+  // the step limit alone let a rule file build gigabytes.
+  uint64_t max_value_bytes = 64ull << 20;
+  // A rendered message, fix or evidence text.
+  size_t max_text_bytes = 64 * 1024;
 };
 
 // What an evaluation learnt besides its value: the facts it found missing.
 struct EvalTrace {
   std::vector<std::string> missing;  // "pool.brand", "cuda.drivers[0].note"...
-  int64_t steps = 0;
+  int64_t steps = 0;  // summed over the evaluations that shared this trace
 };
 
 class Expression {
@@ -182,7 +189,7 @@ class Template {
  public:
   static Result<Template> Parse(std::string_view text, const SourceLocation& where = {});
   Result<std::string> Render(const Environment& env, const FunctionRegistry& functions,
-                             EvalTrace* trace = nullptr) const;
+                             EvalTrace* trace = nullptr, const EvalLimits& limits = {}) const;
   const std::string& text() const { return text_; }
   std::vector<Expression::Call> Calls() const;
 
@@ -193,6 +200,7 @@ class Template {
   };
   std::vector<Piece> pieces_;
   std::string text_;
+  SourceLocation where_;
 };
 
 // ----------------------------------------------------------------- rules

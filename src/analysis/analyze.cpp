@@ -1,10 +1,12 @@
 // Rules × images × pools -> findings and verdicts (imagelint.report/v1).
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
 
 #include "imagelint/analysis.h"
 
+#include "analysis/pool_memo.h"
 #include "analysis/undecided.h"
 #include "common/bytes_text.h"
 
@@ -126,15 +128,24 @@ struct Outcome {
 
 class RuleRunner {
  public:
-  RuleRunner(const rules::FunctionRegistry& functions, const AnalyzeOptions& options)
-      : functions_(functions), options_(options) {}
+  RuleRunner(const rules::FunctionRegistry& functions, const AnalyzeOptions& options, int64_t step_budget)
+      : functions_(functions), options_(options), step_budget_(step_budget) {}
 
   // Evaluates one rule in `env` (pool already bound); appends findings.
   // `foreach` is evaluated first (it cannot see `let` names); the `let`
   // bindings, condition and templates then run once per element.
   Status Run(const Rule& rule, const Environment& env, const json& facts, std::vector<json>& out) {
+    if (steps_used_ > step_budget_) {
+      return MakeError(rule.file, "the rules took more than " + std::to_string(step_budget_) +
+                                      " evaluation steps in all (imagelint's limit for this run: " +
+                                      std::to_string(options_.rule_steps_base) + " plus " +
+                                      std::to_string(options_.rule_steps_per_cell) +
+                                      " per image and pool, AnalyzeOptions::rule_steps_*); stopped at rule " +
+                                      rule.id);
+    }
     if (!rule.foreach) return RunOnce(rule, env, facts, nullptr, out);
     EvalTrace trace;
+    StepCharge charge{trace, steps_used_};
     auto list = rule.foreach->second.Evaluate(env, functions_, &trace, options_.limits);
     if (!list.ok()) return Tag(rule, list.error());
     if (list->unknown) return Unknown(rule, env, facts, trace, out);
@@ -151,6 +162,13 @@ class RuleRunner {
   }
 
  private:
+  // Adds the steps a trace counted to the run's total when it goes.
+  struct StepCharge {
+    const EvalTrace& trace;
+    int64_t& total;
+    ~StepCharge() { total += trace.steps; }
+  };
+
   static Error Tag(const Rule& rule, Error error) {
     error.message = "rule " + rule.id + ": " + error.message;
     if (error.subject.empty()) error.subject = rule.file;
@@ -161,6 +179,7 @@ class RuleRunner {
                  std::vector<json>& out) {
     Environment env(&outer);  // the rule's `let` names
     EvalTrace trace;
+    StepCharge charge{trace, steps_used_};
     for (const auto& [name, expression] : rule.lets) {
       auto value = expression.Evaluate(env, functions_, &trace, options_.limits);
       if (!value.ok()) return Tag(rule, value.error());
@@ -175,11 +194,11 @@ class RuleRunner {
     if (!fired->json.get<bool>()) return OkStatus();
 
     json finding = Base(rule);
-    auto message = rule.message.Render(env, functions_, &trace);
+    auto message = rule.message.Render(env, functions_, &trace, options_.limits);
     if (!message.ok()) return Tag(rule, message.error());
     finding["message"] = *message;
     if (rule.fix) {
-      auto fix = rule.fix->Render(env, functions_, &trace);
+      auto fix = rule.fix->Render(env, functions_, &trace, options_.limits);
       if (!fix.ok()) return Tag(rule, fix.error());
       finding["fix"] = *fix;
     }
@@ -205,7 +224,7 @@ class RuleRunner {
                         {"name", prediction.name},
                         {"stage", std::string(rules::StageName(prediction.stage))}};
       if (prediction.message) {
-        auto text = prediction.message->Render(env, functions_, &trace);
+        auto text = prediction.message->Render(env, functions_, &trace, options_.limits);
         if (!text.ok()) return Tag(rule, text.error());
         predicted["message"] = *text;
       }
@@ -276,6 +295,8 @@ class RuleRunner {
 
   const rules::FunctionRegistry& functions_;
   AnalyzeOptions options_;
+  int64_t step_budget_;
+  int64_t steps_used_ = 0;
 };
 
 int StageRank(const json& predicted) {
@@ -370,7 +391,14 @@ Result<json> Analyze(const std::vector<json>& all_facts, const std::vector<std::
   for (const auto& info : rules.List()) rule_table.push_back(rules::RuleInfoToJson(info));
   report["rules"] = rule_table;
 
-  RuleRunner runner(functions, options);
+  // The run's budget of evaluation steps grows with its work: images x pools.
+  const int64_t cells = static_cast<int64_t>(std::max<size_t>(all_facts.size(), 1)) *
+                        static_cast<int64_t>(std::max<size_t>(fleet.pools.size(), 1));
+  const int64_t step_budget =
+      options.rule_steps_per_cell > 0 && cells > (INT64_MAX - options.rule_steps_base) / options.rule_steps_per_cell
+          ? INT64_MAX
+          : options.rule_steps_base + cells * options.rule_steps_per_cell;
+  RuleRunner runner(functions, options, step_budget);
   json images = json::array();
   for (size_t index = 0; index < all_facts.size(); ++index) {
     const json& facts = all_facts[index];
@@ -380,8 +408,13 @@ Result<json> Analyze(const std::vector<json>& all_facts, const std::vector<std::
     static const std::vector<PoolFacts> kNoPoolFacts;
     const std::vector<PoolFacts>& by_pool = index < pool_facts.size() ? pool_facts[index] : kNoPoolFacts;
     std::vector<ImageVariant> variants = Variants(facts, by_pool, fleet);
+    // Pools that differ only by name share their libcuda, driver_compat...
+    // results (analysis/pool_memo.h).
+    PoolMemoScope memo;
+    for (const ImageVariant& variant : variants)
+      if (const rules::Value* bound = variant.environment.Find("facts")) memo.Trust(&bound->json);
     // Findings in rule order; identical findings on several pools are merged.
-    // Found again by their JSON text and pools by name (a 10,000-pool fleet
+    // Found again by their encoding and pools by name (a 10,000-pool fleet
     // made the pairwise comparisons take minutes).
     std::vector<json> merged;
     std::vector<std::vector<std::string>> merged_pools;
@@ -389,7 +422,10 @@ Result<json> Analyze(const std::vector<json>& all_facts, const std::vector<std::
     std::vector<std::set<std::string>> merged_pool_set;
     auto add = [&](std::vector<json>& found, const std::vector<std::string>& on_pools) {
       for (auto& finding : found) {
-        auto [at, fresh] = merged_index.try_emplace(WriteJson(finding), merged.size());
+        // CBOR: an exact encoding of the value (names that are not UTF-8
+        // included) at a fraction of the cost of escaped JSON text.
+        const std::vector<uint8_t> encoded = json::to_cbor(finding);
+        auto [at, fresh] = merged_index.try_emplace(std::string(encoded.begin(), encoded.end()), merged.size());
         if (fresh) {
           merged.push_back(std::move(finding));
           merged_pools.emplace_back();

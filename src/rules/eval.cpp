@@ -6,6 +6,7 @@
 #include "imagelint/rules.h"
 #include "common/version.h"
 #include "common/json.h"
+#include "common/json_memory.h"
 #include "rules/ast.h"
 
 namespace imagelint::rules {
@@ -30,23 +31,43 @@ class Evaluator {
 
   Result<Value> Eval(const Node& node) {
     if (++steps_ > limits_.max_steps) return Fail(node, "evaluation exceeded its step limit");
-    if (trace_) trace_->steps = steps_;
+    if (trace_) ++trace_->steps;
     switch (node.kind) {
       case NodeKind::kLiteral: return Value::Of(node.value);
-      case NodeKind::kList: {
-        nlohmann::json list = nlohmann::json::array();
-        for (const auto& child : node.children) {
-          auto value = Eval(*child);
-          if (!value.ok()) return value;
-          if (value->unknown) return Value::Unknown();
-          list.push_back(std::move(value->json));
-        }
-        return Value::Of(std::move(list));
-      }
+      case NodeKind::kList: return Charged(node, List(node));
       case NodeKind::kVariable: return LookUp(node);
       case NodeKind::kField: return Field(node);
       case NodeKind::kIndex: return Index(node);
-      case NodeKind::kCall: return Call(node);
+      case NodeKind::kCall: return Charged(node, Call(node));
+      default: return Other(node);
+    }
+  }
+
+ private:
+  // The values an evaluation builds, summed against max_value_bytes.
+  Result<Value> Charged(const Node& node, Result<Value> value) {
+    if (!value.ok() || value->unknown) return value;
+    built_ += EstimateJsonMemory(value->json);
+    if (built_ > limits_.max_value_bytes) {
+      return Fail(node, "evaluation built more than " + std::to_string(limits_.max_value_bytes >> 20) +
+                            " MiB of values (imagelint's limit per evaluation, EvalLimits::max_value_bytes)");
+    }
+    return value;
+  }
+
+  Result<Value> List(const Node& node) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& child : node.children) {
+      auto value = Eval(*child);
+      if (!value.ok()) return value;
+      if (value->unknown) return Value::Unknown();
+      list.push_back(std::move(value->json));
+    }
+    return Value::Of(std::move(list));
+  }
+
+  Result<Value> Other(const Node& node) {
+    switch (node.kind) {
       case NodeKind::kNot: {
         auto operand = EvalBool(*node.children[0], "not");
         if (!operand.ok()) return operand;
@@ -65,7 +86,7 @@ class Evaluator {
       case NodeKind::kCompare: return Compare(node);
       case NodeKind::kIn: return In(node);
       case NodeKind::kAdd:
-      case NodeKind::kSubtract: return Arithmetic(node);
+      case NodeKind::kSubtract: return Charged(node, Arithmetic(node));
       case NodeKind::kIsUnknown: {
         auto operand = Eval(*node.children[0]);
         if (!operand.ok()) return operand;
@@ -77,13 +98,15 @@ class Evaluator {
         if (operand->unknown) return Value::Unknown();
         return Value::Of(operand->json.is_null() != node.negated);
       }
-      case NodeKind::kQuantifier: return Quantifier(node);
+      case NodeKind::kQuantifier: return Charged(node, Quantifier(node));
       case NodeKind::kConditional: {
         auto condition = EvalBool(*node.children[0], "if");
         if (!condition.ok()) return condition;
         if (condition->unknown) return Value::Unknown();
         return Eval(*node.children[condition->json.get<bool>() ? 1 : 2]);
       }
+      default:
+        break;  // literals, lists, variables, fields, indexes and calls: Eval
     }
     return Fail(node, "internal: unknown node");
   }
@@ -436,6 +459,7 @@ class Evaluator {
   EvalTrace* trace_;
   EvalLimits limits_;
   int64_t steps_ = 0;
+  uint64_t built_ = 0;
   // Quantifier variables, innermost last: names (in the syntax tree) and
   // elements (in the list being walked), neither copied.
   std::vector<std::pair<const std::string*, const nlohmann::json*>> bound_;

@@ -569,6 +569,7 @@ std::vector<Expression::Call> Expression::Variables() const {
 Result<Template> Template::Parse(std::string_view text, const SourceLocation& where) {
   Template result;
   result.text_ = std::string(text);
+  result.where_ = where;
   size_t pos = 0;
   // Locates a template offset the same way the expression parser does.
   auto locate = [&](size_t offset) {
@@ -622,17 +623,22 @@ std::vector<Expression::Call> Template::Calls() const {
   return calls;
 }
 
-Result<std::string> Template::Render(const Environment& env, const FunctionRegistry& functions,
-                                     EvalTrace* trace) const {
+Result<std::string> Template::Render(const Environment& env, const FunctionRegistry& functions, EvalTrace* trace,
+                                     const EvalLimits& limits) const {
   std::string out;
   for (const auto& piece : pieces_) {
     if (!piece.expression) {
       out += piece.literal;
-      continue;
+    } else {
+      auto value = piece.expression->Evaluate(env, functions, trace, limits);
+      if (!value.ok()) return value.error();
+      out += RenderValue(*value);
     }
-    auto value = piece.expression->Evaluate(env, functions, trace);
-    if (!value.ok()) return value.error();
-    out += RenderValue(*value);
+    if (out.size() > limits.max_text_bytes) {
+      return MakeErrorAtLine(where_.file, where_.line, where_.column,
+                             "the rendered text is longer than " + std::to_string(limits.max_text_bytes) +
+                                 " bytes (imagelint's limit, EvalLimits::max_text_bytes)");
+    }
   }
   return out;
 }
