@@ -2,6 +2,7 @@
 // semantics in include/imagelint/nvidia.h (written by the knowledge module)
 // and of knowledge-table lookups. Nothing here decides anything itself; the
 // JSON shapes returned are documented in docs/rule-language.md.
+#include "analysis/pool_memo.h"
 #include "imagelint/analysis.h"
 #include "imagelint/knowledge.h"
 #include "imagelint/nvidia.h"
@@ -94,6 +95,23 @@ void Add(FunctionRegistry& registry, std::string name, int min_args, int max_arg
   registry.Register(FunctionSpec{std::move(name), min_args, max_args, false, std::move(summary), std::move(impl)});
 }
 
+// A function of the facts (argument `facts_arg`, if any) and a pool (argument
+// `pool_arg`) only, remembered per image while Analyze has a PoolMemoScope
+// open (analysis/pool_memo.h).
+void AddPerPool(FunctionRegistry& registry, std::string name, int min_args, int max_args,
+                std::optional<size_t> facts_arg, size_t pool_arg, std::string summary, rules::FunctionImpl impl) {
+  auto remembered = [name, facts_arg, pool_arg, impl = std::move(impl)](const Arguments& a) -> Result<Value> {
+    PoolMemoScope* memo = PoolMemoScope::Active();
+    std::optional<std::string> key = memo ? memo->Key(name, a, facts_arg, pool_arg) : std::nullopt;
+    if (!key) return impl(a);
+    if (const Value* known = memo->Find(*key)) return *known;
+    auto result = impl(a);
+    if (result.ok()) memo->Put(std::move(*key), *result);
+    return result;
+  };
+  Add(registry, std::move(name), min_args, max_args, std::move(summary), std::move(remembered));
+}
+
 }  // namespace
 
 FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
@@ -101,7 +119,7 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
   FunctionRegistry r;
 
   // ---- requirement check and launch path (container start)
-  Add(r, "start_check", 2, 2,
+  AddPerPool(r, "start_check", 2, 2, 0, 1,
       "start_check(facts, pool): the NVIDIA runtime's start check (requirements, launch path)",
       [k](const Arguments& a) -> Result<Value> {
         auto pool = PoolFromJson(a[1].json);
@@ -116,7 +134,7 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
                               {"requirements", check.requirements},
                               {"launch_path", LaunchPathJson(check.path)}});
       });
-  Add(r, "launch_path", 1, 1, "launch_path(pool): how the pool's runtime starts GPU containers",
+  AddPerPool(r, "launch_path", 1, 1, std::nullopt, 0, "launch_path(pool): how the pool's runtime starts GPU containers",
       [k](const Arguments& a) -> Result<Value> {
         auto pool = PoolFromJson(a[0].json);
         if (!pool.ok()) return pool.error();
@@ -140,13 +158,13 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
       });
 
   // ---- which libcuda a process loads, and whether cuInit succeeds
-  Add(r, "libcuda", 2, 2, "libcuda(facts, pool): the libcuda.so.1 a CUDA process loads on this pool",
+  AddPerPool(r, "libcuda", 2, 2, 0, 1, "libcuda(facts, pool): the libcuda.so.1 a CUDA process loads on this pool",
       [k](const Arguments& a) -> Result<Value> {
         auto pool = PoolFromJson(a[1].json);
         if (!pool.ok()) return pool.error();
         return Value::Of(SelectionJson(nvidia::SelectLibcuda(a[0].json, *pool, *k)));
       });
-  Add(r, "driver_compat", 3, 3,
+  AddPerPool(r, "driver_compat", 3, 3, 0, 2,
       "driver_compat(facts, runtime_version, pool): cuInit and runtime/driver compatibility ('' = cuInit only)",
       [k](const Arguments& a) -> Result<Value> {
         auto version = a[1].json.is_null() ? Result<std::string>(std::string()) : Str(a, 1);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <set>
 
 #include "common/text.h"
 #include "imagelint/analysis.h"
@@ -113,29 +114,32 @@ Counts CountReport(const json& report) {
 std::vector<RootCause> RootCauses(const json& image, const char* list) {
   std::vector<RootCause> causes;
   std::map<std::string, size_t> by_key;
-  std::vector<std::string> pool_order;
-  for (const auto& verdict : Arr(image, "verdicts")) pool_order.push_back(Str(verdict, "pool"));
+  std::vector<std::set<std::string>> pools_seen;  // per cause: a fleet of thousands of pools stays linear
+  std::map<std::string, size_t> pool_rank;        // fleet order, as the verdicts list it
+  for (const auto& verdict : Arr(image, "verdicts")) pool_rank.try_emplace(Str(verdict, "pool"), pool_rank.size());
   for (const auto& finding : Arr(image, list)) {
     std::string key = CauseKey(finding);
     auto it = by_key.find(key);
     if (it == by_key.end()) {
       it = by_key.emplace(key, causes.size()).first;
       causes.push_back(RootCause{{}, {}, {}, Kind(finding)});
+      pools_seen.emplace_back();
     }
     RootCause& cause = causes[it->second];
+    std::set<std::string>& seen = pools_seen[it->second];
     cause.findings.push_back(&finding);
     std::string rule = Str(finding, "rule");
     if (std::find(cause.rules.begin(), cause.rules.end(), rule) == cause.rules.end()) cause.rules.push_back(rule);
     for (const auto& pool : Arr(finding, "pools")) {
       if (!pool.is_string()) continue;
-      std::string name = pool.get<std::string>();
-      if (std::find(cause.pools.begin(), cause.pools.end(), name) == cause.pools.end()) cause.pools.push_back(name);
+      const std::string& name = pool.get_ref<const std::string&>();
+      if (seen.insert(name).second) cause.pools.push_back(name);
     }
   }
   for (auto& cause : causes) {
     auto rank = [&](const std::string& pool) {
-      auto at = std::find(pool_order.begin(), pool_order.end(), pool);
-      return static_cast<size_t>(at - pool_order.begin());
+      auto at = pool_rank.find(pool);
+      return at == pool_rank.end() ? pool_rank.size() : at->second;
     };
     std::stable_sort(cause.pools.begin(), cause.pools.end(),
                      [&](const std::string& a, const std::string& b) { return rank(a) < rank(b); });

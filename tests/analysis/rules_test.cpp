@@ -454,3 +454,38 @@ TEST_CASE("IL007/IL008 on code nothing loads are notes; modules without kernels 
   facts.binaries->at(1).fatbin->containers = 2;
   CHECK(Findings(RunFacts({facts}, fleet), 0, "IL007").size() == 2);
 }
+
+// Pools that differ only by name share their libcuda/driver_compat results
+// within an image (analysis/pool_memo.h): each still gets its own finding,
+// naming it, and a pool with other hardware is worked out on its own.
+TEST_CASE("pools alike but for their names: the same verdict, each finding names its pool") {
+  json report = RunFacts({SeedModel(), WithoutCompat(SeedModel())}, R"(pools:
+  - name: geforce-a
+    gpu: NVIDIA GeForce RTX 3090
+    driver: "460.67"
+  - name: geforce-b
+    gpu: NVIDIA GeForce RTX 3090
+    driver: "460.67"
+  - name: a100
+    gpu: NVIDIA A100-SXM4-40GB
+    driver: "460.67"
+)");
+  for (const char* pool : {"geforce-a", "geforce-b"}) {
+    json verdict = Verdict(report, 0, pool);
+    REQUIRE(verdict["predicted_error"].is_object());
+    CHECK(verdict["predicted_error"]["code"] == 804);
+  }
+  CHECK(Verdict(report, 0, "a100")["predicted_error"].is_null());
+  json il003 = Findings(report, 0, "IL003");
+  size_t named_a = 0, named_b = 0;
+  for (const auto& finding : il003) {
+    const std::string message = finding["message"];
+    named_a += message.find("geforce-a") != std::string::npos;
+    named_b += message.find("geforce-b") != std::string::npos;
+  }
+  CHECK(named_a == 1);
+  CHECK(named_b == 1);
+  // The second image (no compat library) is not answered from the first's results.
+  CHECK(Verdict(report, 1, "geforce-a")["predicted_error"].is_null());
+  CHECK(Findings(report, 1, "IL003").empty());
+}

@@ -1,0 +1,59 @@
+#include "analysis/pool_memo.h"
+
+#include <vector>
+
+namespace imagelint::analysis {
+namespace {
+thread_local PoolMemoScope* active_memo = nullptr;
+
+// An exact encoding of `value` (CBOR: cheaper than escaped JSON text).
+void Append(std::string& key, const nlohmann::json& value) {
+  const std::vector<uint8_t> encoded = nlohmann::json::to_cbor(value);
+  key += std::to_string(encoded.size());
+  key += ':';
+  key.append(encoded.begin(), encoded.end());
+}
+}  // namespace
+
+PoolMemoScope::PoolMemoScope() : previous_(active_memo) { active_memo = this; }
+PoolMemoScope::~PoolMemoScope() { active_memo = previous_; }
+
+PoolMemoScope* PoolMemoScope::Active() { return active_memo; }
+
+std::optional<std::string> PoolMemoScope::Key(const std::string& function, const rules::Arguments& args,
+                                              std::optional<size_t> facts_arg, size_t pool_arg) const {
+  if (pool_arg >= args.size() || !args[pool_arg].json.is_object()) return std::nullopt;
+  if (facts_arg && (*facts_arg >= args.size() || !trusted_.count(&args[*facts_arg].json))) return std::nullopt;
+  std::string key = function;
+  for (size_t i = 0; i < args.size(); ++i) {
+    key += '\x1f';
+    if (facts_arg && i == *facts_arg) {
+      key += std::to_string(reinterpret_cast<uintptr_t>(&args[i].json));
+    } else if (i == pool_arg) {
+      for (const auto& [field, value] : args[i].json.items()) {
+        if (field == "name" || field == "line" || field == "count" || field == "source" || field == "selector_labels")
+          continue;
+        key += std::to_string(field.size());
+        key += ':';
+        key += field;
+        Append(key, value);
+      }
+    } else if (args[i].unknown) {
+      key += '?';
+    } else {
+      Append(key, args[i].json);
+    }
+  }
+  return key;
+}
+
+const rules::Value* PoolMemoScope::Find(const std::string& key) const {
+  auto it = results_.find(key);
+  return it == results_.end() ? nullptr : &it->second;
+}
+
+void PoolMemoScope::Put(std::string key, const rules::Value& value) {
+  if (results_.size() < kMaxEntries) results_.emplace(std::move(key), value);
+}
+
+}  // namespace imagelint::analysis

@@ -1,0 +1,57 @@
+// Results of the knowledge functions that depend only on an image's facts
+// and a pool's hardware and software (libcuda, driver_compat, start_check,
+// launch_path), remembered for the image being analysed. A fleet of
+// thousands of pools names a few dozen distinct (GPU, driver, toolkit)
+// combinations: each is worked out once, not once per pool and rule.
+//
+// Analyze opens a PoolMemoScope per image and names the facts values it
+// binds (one per variant of the image); the bindings look results up while a
+// scope is open on their thread. The key holds the facts' address, which is
+// stable while the scope is open, and the pool without the fields that only
+// name it (name, line, count, source, selector_labels), which no NVIDIA
+// semantics reads. A call on any other facts value (one a rule computed, whose
+// address a later one may reuse) is not remembered.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "imagelint/rules.h"
+
+namespace imagelint::analysis {
+
+class PoolMemoScope {
+ public:
+  PoolMemoScope();
+  ~PoolMemoScope();
+  PoolMemoScope(const PoolMemoScope&) = delete;
+  PoolMemoScope& operator=(const PoolMemoScope&) = delete;
+
+  // The memo open on this thread, or null.
+  static PoolMemoScope* Active();
+  // `facts` is bound for the whole scope: calls on it may be remembered.
+  void Trust(const nlohmann::json* facts) { trusted_.insert(facts); }
+  // The key of `function` called with `args`, whose `facts_arg` (if any) is
+  // identified by address and whose `pool_arg` loses its naming fields;
+  // nullopt when the call must not be remembered.
+  std::optional<std::string> Key(const std::string& function, const rules::Arguments& args,
+                                 std::optional<size_t> facts_arg, size_t pool_arg) const;
+
+  const rules::Value* Find(const std::string& key) const;
+  void Put(std::string key, const rules::Value& value);
+
+ private:
+  // Bounded: a hostile fleet of distinct pools stops being remembered here
+  // and is worked out per call, as without the memo.
+  static constexpr size_t kMaxEntries = 65536;
+  std::map<std::string, rules::Value> results_;
+  std::set<const nlohmann::json*> trusted_;
+  PoolMemoScope* previous_ = nullptr;
+};
+
+}  // namespace imagelint::analysis
