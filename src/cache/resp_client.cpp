@@ -123,8 +123,10 @@ Result<Reply> RespClient::Call(const std::vector<std::string_view>& args, size_t
   deadline_.reset();
   if (whole.count() > 0) deadline_ = std::chrono::steady_clock::now() + whole;
   auto reply = Exchange(args, max_bulk);
-  // A wait cut short by the budget reports the budget, not what was left of it.
-  if (!reply.ok() && deadline_ && std::chrono::steady_clock::now() >= *deadline_)
+  // A wait cut short by the budget reports the budget, not what was left of
+  // it. poll() counts whole milliseconds and may wake just before the
+  // deadline it was given: within 10 ms of it counts as reaching it.
+  if (!reply.ok() && deadline_ && std::chrono::steady_clock::now() + std::chrono::milliseconds(10) >= *deadline_)
     return MakeError("", "no whole reply within " + std::to_string(whole_.count()) + " ms (the request timeout)");
   return reply;
 }
