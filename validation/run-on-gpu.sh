@@ -30,6 +30,19 @@ prepare() {
   # The scenarios, built from genuine parts by the validation suite itself.
   CI=true IMAGELINT_VALIDATION_EXPORT="$bundle_dir/scenarios" \
     "$build/tests/validation/test_validation" --test-case='*batch*' >/dev/null
+  # Identical files (every scenario's glibc, the shared libcuda copies) become hard links: tar keeps one.
+  python3 - "$bundle_dir/scenarios" <<'PY'
+import hashlib, os, sys
+seen = {}
+for top, _, files in os.walk(sys.argv[1]):
+    for name in files:
+        path = os.path.join(top, name)
+        if os.path.islink(path) or os.path.getsize(path) < 65536: continue
+        digest = hashlib.sha256(open(path, "rb").read()).hexdigest()
+        if digest in seen and not os.path.samefile(seen[digest], path):
+            os.unlink(path); os.link(seen[digest], path)
+        seen.setdefault(digest, path)
+PY
   cp "$build/src/cli/imagelint" "$build/probe/imagelint-probe" "$bundle_dir/bin/"
   ldd "$build/src/cli/imagelint" | awk '/=> \//{print $3} /^\s*\/.*ld-linux/{print $1}' | while read -r lib; do
     cp -L "$lib" "$bundle_dir/lib/"

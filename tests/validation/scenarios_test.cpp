@@ -207,7 +207,7 @@ void CheckBatch(const std::string& file) {
     // validation/run-on-gpu.sh prepare: the root file systems, for `imagelint probe` on a GPU machine.
     if (const char* to = std::getenv("IMAGELINT_VALIDATION_EXPORT"); to != nullptr && *to != 0) {
       fs::create_directories(to);
-      REQUIRE_MESSAGE(Run({"cp", "-al", (dir / (std::string(s->name) + ".rootfs")).string(),
+      REQUIRE_MESSAGE(Run({"cp", "-a", (dir / (std::string(s->name) + ".rootfs")).string(),
                            (fs::path(to) / s->name).string()}, &why), why);
     }
   }
