@@ -44,7 +44,7 @@ for top, _, files in os.walk(sys.argv[1]):
         seen.setdefault(digest, path)
 PY
   cp "$build/src/cli/imagelint" "$build/probe/imagelint-probe" "$bundle_dir/bin/"
-  ldd "$build/src/cli/imagelint" | awk '/=> \//{print $3} /^\s*\/.*ld-linux/{print $1}' | while read -r lib; do
+  ldd "$build/src/cli/imagelint" | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\/.*ld-linux/ {print $1}' | while read -r lib; do
     cp -L "$lib" "$bundle_dir/lib/"
   done
   cp "$repo"/tests/validation/observed/results*.tsv "$bundle_dir/"
@@ -57,7 +57,7 @@ PY
 }
 
 run() {
-  local from=${1:-$bundle} out=${OUT:-$here/out} work
+  local from=${1:-$bundle} out=${OUT:-$here/out}
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
   xz -dc "$from" | tar -C "$work" -xf -
