@@ -349,6 +349,28 @@ Result<json> ProbeImage(const ProbeRequest& request, const Context& context) {
     else check["match"] = undecided ? "settles" : predicted_code == observed.code ? "match" : "contradiction";
     checks.push_back(check);
     status = check["match"] == "contradiction" ? "contradiction" : "match";
+    // Which libcuda loads: the image's first on LD_LIBRARY_PATH, else the
+    // host's (direct mode puts the host's driver right after that path).
+    // Shown, not judged: the loader's cache and a runtime's injection can
+    // reorder the rest.
+    if (request.mode == "direct") {
+      std::string expected = "the host's driver";
+      for (const auto& candidate : cuda.value("loader", json::object()).value("libcuda_candidates", json::array()))
+        if (candidate.is_object() && candidate.value("via", "") == "LD_LIBRARY_PATH") {
+          expected = "<image>" + ResolveInRoot(root, candidate.value("path", "")).string().substr(root.string().size());
+          break;
+        }
+      std::string loaded = "-";
+      for (const auto& file : runs[0]["loaded"]) {
+        const std::string path = file.get<std::string>();
+        if (fs::path(path).filename().string().rfind("libcuda.so", 0) != 0) continue;
+        loaded = path.rfind("<image>", 0) == 0 ? path : "the host's driver (" + path + ")";
+        break;
+      }
+      bool same = loaded == expected || (expected == "the host's driver" && loaded.rfind(expected, 0) == 0);
+      checks.push_back({{"check", "libcuda loaded"}, {"predicted", expected}, {"observed", loaded},
+                        {"match", same ? "match" : "differs"}});
+    }
   }
   report["checks"] = checks;
   report["status"] = status;

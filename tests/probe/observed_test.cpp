@@ -122,6 +122,11 @@ TEST_CASE("probe --record writes an observation that a later scan uses instead o
   const bool agrees = check["predicted"] == 803;
   CHECK(run.exit_code == (agrees ? 0 : 1));
   CHECK(check["match"] == (agrees ? "match" : "contradiction"));
+  // The image's libcuda, first on its LD_LIBRARY_PATH, is the one that loaded.
+  REQUIRE(report["checks"].size() == 2);
+  CHECK(report["checks"][1]["predicted"] == "<image>/opt/driver/libcuda.so.1");
+  CHECK(report["checks"][1]["observed"] == "<image>/opt/driver/libcuda.so.1");
+  CHECK(report["checks"][1]["match"] == "match");
 
   // The fleet file keeps what was there and gains the host's pool with the observation.
   std::string written = ReadFileText(fleet);
