@@ -141,6 +141,22 @@ nlohmann::json Finalize(const nlohmann::json& report, const FinalizeOptions& opt
 // findings from a report (suppressions), so both always agree.
 void DeriveVerdicts(nlohmann::json& image);
 
+// Observations (`observed:` of a pool, docs/probe.md). FactKey: what an
+// observation's `fact` names, a finding's rule and logical location joined
+// by spaces ("IL004 path:/usr/local/cuda/compat/libcuda.so.1").
+std::string FactKey(const nlohmann::json& finding);
+// Puts on each verdict of a report image the observation of its pool that
+// applies (`observed` {code, name, api, host, date, key image|fact, image,
+// fact, line}): one for the image's digest first, else one whose fact is a
+// finding of the image on that pool. DeriveVerdicts then applies it.
+void AttachObservations(nlohmann::json& image, const Fleet& fleet);
+// On a verdict DeriveVerdicts just decided from findings: with `observed`,
+// moves the prediction to `prediction` {status, predicted_error}, sets
+// `observation` agrees|contradicts|settles (settles: the prediction was
+// undecided) and takes status and predicted_error (with `observed: true`)
+// from what was observed.
+void ApplyObservation(nlohmann::json& verdict);
+
 // --baseline: an earlier report of the same images and fleet. Errors: it is
 // not an imagelint.report/v1 document with an images list.
 // What a finding is about, apart from its wording and pools: "path:P" per

@@ -17,6 +17,22 @@
 
 namespace imagelint {
 
+// What `imagelint probe --record` saw on a host of a pool (DESIGN.md
+// "Observations", docs/probe.md): the first CUDA code a program met, for one
+// image (by digest) or for every image whose verdict rests on one fact (a
+// finding's rule and logical location, analysis::FactKey). A scan uses it
+// instead of its prediction and says so.
+struct Observation {
+  std::string image;  // "sha256:..." image digest; "" = any image with `fact`
+  std::string fact;   // "IL004 path:/usr/local/cuda/compat/libcuda.so.1"; "" = the image's whole verdict
+  int code = 0;       // 0 = ran; else the CUDA error code met first
+  std::string name;   // "cudaErrorSystemDriverMismatch"; may be empty
+  std::string api;    // the call that returned it; may be empty
+  std::string host;   // where it was observed
+  std::string date;   // YYYY-MM-DD
+  int line = 0;       // in the fleet file
+};
+
 struct Pool {
   std::string name;                               // unique within the fleet
   std::string gpu;                                // product name as nvidia-smi prints it; may be empty
@@ -47,6 +63,7 @@ struct Pool {
   // Fields the loader filled with documented defaults (e.g. "runtime",
   // "container_toolkit"), so rules can say the value was assumed.
   std::vector<std::string> defaulted;
+  std::vector<Observation> observed;  // `observed:` entries, file order
 };
 
 struct Fleet {

@@ -491,6 +491,7 @@ Result<json> Analyze(const std::vector<json>& all_facts, const std::vector<std::
     image["findings"] = findings;
     image["verdicts"] = json::array();
     for (const auto& pool : fleet.pools) image["verdicts"].push_back({{"pool", pool.name}});
+    AttachObservations(image, fleet);
     DeriveVerdicts(image);
     images.push_back(std::move(image));
   }
@@ -575,6 +576,12 @@ void DeriveVerdicts(json& image) {
       }
       verdict["rules"] = rule_ids;
       verdict["undetermined"] = undetermined;
+      ApplyObservation(verdict);
+      if (verdict.contains("observed")) {  // what the host showed counts for the image too
+        worst_rank = verdict["status"] == "fail" ? static_cast<int>(Severity::kError)
+                                                 : std::min(worst_rank, static_cast<int>(Severity::kWarning));
+        undecided = false;
+      }
       image_rank = std::max(image_rank, worst_rank);
       image_undecided = image_undecided || undecided;
     }

@@ -120,4 +120,15 @@ Result<std::map<std::string, std::string>> Environment::BuildArgs(const std::vec
   return args;
 }
 
+std::filesystem::path Environment::ProbeProgram() const {
+  if (auto set = Find("IMAGELINT_PROBE"); set && !set->empty()) return *set;
+  const std::filesystem::path bin = executable_.parent_path();
+  for (const auto& candidate : {bin / ".." / "libexec" / "imagelint" / "imagelint-probe",
+                                bin / ".." / ".." / "probe" / "imagelint-probe"}) {
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(candidate, ec)) return std::filesystem::weakly_canonical(candidate, ec);
+  }
+  return {};
+}
+
 }  // namespace imagelint::cli

@@ -47,6 +47,11 @@ class Environment {
   // warnings on stderr.
   Context MakeContext() const;
 
+  // The C probe `imagelint probe` runs inside images: $IMAGELINT_PROBE, else
+  // <bin>/../libexec/imagelint/imagelint-probe (installed), else the build
+  // tree's probe/imagelint-probe beside src/cli/ ("" when none exists).
+  std::filesystem::path ProbeProgram() const;
+
   // $XDG_CONFIG_HOME/imagelint, else ~/.config/imagelint ("" when neither is set).
   std::string UserConfigDirectory() const;
 

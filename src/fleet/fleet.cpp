@@ -30,7 +30,10 @@ const std::set<std::string> kPlatforms = {"linux/amd64", "linux/arm64"};
 const std::set<std::string> kPoolKeys = {"name",     "gpu",      "compute_capability", "brand",
                                          "datacenter", "driver", "container_toolkit", "runtime",
                                          "platform", "count",    "cuda_compat_mode",   "disable_require",
-                                         "integrated", "selector_labels", "source", "architecture"};
+                                         "integrated", "selector_labels", "source", "architecture",
+                                         "observed"};
+const std::set<std::string> kObservationKeys = {"image", "fact", "code", "name", "api", "host", "date"};
+constexpr size_t kMaxObservations = 10000;
 // "a, b, c" of one field of every row of a knowledge table (first-seen order,
 // no repeats): the values a fleet field may take.
 std::vector<std::string> KnownValues(const Knowledge& knowledge, std::string_view table, const char* field) {
@@ -324,7 +327,59 @@ class FleetParser {
         pool.selector_labels[entry.first.Scalar()] = entry.second.Scalar();
       }
     }
+    if (node["observed"]) {
+      auto observed = ParseObserved(node["observed"], p);
+      if (!observed.ok()) return observed.error();
+      pool.observed = std::move(*observed);
+    }
     return pool;
+  }
+
+  // `observed: [{image, fact, code, name, api, host, date}]` (docs/probe.md).
+  Result<std::vector<Observation>> ParseObserved(const YAML::Node& list, const std::string& p) {
+    if (!list.IsSequence()) return At(list, "pool '" + p + "': field 'observed' must be a list");
+    if (list.size() > kMaxObservations) return At(list, "pool '" + p + "': more than 10000 observations");
+    std::vector<Observation> out;
+    for (const auto& item : list) {
+      if (!item.IsMap()) return At(item, "pool '" + p + "': each 'observed' entry must be a mapping");
+      for (const auto& entry : item)
+        if (!kObservationKeys.count(entry.first.Scalar()))
+          return At(entry.first, "pool '" + p + "': unknown field '" + entry.first.Scalar() +
+                                     "' in 'observed' (allowed: image, fact, code, name, api, host, date)");
+      Observation seen;
+      seen.line = item.Mark().line + 1;
+      for (const char* field : {"image", "fact", "name", "api", "host", "date"}) {
+        if (!item[field]) continue;
+        auto value = ScalarField(item[field], p, std::string("observed.") + field);
+        if (!value.ok()) return value.error();
+        std::string& slot = std::string_view(field) == "image" ? seen.image
+                            : std::string_view(field) == "fact" ? seen.fact
+                            : std::string_view(field) == "name" ? seen.name
+                            : std::string_view(field) == "api"  ? seen.api
+                            : std::string_view(field) == "host" ? seen.host
+                                                                : seen.date;
+        slot = *value;
+      }
+      if (seen.image.empty() && seen.fact.empty())
+        return At(item, "pool '" + p + "': an 'observed' entry needs 'image' (a digest) or 'fact'");
+      if (!seen.image.empty() && seen.image.rfind("sha256:", 0) != 0)
+        return At(item["image"], "pool '" + p + "': observed 'image' must be a digest sha256:..., got '" +
+                                     seen.image + "'");
+      if (seen.host.empty() || seen.date.empty())
+        return At(item, "pool '" + p + "': an 'observed' entry needs 'host' and 'date'");
+      bool date_ok = seen.date.size() == 10 && seen.date[4] == '-' && seen.date[7] == '-';
+      for (size_t i = 0; date_ok && i < 10; ++i)
+        date_ok = (i == 4 || i == 7) || std::isdigit(static_cast<unsigned char>(seen.date[i]));
+      if (!date_ok) return At(item["date"], "pool '" + p + "': observed 'date' must be YYYY-MM-DD, got '" + seen.date + "'");
+      const YAML::Node& code = item["code"];
+      bool code_ok = code && code.IsScalar() && !code.Scalar().empty() && code.Scalar().size() <= 6;
+      if (code_ok)
+        for (char c : code.Scalar()) code_ok &= std::isdigit(static_cast<unsigned char>(c)) != 0;
+      if (!code_ok) return At(code ? code : item, "pool '" + p + "': observed 'code' must be a CUDA error code (0 = ran)");
+      seen.code = std::stoi(code.Scalar());
+      out.push_back(std::move(seen));
+    }
+    return out;
   }
 
   std::string source_;

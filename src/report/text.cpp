@@ -81,7 +81,30 @@ std::string Joined(const std::vector<std::string>& items, const std::string& sep
 }
 
 // The PREDICTED ERROR cell of a pool's row.
+std::string PredictionCell(const json& verdict);
+
+// The PREDICTED ERROR cell: an observed verdict shows what the host returned.
 std::string Cell(const json& verdict) {
+  if (!verdict.contains("observed") || !verdict["observed"].is_object()) return PredictionCell(verdict);
+  const json& predicted = verdict.contains("predicted_error") ? verdict["predicted_error"] : json();
+  return (predicted.is_object() ? PredictedText(predicted) : std::string("runs")) + " (observed)";
+}
+
+// The line under an observed verdict: where and when, and the prediction an
+// observation contradicts.
+std::string ObservedLine(const json& verdict) {
+  const json& seen = verdict["observed"];
+  std::string text = "observed on " + Str(seen, "host") + ", " + Str(seen, "date");
+  if (Str(verdict, "observation") == "contradicts" && verdict.contains("prediction")) {
+    const json& before = verdict["prediction"];
+    text += "; CONTRADICTS the prediction " + Str(before, "status") + " " + PredictionCell(before);
+  } else if (!Str(verdict, "observation").empty()) {
+    text += " (" + Str(verdict, "observation") + " with the prediction)";
+  }
+  return text;
+}
+
+std::string PredictionCell(const json& verdict) {
   const json& predicted = verdict.contains("predicted_error") ? verdict["predicted_error"] : json();
   if (predicted.is_object()) return PredictedText(predicted) + " (" + Str(predicted, "stage") + ")";
   std::vector<std::string> undetermined;
@@ -137,6 +160,8 @@ void RenderVerdicts(std::string& out, const json& image, size_t width, const Pai
     if (line.size() >= at + status.size() && line.compare(at, status.size(), status) == 0)
       line = line.substr(0, at) + paint(status, ColorOf(status)) + line.substr(at + status.size());
     out += line + "\n";
+    if (verdict.contains("observed") && verdict["observed"].is_object())
+      out += Cut("    " + ObservedLine(verdict), width) + "\n";
   }
 }
 

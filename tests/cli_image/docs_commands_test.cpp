@@ -294,7 +294,10 @@ void Run(const Shown& shown, const FlagTable& flags, const fs::path& sandbox, st
   bool bare = tokens.size() <= 1 + static_cast<size_t>(std::count(checked.command_name.begin(), checked.command_name.end(), ' ') + 1);
   bool mention = (kNeedInput.count(checked.command_name) && !checked.has_input) ||
                  ((checked.command_name == "fleet" || checked.command_name == "fleet import") && bare);
-  if (checked.synopsis || mention) {
+  // `probe` runs CUDA on a GPU host: shown commands are checked for their
+  // flags only (tests/probe runs it, without a GPU).
+  static const std::set<std::string> kNeedGpu = {"probe"};
+  if (checked.synopsis || mention || kNeedGpu.count(checked.command_name)) {
     ++synopses;
     return;
   }

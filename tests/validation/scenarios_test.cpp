@@ -5,6 +5,7 @@
 // code is read from those files, never written here.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <functional>
 
 #include "support/test_support.h"
@@ -203,6 +204,12 @@ void CheckBatch(const std::string& file) {
     bool built = BuildScenario(*s, programs, dir / (std::string(s->name) + ".rootfs"), layout, &why);
     REQUIRE_MESSAGE(built, std::string(s->name) << ": " << why);
     layouts.push_back(layout.string());
+    // validation/run-on-gpu.sh prepare: the root file systems, for `imagelint probe` on a GPU machine.
+    if (const char* to = std::getenv("IMAGELINT_VALIDATION_EXPORT"); to != nullptr && *to != 0) {
+      fs::create_directories(to);
+      REQUIRE_MESSAGE(Run({"cp", "-a", (dir / (std::string(s->name) + ".rootfs")).string(),
+                           (fs::path(to) / s->name).string()}, &why), why);
+    }
   }
   fs::path fleet = dir / "h100.yaml";
   WriteFileText(fleet, ObservedHostFleet());
