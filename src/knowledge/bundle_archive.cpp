@@ -86,7 +86,7 @@ Status UnpackKnowledge(std::string_view tar, const std::string& name, const fs::
   std::unique_ptr<archive, ReaderCloser> reader(archive_read_new());
   archive_read_support_format_tar(reader.get());  // no compression, no other format
   if (archive_read_open_memory(reader.get(), tar.data(), tar.size()) != ARCHIVE_OK)
-    return MakeError(name, std::string("not a knowledge bundle (a tar of table files): ") +
+    return MakeError(name, std::string("corrupt, or not a knowledge bundle (a tar of table files): ") +
                                archive_error_string(reader.get()));
   const std::set<std::string> expected = TableFiles();
   std::set<std::string> seen;
