@@ -71,13 +71,13 @@ TEST_CASE("explicit facts instead of (or over) a product name") {
 }
 
 TEST_CASE("unknown GPU: the pool keeps the name and no GPU facts; the rest of the fleet is read as usual") {
-  auto fleet = Parse("pools:\n  - name: new\n    gpu: NVIDIA GeForce RTX 5090 D\n    driver: \"580.95.05\"\n"
-                     "  - name: given\n    gpu: NVIDIA GeForce RTX 5090 D\n    compute_capability: \"12.0\"\n"
+  auto fleet = Parse("pools:\n  - name: new\n    gpu: NVIDIA GeForce RTX 6090\n    driver: \"580.95.05\"\n"
+                     "  - name: given\n    gpu: NVIDIA GeForce RTX 6090\n    compute_capability: \"12.0\"\n"
                      "    brand: geforce\n    driver: \"580.95.05\"\n"
                      "  - name: known\n    gpu: NVIDIA A100-SXM4-80GB\n    driver: \"580.95.05\"\n");
   REQUIRE_MESSAGE(fleet.ok(), imagelint::testing::ErrorText(fleet));
   REQUIRE(fleet->pools.size() == 3);
-  CHECK(fleet->pools[0].gpu == "NVIDIA GeForce RTX 5090 D");
+  CHECK(fleet->pools[0].gpu == "NVIDIA GeForce RTX 6090");  // no such product in the tables
   CHECK_FALSE(fleet->pools[0].compute_capability);
   CHECK_FALSE(fleet->pools[0].brand);
   CHECK_FALSE(fleet->pools[0].architecture);
