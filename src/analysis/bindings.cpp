@@ -317,6 +317,24 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
         if (!product.ok()) return product.error();
         return Row(k->FindGpu(*product));
       });
+  Add(r, "closest_gpus", 1, 1, "closest_gpus(product): up to three known GPU names closest to it",
+      [k](const Arguments& a) -> Result<Value> {
+        auto product = Str(a, 0);
+        if (!product.ok()) return product.error();
+        return Value::Of(json(k->ClosestGpuNames(*product, 3)));
+      });
+  Add(r, "newest_driver_branch", 0, 0, "newest_driver_branch(): the highest branch of driver-branches.yaml",
+      [k](const Arguments&) -> Result<Value> {
+        int newest = 0;
+        for (const auto& row : k->Table("driver_branches")) newest = std::max(newest, row["branch"].get<int>());
+        return Value::Of(newest);
+      });
+  Add(r, "knowledge_bundle", 0, 0, "knowledge_bundle(): {revision, date} of the knowledge bundle in use",
+      [k](const Arguments&) -> Result<Value> {
+        const json& rows = k->Table("bundle");
+        if (rows.size() != 1) return Value::Unknown();
+        return Value::Of(json{{"revision", rows[0]["revision"]}, {"date", rows[0]["as_of"]}});
+      });
   Add(r, "driver_branch_info", 1, 1, "driver_branch_info(branch): driver branch row (null if unknown)",
       [k](const Arguments& a) -> Result<Value> {
         if (!a[0].json.is_number_integer()) return ArgError("the branch must be a number");

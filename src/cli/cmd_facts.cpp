@@ -31,7 +31,9 @@ RunFunction SetupFacts(CLI::App& app) {
     auto options = ToImageReadOptions(args->input);
     if (!options.ok()) return ReportToolError(options.error());
     if (auto budget = StartBudget(args->input, {*input}); !budget.ok()) return ReportToolError(budget.error());
-    const Context context = ContextFor(environment, args->input);
+    auto made_context = ContextFor(environment, args->input);
+    if (!made_context.ok()) return ReportToolError(made_context.error());
+    const Context context = std::move(*made_context);
     auto shared_cache = OpenSharedCache(args->shared_cache, environment, context.warn);
     if (!shared_cache.ok()) return ReportToolError(shared_cache.error());
     options->shared_cache = *shared_cache;

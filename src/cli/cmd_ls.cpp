@@ -29,7 +29,9 @@ RunFunction SetupLs(CLI::App& app) {
     auto options = ToImageReadOptions(args->input);
     if (!options.ok()) return ReportToolError(options.error());
     if (auto budget = StartBudget(args->input, {*input}); !budget.ok()) return ReportToolError(budget.error());
-    auto listing = ListImageTree(*input, args->glob, *options, ContextFor(environment, args->input));
+    auto context = ContextFor(environment, args->input);
+    if (!context.ok()) return ReportToolError(context.error());
+    auto listing = ListImageTree(*input, args->glob, *options, *context);
     if (!listing.ok()) return ReportToolError(listing.error());
     std::cout << *listing;
     return kExitOk;

@@ -113,7 +113,9 @@ int RunScan(ScanArgs& args, const Environment& environment) {
   request->keep_going = args.all_tags || !args.images_from.empty();
   if (args.image_jobs < 0) return ReportToolError(MakeError("--image-jobs", "must be at least 1"));
   request->image_jobs = args.image_jobs;
-  const Context context = ContextFor(environment, args.input);
+  auto made_context = ContextFor(environment, args.input);
+  if (!made_context.ok()) return ReportToolError(made_context.error());
+  const Context context = std::move(*made_context);
   if (context.warn)
     for (const std::string& warning : outputs->warnings) context.warn(warning);
   for (const std::string& repository : repositories) {

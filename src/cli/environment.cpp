@@ -11,6 +11,7 @@
 #include "common/bytes_text.h"
 #include "imagelint/cache.h"
 #include "imagelint/config.h"
+#include "imagelint/knowledge_update.h"
 
 namespace imagelint::cli {
 
@@ -81,7 +82,13 @@ Context Environment::MakeContext() const {
   context.warn = [](const std::string& message) {
     std::fprintf(stderr, "imagelint: warning: %s\n", DisplayText(message).c_str());  // one line, no control codes
   };
+  (void)SelectKnowledge(context, "", KnowledgeDirectoryFixed());  // errors only for an explicit selection
   return context;
+}
+
+fs::path Environment::BuiltinKnowledgeDirectory() const {
+  if (std::string dir = Get("IMAGELINT_KNOWLEDGE_DIR"); !dir.empty()) return dir;
+  return Context::ForDataDirectory(DataDirectory()).knowledge_dir;
 }
 
 std::string Environment::UserConfigDirectory() const {

@@ -39,7 +39,9 @@ class Environment {
   std::filesystem::path DataDirectory() const;
 
   // The library's context: data directories ($IMAGELINT_RULES_DIR,
-  // $IMAGELINT_KNOWLEDGE_DIR, $IMAGELINT_DOCS_DIR override each),
+  // $IMAGELINT_KNOWLEDGE_DIR, $IMAGELINT_DOCS_DIR override each; without
+  // the knowledge variable, the newest bundle `knowledge update` stored in
+  // the cache when it is newer than the built-in one),
   // the layer cache ($XDG_CACHE_HOME/imagelint or ~/.cache/imagelint),
   // today ($IMAGELINT_TODAY when it is a date), stored registry credentials
   // ($REGISTRY_AUTH_FILE, $XDG_RUNTIME_DIR, $DOCKER_AUTH_CONFIG,
@@ -51,6 +53,12 @@ class Environment {
   // <bin>/../libexec/imagelint/imagelint-probe (installed), else the build
   // tree's probe/imagelint-probe beside src/cli/ ("" when none exists).
   std::filesystem::path ProbeProgram() const;
+
+  // The knowledge tables before any update: $IMAGELINT_KNOWLEDGE_DIR, else
+  // <data>/rules/knowledge; and whether the variable named it (then no
+  // stored bundle replaces it).
+  std::filesystem::path BuiltinKnowledgeDirectory() const;
+  bool KnowledgeDirectoryFixed() const { return !Get("IMAGELINT_KNOWLEDGE_DIR").empty(); }
 
   // $XDG_CONFIG_HOME/imagelint, else ~/.config/imagelint ("" when neither is set).
   std::string UserConfigDirectory() const;

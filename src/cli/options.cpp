@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "common/text.h"
+#include "imagelint/knowledge_update.h"
 #include "imagelint/report.h"
 
 namespace imagelint::cli {
@@ -165,6 +166,10 @@ void AddImageInputOptions(CLI::App& app, ImageInputFlags& flags) {
                  "layer cache directory (default $XDG_CACHE_HOME/imagelint or ~/.cache/imagelint)")
       ->type_name("DIR");
   app.add_flag("--no-cache", flags.no_cache, "neither read nor write the layer cache");
+  app.add_option("--knowledge", flags.knowledge,
+                 "the knowledge bundle to judge by: a directory of tables or a file from `imagelint knowledge pack` "
+                 "(default: the newest bundle `imagelint knowledge update` stored, else the built-in tables)")
+      ->type_name("DIR|FILE");
   app.add_option("--image", flags.image_name,
                  "NAME or @N: the image to read from an archive or OCI layout that holds several "
                  "(docker save of several names, a layout with several ref names)")
@@ -265,9 +270,13 @@ Result<ImageReadOptions> ToImageReadOptions(const ImageInputFlags& flags) {
   return options;
 }
 
-Context ContextFor(const Environment& environment, const ImageInputFlags& flags) {
+Result<Context> ContextFor(const Environment& environment, const ImageInputFlags& flags) {
   Context context = environment.MakeContext();
-  if (!flags.cache_dir.empty()) context.cache_dir = flags.cache_dir;
+  if (!flags.cache_dir.empty() || !flags.knowledge.empty()) {
+    if (!flags.cache_dir.empty()) context.cache_dir = flags.cache_dir;
+    context.knowledge_dir = environment.BuiltinKnowledgeDirectory();
+    IMAGELINT_TRY(SelectKnowledge(context, flags.knowledge, environment.KnowledgeDirectoryFixed()));
+  }
   if (flags.quiet || flags.no_progress) context.progress = nullptr;
   if (flags.quiet) context.warn = nullptr;
   if (context.cache_dir.empty() && !flags.no_cache && context.warn)

@@ -34,6 +34,7 @@ void AddReportFlags(CLI::App& app, config::CommandLineOptions& options);
 struct ImageInputFlags {
   std::string image_name;  // --image NAME|@N
   std::string cache_dir;   // --cache-dir
+  std::string knowledge;   // --knowledge DIR|FILE
   bool no_cache = false;   // --no-cache
   std::string username;    // --username
   bool password_stdin = false;  // --password-stdin
@@ -88,6 +89,9 @@ std::string FormatList();
 Result<ImageReadOptions> ToImageReadOptions(const ImageInputFlags& flags);
 // The environment's context with --cache-dir applied (a warning when no
 // cache directory can be found and the cache is wanted).
-Context ContextFor(const Environment& environment, const ImageInputFlags& flags);
+// The library's context for a command that reads images: --cache-dir,
+// --quiet, --no-progress, and the knowledge bundle (--knowledge DIR|FILE,
+// else the newest in the cache; a bad --knowledge is an error).
+Result<Context> ContextFor(const Environment& environment, const ImageInputFlags& flags);
 
 }  // namespace imagelint::cli

@@ -1,7 +1,8 @@
 // `imagelint --version`: the version, the commit the binary was built from,
-// and the revision of the knowledge tables it reads (cmake/BuildInfo.cmake
-// defines the revision; the binary computes it again over the tables it
-// actually loads, so a table edited since the build shows).
+// and the knowledge bundle it reads: revision, as-of date, age, schema and
+// digest (imagelint::KnowledgeDigest; cmake/BuildInfo.cmake records the
+// first 12 hex digits of the built-in tables' digest, so tables edited or
+// updated since the build show as "built with ...").
 #pragma once
 
 #include <filesystem>
@@ -11,11 +12,6 @@
 #include "imagelint/result.h"
 
 namespace imagelint::cli {
-
-// First 12 hex digits of sha256 over "<sha256>  <name>\n" for each *.yaml
-// in `dir` in byte order of the names, i.e.
-// (cd DIR && LC_ALL=C sha256sum *.yaml | sha256sum). Errors name the file.
-Result<std::string> KnowledgeRevision(const std::filesystem::path& dir);
 
 // "imagelint 0.1.0\ncommit ...\nknowledge ...\ndata ...\n" (no trailing newline).
 std::string VersionText(const Environment& environment);

@@ -23,6 +23,7 @@
 #include "dockerfile/base_read.h"
 #include "dockerfile/frameworks.h"
 #include "dockerfile/util.h"
+#include "imagelint/knowledge_bundle.h"
 
 namespace imagelint::dockerfile {
 namespace {
@@ -103,7 +104,12 @@ void CudaBase(const Context& ctx, const Instruction& from, const ImageRef& ref, 
   if (!tag->cudnn.empty()) base.cudnn = tag->cudnn;
   base.distribution = tag->os;
   if (!release) {
-    base.reason = "nvidia/cuda " + tag->version + " is not in base-images.yaml";
+    std::vector<std::string> known;
+    for (const auto& row : ctx.images.cuda_releases) known.push_back(row.cuda);
+    const std::string newest = NewestVersion(known);
+    base.reason = !newest.empty() && CompareNaturalVersions(tag->version, newest) > 0
+                      ? TablesBehind(ctx.knowledge, "nvidia/cuda " + tag->version, newest)
+                      : "nvidia/cuda " + tag->version + " is not in base-images.yaml";
     return;
   }
   const CudaImageArchitecture* arch = ctx.images.FindArchitecture(image.architecture);
@@ -276,7 +282,12 @@ void NgcBase(const Context& ctx, const Instruction& from, const ImageRef& ref, c
   std::string release(tag.substr(0, 5));
   const NgcRelease* row = ctx.images.FindNgcRelease(release);
   if (!row) {
-    base.reason = name + ": NGC release " + release + " is not in base-images.yaml (ngc_releases)";
+    std::vector<std::string> known;
+    for (const auto& one : ctx.images.ngc_releases) known.push_back(one.release);
+    const std::string newest = NewestVersion(known);
+    base.reason = !newest.empty() && CompareNaturalVersions(release, newest) > 0
+                      ? TablesBehind(ctx.knowledge, name + ": NGC release " + release, newest)
+                      : name + ": NGC release " + release + " is not in base-images.yaml (ngc_releases)";
     return;
   }
   base.known = facts::Known::kPartial;

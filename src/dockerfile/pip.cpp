@@ -23,10 +23,12 @@
 #include <set>
 
 #include "common/text.h"
+#include "common/version.h"
 #include "dockerfile/frameworks.h"
 #include "dockerfile/build_context.h"
 #include "dockerfile/resolve.h"
 #include "dockerfile/util.h"
+#include "imagelint/knowledge_bundle.h"
 
 namespace imagelint::dockerfile {
 namespace {
@@ -166,8 +168,17 @@ void TorchPackage(const Context& ctx, const Instruction& inst, ImageModel& image
       if (!release->unconfirmed.empty() || companion_unconfirmed)
         row.provenance.unconfirmed = "PyPI default CUDA of torch " + torch_mm;
     }
-    if (chosen.empty())
-      ctx.Unknown(image, inst, "frameworks", r.name + " " + version + ": its PyPI CUDA variant is not in packages.yaml");
+    if (chosen.empty()) {
+      // A release newer than every row of its package: the tables are behind.
+      std::vector<std::string> known;
+      for (const auto& one : ctx.packages.pypi_releases)
+        if (one.package == r.name) known.push_back(one.release);
+      const std::string newest = NewestVersion(known);
+      ctx.Unknown(image, inst, "frameworks",
+                  !newest.empty() && CompareNaturalVersions(MajorMinor(version), newest) > 0
+                      ? TablesBehind(ctx.knowledge, r.name + " " + version, newest)
+                      : r.name + " " + version + ": its PyPI CUDA variant is not in packages.yaml");
+    }
   } else if (chosen.empty()) {
     ctx.Unknown(image, inst, "frameworks", r.name + " without a pinned version: its CUDA variant cannot be told");
   }
@@ -210,8 +221,15 @@ void TensorflowPackage(const Context& ctx, const Instruction& inst, ImageModel& 
     if (!release->unconfirmed.empty()) row.provenance.unconfirmed = "TensorFlow build CUDA";
   } else {
     row.cuda_unknown = true;
+    std::vector<std::string> known;
+    for (const auto& one : ctx.packages.pypi_releases)
+      if (one.package == "tensorflow") known.push_back(one.release);
+    const std::string newest = NewestVersion(known);
     ctx.Unknown(image, inst, "frameworks",
-                "tensorflow " + (version.empty() ? std::string("(unpinned)") : version) + ": its CUDA is not in packages.yaml");
+                !version.empty() && !newest.empty() && CompareNaturalVersions(MajorMinor(version), newest) > 0
+                    ? TablesBehind(ctx.knowledge, "tensorflow " + version, newest)
+                    : "tensorflow " + (version.empty() ? std::string("(unpinned)") : version) +
+                          ": its CUDA is not in packages.yaml");
   }
   ReplaceFramework(image, std::move(row));
 }

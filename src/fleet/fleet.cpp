@@ -177,16 +177,11 @@ class FleetParser {
       auto gpu = ScalarField(node["gpu"], p, "gpu");
       if (!gpu.ok()) return gpu.error();
       pool.gpu = *gpu;
+      // A product the tables do not know (newer than them, or a variant
+      // they lack) keeps its name: the pool is judged without its GPU facts
+      // (undecided where they matter) unless the file gives them, and the
+      // rule IL020 says so with the closest known names.
       const json* row = knowledge_.FindGpu(*gpu);
-      bool explicit_cc = static_cast<bool>(node["compute_capability"]);
-      if (row == nullptr && !explicit_cc) {
-        std::string closest;
-        for (const auto& candidate : knowledge_.ClosestGpuNames(*gpu, 3))
-          closest += (closest.empty() ? "" : "; ") + candidate;
-        return At(node["gpu"], "pool '" + p + "': field 'gpu': unknown GPU product '" + *gpu +
-                                   "' (closest known: " + closest +
-                                   "); or give compute_capability, brand and datacenter explicitly");
-      }
       if (row != nullptr) {
         pool.gpu = row->at("name").get<std::string>();
         pool.compute_capability = row->at("compute_capability").get<std::string>();

@@ -1,5 +1,6 @@
 // Loader and validator of rules/knowledge/*.yaml (docs/knowledge.md).
 #include "imagelint/knowledge.h"
+#include "imagelint/knowledge_bundle.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -90,6 +91,10 @@ Result<Knowledge> Knowledge::Load(const std::filesystem::path& dir) {
 }
 
 Result<Knowledge::Tables> Knowledge::ParseTables(const std::filesystem::path& dir) {
+  // A bundle of another schema version is named as such, not as the first
+  // field its tables spell differently.
+  auto header = ReadKnowledgeBundleHeader(dir);
+  if (!header.ok()) return header.error();
   Tables tables;
   std::vector<std::string> source_ids;
   std::map<std::string, std::vector<YAML::Node>> documents;  // by file: a file of several tables is read once
@@ -121,6 +126,22 @@ Result<Knowledge> Knowledge::FromTables(const std::filesystem::path& dir, Tables
   Knowledge knowledge;
   knowledge.directory_ = dir;
   knowledge.tables_ = std::move(tables);
+  // The bundle's identity: its one bundle.yaml row (BundleOf), as_of no
+  // earlier than any source it says it consulted.
+  const json& bundle_rows = knowledge.Table("bundle");
+  if (bundle_rows.size() != 1) return MakeError((dir / "bundle.yaml").string(), "must have exactly one row");
+  const json& identity = bundle_rows[0];
+  if (identity["schema_version"] != kKnowledgeSchemaVersion)
+    return MakeErrorAtLine(identity["_file"], identity["_line"], 1,
+                           "schema_version " + DumpJson(identity["schema_version"]) +
+                               " is not the one this imagelint reads (" + std::to_string(kKnowledgeSchemaVersion) + ")");
+  const std::string as_of = identity["as_of"];
+  for (const auto& source : knowledge.Table("sources"))
+    if (source.contains("consulted") && source["consulted"].is_string() && source["consulted"].get<std::string>() > as_of)
+      return MakeErrorAtLine(source["_file"], source["_line"], 1,
+                             "source " + source["id"].get<std::string>() + " was consulted on " +
+                                 source["consulted"].get<std::string>() + ", after the bundle's as_of " + as_of +
+                                 " (bundle.yaml)");
   // Cross-table checks: every GPU's CC has a sass row, branches' PTX ISAs exist.
   const json& sass = knowledge.Table("sass");
   for (const auto& gpu : knowledge.Table("gpus")) {

@@ -21,12 +21,21 @@ using nlohmann::json;
 const std::vector<TableSchema>& Schemas() {
   using F = FieldType;
   static const std::vector<TableSchema> schemas = {
+      // The bundle's identity, read first: a bundle of another schema
+      // version is refused before its tables are (docs/knowledge.md "Bundle").
+      {{"bundle", "bundle.yaml", "revision", "the bundle's identity: schema version, revision, as-of date"},
+       false,
+       {{"schema_version", F::kInt, true},
+        {"revision", F::kVersion, true},
+        {"as_of", F::kDate, true},
+        {"note", F::kString, false}}},
       {{"sources", "sources.yaml", "id", "the public sources rows cite (S1...): title and http(s) URL"},
        false,
        {{"id", F::kString, true},
         {"title", F::kString, true},
         {"url", F::kUrl, true},
         {"also", F::kUrlList, false},
+        {"consulted", F::kDate, false},  // the day the page was last read for the tables
         {"provides", F::kString, false}}},
       {{"toolkits", "toolkits.yaml", "version", "CUDA toolkit releases: toolkit driver, runfile driver, PTX ISA"},
        true,
@@ -333,6 +342,16 @@ bool IsUrl(std::string_view s) {
   return std::none_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) <= ' ' || c == 0x7f; });
 }
 
+// YYYY-MM-DD with a month 01-12 and a day 01-31.
+bool IsIsoDate(std::string_view s) {
+  if (s.size() != 10 || s[4] != '-' || s[7] != '-') return false;
+  for (size_t i : {0, 1, 2, 3, 5, 6, 8, 9})
+    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
+  int month = (s[5] - '0') * 10 + (s[6] - '0');
+  int day = (s[8] - '0') * 10 + (s[9] - '0');
+  return month >= 1 && month <= 12 && day >= 1 && day <= 31;
+}
+
 bool ParseInt(const std::string& s, long long& out) {
   if (s.empty() || s.size() > 18) return false;
   size_t i = s[0] == '-' ? 1 : 0;
@@ -508,6 +527,10 @@ class TableParser {
       case FieldType::kUrl:
         if (!IsUrl(s))
           return At(node, std::string("field '") + spec.name + "' must be an http:// or https:// address, got '" + s + "'");
+        return json(s);
+      case FieldType::kDate:
+        if (!IsIsoDate(s))
+          return At(node, std::string("field '") + spec.name + "' must be a date YYYY-MM-DD, got '" + s + "'");
         return json(s);
       case FieldType::kEnum: {
         std::string values = spec.enum_values;

@@ -17,7 +17,7 @@
 namespace imagelint::knowledge_tables {
 
 enum class FieldType {
-  kString, kVersion, kInt, kBool, kTri, kStringList, kIntList, kVersionList, kEnum, kUnconfirmed, kUrl, kUrlList
+  kString, kVersion, kInt, kBool, kTri, kStringList, kIntList, kVersionList, kEnum, kUnconfirmed, kUrl, kUrlList, kDate
 };
 
 struct FieldSpec {

@@ -19,6 +19,7 @@
 #include "imagelint/facts.h"
 #include "imagelint/fleet_import.h"
 #include "imagelint/knowledge.h"
+#include "imagelint/knowledge_bundle.h"
 #include "imagelint/read_image.h"
 #include "pipeline/read.h"
 
@@ -368,6 +369,10 @@ Result<ScanResult> Scan(const ScanRequest& request, const Context& context) {
   result.report = analysis::Finalize(
       config::ApplySuppressions(report, suppressions, today),
       {.min_severity = request.min_severity}, {request.fail_on, request.fail_on_undecided});
+  // The bundle the verdicts rest on, its age and, past 90 days, a note.
+  auto bundle = BundleOf(*knowledge);
+  if (!bundle.ok()) return bundle.error();
+  result.report["knowledge"] = KnowledgeBundleJson(*bundle, today);
   result.exit_code = analysis::GateFailed(result.report) ? 1 : 0;
   if (baseline) {
     analysis::ApplyBaseline(result.report, *baseline, request.baseline_file);

@@ -324,6 +324,45 @@ Result<std::unique_ptr<HttpStream>> Client::Get(const std::string& path_suffix,
   }
 }
 
+Result<HttpHead> Client::Send(const std::string& method, const std::string& target,
+                              const std::vector<std::string>& headers, const std::string& body,
+                              const std::string& what) {
+  IMAGELINT_TRY(EnsureBase());
+  std::string base;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    base = base_;
+  }
+  std::string url;
+  if (target.starts_with("http://") || target.starts_with("https://") || target.starts_with("/")) {
+    auto resolved = ResolveUrl(base + "/v2/", target);
+    if (!resolved.ok()) return MakeError(ref_.ToString(), resolved.error().message + " (" + what + ")");
+    url = *resolved;
+  } else {
+    url = base + "/v2/" + ref_.repository + "/" + target;
+  }
+  const bool same_origin = UrlOrigin(url) == UrlOrigin(base);
+  for (int round = 0;; ++round) {
+    HttpRequest request;
+    request.method = method;
+    request.url = url;
+    request.headers = headers;
+    request.body = body;
+    if (same_origin) request.authorization = Authorization();  // never to another host
+    request.display = what + " of " + ref_.ToString();
+    auto stream = OpenHttp(request, Config(!(insecure_ && same_origin)), nullptr);
+    if (!stream.ok()) return MakeError(ref_.ToString(), stream.error().message + " (" + what + ")");
+    const HttpHead head = (*stream)->head();
+    if (head.status >= 200 && head.status < 300) return head;
+    if (head.status == 401 && round == 0 && same_origin && !head.All("www-authenticate").empty()) {
+      IMAGELINT_TRY(Authenticate(head, what));
+      continue;
+    }
+    auto answer = ReadAll(**stream, kMaxErrorBody);
+    return StatusError(head.status, answer.ok() ? std::string(answer->begin(), answer->end()) : std::string(), what);
+  }
+}
+
 Result<Client::Document> Client::GetDocument(const std::string& path_suffix, const std::vector<std::string>& headers,
                                              uint64_t limit, const std::string& what) {
   for (int attempt = 1;; ++attempt) {

@@ -37,6 +37,15 @@ class Client {
   Result<Document> GetDocument(const std::string& path_suffix, const std::vector<std::string>& headers,
                                uint64_t limit, const std::string& what);
 
+  // POST or PUT `body` to <base>/v2/<repository>/<target>, or to `target`
+  // itself when it is an absolute URL or a path from the registry's root (an
+  // upload's Location), with the client's authorization; a 401 challenge is
+  // answered (with the scope it names: pushes need "pull,push") and the
+  // request sent once more. Redirects are not followed. Returns the head of a
+  // 2xx answer; any other answer is an error naming `what`.
+  Result<HttpHead> Send(const std::string& method, const std::string& target, const std::vector<std::string>& headers,
+                        const std::string& body, const std::string& what);
+
   // Sleeps before attempt `attempt` (1-based retries).
   void Backoff(int attempt, const std::string& retry_after) const;
 

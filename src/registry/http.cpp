@@ -187,11 +187,12 @@ Result<std::unique_ptr<HttpStream>> OpenHttp(const HttpRequest& request, const H
   if (impl.header_list) curl_easy_setopt(easy, CURLOPT_HTTPHEADER, impl.header_list);
   if (request.method == "HEAD") {
     curl_easy_setopt(easy, CURLOPT_NOBODY, 1L);
-  } else if (request.method == "POST") {
+  } else if (request.method == "POST" || request.method == "PUT") {
     impl.post_body = request.body;
     curl_easy_setopt(easy, CURLOPT_POST, 1L);
-    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, impl.post_body.c_str());
-    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE, static_cast<long>(impl.post_body.size()));
+    if (request.method == "PUT") curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, "PUT");
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, impl.post_body.data());
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(impl.post_body.size()));
   }
   curl_multi_add_handle(impl.multi, easy);
   while (!impl.head_done && !impl.done) {

@@ -38,10 +38,10 @@ struct HttpConfig {
 
 struct HttpRequest {
   std::string url;
-  std::string method = "GET";        // GET, HEAD or POST
+  std::string method = "GET";        // GET, HEAD, POST or PUT
   std::vector<std::string> headers;  // "Name: value"
   std::string authorization;         // value of the Authorization header; never logged
-  std::string body;                  // POST body (form-encoded)
+  std::string body;                  // POST / PUT body (bytes as they are)
   uint64_t range_start = 0;          // > 0: "Range: bytes=N-"
   std::string display;               // name for messages (URL without secrets)
 };

@@ -348,8 +348,12 @@ std::string RenderHtml(const json& report, const std::vector<RuleMeta>& rules, c
     out += "</ul>\n";
   }
   Fleet(out, report);
+  if (std::string note = KnowledgeNote(report); !note.empty()) out += "<p class=\"muted\">Note: " + Html(note) + "</p>\n";
+  std::string knowledge = KnowledgeLabel(report);
+  if (!knowledge.empty())
+    knowledge = " · " + knowledge + " (" + Str(report["knowledge"], "digest").substr(0, 19) + ")";
   out += "</main>\n<footer>imagelint " + Html(Str(report.contains("tool") ? report["tool"] : json(), "version")) +
-         " · report schema " + Html(Str(report, "schema")) + "</footer>\n</body>\n</html>\n";
+         " · report schema " + Html(Str(report, "schema")) + Html(knowledge) + "</footer>\n</body>\n</html>\n";
   return out;
 }
 

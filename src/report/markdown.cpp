@@ -160,6 +160,8 @@ std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rule
            std::to_string(Count(baseline, "fixed")) + " fixed, " + std::to_string(Count(baseline, "unchanged")) +
            " unchanged";
   }
+  if (std::string knowledge = KnowledgeLabel(report); !knowledge.empty()) out += "; " + knowledge;
+  if (std::string note = KnowledgeNote(report); !note.empty()) out += "\n\n> **Note**: " + note;
   out += "\n\n";
   size_t shown = 0;
   for (const auto& [image, cause] : all) {

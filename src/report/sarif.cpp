@@ -321,6 +321,10 @@ std::string RenderSarif(const json& report, const std::vector<RuleMeta>& rule_li
   run["columnKind"] = "utf16CodeUnits";
   json run_properties = {{"images", image_properties}};
   if (report.contains("summary")) run_properties["summary"] = report["summary"];
+  if (report.contains("knowledge")) run_properties["knowledge"] = report["knowledge"];
+  if (std::string note = KnowledgeNote(report); !note.empty())  // not a failure of the run: a configuration note
+    run["invocations"][0]["toolConfigurationNotifications"] =
+        json::array({{{"level", "note"}, {"descriptor", {{"id", "knowledge-age"}}}, {"message", {{"text", note}}}}});
   run["properties"] = run_properties;
 
   json log = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},

@@ -340,6 +340,8 @@ std::string RenderSummary(const json& report, const RenderOptions& options) {
   }
   if (Count(summary, "unreadable") > 0)
     line += "; " + Plural(Count(summary, "unreadable"), "image", "images") + " could not be read";
+  if (std::string knowledge = KnowledgeLabel(report); !knowledge.empty()) line += "; " + knowledge;
+  if (std::string note = KnowledgeNote(report); !note.empty()) out += "\n" + Wrap("NOTE: " + note, "", "  ", width);
   out += "\n" + Wrap(line, "", "  ", width);
   // A scan without pools passes whatever the hosts are: say so (a pre-commit
   // hook or CI job set up without a fleet would otherwise look like a pass).

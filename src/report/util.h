@@ -52,6 +52,19 @@ std::string Pad(const std::string& text, size_t width);
 // base is set (--docs-url): imagelint has no public home to link to.
 std::string HelpUri(const std::string& base, const std::string& rule_id, const std::string& docs);
 
+// The knowledge bundle the report rests on ("knowledge 2026.11.27 of
+// 2026-11-27"; "" when the report names none) and its staleness note ("" when
+// it is younger than 90 days).
+inline std::string KnowledgeLabel(const json& report) {
+  if (!report.contains("knowledge") || !report["knowledge"].is_object()) return "";
+  const json& k = report["knowledge"];
+  return "knowledge " + Str(k, "revision", "?") + " of " + Str(k, "date", "?");
+}
+inline std::string KnowledgeNote(const json& report) {
+  if (!report.contains("knowledge") || !report["knowledge"].is_object()) return "";
+  return Str(report["knowledge"], "note");
+}
+
 // Whether the rule behind a finding could not decide (analysis::IsUndecided).
 bool Undecided(const json& finding);
 // "error", "warning", "note" or "undecided".

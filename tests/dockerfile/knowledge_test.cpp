@@ -219,3 +219,28 @@ TEST_CASE("one table of several can be parsed from text alone") {
   CHECK(bad.error().line == 4);
   CHECK(bad.error().message.find("missing required field 'cuda'") != std::string::npos);
 }
+
+TEST_CASE("tables behind: a tag or release newer than every row says so, with the bundle and the update command") {
+  using imagelint::testing::dockerfile_fixture::Facts;
+  auto gaps = [](const nlohmann::json& facts) {
+    std::string all;
+    for (const auto& gap : facts["dockerfile"].value("unknown", nlohmann::json::array()))
+      all += gap.value("reason", std::string()) + "\n";
+    return all;
+  };
+  const auto& bundle = CheckoutKnowledge().Table("bundle").at(0);
+  const std::string stamp = "knowledge tables " + bundle["revision"].get<std::string>() + " of " +
+                            bundle["as_of"].get<std::string>();
+  auto newer = gaps(Facts("FROM nvidia/cuda:99.1.0-runtime-ubuntu24.04\nRUN pip install torch==99.0.0 torchvision==9.99.0\n"));
+  CAPTURE(newer);
+  CHECK(newer.find("nvidia/cuda 99.1.0 is newer than the " + stamp + " know (newest: ") != std::string::npos);
+  CHECK(newer.find("torch 99.0.0 is newer than the " + stamp) != std::string::npos);
+  CHECK(newer.find("run `imagelint knowledge update`") != std::string::npos);
+  auto ngc = gaps(Facts("FROM nvcr.io/nvidia/pytorch:99.01-py3\n"));
+  CHECK(ngc.find("NGC release 99.01 is newer than the " + stamp) != std::string::npos);
+  // Quiet: a known release, and an unknown one older than the newest row (a gap, not the tables behind).
+  CHECK(gaps(Facts("FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\n")).find("newer than") == std::string::npos);
+  auto gap = gaps(Facts("FROM nvidia/cuda:12.4.9-runtime-ubuntu22.04\n"));
+  CHECK(gap.find("nvidia/cuda 12.4.9 is not in base-images.yaml") != std::string::npos);
+  CHECK(gap.find("newer than") == std::string::npos);
+}

@@ -70,16 +70,20 @@ TEST_CASE("explicit facts instead of (or over) a product name") {
   CHECK(fleet->pools[1].compute_capability == std::optional<std::string>("8.6"));
 }
 
-TEST_CASE("unknown GPU: error with the closest known names and the line") {
-  auto fleet = Parse("pools:\n  - name: typo\n    gpu: NVIDIA GeForce RTX 3900\n    driver: \"460.67\"\n");
-  REQUIRE_FALSE(fleet.ok());
-  CHECK(fleet.error().line == 3);
-  CHECK(fleet.error().column == 10);
-  std::string text = fleet.error().ToString();
-  CHECK(text.find("fleet.yaml:3:10:") == 0);
-  CHECK(text.find("pool 'typo'") != std::string::npos);
-  CHECK(text.find("'gpu'") != std::string::npos);
-  CHECK(text.find("closest known: NVIDIA GeForce RTX 3090") != std::string::npos);
+TEST_CASE("unknown GPU: the pool keeps the name and no GPU facts; the rest of the fleet is read as usual") {
+  auto fleet = Parse("pools:\n  - name: new\n    gpu: NVIDIA GeForce RTX 6090\n    driver: \"580.95.05\"\n"
+                     "  - name: given\n    gpu: NVIDIA GeForce RTX 6090\n    compute_capability: \"12.0\"\n"
+                     "    brand: geforce\n    driver: \"580.95.05\"\n"
+                     "  - name: known\n    gpu: NVIDIA A100-SXM4-80GB\n    driver: \"580.95.05\"\n");
+  REQUIRE_MESSAGE(fleet.ok(), imagelint::testing::ErrorText(fleet));
+  REQUIRE(fleet->pools.size() == 3);
+  CHECK(fleet->pools[0].gpu == "NVIDIA GeForce RTX 6090");  // no such product in the tables
+  CHECK_FALSE(fleet->pools[0].compute_capability);
+  CHECK_FALSE(fleet->pools[0].brand);
+  CHECK_FALSE(fleet->pools[0].architecture);
+  CHECK(fleet->pools[1].compute_capability == std::optional<std::string>("12.0"));
+  CHECK(fleet->pools[1].brand == std::optional<std::string>("geforce"));
+  CHECK(fleet->pools[2].compute_capability == std::optional<std::string>("8.0"));
 }
 
 TEST_CASE("validation errors name pool and field") {

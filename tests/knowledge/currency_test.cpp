@@ -33,16 +33,16 @@ TEST_CASE("driver branches: R620 LTSB, end of life as of the v620 edition, R580 
   CHECK(r580->at("eol_disputed").get<std::string>().find("2028-08") != std::string::npos);
 }
 
-TEST_CASE("toolkits: CUDA 13.5 is recorded without an invented point release") {
+TEST_CASE("toolkits: CUDA 13.5.0 as its release notes give it, the toolkit driver still open") {
   const Knowledge& k = Loaded();
   const json* cuda135 = k.FindToolkit("13.5");
   REQUIRE(cuda135 != nullptr);
-  CHECK(cuda135->at("version") == "13.5");
-  CHECK_FALSE(cuda135->contains("toolkit_driver"));
-  CHECK_FALSE(cuda135->contains("cudart"));
-  CHECK_FALSE(cuda135->contains("released"));
+  CHECK(cuda135->at("version") == "13.5.0");
+  CHECK(cuda135->at("cudart") == "13.5.37");
+  CHECK(cuda135->at("released") == "2026-11");
+  CHECK_FALSE(cuda135->contains("toolkit_driver"));  // Table 3 of the 13.5 notes was not read
   CHECK(cuda135->contains("unconfirmed"));
-  CHECK(k.FindToolkit("13.5.0") == nullptr);
+  CHECK(k.FindToolkit("13.5.0") == cuda135);
   CHECK(k.FindToolkit("13.0.2")->at("cudart") == "13.0.96");
   CHECK(k.FindArchitecture("10.7")->at("name") == "Rubin");
   CHECK(k.FindArchitecture("10.7")->at("first_toolkit") == "13.4");

@@ -25,6 +25,27 @@ inline nlohmann::json SampleFinding(const std::string& rule, const std::string& 
   return finding;
 }
 
+// The knowledge bundle a report names (a fresh one), and an old one that
+// adds the note (imagelint::KnowledgeBundleJson writes both).
+inline nlohmann::json SampleKnowledge() {
+  return {{"schema_version", 1},
+          {"revision", "2026.11.27"},
+          {"date", "2026-11-27"},
+          {"digest", "sha256:" + std::string(64, 'c')},
+          {"age_days", 0},
+          {"stale", false}};
+}
+inline nlohmann::json StaleKnowledge() {
+  return {{"schema_version", 1},
+          {"revision", "2026.8.1"},
+          {"date", "2026-08-01"},
+          {"digest", "sha256:" + std::string(64, 'd')},
+          {"age_days", 118},
+          {"stale", true},
+          {"note", "The knowledge tables are 118 days old (as of 2026-08-01, revision 2026.8.1): releases since then "
+                   "are unknown to them; run `imagelint knowledge update`."}};
+}
+
 // Two images, three pools. Image 1 (a docker-archive built from a
 // Dockerfile) fails on the GeForce pool with 804 and warns elsewhere; image 2
 // (a registry reference) passes everywhere but carries a note.
@@ -118,6 +139,7 @@ inline nlohmann::json SampleReport() {
                             {{"name", "h100-550"}, {"gpu", "NVIDIA H100 80GB HBM3"}, {"driver", "550.54.15"}}});
   return {{"schema", "imagelint.report/v1"},
           {"tool", {{"name", "imagelint"}, {"version", "0.1.0"}}},
+          {"knowledge", SampleKnowledge()},
           {"fleet", {{"source", "fleet.yaml"}, {"pools", pools}}},
           {"rules", rules},
           {"images", json::array({image1, image2})}};
@@ -193,6 +215,7 @@ inline nlohmann::json UndecidedReport() {
         {"summary", "An image for one CPU architecture cannot start on hosts of another."}, {"severity", "error"},
         {"scope", "pool"}, {"enabled", true}, {"docs", "docs/rules/IL013.md"}}});
   report["images"] = json::array({image});
+  report["knowledge"] = StaleKnowledge();
   return report;
 }
 
