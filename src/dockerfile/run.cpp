@@ -14,6 +14,7 @@
 
 #include "common/text.h"
 #include "dockerfile/apt.h"
+#include "dockerfile/build_code.h"
 #include "dockerfile/build_context.h"
 #include "dockerfile/conda.h"
 #include "dockerfile/file_ops.h"
@@ -70,6 +71,7 @@ void Tee(const Context& ctx, const Instruction& inst, ImageModel& image, const S
 void Installer(const Context& ctx, const Instruction& inst, ImageModel& image, const std::string& file) {
   ctx.Unknown(image, inst, "cuda.drivers", "runs installer " + file + ": what it installs is not read");
   ctx.Unknown(image, inst, "cuda.runtimes", "runs installer " + file + ": what it installs is not read");
+  ctx.Unknown(image, inst, "binaries", "runs installer " + file + ": what it installs is not read");
 }
 
 // One simple command.
@@ -102,6 +104,7 @@ Status Command(const Context& ctx, const Instruction& inst, ImageModel& image, c
     Tee(ctx, inst, image, command, printed);
     return OkStatus();
   }
+  if (ApplyBuildCode(ctx, inst, image, command)) return OkStatus();
   if (tool == "curl" || tool == "wget") {
     for (const auto& word : w)
       if (EndsWith(word.value, ".run") || word.value.find("cuda-repo") != std::string::npos)
@@ -174,6 +177,7 @@ void Unread(const Context& ctx, const Instruction& inst, ImageModel& image, cons
   ctx.Unknown(image, inst, "RUN", reason);
   ctx.Unknown(image, inst, "cuda.runtimes", reason + ": a CUDA runtime it installs would not be seen");
   ctx.Unknown(image, inst, "frameworks", reason);
+  ctx.Unknown(image, inst, "binaries", reason);
   image.frameworks_partial = true;
 }
 
@@ -183,6 +187,7 @@ Status ApplyRun(const Context& ctx, const Instruction& inst, ImageModel& image) 
     return OkStatus();
   }
   image.run_cwd = image.workdir;
+  StartRun(image);
   RunScripts run = ScriptsOf(inst, ctx.file.escape);
   for (const std::string& program : run.unread) Unread(ctx, inst, image, "heredoc fed to " + program.substr(0, 200) + " not read");
   auto vars = image.Vars();
