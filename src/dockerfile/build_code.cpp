@@ -350,7 +350,7 @@ bool ApplyBuildCode(const Context& ctx, const Instruction& inst, ImageModel& ima
     return true;
   }
   bool path_like = w[0].value.find('/') != std::string::npos;
-  if (path_like && (EndsWith(tool, ".sh") || StartsWith(w[0].value, "./") || image.downloads.count(InRun(image, w[0].value)))) {
+  if (path_like && !EndsWith(tool, ".run") && (EndsWith(tool, ".sh") || StartsWith(w[0].value, "./") || image.downloads.count(InRun(image, w[0].value)))) {
     RunsScript(ctx, inst, image, w[0].value);
     return true;
   }
