@@ -96,6 +96,17 @@ Status Command(const Context& ctx, const Instruction& inst, ImageModel& image, c
   if (tool == "rm") return ApplyRemove(ctx, inst, image, command);
   if (tool == "ln") return ApplyLink(ctx, inst, image, command);
   if (tool == "mv") return ApplyMove(ctx, inst, image, command);
+  if (tool == "cp" || tool == "rsync") {
+    // Copies of CUDA libraries are not followed: where they land, the loader may find them.
+    for (size_t i = 1; i < w.size(); ++i)
+      if (w[i].value.find("libcuda") != std::string::npos || StartsWith(w[i].value, "/usr/local/cuda")) {
+        std::string what = tool + " copies " + w[i].value.substr(0, 200) + ": the copies are not followed";
+        ctx.Unknown(image, inst, "cuda.drivers", what);
+        ctx.Unknown(image, inst, "cuda.runtimes", what);
+        break;
+      }
+    return OkStatus();
+  }
   if (tool == "echo" || tool == "printf") {
     Echo(ctx, inst, image, command, tool, printed);
     return OkStatus();

@@ -194,3 +194,13 @@ TEST_CASE("COPY --from a stage that built GPU code leaves the binaries undecided
       "FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\nCOPY --from=build /venv /venv\n");
   CHECK(plain["binaries"] == json::array());
 }
+
+// Pattern: the compat libcuda copied with cp into the system library directory.
+TEST_CASE("cp of CUDA libraries is not followed: drivers and runtimes stay undecided, not 'none'") {
+  json facts = Facts("FROM nvidia/cuda:12.4.1-base-ubuntu22.04\n"
+                     "RUN cp -a /usr/local/cuda/compat/libcuda.so* /usr/lib/x86_64-linux-gnu/\n");
+  CHECK(Unknowns(facts, "cuda.drivers").find("2: cp copies /usr/local/cuda/compat/libcuda.so*") != std::string::npos);
+  CHECK(facts["cuda"]["drivers_complete"] == false);
+  json other = Facts("FROM nvidia/cuda:12.4.1-base-ubuntu22.04\nRUN cp /app/config.yaml /etc/app.yaml\n");
+  CHECK(Unknowns(other, "cuda.drivers").empty());
+}
