@@ -175,6 +175,8 @@ struct ContextLimits {
   size_t max_total_bytes = 8u << 20;    // all context files of one analysis
   size_t max_files = 256;               // files read per analysis
   int max_include_depth = 16;           // -r inside -r ... (pip has no bound; a cycle is reported)
+  size_t max_walk_entries = 20000;      // directory entries looked at for the files COPY brings
+  int max_walk_depth = 32;              // directory depth of that walk
 };
 
 struct DockerfileOptions {

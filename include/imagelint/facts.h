@@ -542,7 +542,7 @@ struct Facts {
   Image image;
   std::optional<Cuda> cuda;
   std::optional<std::vector<Binary>> binaries;
-  std::optional<bool> binaries_complete;    // Dockerfile: false (knowledge only)
+  std::optional<bool> binaries_complete;    // Dockerfile: no instruction may have added GPU code unseen
   std::optional<std::vector<Framework>> frameworks;
   std::optional<bool> frameworks_complete;  // Dockerfile
   std::optional<Gpu> gpu;

@@ -165,8 +165,18 @@ struct SystemPackage {
   std::string source;
 };
 
+// An installer script a Dockerfile downloads and runs (installer_scripts):
+// matched by the URL it comes from, scheme dropped ("repo.anaconda.com/miniconda/Miniconda3-*").
+struct InstallerScript {
+  std::string url;        // glob: `*` matches any run of characters
+  std::string installs;   // what it puts in the image, in words
+  bool gpu_code = false;  // whether that includes GPU code (SASS/PTX)
+  std::string source;
+};
+
 struct PackageKnowledge {
   std::vector<PythonPackage> python_packages;  // first match wins
+  std::vector<InstallerScript> installer_scripts;  // first match wins
   std::vector<PypiRelease> pypi_releases;
   std::vector<DistroPython> distro_pythons;
   std::vector<FrameworkRuntime> framework_runtimes;
@@ -183,6 +193,8 @@ struct PackageKnowledge {
   const FrameworkRuntime* FindFrameworkRuntime(std::string_view manager, std::string_view framework,
                                                std::string_view cuda) const;
   const SystemPackage* FindSystemPackage(std::string_view name, std::map<std::string, std::string>* captured) const;
+  // The installer row for a download URL (any scheme), or null.
+  const InstallerScript* FindInstallerScript(std::string_view url) const;
 };
 
 // Matches a knowledge name pattern: literal text, at most one `*` (one or more

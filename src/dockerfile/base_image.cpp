@@ -145,7 +145,9 @@ void CudaBase(const Context& ctx, const Instruction& from, const ImageRef& ref, 
   }
   values["cuda_home"] = image.cuda_home;
   image.env_known = image.drivers_known = image.runtimes_known = image.frameworks_known = true;
-  image.ld_so_conf_known = true;
+  // Its GPU code is the toolkit's own libraries, which the facts of a
+  // Dockerfile do not list (a built image's scan does).
+  image.ld_so_conf_known = image.binaries_known = true;
 
   std::set<std::string> set_here;  // the first applicable row of a variable wins
   for (const CudaImageEnv& row : ctx.images.cuda_env) {
@@ -431,7 +433,7 @@ Status ApplyBaseImage(const Context& ctx, const Instruction& from, const std::st
   std::string kind = family ? family->family : "unknown";
   auto nothing_cuda = [&] {
     image.drivers_known = image.runtimes_known = image.frameworks_known = image.env_known = true;
-    image.ld_so_conf_known = true;
+    image.ld_so_conf_known = image.binaries_known = true;
     base.known = facts::Known::kYes;
   };
   if (ref_text == "scratch") {

@@ -77,7 +77,7 @@ void SeedFromReadImage(const Context& ctx, const Instruction& from, const Resolv
   if (facts.binaries) image.base_binaries = *facts.binaries;
   Restamp(ctx, from, image, image.base_binaries);
   image.drivers_known = image.runtimes_known = image.frameworks_known = true;
-  image.ld_so_conf_known = true;
+  image.ld_so_conf_known = image.binaries_known = true;
   image.base_read = true;
 
   facts::BaseImage& base = image.base;

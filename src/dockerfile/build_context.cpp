@@ -356,6 +356,88 @@ Result<std::string> ReadContextFile(const Context& ctx, const std::string& conte
   return text;
 }
 
+namespace {
+
+// Whether a context file starts with the ELF magic; links and special files are not opened.
+bool IsElfFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[4] = {};
+  return in.read(magic, 4) && magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' && magic[3] == 'F';
+}
+
+struct ElfWalk {
+  const Context& ctx;
+  CopiedElf& out;
+  size_t entries = 0;
+
+  bool Budget() {
+    if (++entries <= ctx.options.context_limits.max_walk_entries) return true;
+    if (out.unread.empty())
+      out.unread = "the files it copies are over imagelint's limit of " +
+                   std::to_string(ctx.options.context_limits.max_walk_entries) + " directory entries";
+    return false;
+  }
+  void Found(const std::string& context_path) {
+    if (out.elf.size() < 8) out.elf.push_back(context_path);
+    ++out.elf_count;
+  }
+  // One context path (file or directory), walked without following links.
+  void Path(const std::string& context_path, int depth) {
+    if (!Budget() || Ignored(ctx, context_path)) return;
+    auto real = Resolve(ctx, context_path);
+    if (!real.ok()) return;  // out of the context: docker build refuses it too
+    std::error_code ec;
+    fs::file_status status = fs::symlink_status(fs::path(ctx.options.context_dir) / context_path, ec);
+    if (ec || fs::is_symlink(status)) return;  // COPY copies the link itself
+    if (fs::is_regular_file(status)) {
+      if (IsElfFile(*real)) Found(context_path);
+      return;
+    }
+    if (!fs::is_directory(status)) return;
+    if (depth >= ctx.options.context_limits.max_walk_depth) {
+      if (out.unread.empty()) out.unread = context_path + " is deeper than imagelint's limit of " +
+                                          std::to_string(ctx.options.context_limits.max_walk_depth) + " directories";
+      return;
+    }
+    fs::directory_iterator it(*real, fs::directory_options::none, ec), end;
+    for (; !ec && it != end; it.increment(ec)) {
+      std::string name = it->path().filename().string();
+      Path(context_path.empty() ? name : context_path + "/" + name, depth + 1);
+      if (!out.unread.empty()) return;
+    }
+  }
+};
+
+}  // namespace
+
+CopiedElf FindCopiedElf(const Context& ctx, const std::vector<std::string>& sources) {
+  CopiedElf out;
+  ElfWalk walk{ctx, out};
+  for (const std::string& written : sources) {
+    std::string source = ContextRelative(written);
+    if (!HasGlob(source)) {
+      walk.Path(source, 0);
+    } else {  // a glob in the last component: the matching entries of its directory
+      std::string dir = DirName(source);
+      if (HasGlob(dir)) {
+        out.unread = "the COPY source " + written.substr(0, 200) + " has a glob before its last component";
+        return out;
+      }
+      auto real = Resolve(ctx, dir);
+      std::error_code ec;
+      if (!real.ok() || !fs::is_directory(*real, ec)) continue;
+      fs::directory_iterator it(*real, fs::directory_options::none, ec), end;
+      for (; !ec && it != end; it.increment(ec)) {
+        std::string name = it->path().filename().string();
+        if (GlobMatch(BaseOf(source), name, true)) walk.Path(dir.empty() ? name : dir + "/" + name, 1);
+        if (!out.unread.empty()) return out;
+      }
+    }
+    if (!out.unread.empty()) return out;
+  }
+  return out;
+}
+
 ContextSource FindInContext(const Context& ctx, const ImageModel& image, const std::string& container_path) {
   if (ctx.options.context_dir.empty())
     return {std::nullopt, "not read: no build context was given (run imagelint with --context DIR, the folder docker build gets)"};

@@ -64,6 +64,17 @@ struct EnvironmentRead {
 };
 EnvironmentRead ReadEnvironment(const Context& ctx, const ImageModel& image, const std::string& container_path);
 
+// What a COPY/ADD of the context brings that may hold GPU code: its ELF files
+// (executables, shared libraries, objects), found by their magic bytes. The
+// walk follows no symbolic link, honours .dockerignore and is bounded in
+// entries and depth; `unread` says why it stopped, if it did.
+struct CopiedElf {
+  std::vector<std::string> elf;  // context paths, the first few
+  size_t elf_count = 0;
+  std::string unread;
+};
+CopiedElf FindCopiedElf(const Context& ctx, const std::vector<std::string>& sources);
+
 // The container path of a word a RUN gives relative to its directory.
 std::string InRun(const ImageModel& image, const std::string& word);
 

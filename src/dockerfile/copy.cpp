@@ -142,6 +142,44 @@ bool CopyCudaRows(const Context& ctx, const Instruction& inst, ImageModel& image
          !stage.HasUnknown("cuda.drivers");
 }
 
+
+// What a COPY/ADD of the build context may bring of GPU code: ELF files of
+// the context (not read yet: the image's binaries stay undecided, naming
+// them), archives ADD unpacks, URLs ADD downloads. Without a context nothing
+// of it is seen.
+void CopiedBinaries(const Context& ctx, const Instruction& inst, ImageModel& image, const std::vector<std::string>& words,
+                    const std::vector<std::string>& sources) {
+  for (size_t i = 0; i + 1 < words.size(); ++i)
+    if (words[i].find("://") != std::string::npos)
+      ctx.Unknown(image, inst, "binaries", inst.keyword + " downloads " + words[i].substr(0, 200) + ", which is not read",
+                  "scan the built image");
+  if (sources.empty()) return;
+  if (inst.keyword == "ADD")
+    for (const std::string& source : sources)
+      for (std::string_view ext : {".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz", ".tar.zst"})
+        if (EndsWith(ToLower(source), ext)) {
+          ctx.Unknown(image, inst, "binaries", "ADD unpacks the archive " + source.substr(0, 200) + ", whose files are not read",
+                      "scan the built image");
+          break;
+        }
+  if (ctx.options.context_dir.empty()) {
+    ctx.Unknown(image, inst, "binaries", "copies files from the build context, which was not read",
+                "give the build context (imagelint --context DIR, the folder docker build gets)");
+    return;
+  }
+  CopiedElf found = FindCopiedElf(ctx, sources);
+  if (!found.unread.empty())
+    ctx.Unknown(image, inst, "binaries", "copies from the build context: " + found.unread, "scan the built image");
+  if (found.elf_count == 0) return;
+  std::string names;
+  for (const std::string& name : found.elf) names += (names.empty() ? "" : ", ") + name.substr(0, 200);
+  ctx.Unknown(image, inst, "binaries",
+              "copies " + std::to_string(found.elf_count) + " ELF file" + (found.elf_count == 1 ? "" : "s") +
+                  " from the build context (" + names + (found.elf_count > found.elf.size() ? ", …" : "") +
+                  "): their GPU code is not read",
+              "scan the built image");
+}
+
 }  // namespace
 
 Status ApplyCopy(const Context& ctx, const Instruction& inst, ImageModel& image) {
@@ -179,6 +217,7 @@ Status ApplyCopy(const Context& ctx, const Instruction& inst, ImageModel& image)
     copy.dest = NormalPath(StartsWith(dest, "/") ? dest : image.workdir + "/" + dest);
     copy.dest_dir = dest_dir || dest == "." || dest == "./";
     copy.line = inst.line;
+    CopiedBinaries(ctx, inst, image, words, copy.sources);
     if (!copy.sources.empty() && image.context_copies.size() < 4096) image.context_copies.push_back(std::move(copy));
   }
   const ImageModel* stage = nullptr;
@@ -191,6 +230,11 @@ Status ApplyCopy(const Context& ctx, const Instruction& inst, ImageModel& image)
       for (const facts::DockerfileNote& note : stage->notes)
         ctx.AddNote(image, inst, "COPY --from: " + (StartsWith(note.note, "base image ") ? note.note.substr(5) : note.note));
   }
+  if (!from_stage.empty() && (!stage || !stage->binaries_known || stage->HasUnknown("binaries") ||
+                              !stage->built_binaries.empty() || !stage->base_binaries.empty()))
+    ctx.Unknown(image, inst, "binaries",
+                "copies from " + from_stage.substr(0, 200) + ", whose GPU code is not known file by file",
+                "scan the built image");
   for (size_t i = 0; i + 1 < words.size(); ++i) {
     const std::string& source = words[i];
     if (StartsWith(source, "<<")) continue;

@@ -52,6 +52,16 @@ struct ImageModel {
   bool env_known = false;
   bool ld_so_conf_known = false;
   bool frameworks_partial = false;  // an install the reader could not follow (pip -r, conda env files)
+  // Whether the base's GPU code is known: none (operating-system and language
+  // images), the CUDA toolkit's own libraries (official nvidia/cuda images),
+  // or every binary (a base read from its image). Instructions that may add GPU
+  // code the reader cannot see record a "binaries" unknown; code compiled here
+  // with an arch list the build tool applies is in built_binaries (build_code.cpp).
+  bool binaries_known = false;
+  std::vector<facts::Binary> built_binaries;
+  // Files a RUN downloaded (curl -o, wget -O): container path -> URL, so that
+  // running one later is matched with the installer it is (installer_scripts).
+  std::map<std::string, std::string> downloads;
   // Build-context files that COPY/ADD put into the image (copy.cpp), in
   // instruction order, so that `pip install -r /app/requirements.txt` can be
   // traced back to the context file it reads (build_context.cpp).

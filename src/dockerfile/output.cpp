@@ -184,15 +184,16 @@ facts::Facts DockerfileFacts(const Context& ctx, const ImageModel& image, size_t
   cuda.driver_libraries = image.base_driver_libraries;
   cuda.toolkits = image.base_toolkits;
   std::vector<facts::Binary> binaries = image.base_binaries;
+  for (const facts::Binary& row : image.built_binaries) binaries.push_back(row);
   for (const facts::Framework& row : image.frameworks)
     if (row.sass) binaries.push_back(SyntheticBinary(row));
-  if (!binaries.empty()) out.binaries = std::move(binaries);
-  // A base read from its image lists every binary it has; instructions that
-  // change files (RUN, COPY, ADD) may add ones this does not see.
-  bool files_changed = false;
-  for (size_t i = 1; i < image.layers.size(); ++i)
-    files_changed = files_changed || !image.layers[i].empty_layer.value_or(false);
-  out.binaries_complete = image.base_read && !files_changed;
+  // The list is complete when the base's GPU code is known, every framework
+  // is, and no instruction may have added GPU code unseen (compiled without
+  // an arch list, an installer or script not read, binaries copied in from
+  // where they were not read): then an empty list is a decided "none".
+  bool binaries_known = image.binaries_known && frameworks_known && !image.HasUnknown("binaries");
+  if (!binaries.empty() || binaries_known) out.binaries = std::move(binaries);
+  out.binaries_complete = binaries_known;
   out.dockerfile = DockerfileSection(ctx, image, target);
   img.platform_source = image.platform_source;
   out.gpu = GpuSection(out, image);

@@ -25,6 +25,7 @@
 #include "common/text.h"
 #include "common/version.h"
 #include "dockerfile/frameworks.h"
+#include "dockerfile/build_code.h"
 #include "dockerfile/build_context.h"
 #include "dockerfile/resolve.h"
 #include "dockerfile/util.h"
@@ -595,6 +596,13 @@ Status ApplyPip(const Context& ctx, const Instruction& inst, ImageModel& image, 
     return OkStatus();
   }
   if (subcommand != "install") return OkStatus();
+  for (const std::string& project : inputs.projects) {
+    if (EndsWith(project, ".whl"))
+      ctx.Unknown(image, inst, "binaries", "pip installs the wheel " + project.substr(0, 200) + ", whose files are not read",
+                  "scan the built image");
+    else
+      BuildsPythonProject(ctx, inst, image, command, "the project " + project.substr(0, 200));
+  }
   ReadInputs(ctx, inst, image, inputs, indexes, requirements);
   for (const Requirement& r : requirements) PipPackage(ctx, inst, image, r, indexes, uv);
   if (auto torch = CompanionTorch(ctx, image, requirements)) PipPackage(ctx, inst, image, *torch, indexes, uv);

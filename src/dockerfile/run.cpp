@@ -14,6 +14,7 @@
 
 #include "common/text.h"
 #include "dockerfile/apt.h"
+#include "dockerfile/build_code.h"
 #include "dockerfile/build_context.h"
 #include "dockerfile/conda.h"
 #include "dockerfile/file_ops.h"
@@ -70,6 +71,7 @@ void Tee(const Context& ctx, const Instruction& inst, ImageModel& image, const S
 void Installer(const Context& ctx, const Instruction& inst, ImageModel& image, const std::string& file) {
   ctx.Unknown(image, inst, "cuda.drivers", "runs installer " + file + ": what it installs is not read");
   ctx.Unknown(image, inst, "cuda.runtimes", "runs installer " + file + ": what it installs is not read");
+  ctx.Unknown(image, inst, "binaries", "runs installer " + file + ": what it installs is not read");
 }
 
 // One simple command.
@@ -94,6 +96,17 @@ Status Command(const Context& ctx, const Instruction& inst, ImageModel& image, c
   if (tool == "rm") return ApplyRemove(ctx, inst, image, command);
   if (tool == "ln") return ApplyLink(ctx, inst, image, command);
   if (tool == "mv") return ApplyMove(ctx, inst, image, command);
+  if (tool == "cp" || tool == "rsync") {
+    // Copies of CUDA libraries are not followed: where they land, the loader may find them.
+    for (size_t i = 1; i < w.size(); ++i)
+      if (w[i].value.find("libcuda") != std::string::npos || StartsWith(w[i].value, "/usr/local/cuda")) {
+        std::string what = tool + " copies " + w[i].value.substr(0, 200) + ": the copies are not followed";
+        ctx.Unknown(image, inst, "cuda.drivers", what);
+        ctx.Unknown(image, inst, "cuda.runtimes", what);
+        break;
+      }
+    return OkStatus();
+  }
   if (tool == "echo" || tool == "printf") {
     Echo(ctx, inst, image, command, tool, printed);
     return OkStatus();
@@ -102,6 +115,7 @@ Status Command(const Context& ctx, const Instruction& inst, ImageModel& image, c
     Tee(ctx, inst, image, command, printed);
     return OkStatus();
   }
+  if (ApplyBuildCode(ctx, inst, image, command)) return OkStatus();
   if (tool == "curl" || tool == "wget") {
     for (const auto& word : w)
       if (EndsWith(word.value, ".run") || word.value.find("cuda-repo") != std::string::npos)
@@ -174,6 +188,7 @@ void Unread(const Context& ctx, const Instruction& inst, ImageModel& image, cons
   ctx.Unknown(image, inst, "RUN", reason);
   ctx.Unknown(image, inst, "cuda.runtimes", reason + ": a CUDA runtime it installs would not be seen");
   ctx.Unknown(image, inst, "frameworks", reason);
+  ctx.Unknown(image, inst, "binaries", reason);
   image.frameworks_partial = true;
 }
 
@@ -183,6 +198,7 @@ Status ApplyRun(const Context& ctx, const Instruction& inst, ImageModel& image) 
     return OkStatus();
   }
   image.run_cwd = image.workdir;
+  StartRun(image);
   RunScripts run = ScriptsOf(inst, ctx.file.escape);
   for (const std::string& program : run.unread) Unread(ctx, inst, image, "heredoc fed to " + program.substr(0, 200) + " not read");
   auto vars = image.Vars();

@@ -106,6 +106,8 @@ class Reader {
     for (const auto& [name, word] : assignments) {
       if (word->exact) vars_[name] = word->value.substr(name.size() + 1);
       else vars_.erase(name);
+      if (first == 1 && word->exact) exports_[name] = word->value.substr(name.size() + 1);
+      else if (first == 1) exports_.erase(name);
     }
   }
 
@@ -113,6 +115,7 @@ class Reader {
   void Normalize(ShellCommand& command, ShellScript& out, size_t max_commands, int depth) {
     auto& words = command.words;
     Assign(words);
+    command.env = exports_;
     size_t start = 0;
     static const char* kReserved[] = {"then", "do", "else", "elif", "{", "!", "if", "while", "until", "}"};
     for (;;) {
@@ -130,6 +133,8 @@ class Reader {
         bool name = true;
         for (size_t k = 0; k < eq; ++k) name = name && IsNameChar(w[k]);
         if (name) {
+          if (words[start].exact) command.env[w.substr(0, eq)] = w.substr(eq + 1);
+          else command.env.erase(w.substr(0, eq));
           ++start;
           continue;
         }
@@ -317,6 +322,7 @@ class Reader {
   std::string_view text_;
   // The build's ARG/ENV values, then the script's own assignments as it goes.
   std::map<std::string, std::string> vars_;
+  std::map<std::string, std::string> exports_;  // exported by the script so far
   size_t pos_ = 0;
 };
 

@@ -26,6 +26,27 @@ bool Flag(const json& row, const char* key) {
   auto it = row.find(key);
   return it != row.end() && it->is_boolean() && it->get<bool>();
 }
+// `*` matches any run of characters (also '/'); the rest literally. The
+// classic greedy match with one backtrack point: at most |pattern| x |text| steps.
+bool GlobText(std::string_view pattern, std::string_view text) {
+  size_t p = 0, t = 0, star = std::string_view::npos, resume = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      resume = t;
+    } else if (p < pattern.size() && pattern[p] == text[t]) {
+      ++p;
+      ++t;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      t = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
 std::vector<std::string> List(const json& row, const char* key) {
   std::vector<std::string> out;
   auto it = row.find(key);
@@ -231,6 +252,11 @@ Result<PackageKnowledge> BuildPackages(const Knowledge& k) {
     if (runtime.library.find("{soname}") == std::string::npos) return RowError(row, "library needs {soname}");
     out.framework_runtimes.push_back(std::move(runtime));
   }
+  for (const json& row : k.Table("installer_scripts")) {
+    InstallerScript script{Text(row, "url"), Text(row, "installs"), Flag(row, "gpu_code"), Text(row, "source")};
+    if (script.url.find("://") != std::string::npos) return RowError(row, "url is written without its scheme");
+    out.installer_scripts.push_back(std::move(script));
+  }
   for (const json& row : k.Table("system_packages")) {
     SystemPackage package{Text(row, "name"), Text(row, "kind"), Text(row, "path"), Text(row, "source")};
     IMAGELINT_TRY(CheckPattern(row, package.name));
@@ -366,6 +392,14 @@ const FrameworkRuntime* PackageKnowledge::FindFrameworkRuntime(std::string_view 
   for (const FrameworkRuntime& row : framework_runtimes)
     if (row.manager == manager && row.framework == framework && (row.cuda_major.empty() || row.cuda_major == major))
       return &row;
+  return nullptr;
+}
+
+const InstallerScript* PackageKnowledge::FindInstallerScript(std::string_view url) const {
+  size_t scheme = url.find("://");
+  if (scheme != std::string_view::npos) url = url.substr(scheme + 3);
+  for (const InstallerScript& row : installer_scripts)
+    if (GlobText(row.url, url)) return &row;
   return nullptr;
 }
 

@@ -23,7 +23,8 @@ CommandResult Imagelint(const std::vector<std::string>& args, const std::string&
   return RunImagelint(args, stdin_text, {"XDG_CACHE_HOME=" + cache.path().string()});
 }
 
-const char* kDockerfile = "FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\nRUN echo hi\n";
+// A script the reader does not follow leaves image rules open: findings without a fleet.
+const char* kDockerfile = "FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\nRUN ./setup.sh\n";
 
 TestImage CudaImage() {
   TestImage image;

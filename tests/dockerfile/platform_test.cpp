@@ -186,7 +186,8 @@ TEST_CASE("platform: knowledge-table bases per platform; each pool gets the verd
     container_toolkit: "1.13.5"
     platform: linux/arm64
 )";
-  const std::string text = "FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\nENV APP=1\n";
+  // The script leaves the GPU code undecided on both platforms: one finding for both pools.
+  const std::string text = "FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\nENV APP=1\nRUN ./setup.sh\n";
   dockerfile::DockerfileOptions options = Options();
   options.pool_platforms = {"linux/amd64", "linux/arm64"};
   auto analysis = Analyze(text, options);

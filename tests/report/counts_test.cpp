@@ -43,7 +43,9 @@ TEST_CASE("counts: text, Markdown, JUnit, SARIF, GitLab and the summary line agr
   // A CUDA 12.4 runtime: fails the old-driver pools; an unknown base: undecided;
   // a base from the knowledge tables with an old toolkit.
   testing::WriteFileText(dir / "new.Dockerfile", "FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\nCMD [\"python3\"]\n");
-  testing::WriteFileText(dir / "unknown.Dockerfile", "FROM registry.example.com/ml/base:2024.06\nCMD [\"train\"]\n");
+  // (a GPU image by its NVIDIA_* variable; without it the unknown base is a plain service)
+  testing::WriteFileText(dir / "unknown.Dockerfile",
+                         "FROM registry.example.com/ml/base:2024.06\nENV NVIDIA_VISIBLE_DEVICES=all\nCMD [\"train\"]\n");
   testing::WriteFileText(dir / "old.Dockerfile", "FROM nvidia/cuda:11.4.3-runtime-ubuntu20.04\n");
   std::vector<std::string> args = {(dir / "new.Dockerfile").string(), (dir / "unknown.Dockerfile").string(),
                                     (dir / "old.Dockerfile").string(), "--fleet",
