@@ -326,6 +326,8 @@ struct ImageVariant {
   bool gpu_image = true;
   std::vector<size_t> pools;  // indexes into the fleet
   std::vector<std::string> pool_names;
+  // One per pool: `pool` bound over `environment`, made once for every rule.
+  std::vector<Environment> pool_environments;
 };
 
 // The image's own facts for the pools no PoolFacts names (all of them when
@@ -408,6 +410,14 @@ Result<json> Analyze(const std::vector<json>& all_facts, const std::vector<std::
     static const std::vector<PoolFacts> kNoPoolFacts;
     const std::vector<PoolFacts>& by_pool = index < pool_facts.size() ? pool_facts[index] : kNoPoolFacts;
     std::vector<ImageVariant> variants = Variants(facts, by_pool, fleet);
+    // After Variants returns, no variant moves: environments may point at theirs.
+    for (ImageVariant& variant : variants) {
+      variant.pool_environments.reserve(variant.pools.size());
+      for (size_t p : variant.pools) {
+        variant.pool_environments.emplace_back(&variant.environment);  // the pool over the variant's facts
+        variant.pool_environments.back()["pool"] = Value::Of(pool_values[p]);
+      }
+    }
     // Pools that differ only by name share their libcuda, driver_compat...
     // results (analysis/pool_memo.h).
     PoolMemoScope memo;
@@ -447,11 +457,10 @@ Result<json> Analyze(const std::vector<json>& all_facts, const std::vector<std::
           add(found, variant.pool_names);
           continue;
         }
-        for (size_t p : variant.pools) {
-          Environment env(&variant.environment);  // the pool over the facts, which stay in the variant's
-          env["pool"] = Value::Of(pool_values[p]);
+        for (size_t i = 0; i < variant.pools.size(); ++i) {
+          const size_t p = variant.pools[i];
           std::vector<json> found;
-          auto status = runner.Run(rule, env, *variant.facts, found);
+          auto status = runner.Run(rule, variant.pool_environments[i], *variant.facts, found);
           if (!status.ok()) {
             Error error = status.error();
             error.message += " (pool " + fleet.pools[p].name + ")";
