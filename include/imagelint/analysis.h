@@ -52,7 +52,7 @@ struct AnalyzeOptions {
   // `rule_steps_per_cell` for each image x pool. The built-in rules take a
   // few thousand steps per cell; a rule file whose rules each stay within
   // their step limit could otherwise take hours over a small fleet.
-  int64_t rule_steps_base = 50'000'000;
+  int64_t rule_steps_base = 10'000'000;
   int64_t rule_steps_per_cell = 1'000'000;
 };
 
