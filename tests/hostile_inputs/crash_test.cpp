@@ -23,13 +23,6 @@ std::string Deep(size_t depth, const std::string& open = "[", const std::string&
   return out;
 }
 
-void CheckBounded(const TimedResult& run, std::initializer_list<int> codes) {
-  CAPTURE(run.result.err.substr(0, 2000));
-  CAPTURE(run.result.exit_code);
-  CHECK(std::find(codes.begin(), codes.end(), run.result.exit_code) != codes.end());
-  CHECK(run.cpu_seconds < kHostileSeconds);
-}
-
 }  // namespace
 
 TEST_CASE("an ELF note nesting JSON 100,000 deep: the note is a problem, the scan and the cache go on") {

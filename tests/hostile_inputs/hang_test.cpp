@@ -21,13 +21,6 @@ namespace {
 
 std::vector<uint8_t> SmallElf() { return LibcudaElf(); }
 
-void CheckBounded(const TimedResult& run, std::initializer_list<int> codes) {
-  CAPTURE(run.result.err.substr(0, 2000));
-  CAPTURE(run.result.exit_code);
-  CHECK(std::find(codes.begin(), codes.end(), run.result.exit_code) != codes.end());
-  CHECK(run.cpu_seconds < kHostileSeconds);
-}
-
 }  // namespace
 
 TEST_CASE("a layer holding a sparse ELF declared at 1 TiB or 4 EiB: refused naming the file and the limit") {

@@ -1,5 +1,8 @@
 #include "hostile_inputs/hostile_support.h"
 
+#include <doctest/doctest.h>
+
+
 #include "cuda/fixtures.h"
 
 #include <poll.h>
@@ -21,6 +24,13 @@ std::vector<uint8_t> LibcudaElf() {
   cuda::testing::ElfSpec spec;
   spec.soname = "libcuda.so.1";
   return cuda::testing::MakeElf(spec);
+}
+
+void CheckBounded(const TimedResult& run, std::initializer_list<int> codes) {
+  CAPTURE(run.result.err.substr(0, 2000));
+  CAPTURE(run.result.exit_code);
+  CHECK(std::find(codes.begin(), codes.end(), run.result.exit_code) != codes.end());
+  CHECK(run.cpu_seconds < kHostileSeconds);
 }
 
 TimedResult RunBounded(std::vector<std::string> args, const std::vector<std::string>& env) {

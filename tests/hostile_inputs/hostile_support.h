@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <initializer_list>
 #include <string>
 #include <thread>
 #include <utility>
@@ -31,6 +32,10 @@ struct TimedResult {
   double cpu_seconds = 0;  // the child's user + system time: what the input made imagelint spend,
                            // whatever else loads the machine (CI runs suites side by side)
 };
+// The run ended with one of `codes` within the campaign's CPU bound (checks
+// in the calling test case, with the error output and exit code captured).
+void CheckBounded(const TimedResult& run, std::initializer_list<int> codes);
+
 // A small shared library ELF whose soname is libcuda.so.1.
 std::vector<uint8_t> LibcudaElf();
 
