@@ -29,5 +29,11 @@ function(imagelint_add_test name)
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 600)
   endif()
+  # Suites named in IMAGELINT_SANITIZER_SUITES (tests/CMakeLists.txt) also
+  # run in the sanitizer build: label `sanitize`, built by `sanitizer_suite`.
+  if(name IN_LIST IMAGELINT_SANITIZER_SUITES)
+    list(APPEND ARG_LABELS sanitize)
+    add_dependencies(sanitizer_suite test_${name})
+  endif()
   set_tests_properties(${name} PROPERTIES TIMEOUT ${ARG_TIMEOUT} LABELS "${ARG_LABELS}" SKIP_RETURN_CODE 77)
 endfunction()

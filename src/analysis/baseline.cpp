@@ -15,8 +15,6 @@ using nlohmann::json;
 
 namespace {
 
-const json& Arr(const json& j, const char* key) { return ArrayField(j, key); }
-std::string Str(const json& j, const char* key) { return StringField(j, key); }
 
 // "reg.example/app:1@sha256:..." -> "reg.example/app"; "./app.tar" -> "app.tar".
 std::string ImageName(std::string name) {
@@ -31,16 +29,16 @@ std::string ImageName(std::string name) {
 // The finding without pools: rule and logical location, as report
 // fingerprints take them.
 std::string FindingKey(const json& finding) {
-  std::string key = Str(finding, "rule") + "\n";
+  std::string key = StringField(finding, "rule") + "\n";
   const std::vector<std::string> where = LogicalLocation(finding);
   for (const auto& part : where) key += part + "\n";
-  if (where.empty()) key += "scope:" + Str(finding, "scope") + "\n";
+  if (where.empty()) key += "scope:" + StringField(finding, "scope") + "\n";
   return key;
 }
 
 std::vector<std::string> Pools(const json& finding) {
   std::vector<std::string> pools;
-  for (const auto& pool : Arr(finding, "pools"))
+  for (const auto& pool : ArrayField(finding, "pools"))
     if (pool.is_string()) pools.push_back(pool.get<std::string>());
   if (pools.empty()) pools.push_back("");  // an image without pools: the image checks
   return pools;
@@ -51,7 +49,7 @@ using Seen = std::map<std::string, std::set<std::string>>;
 
 Seen SeenIn(const json& image) {
   Seen seen;
-  for (const auto& finding : Arr(image, "findings")) {
+  for (const auto& finding : ArrayField(image, "findings")) {
     for (const auto& pool : Pools(finding)) seen[FindingKey(finding)].insert(pool);
   }
   return seen;
@@ -61,9 +59,9 @@ Seen SeenIn(const json& image) {
 const json* MatchImage(const json& baseline, const std::string& ref) {
   const json* by_name = nullptr;
   int named = 0;
-  for (const auto& image : Arr(baseline, "images")) {
-    if (Str(image, "ref") == ref) return &image;
-    if (ImageName(Str(image, "ref")) == ImageName(ref)) {
+  for (const auto& image : ArrayField(baseline, "images")) {
+    if (StringField(image, "ref") == ref) return &image;
+    if (ImageName(StringField(image, "ref")) == ImageName(ref)) {
       by_name = &image;
       ++named;
     }
@@ -75,23 +73,23 @@ const json* MatchImage(const json& baseline, const std::string& ref) {
 
 std::vector<std::string> LogicalLocation(const json& finding) {
   std::set<std::string> where;
-  for (const auto& item : Arr(finding, "evidence")) {
-    std::string path = Str(item, "path");
+  for (const auto& item : ArrayField(finding, "evidence")) {
+    std::string path = StringField(item, "path");
     if (!path.empty()) {
       where.insert("path:" + path);
       continue;
     }
     // "ENV NVIDIA_REQUIRE_CUDA=cuda>=12.4 ...": the variable, not its value.
-    std::string detail = Str(item, "detail");
+    std::string detail = StringField(item, "detail");
     size_t equals = detail.find('=');
     if (!detail.empty() && equals != std::string::npos) where.insert("detail:" + detail.substr(0, equals));
   }
-  for (const auto& item : Arr(finding, "missing")) where.insert("missing:" + Str(item, "fact"));
+  for (const auto& item : ArrayField(finding, "missing")) where.insert("missing:" + StringField(item, "fact"));
   return {where.begin(), where.end()};
 }
 
 Status CheckBaseline(const json& baseline, const std::string& name) {
-  if (!baseline.is_object() || Str(baseline, "schema") != "imagelint.report/v1")
+  if (!baseline.is_object() || StringField(baseline, "schema") != "imagelint.report/v1")
     return MakeError(name, "not an imagelint.report/v1 JSON report (write one with --format json)");
   if (!baseline.contains("images") || !baseline["images"].is_array())
     return MakeError(name, "the baseline report has no \"images\" list");
@@ -102,8 +100,8 @@ void ApplyBaseline(json& report, const json& baseline, const std::string& name) 
   size_t added = 0, unchanged = 0, fixed = 0, unmatched = 0;
   if (!report.contains("images") || !report["images"].is_array()) return;
   for (auto& image : report["images"]) {
-    if (Str(image, "status") == "error") continue;  // nothing to compare
-    const json* before = MatchImage(baseline, Str(image, "ref"));
+    if (StringField(image, "status") == "error") continue;  // nothing to compare
+    const json* before = MatchImage(baseline, StringField(image, "ref"));
     if (!before) ++unmatched;
     Seen seen = before ? SeenIn(*before) : Seen();
     Seen now;
@@ -123,7 +121,7 @@ void ApplyBaseline(json& report, const json& baseline, const std::string& name) 
     // Fixed: a baseline finding, on the pools where it is gone now.
     json gone = json::array();
     if (before) {
-      for (const auto& finding : Arr(*before, "findings")) {
+      for (const auto& finding : ArrayField(*before, "findings")) {
         const std::string key = FindingKey(finding);
         json pools = json::array();
         for (const auto& pool : Pools(finding)) {
@@ -146,9 +144,9 @@ void ApplyBaseline(json& report, const json& baseline, const std::string& name) 
 }
 
 bool NewFindingsFailGate(const json& report, const GateOptions& gate) {
-  for (const auto& image : Arr(report, "images")) {
-    for (const auto& finding : Arr(image, "findings")) {
-      if (Str(finding, "baseline_state") != "new") continue;
+  for (const auto& image : ArrayField(report, "images")) {
+    for (const auto& finding : ArrayField(image, "findings")) {
+      if (StringField(finding, "baseline_state") != "new") continue;
       if (IsUndecided(finding) ? gate.fail_on_undecided && FindingSeverity(finding) >= rules::Severity::kWarning
                                : gate.fail_on && FindingSeverity(finding) >= *gate.fail_on)
         return true;

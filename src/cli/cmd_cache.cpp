@@ -71,7 +71,7 @@ RunFunction SetupCache(CLI::App& app) {
   return [args](const Environment& environment) -> int { return RunCache(*args, environment); };
 }
 
-CommandRegistration registration({"cache", "show or prune the layer cache (info, prune --max-size/--unused-for)",
+CommandRegistration cache_registration({"cache", "show or prune the layer cache (info, prune --max-size/--unused-for)",
                                   SetupCache, 80});
 
 }  // namespace

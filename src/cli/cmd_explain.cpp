@@ -30,7 +30,7 @@ RunFunction SetupExplain(CLI::App& app) {
   };
 }
 
-CommandRegistration registration({"explain", "print the documentation of a rule", SetupExplain, 70});
+CommandRegistration explain_registration({"explain", "print the documentation of a rule", SetupExplain, 70});
 
 }  // namespace
 }  // namespace imagelint::cli

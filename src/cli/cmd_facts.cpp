@@ -48,7 +48,7 @@ RunFunction SetupFacts(CLI::App& app) {
   };
 }
 
-CommandRegistration registration({"facts", "print what imagelint found in an image (imagelint.facts/v1)", SetupFacts, 20});
+CommandRegistration facts_registration({"facts", "print what imagelint found in an image (imagelint.facts/v1)", SetupFacts, 20});
 
 }  // namespace
 }  // namespace imagelint::cli

@@ -93,7 +93,7 @@ RunFunction SetupFleet(CLI::App& app) {
   };
 }
 
-CommandRegistration registration({"fleet", "import a fleet file from node labels, nvidia-smi or nvidia-container-cli",
+CommandRegistration fleet_registration({"fleet", "import a fleet file from node labels, nvidia-smi or nvidia-container-cli",
                                   SetupFleet, 60});
 
 }  // namespace

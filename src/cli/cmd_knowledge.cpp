@@ -159,7 +159,7 @@ RunFunction SetupKnowledge(CLI::App& app) {
   };
 }
 
-CommandRegistration registration({"knowledge",
+CommandRegistration knowledge_registration({"knowledge",
                                   "the knowledge bundle: show it, update it from a registry, pack and push one",
                                   SetupKnowledge, 85});
 

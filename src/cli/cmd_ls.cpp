@@ -38,7 +38,7 @@ RunFunction SetupLs(CLI::App& app) {
   };
 }
 
-CommandRegistration registration({"ls", "list the merged file tree of an image, with the layer of each entry", SetupLs, 30});
+CommandRegistration ls_registration({"ls", "list the merged file tree of an image, with the layer of each entry", SetupLs, 30});
 
 }  // namespace
 }  // namespace imagelint::cli

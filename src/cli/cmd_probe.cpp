@@ -148,7 +148,7 @@ RunFunction SetupProbe(CLI::App& app) {
   return [args](const Environment& environment) { return RunProbe(*args, environment); };
 }
 
-CommandRegistration registration({"probe", "on a GPU host: run the image's CUDA and compare with the prediction",
+CommandRegistration probe_registration({"probe", "on a GPU host: run the image's CUDA and compare with the prediction",
                                   SetupProbe, 55});
 
 }  // namespace

@@ -35,7 +35,7 @@ RunFunction SetupRules(CLI::App& app) {
   };
 }
 
-CommandRegistration registration({"rules", "list the rules with their severity and a one-line summary", SetupRules, 60});
+CommandRegistration rules_registration({"rules", "list the rules with their severity and a one-line summary", SetupRules, 60});
 
 }  // namespace
 }  // namespace imagelint::cli

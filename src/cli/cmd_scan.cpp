@@ -213,7 +213,7 @@ RunFunction SetupScan(CLI::App& app) {
   return [args](const Environment& environment) { return RunScan(*args, environment); };
 }
 
-CommandRegistration registration({"scan", "predict, per pool of GPU hosts, whether images run (default command)",
+CommandRegistration scan_registration({"scan", "predict, per pool of GPU hosts, whether images run (default command)",
                                    SetupScan, 10});
 
 }  // namespace

@@ -23,6 +23,14 @@ std::string ToLower(std::string_view text);
 std::string_view TrimView(std::string_view text);
 inline std::string Trim(std::string_view text) { return std::string(TrimView(text)); }
 
+// ASCII classes that do not depend on the locale, as the shell and Dockerfile
+// readers need them: a variable name starts with a letter or '_' and goes on
+// with letters, digits and '_'.
+inline bool IsAsciiDigit(char c) { return c >= '0' && c <= '9'; }
+inline bool IsAsciiAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+inline bool IsVariableNameStart(char c) { return IsAsciiAlpha(c) || c == '_'; }
+inline bool IsVariableNameChar(char c) { return IsVariableNameStart(c) || IsAsciiDigit(c); }
+
 // "a,b,,c" on ',' -> {"a", "b", "", "c"}; "" -> {""}.
 std::vector<std::string> SplitOn(std::string_view text, char separator);
 

@@ -5,7 +5,7 @@
 namespace imagelint::cuda {
 namespace {
 
-constexpr uint32_t kShtSymtab = 2;
+constexpr uint32_t kSectionSymtab = 2;
 constexpr uint64_t kShfExecInstr = 0x4;
 constexpr uint8_t kSttFunc = 2;
 constexpr uint8_t kStoCudaEntry = 0x10;
@@ -46,7 +46,7 @@ std::optional<uint64_t> CountCubinKernels(ByteView cubin) {
     uint64_t flags = *header.U64(8), offset = *header.U64(0x18), size = *header.U64(0x20);
     uint64_t entsize = *header.U64(0x38);
     if ((flags & kShfExecInstr) && size > 0) has_code = true;
-    if (type != kShtSymtab) continue;
+    if (type != kSectionSymtab) continue;
     if (entsize < 24 || size / entsize > kMaxSymbols) return std::nullopt;
     auto table = cubin.Slice(offset, size);
     if (!table) return std::nullopt;

@@ -31,7 +31,6 @@ namespace {
 // Longest version text a tag grammar accepts ("12.4.1"); longer is not a tag of ours.
 constexpr size_t kMaxTagVersion = 32;
 
-bool IsDigit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
 bool IsLower(char c) { return c >= 'a' && c <= 'z'; }
 
 // Reads "D+.D+" or "D+.D+.D+" (`components` 2..max_components) from `text` at `pos`.
@@ -40,10 +39,10 @@ std::optional<std::string> ReadVersion(std::string_view text, size_t& pos, int m
   int components = 0;
   while (true) {
     size_t digits = pos;
-    while (pos < text.size() && IsDigit(text[pos])) ++pos;
+    while (pos < text.size() && IsAsciiDigit(text[pos])) ++pos;
     if (pos == digits) return std::nullopt;
     ++components;
-    if (components == max_components || pos + 1 >= text.size() || text[pos] != '.' || !IsDigit(text[pos + 1])) break;
+    if (components == max_components || pos + 1 >= text.size() || text[pos] != '.' || !IsAsciiDigit(text[pos + 1])) break;
     ++pos;  // '.'
   }
   if (components < 2 || pos - start > kMaxTagVersion) return std::nullopt;
@@ -274,8 +273,8 @@ void NgcBase(const Context& ctx, const Instruction& from, const ImageRef& ref, c
   facts::BaseImage& base = image.base;
   std::string framework = ref.repository.substr(std::min(family.repository_prefix.size(), ref.repository.size()));
   std::string_view tag = ref.tag;
-  bool yy_mm = tag.size() >= 5 && IsDigit(tag[0]) && IsDigit(tag[1]) && tag[2] == '.' && IsDigit(tag[3]) &&
-               IsDigit(tag[4]) && (tag.size() == 5 || tag[5] == '-');
+  bool yy_mm = tag.size() >= 5 && IsAsciiDigit(tag[0]) && IsAsciiDigit(tag[1]) && tag[2] == '.' && IsAsciiDigit(tag[3]) &&
+               IsAsciiDigit(tag[4]) && (tag.size() == 5 || tag[5] == '-');
   std::string name = "NGC container " + ref.repository.substr(0, 200) + ":" + ref.tag.substr(0, 200);
   if (!yy_mm) {
     base.reason = name + ": the tag does not start with a YY.MM release";
@@ -348,7 +347,7 @@ std::optional<CudaTag> ParseCudaTag(std::string_view tag, const std::vector<std:
   // Optional "cudnn[N]-"; a word that only starts like it is the flavor.
   if (tag.substr(pos, 5) == "cudnn") {
     size_t end = pos + 5;
-    while (end < tag.size() && IsDigit(tag[end])) ++end;
+    while (end < tag.size() && IsAsciiDigit(tag[end])) ++end;
     if (end < tag.size() && tag[end] == '-' && end - pos <= 16) {
       out.cudnn = std::string(tag.substr(pos, end - pos));
       pos = end + 1;
@@ -374,7 +373,7 @@ std::optional<TorchTag> ParseTorchTag(std::string_view tag, const std::vector<st
   auto cuda = ReadVersion(tag, pos, 2);
   if (!cuda || !Consume(tag, pos, "-cudnn")) return std::nullopt;
   size_t digits = pos;
-  while (pos < tag.size() && IsDigit(tag[pos])) ++pos;
+  while (pos < tag.size() && IsAsciiDigit(tag[pos])) ++pos;
   if (pos == digits || pos - digits > 8 || !Consume(tag, pos, "-")) return std::nullopt;
   out.torch = *torch;
   out.cuda = *cuda;
@@ -461,7 +460,7 @@ Status ApplyBaseImage(const Context& ctx, const Instruction& from, const std::st
     // python:3.11-slim: pip runs under that Python (which torch releases it can install).
     if (ref.repository == "python" && ref.tag.size() >= 3 && ref.tag[0] == '3' && ref.tag[1] == '.') {
       size_t end = 2;
-      while (end < ref.tag.size() && IsDigit(ref.tag[end])) ++end;
+      while (end < ref.tag.size() && IsAsciiDigit(ref.tag[end])) ++end;
       if (end > 2) image.python_version = ref.tag.substr(0, end);
     }
     finish(kind, "");

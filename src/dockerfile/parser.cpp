@@ -16,6 +16,7 @@
 
 #include "common/json.h"
 #include "common/lines.h"
+#include "common/text.h"
 #include "imagelint/dockerfile.h"
 
 namespace imagelint::dockerfile {
@@ -48,9 +49,7 @@ std::string_view TrimRight(std::string_view s) {
   while (!s.empty() && (IsBlank(s.back()) || s.back() == '\r' || s.back() == '\n')) s.remove_suffix(1);
   return s;
 }
-std::string_view Trim(std::string_view s) { return TrimRight(TrimLeft(s)); }
-bool IsNameStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool IsNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+std::string_view TrimBlanks(std::string_view s) { return TrimRight(TrimLeft(s)); }
 
 struct PhysicalLine {
   std::string_view text;
@@ -59,7 +58,7 @@ struct PhysicalLine {
 
 // `# key=value` at the very top of the file.
 bool ParseDirective(std::string_view line, std::string& key, std::string& value) {
-  line = Trim(line);
+  line = TrimBlanks(line);
   if (line.empty() || line.front() != '#') return false;
   line.remove_prefix(1);
   line = TrimLeft(line);
@@ -69,7 +68,7 @@ bool ParseDirective(std::string_view line, std::string& key, std::string& value)
   if (k.empty() || !std::all_of(k.begin(), k.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)); }))
     return false;
   key = Lower(k);
-  value = std::string(Trim(line.substr(eq + 1)));
+  value = std::string(TrimBlanks(line.substr(eq + 1)));
   return true;
 }
 
@@ -119,7 +118,7 @@ std::vector<Heredoc> FindHeredocs(std::string_view text, char escape) {
       ++j;
     }
     size_t start = j;
-    while (j < text.size() && (IsNameChar(text[j]) || text[j] == '-' || text[j] == '.')) ++j;
+    while (j < text.size() && (IsVariableNameChar(text[j]) || text[j] == '-' || text[j] == '.')) ++j;
     if (j == start) continue;
     doc.delimiter = std::string(text.substr(start, j - start));
     if (q) {
@@ -157,12 +156,12 @@ void ParsePragma(std::string_view comment, const std::string& path, int line, Su
   while (start <= list.size()) {
     size_t comma = list.find(',', start);
     if (comma == std::string_view::npos) comma = list.size();
-    std::string_view id = Trim(list.substr(start, comma - start));
+    std::string_view id = TrimBlanks(list.substr(start, comma - start));
     if (!id.empty()) s.rules.emplace_back(id);
     start = comma + 1;
   }
   if (s.rules.empty()) return;
-  std::string_view reason = Trim(comment.substr(end));
+  std::string_view reason = TrimBlanks(comment.substr(end));
   // tally's `;reason=` style is accepted too.
   if (reason.substr(0, 7) == "reason=") reason.remove_prefix(7);
   s.reason = std::string(reason);
@@ -366,8 +365,8 @@ Result<Dockerfile> ParseDockerfile(std::string_view text, const std::string& pat
       Stage stage;
       if (words.size() == 3 && Lower(words[1]) == "as") {
         stage.name = Lower(words[2]);
-        bool valid = IsNameStart(stage.name.front()) || std::isdigit(static_cast<unsigned char>(stage.name.front()));
-        for (char c : stage.name) valid = valid && (IsNameChar(c) || c == '-' || c == '.');
+        bool valid = IsVariableNameStart(stage.name.front()) || std::isdigit(static_cast<unsigned char>(stage.name.front()));
+        for (char c : stage.name) valid = valid && (IsVariableNameChar(c) || c == '-' || c == '.');
         if (!valid)
           return MakeErrorAtLine(path, inst.line, inst.column, "invalid stage name \"" + words[2] + "\"");
         for (const Stage& other : file.stages)
@@ -431,7 +430,7 @@ bool LooksLikeDockerfile(ByteView bytes) {
   while (start < text.size()) {
     size_t end = text.find('\n', start);
     if (end == std::string_view::npos) end = text.size();
-    std::string_view line = Trim(text.substr(start, end - start));
+    std::string_view line = TrimBlanks(text.substr(start, end - start));
     start = end + 1;
     if (line.empty() || line.front() == '#') continue;
     size_t word_end = 0;
@@ -562,7 +561,7 @@ struct Expander {
         if (next == '{') {
           pos += 2;
           size_t name_start = pos;
-          while (pos < text.size() && IsNameChar(text[pos])) ++pos;
+          while (pos < text.size() && IsVariableNameChar(text[pos])) ++pos;
           std::string name(text.substr(name_start, pos - name_start));
           if (name.empty()) return MakeError("", "bad substitution: missing variable name after ${");
           if (pos >= text.size()) return MakeError("", "unterminated ${" + name);
@@ -613,10 +612,10 @@ struct Expander {
           }
           continue;
         }
-        if (IsNameStart(next)) {
+        if (IsVariableNameStart(next)) {
           ++pos;
           size_t name_start = pos;
-          while (pos < text.size() && IsNameChar(text[pos])) ++pos;
+          while (pos < text.size() && IsVariableNameChar(text[pos])) ++pos;
           std::string name(text.substr(name_start, pos - name_start));
           auto it = vars.find(name);
           if (it == vars.end()) out.unresolved.push_back(name);

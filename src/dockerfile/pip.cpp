@@ -38,7 +38,6 @@ namespace {
 constexpr size_t kMaxName = 200;
 constexpr size_t kMaxVersion = 128;
 
-bool IsDigit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
 bool IsAlnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'; }
 
@@ -46,7 +45,7 @@ bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' ||
 std::string DigitsAfter(std::string_view text, std::string_view prefix) {
   if (!StartsWith(text, prefix)) return "";
   size_t end = prefix.size();
-  while (end < text.size() && IsDigit(text[end]) && end - prefix.size() < 8) ++end;
+  while (end < text.size() && IsAsciiDigit(text[end]) && end - prefix.size() < 8) ++end;
   return std::string(text.substr(prefix.size(), end - prefix.size()));
 }
 
@@ -316,7 +315,7 @@ void PipPackage(const Context& ctx, const Instruction& inst, ImageModel& image, 
 std::string CudaFromVariant(std::string_view variant) {
   if (!StartsWith(variant, "cu")) return "";
   std::string_view digits = variant.substr(2);
-  if (digits.size() < 2 || digits.size() > 4 || !std::all_of(digits.begin(), digits.end(), IsDigit)) return "";
+  if (digits.size() < 2 || digits.size() > 4 || !std::all_of(digits.begin(), digits.end(), IsAsciiDigit)) return "";
   return std::string(digits.substr(0, digits.size() - 1)) + "." + std::string(digits.substr(digits.size() - 1));
 }
 
@@ -328,15 +327,15 @@ std::string IndexVariant(std::string_view url, const std::vector<std::string>& h
   // /whl/[nightly/|test/](cu<digits>|cpu|rocm<digits and dots>)
   auto variant_at = [&](size_t pos) -> std::string {
     std::string_view rest = url.substr(pos);
-    if (StartsWith(rest, "cu") && rest.size() > 2 && IsDigit(rest[2])) {
+    if (StartsWith(rest, "cu") && rest.size() > 2 && IsAsciiDigit(rest[2])) {
       size_t end = 2;
-      while (end < rest.size() && IsDigit(rest[end])) ++end;
+      while (end < rest.size() && IsAsciiDigit(rest[end])) ++end;
       return std::string(rest.substr(0, end));
     }
     if (StartsWith(rest, "cpu")) return "cpu";
-    if (StartsWith(rest, "rocm") && rest.size() > 4 && (IsDigit(rest[4]) || rest[4] == '.')) {
+    if (StartsWith(rest, "rocm") && rest.size() > 4 && (IsAsciiDigit(rest[4]) || rest[4] == '.')) {
       size_t end = 4;
-      while (end < rest.size() && (IsDigit(rest[end]) || rest[end] == '.')) ++end;
+      while (end < rest.size() && (IsAsciiDigit(rest[end]) || rest[end] == '.')) ++end;
       return std::string(rest.substr(0, end));
     }
     return "";

@@ -8,8 +8,6 @@
 namespace imagelint::dockerfile {
 namespace {
 
-bool IsNameStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool IsNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 class Reader {
  public:
@@ -98,9 +96,9 @@ class Reader {
     for (size_t k = first; k < words.size(); ++k) {
       const std::string& w = words[k].value;
       size_t eq = w.find('=');
-      if (eq == std::string::npos || eq == 0 || !IsNameStart(w[0])) return;  // a command, not assignments
+      if (eq == std::string::npos || eq == 0 || !IsVariableNameStart(w[0])) return;  // a command, not assignments
       for (size_t n = 0; n < eq; ++n)
-        if (!IsNameChar(w[n])) return;
+        if (!IsVariableNameChar(w[n])) return;
       assignments.emplace_back(w.substr(0, eq), &words[k]);
     }
     for (const auto& [name, word] : assignments) {
@@ -129,9 +127,9 @@ class Reader {
         continue;
       }
       size_t eq = w.find('=');
-      if (eq != std::string::npos && eq > 0 && IsNameStart(w[0])) {
+      if (eq != std::string::npos && eq > 0 && IsVariableNameStart(w[0])) {
         bool name = true;
-        for (size_t k = 0; k < eq; ++k) name = name && IsNameChar(w[k]);
+        for (size_t k = 0; k < eq; ++k) name = name && IsVariableNameChar(w[k]);
         if (name) {
           if (words[start].exact) command.env[w.substr(0, eq)] = w.substr(eq + 1);
           else command.env.erase(w.substr(0, eq));
@@ -227,9 +225,9 @@ class Reader {
       word.value += expanded->value;
       return;
     }
-    if (IsNameStart(next)) {
+    if (IsVariableNameStart(next)) {
       size_t end = pos_ + 1;
-      while (end < text_.size() && IsNameChar(text_[end])) ++end;
+      while (end < text_.size() && IsVariableNameChar(text_[end])) ++end;
       std::string name(text_.substr(pos_ + 1, end - pos_ - 1));
       pos_ = end;
       auto it = vars_.find(name);

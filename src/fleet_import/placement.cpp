@@ -12,7 +12,7 @@ namespace {
 constexpr size_t kMaxImages = 10000;
 constexpr size_t kMaxMessage = 200;
 
-std::string Quote(std::string_view text) {
+std::string QuoteInMessage(std::string_view text) {
   std::string out = "\"";
   for (unsigned char c : text) {
     if (c == '"' || c == '\\') {
@@ -27,7 +27,7 @@ std::string Quote(std::string_view text) {
   return out + "\"";
 }
 
-std::string OneLine(std::string_view text, size_t max = kMaxMessage) {
+std::string ShortLine(std::string_view text, size_t max = kMaxMessage) {
   std::string out;
   for (char c : text) {
     if (out.size() >= max) {
@@ -95,7 +95,7 @@ std::string Describe(const nlohmann::json& verdict) {
       text += " " + rule.get<std::string>();
     }
   }
-  return OneLine(text, 400);
+  return ShortLine(text, 400);
 }
 
 // First finding message that names this pool (or is image-wide) for one of
@@ -119,7 +119,7 @@ std::string FirstMessage(const nlohmann::json& image, const std::string& pool, c
     }
     if (applies) {
       std::string message = finding.value("message", std::string());
-      if (!message.empty()) return OneLine(message);
+      if (!message.empty()) return ShortLine(message);
     }
   }
   return {};
@@ -146,9 +146,9 @@ Result<std::string> RenderPlacementAdvice(const nlohmann::json& report, const Fl
     std::string ref = image.value("ref", std::string("(image)"));
     if (!first_document) out << "---\n";
     first_document = false;
-    out << "# imagelint placement advice for " << OneLine(ref);
-    if (std::string digest = image.value("digest", std::string()); !digest.empty()) out << " (" << OneLine(digest) << ")";
-    out << "\n# Fleet: " << OneLine(fleet.source.empty() ? "(unnamed)" : fleet.source) << "\n";
+    out << "# imagelint placement advice for " << ShortLine(ref);
+    if (std::string digest = image.value("digest", std::string()); !digest.empty()) out << " (" << ShortLine(digest) << ")";
+    out << "\n# Fleet: " << ShortLine(fleet.source.empty() ? "(unnamed)" : fleet.source) << "\n";
 
     std::map<std::string, const nlohmann::json*> verdicts;
     if (auto v = image.find("verdicts"); v != image.end() && v->is_array())
@@ -175,7 +175,7 @@ Result<std::string> RenderPlacementAdvice(const nlohmann::json& report, const Fl
       }
     }
     for (const auto& [name, verdict] : verdicts)
-      if (!pools.count(name)) out << "# note: the report has a verdict for pool \"" << OneLine(name) << "\", which the fleet lacks\n";
+      if (!pools.count(name)) out << "# note: the report has a verdict for pool \"" << ShortLine(name) << "\", which the fleet lacks\n";
 
     // A passing pool whose labels cannot tell it from an excluded pool would
     // let pods onto the excluded pool's nodes: leave it out too.
@@ -205,9 +205,9 @@ Result<std::string> RenderPlacementAdvice(const nlohmann::json& report, const Fl
     if (!excluded.empty() || !unseparable.empty()) {
       out << "# Excludes:\n";
       for (const auto& [pool, reason] : excluded)
-        out << "#   " << OneLine(pool->name) << ": " << reason << "\n";
+        out << "#   " << ShortLine(pool->name) << ": " << reason << "\n";
       for (const auto& [pool, reason] : unseparable)
-        out << "#   " << OneLine(pool->name) << ": pass, but left out because " << OneLine(reason) << "\n";
+        out << "#   " << ShortLine(pool->name) << ": pass, but left out because " << ShortLine(reason) << "\n";
     }
     if (terms.empty()) {
       // Pods that stay Pending say more than pods that crash on a GPU: the
@@ -234,15 +234,15 @@ Result<std::string> RenderPlacementAdvice(const nlohmann::json& report, const Fl
     out << "    requiredDuringSchedulingIgnoredDuringExecution:\n";
     out << "      nodeSelectorTerms:\n";
     for (const auto& [pool, selector] : terms) {
-      out << "        # pool " << OneLine(pool->name);
+      out << "        # pool " << ShortLine(pool->name);
       if (pool->count > 0) out << " (" << pool->count << (pool->count == 1 ? " host" : " hosts") << ")";
       if (selector.derived) out << ", derived";
       out << "\n";
       out << "        - matchExpressions:\n";
       for (const auto& [key, value] : selector.labels) {
-        out << "            - key: " << Quote(key) << "\n";
+        out << "            - key: " << QuoteInMessage(key) << "\n";
         out << "              operator: In\n";
-        out << "              values: [" << Quote(value) << "]\n";
+        out << "              values: [" << QuoteInMessage(value) << "]\n";
       }
     }
   }

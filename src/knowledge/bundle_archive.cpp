@@ -39,7 +39,7 @@ la_ssize_t AppendTo(archive*, void* data, const void* buffer, size_t length) {
   return static_cast<la_ssize_t>(length);
 }
 
-std::string Hex(const std::string& digest) { return digest.substr(digest.find(':') + 1); }
+std::string ArchiveDigestHex(const std::string& digest) { return digest.substr(digest.find(':') + 1); }
 
 }  // namespace
 
@@ -158,7 +158,7 @@ Result<KnowledgeBundle> StoreKnowledge(std::string_view tar, const std::string& 
   auto identity = BundleOf(*knowledge);
   if (!identity.ok()) return MakeError(name, "refused: " + identity.error().message);
   KnowledgeBundle bundle = *identity;
-  const fs::path final_dir = bundles_dir / Hex(bundle.digest);
+  const fs::path final_dir = bundles_dir / ArchiveDigestHex(bundle.digest);
   if (fs::is_directory(final_dir, ec) && [&] { auto d = KnowledgeDigest(final_dir); return d.ok() && *d == bundle.digest; }()) {
     bundle.directory = final_dir;
     return bundle;  // already stored

@@ -18,15 +18,6 @@ namespace {
 
 std::string Html(const std::string& text) { return EscapeMarkup(text, "&#39;", ' ', false); }
 
-int64_t Count(const json& j, const char* key) {
-  if (!j.is_object() || !j.contains(key) || !j[key].is_number_integer()) return 0;
-  return j[key].get<int64_t>();
-}
-
-std::string Plural(int64_t n, const std::string& one, const std::string& many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
-}
-
 // Only http(s) links, and only those the user configured (--docs-url).
 std::string Link(const std::string& uri, const std::string& text) {
   if (uri.rfind("https://", 0) != 0 && uri.rfind("http://", 0) != 0) return Html(text);

@@ -12,12 +12,12 @@ using nlohmann::json;
 
 namespace {
 
-std::string Fit(const std::string& text, size_t width) {
+std::string FitWithDots(const std::string& text, size_t width) {
   if (text.size() <= width) return text;
   return text.substr(0, width - 3) + "...";
 }
 
-std::string Pad(const std::string& text, size_t width) {
+std::string PadTo(const std::string& text, size_t width) {
   return text.size() >= width ? text : text + std::string(width - text.size(), ' ');
 }
 
@@ -73,12 +73,12 @@ Result<std::string> RenderRuleList(const std::vector<rules::RuleInfo>& infos, Fo
     return MakeError("--format", "rules are listed as text, json or markdown, not " + std::string(FormatName(format)));
   size_t id_width = 5;
   for (const auto& info : infos) id_width = std::max(id_width, info.id.size());
-  out = Pad("ID", id_width) + "  SEVERITY  SCOPE  SUMMARY\n";
+  out = PadTo("ID", id_width) + "  SEVERITY  SCOPE  SUMMARY\n";
   for (const auto& info : infos) {
-    std::string line = Pad(info.id, id_width) + "  " + Pad(SeverityOrOff(info), 8) + "  " +
-                       Pad(std::string(rules::ScopeName(info.scope)), 5) + "  ";
+    std::string line = PadTo(info.id, id_width) + "  " + PadTo(SeverityOrOff(info), 8) + "  " +
+                       PadTo(std::string(rules::ScopeName(info.scope)), 5) + "  ";
     std::string title = info.title.empty() ? info.name : info.title;
-    out += line + Fit(title, line.size() < 80 ? 80 - line.size() : 20) + "\n";
+    out += line + FitWithDots(title, line.size() < 80 ? 80 - line.size() : 20) + "\n";
   }
   out += "\n" + std::to_string(infos.size()) + " rules; `imagelint explain RULE` shows a rule's documentation.\n";
   return out;

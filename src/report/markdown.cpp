@@ -54,12 +54,7 @@ std::string Icon(const std::string& status) {
   return "ℹ️";
 }
 
-int64_t Count(const json& j, const char* key) {
-  if (!j.is_object() || !j.contains(key) || !j[key].is_number_integer()) return 0;
-  return j[key].get<int64_t>();
-}
-
-std::string Plural(int64_t n, const std::string& word) {
+std::string PluralWord(int64_t n, const std::string& word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }
 
@@ -149,11 +144,11 @@ std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rule
     }
   }
   const auto& counts = tally.findings;
-  out += "\n**Findings**: " + Plural(tally.Of(counts, "error"), "error") + ", ";
+  out += "\n**Findings**: " + PluralWord(tally.Of(counts, "error"), "error") + ", ";
   if (tally.Of(counts, "undecided") > 0) out += std::to_string(tally.Of(counts, "undecided")) + " undecided, ";
-  out += Plural(tally.Of(counts, "warning"), "warning") + ", " + Plural(tally.Of(counts, "note"), "note");
+  out += PluralWord(tally.Of(counts, "warning"), "warning") + ", " + PluralWord(tally.Of(counts, "note"), "note");
   if (Count(summary, "suppressed") > 0) out += "; " + std::to_string(Count(summary, "suppressed")) + " suppressed";
-  if (Count(summary, "expired_ignores") > 0) out += "; " + Plural(Count(summary, "expired_ignores"), "expired ignore");
+  if (Count(summary, "expired_ignores") > 0) out += "; " + PluralWord(Count(summary, "expired_ignores"), "expired ignore");
   if (summary.contains("baseline") && summary["baseline"].is_object()) {
     const json& baseline = summary["baseline"];
     out += "; since the baseline: " + std::to_string(Count(baseline, "new")) + " new, " +

@@ -36,15 +36,6 @@ const char* ColorOf(const std::string& kind) {
   return "36";  // note
 }
 
-std::string Plural(int64_t n, const std::string& one, const std::string& many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
-}
-
-int64_t Count(const json& j, const char* key) {
-  if (!j.is_object() || !j.contains(key) || !j[key].is_number_integer()) return 0;
-  return j[key].get<int64_t>();
-}
-
 std::string SuppressionSource(const json& by) {
   std::string source = Str(by, "file");
   if (source.empty()) source = Str(by, "origin", "?");

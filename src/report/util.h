@@ -24,6 +24,16 @@ std::string Str(const json& j, const char* key, const std::string& fallback = ""
 // j[key] as an array (an empty one when missing or not an array).
 const json& Arr(const json& j, const char* key);
 
+// j[key] as an integer, 0 when missing or not an integer.
+inline int64_t Count(const json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_number_integer()) return 0;
+  return j[key].get<int64_t>();
+}
+// "1 image" / "3 images": the count and the word that goes with it.
+inline std::string Plural(int64_t n, const std::string& one, const std::string& many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
 // "804 cudaErrorCompatNotSupportedOnDevice" / "requirement-unsatisfied".
 std::string PredictedText(const json& predicted);
 // "usr/lib/libcuda.so.1 (layer 3: RUN apt-get install ...) [Dockerfile:12]".

@@ -24,7 +24,7 @@ std::vector<std::string> Rows(const json& rows) {
   return out;
 }
 
-double Seconds(std::chrono::steady_clock::time_point since) {
+double SecondsSince(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
 
@@ -62,7 +62,7 @@ TEST_CASE("imagelint app:dev reads the engine's image; a Dockerfile FROM a local
   REQUIRE(!from_save.empty());
   auto cold_start = std::chrono::steady_clock::now();
   const auto from_engine = Verdicts({"app:dev", "--image-src", "docker", "--cache-dir", cache}, env, &code, &err);
-  const double cold_s = Seconds(cold_start);
+  const double cold_s = SecondsSince(cold_start);
   INFO(err);
   REQUIRE(!from_engine.empty());
   CHECK(code == saved_code);
@@ -77,7 +77,7 @@ TEST_CASE("imagelint app:dev reads the engine's image; a Dockerfile FROM a local
   CHECK(Rows(facts.at("cuda").at("drivers")) == Rows(saved_facts.at("cuda").at("drivers")));
   auto warm_start = std::chrono::steady_clock::now();
   Verdicts({"app:dev", "--image-src", "docker", "--cache-dir", cache}, env, &code, &err);
-  MESSAGE("engine image app:dev: cold " << cold_s << " s, warm " << Seconds(warm_start) << " s");
+  MESSAGE("engine image app:dev: cold " << cold_s << " s, warm " << SecondsSince(warm_start) << " s");
 
   // Only the engine asked: a name it does not hold is an error naming it.
   auto absent = RunImagelint({"scan", "app:absent", "--image-src", "docker", "--no-cache"}, "", env);

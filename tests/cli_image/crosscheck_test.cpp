@@ -15,12 +15,12 @@ namespace {
 
 // A fresh private layer cache per call: cache hits must not hide what a
 // test checks, and tests must not write into the user's cache.
-CommandResult Imagelint(const std::vector<std::string>& args) {
+CommandResult CrossImagelint(const std::vector<std::string>& args) {
   TempDir cache;  // fresh per call
   return RunImagelint(args, "", {"XDG_CACHE_HOME=" + cache.path().string()});
 }
 
-void Run(const std::vector<std::string>& argv) {
+void RunCross(const std::vector<std::string>& argv) {
   auto result = RunCommand(argv, "", 120);
   std::string line;
   for (const auto& a : argv) line += a + " ";
@@ -54,10 +54,10 @@ TEST_CASE("umoci + skopeo: OCI layout, OCI archive, docker-archive and unpacked 
   TempDir dir;
   std::string layout = (dir / "oci").string();
   std::string image = "oci:" + layout + ":img";
-  Run({"umoci", "init", "--layout", layout});
-  Run({"umoci", "new", "--image", layout + ":img"});
+  RunCross({"umoci", "init", "--layout", layout});
+  RunCross({"umoci", "new", "--image", layout + ":img"});
   fs::path b1 = dir / "b1";
-  Run({"umoci", "unpack", "--rootless", "--image", layout + ":img", b1.string()});
+  RunCross({"umoci", "unpack", "--rootless", "--image", layout + ":img", b1.string()});
   fs::create_directories(b1 / "rootfs/usr/local/cuda-12.4/lib64");
   fs::create_directories(b1 / "rootfs/opt/old/deep");
   WriteFileText(b1 / "rootfs/usr/local/cuda-12.4/lib64/libcudart.so.12.4.127", std::string(100000, 'r'));
@@ -66,34 +66,34 @@ TEST_CASE("umoci + skopeo: OCI layout, OCI archive, docker-archive and unpacked 
   fs::create_hard_link(b1 / "rootfs/usr/local/cuda-12.4/lib64/libcudart.so.12.4.127", b1 / "rootfs/usr/local/cudart-copy");
   WriteFileText(b1 / "rootfs/opt/old/deep/file", "old");
   WriteFileText(b1 / "rootfs/opt/keep", "keep");
-  Run({"umoci", "repack", "--image", layout + ":img", b1.string()});
+  RunCross({"umoci", "repack", "--image", layout + ":img", b1.string()});
   fs::path b2 = dir / "b2";
-  Run({"umoci", "unpack", "--rootless", "--image", layout + ":img", b2.string()});
+  RunCross({"umoci", "unpack", "--rootless", "--image", layout + ":img", b2.string()});
   fs::remove_all(b2 / "rootfs/opt/old");
   WriteFileText(b2 / "rootfs/opt/new", "new");
-  Run({"umoci", "repack", "--image", layout + ":img", b2.string()});
-  Run({"umoci", "config", "--image", layout + ":img", "--config.env", "NVIDIA_REQUIRE_CUDA=cuda>=12.4",
+  RunCross({"umoci", "repack", "--image", layout + ":img", b2.string()});
+  RunCross({"umoci", "config", "--image", layout + ":img", "--config.env", "NVIDIA_REQUIRE_CUDA=cuda>=12.4",
        "--config.label", "com.example=yes"});
   std::string docker = (dir / "docker.tar").string();
   std::string oci_archive = (dir / "oci.tar").string();
-  Run({"skopeo", "--insecure-policy", "copy", "oci:" + layout + ":img", "docker-archive:" + docker + ":test/img:latest"});
-  Run({"skopeo", "--insecure-policy", "copy", "oci:" + layout + ":img", "oci-archive:" + oci_archive + ":img"});
+  RunCross({"skopeo", "--insecure-policy", "copy", "oci:" + layout + ":img", "docker-archive:" + docker + ":test/img:latest"});
+  RunCross({"skopeo", "--insecure-policy", "copy", "oci:" + layout + ":img", "oci-archive:" + oci_archive + ":img"});
   fs::path unpacked = dir / "final";
-  Run({"umoci", "unpack", "--rootless", "--image", layout + ":img", unpacked.string()});
+  RunCross({"umoci", "unpack", "--rootless", "--image", layout + ":img", unpacked.string()});
 
-  auto ls_layout = Imagelint({"ls", layout});
+  auto ls_layout = CrossImagelint({"ls", layout});
   REQUIRE_MESSAGE(ls_layout.exit_code == 0, ls_layout.err);
   CHECK(ls_layout.out.find("file 0644 100000 L0 /usr/local/cuda-12.4/lib64/libcudart.so.12.4.127\n") != std::string::npos);
   CHECK(ls_layout.out.find("/opt/old") == std::string::npos);
   CHECK(ls_layout.out.find("file 0644 3 L1 /opt/new\n") != std::string::npos);
-  auto facts_layout = Imagelint({"facts", layout});
+  auto facts_layout = CrossImagelint({"facts", layout});
   REQUIRE(facts_layout.exit_code == 0);
   for (const auto& input : {docker, oci_archive}) {
     CAPTURE(input);
-    auto ls = Imagelint({"ls", input});
+    auto ls = CrossImagelint({"ls", input});
     REQUIRE_MESSAGE(ls.exit_code == 0, ls.err);
     CHECK(ls.out == ls_layout.out);
-    auto facts = Imagelint({"facts", input});
+    auto facts = CrossImagelint({"facts", input});
     REQUIRE(facts.exit_code == 0);
     CHECK(Comparable(facts.out) == Comparable(facts_layout.out));
   }
@@ -103,7 +103,7 @@ TEST_CASE("umoci + skopeo: OCI layout, OCI archive, docker-archive and unpacked 
   CHECK(facts["image"]["layers"].size() == 2);
 
   // The unpacked root file system: same paths, types, sizes and links (one layer).
-  auto ls_rootfs = Imagelint({"ls", "--rootfs", (unpacked / "rootfs").string()});  // no os-release: asked for
+  auto ls_rootfs = CrossImagelint({"ls", "--rootfs", (unpacked / "rootfs").string()});  // no os-release: asked for
   REQUIRE_MESSAGE(ls_rootfs.exit_code == 0, ls_rootfs.err);
   std::regex layer(" L[0-9]+ ");
   std::regex mode("^(\\w+) [0-7]{4} ", std::regex::multiline);
@@ -117,24 +117,24 @@ TEST_CASE("umoci: a layout holding two tagged images needs --image, which picks 
   if (!NeedExternal("umoci", HaveProgram("umoci"), "builds the two-image layout")) return;
   TempDir dir;
   const std::string layout = (dir / "layout").string();
-  Run({"umoci", "init", "--layout", layout});
+  RunCross({"umoci", "init", "--layout", layout});
   for (const std::string tag : {"base", "train"}) {
-    Run({"umoci", "new", "--image", layout + ":" + tag});
-    Run({"umoci", "config", "--image", layout + ":" + tag, "--config.env", "WHICH=" + tag});
+    RunCross({"umoci", "new", "--image", layout + ":" + tag});
+    RunCross({"umoci", "config", "--image", layout + ":" + tag, "--config.env", "WHICH=" + tag});
   }
-  auto unpicked = Imagelint({"facts", layout});
+  auto unpicked = CrossImagelint({"facts", layout});
   CHECK(unpicked.exit_code == 2);
   CHECK(unpicked.err.find(layout) != std::string::npos);
   CHECK(unpicked.err.find("holds 2 images: @0 base, @1 train") != std::string::npos);
   CHECK(unpicked.out.empty());
 
   for (const std::string pick : {"train", "@1"}) {
-    auto picked = Imagelint({"facts", layout, "--image", pick});
+    auto picked = CrossImagelint({"facts", layout, "--image", pick});
     INFO(picked.err);
     REQUIRE(picked.exit_code == 0);
     CHECK(nlohmann::json::parse(picked.out)["image"]["env"]["WHICH"] == "train");
   }
-  auto missing = Imagelint({"ls", layout, "--image", "nope"});
+  auto missing = CrossImagelint({"ls", layout, "--image", "nope"});
   CHECK(missing.exit_code == 2);
   CHECK(missing.err.find("no image named nope; images: @0 base, @1 train") != std::string::npos);
 }

@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-CommandResult Imagelint(const std::vector<std::string>& args, const std::string& stdin_text = "") {
+CommandResult FlagsImagelint(const std::vector<std::string>& args, const std::string& stdin_text = "") {
   TempDir cache;  // fresh per call, never the user's
   return RunImagelint(args, stdin_text, {"XDG_CACHE_HOME=" + cache.path().string()});
 }
@@ -71,9 +71,9 @@ TEST_CASE("scan takes the image flags facts and ls take") {
   const std::string app = (dir / "app.tar").string();
   for (const char* command : {"scan", "facts", "ls"}) {
     CAPTURE(command);
-    auto ok = Imagelint({command, app, "--jobs", "2", "--no-verify", "--max-layer-bytes", "1G", "--no-progress", "-q"});
+    auto ok = FlagsImagelint({command, app, "--jobs", "2", "--no-verify", "--max-layer-bytes", "1G", "--no-progress", "-q"});
     CHECK_MESSAGE(ok.exit_code == 0, ok.err);
-    auto bomb = Imagelint({command, app, "--max-layer-bytes", "1K"});
+    auto bomb = FlagsImagelint({command, app, "--max-layer-bytes", "1K"});
     CHECK(bomb.exit_code == 2);
     CHECK(bomb.err.find("exceeds the limit of 1024 bytes") != std::string::npos);
   }
@@ -83,7 +83,7 @@ TEST_CASE("rule lists take commas; a list flag takes one value, never the image 
   TempDir dir;
   WriteFileText(dir / "Dockerfile", kDockerfile);
   const std::string dockerfile = (dir / "Dockerfile").string();
-  auto all = Imagelint({dockerfile, "--no-config", "-f", "json"});
+  auto all = FlagsImagelint({dockerfile, "--no-config", "-f", "json"});
   REQUIRE_MESSAGE(all.exit_code == 0, all.err);
   std::set<std::string> fired = RulesIn(all.out);
   REQUIRE(fired.size() >= 2);
@@ -91,12 +91,12 @@ TEST_CASE("rule lists take commas; a list flag takes one value, never the image 
   std::string second = *std::next(fired.begin());
   std::string both = first + "," + second;
 
-  auto disabled = Imagelint({"scan", "--disable", both, dockerfile, "--no-config", "-f", "json"});
+  auto disabled = FlagsImagelint({"scan", "--disable", both, dockerfile, "--no-config", "-f", "json"});
   REQUIRE_MESSAGE(disabled.exit_code == 0, disabled.err);
   CHECK(RulesIn(disabled.out).count(first) == 0);
   CHECK(RulesIn(disabled.out).count(second) == 0);
 
-  auto raised = Imagelint({"--severity", first + "=error," + second + "=off", dockerfile, "--no-config", "-f", "json"});
+  auto raised = FlagsImagelint({"--severity", first + "=error," + second + "=off", dockerfile, "--no-config", "-f", "json"});
   REQUIRE(raised.exit_code != 2);
   CHECK(RulesIn(raised.out).count(second) == 0);
   // Undecided findings keep the severity of not knowing (on_unknown); a
@@ -105,7 +105,7 @@ TEST_CASE("rule lists take commas; a list flag takes one value, never the image 
   for (const auto& finding : raised_report["images"][0]["findings"])
     if (finding["rule"] == first && !finding.value("unknown", false)) CHECK(finding["severity"] == "error");
   WriteFileText(dir / "plain.Dockerfile", "FROM ubuntu:22.04\nCMD [\"sh\"]\n");
-  auto plain = Imagelint({"--severity", "IL016=error,IL013=off", (dir / "plain.Dockerfile").string(), "--no-config",
+  auto plain = FlagsImagelint({"--severity", "IL016=error,IL013=off", (dir / "plain.Dockerfile").string(), "--no-config",
                           "-f", "json"});
   CHECK(plain.exit_code == 1);
   bool raised_note = false;
@@ -114,13 +114,13 @@ TEST_CASE("rule lists take commas; a list flag takes one value, never the image 
     raised_note = raised_note || (finding["rule"] == "IL016" && finding["severity"] == "error");
   CHECK(raised_note);
 
-  auto ignored = Imagelint({"--ignore", both + ":2999-01-01=accepted, for now", dockerfile, "--no-config", "-f", "json"});
+  auto ignored = FlagsImagelint({"--ignore", both + ":2999-01-01=accepted, for now", dockerfile, "--no-config", "-f", "json"});
   REQUIRE_MESSAGE(ignored.exit_code == 0, ignored.err);
   auto report = nlohmann::json::parse(ignored.out);
   CHECK(report["images"][0]["findings"].empty());
   CHECK(report["summary"]["suppressed"].get<int>() >= 2);
 
-  auto typo = Imagelint({"--disable", first + ",IL9999", dockerfile, "--no-config"});
+  auto typo = FlagsImagelint({"--disable", first + ",IL9999", dockerfile, "--no-config"});
   CHECK(typo.exit_code == 2);
   CHECK(typo.err.find("IL9999") != std::string::npos);
 }
@@ -128,14 +128,14 @@ TEST_CASE("rule lists take commas; a list flag takes one value, never the image 
 TEST_CASE("-f and -o as in hadolint and trivy; --format k8s is documented in the help") {
   TempDir dir;
   WriteFileText(dir / "Dockerfile", kDockerfile);
-  auto json = Imagelint({(dir / "Dockerfile").string(), "--no-config", "-f", "json", "-o", (dir / "r.json").string()});
+  auto json = FlagsImagelint({(dir / "Dockerfile").string(), "--no-config", "-f", "json", "-o", (dir / "r.json").string()});
   REQUIRE_MESSAGE(json.exit_code == 0, json.err);
   CHECK(json.out == "");
   CHECK(nlohmann::json::parse(ReadFileText(dir / "r.json"))["images"].size() == 1);
-  auto facts = Imagelint({"facts", "-f", "text", "--rootfs", dir.path().string()});
+  auto facts = FlagsImagelint({"facts", "-f", "text", "--rootfs", dir.path().string()});
   CHECK(facts.exit_code == 0);
-  CHECK(Imagelint({"rules", "-f", "json"}).exit_code == 0);
-  auto help = Imagelint({"scan", "--help"});
+  CHECK(FlagsImagelint({"rules", "-f", "json"}).exit_code == 0);
+  auto help = FlagsImagelint({"scan", "--help"});
   CHECK(help.exit_code == 0);
   CHECK(help.out.find("k8s") != std::string::npos);
   CHECK(help.out.find("-f,--format") != std::string::npos);
@@ -160,24 +160,24 @@ TEST_CASE("unknown flags and commands: imagelint: prefix, the closest match, exi
            {{"scan", "x.tar", "--fail-on", "fatal"}, "imagelint: scan: --fail-on: fatal not in {error,warning,note,none}"},
        }) {
     CAPTURE(c.args);
-    auto result = Imagelint(c.args);
+    auto result = FlagsImagelint(c.args);
     CHECK(result.exit_code == 2);
     CHECK(result.out == "");
     CHECK_MESSAGE(result.err.rfind(c.expected, 0) == 0, result.err);
   }
-  CHECK(OneLine(Imagelint({"scan", "--flet", "x"}).err));
-  CHECK(OneLine(Imagelint({"expain", "IL003"}).err));
+  CHECK(OneLine(FlagsImagelint({"scan", "--flet", "x"}).err));
+  CHECK(OneLine(FlagsImagelint({"expain", "IL003"}).err));
   // `help` is help, not an image called help.
-  auto help = Imagelint({"help"});
+  auto help = FlagsImagelint({"help"});
   CHECK(help.exit_code == 0);
   CHECK(help.out.find("Subcommands:") != std::string::npos);
-  auto help_scan = Imagelint({"help", "scan"});
+  auto help_scan = FlagsImagelint({"help", "scan"});
   CHECK(help_scan.exit_code == 0);
   CHECK(help_scan.out.find("--fleet") != std::string::npos);
 }
 
 TEST_CASE("- reads a Dockerfile from standard input") {
-  auto piped = Imagelint({"-", "--no-config", "-f", "json"}, kDockerfile);
+  auto piped = FlagsImagelint({"-", "--no-config", "-f", "json"}, kDockerfile);
   REQUIRE_MESSAGE(piped.exit_code == 0, piped.err);
   auto report = nlohmann::json::parse(piped.out);
   REQUIRE(report["images"].size() == 1);
@@ -185,9 +185,9 @@ TEST_CASE("- reads a Dockerfile from standard input") {
   CHECK_FALSE(report["images"][0]["findings"].empty());
   TempDir dir;
   WriteFileText(dir / "Dockerfile", kDockerfile);
-  auto from_file = Imagelint({(dir / "Dockerfile").string(), "--no-config", "-f", "json"});
+  auto from_file = FlagsImagelint({(dir / "Dockerfile").string(), "--no-config", "-f", "json"});
   CHECK(RulesIn(from_file.out) == RulesIn(piped.out));
-  auto empty = Imagelint({"scan", "-", "--no-config"}, "");
+  auto empty = FlagsImagelint({"scan", "-", "--no-config"}, "");
   CHECK(empty.exit_code == 2);
   CHECK(empty.err.rfind("imagelint: -", 0) == 0);
 }
@@ -227,7 +227,7 @@ TEST_CASE("directories: not an image is exit 2 saying what was expected; --rootf
     for (const std::vector<std::string>& prefix : std::vector<std::vector<std::string>>{{}, {"facts"}, {"ls"}}) {
       std::vector<std::string> args = prefix;
       args.push_back((dir / name).string());
-      auto result = Imagelint(args);
+      auto result = FlagsImagelint(args);
       CHECK(result.exit_code == 2);
       CHECK(result.out == "");
       CHECK(result.err.rfind("imagelint: " + (dir / name).string() + ": not an image: expected an OCI layout", 0) == 0);
@@ -239,22 +239,22 @@ TEST_CASE("directories: not an image is exit 2 saying what was expected; --rootf
   CHECK(dot.exit_code == 2);
   CHECK(dot.err.find("not an image") != std::string::npos);
 
-  auto scan = Imagelint({"--rootfs", (dir / "repo").string(), "--no-config"});
+  auto scan = FlagsImagelint({"--rootfs", (dir / "repo").string(), "--no-config"});
   CHECK_MESSAGE(scan.exit_code == 0, scan.err);
   CHECK(scan.out.find("IMAGE " + (dir / "repo").string()) != std::string::npos);
-  auto prefixed = Imagelint({"scan", "rootfs:" + (dir / "repo").string(), "--no-config", "-f", "json"});
+  auto prefixed = FlagsImagelint({"scan", "rootfs:" + (dir / "repo").string(), "--no-config", "-f", "json"});
   CHECK(prefixed.exit_code == 0);
-  auto ls = Imagelint({"ls", "--rootfs", (dir / "repo").string(), "src/*"});
+  auto ls = FlagsImagelint({"ls", "--rootfs", (dir / "repo").string(), "src/*"});
   CHECK(ls.exit_code == 0);
   CHECK(ls.out == "file 0644 14 L0 /src/main.cpp\n");
-  auto both = Imagelint({"facts", "x.tar", "--rootfs", (dir / "repo").string()});
+  auto both = FlagsImagelint({"facts", "x.tar", "--rootfs", (dir / "repo").string()});
   CHECK(both.exit_code == 2);
   CHECK(both.err == "imagelint: --rootfs: give IMAGE or --rootfs DIR, not both\n");
 
   // A missing path is "no such file" at once, never a registry lookup.
   for (const char* missing : {"nothere.json", "build/app.tar", "./out/image", "train.Dockerfile"}) {
     CAPTURE(missing);
-    auto result = Imagelint({missing});
+    auto result = FlagsImagelint({missing});
     CHECK(result.exit_code == 2);
     CHECK(result.err == "imagelint: " + std::string(missing) + ": no such file or directory\n");
   }
@@ -272,7 +272,7 @@ TEST_CASE("-o json warns that it names a file; --color always|never|auto and NO_
   CHECK(fs::exists(dir / "json"));
   CHECK(typed.err.find("-o/--output json writes the text report to a file named \"json\"") != std::string::npos);
   CHECK(typed.err.find("use -f json") != std::string::npos);
-  auto named = Imagelint({dockerfile, "--no-config", "-o", (dir / "report.txt").string()});
+  auto named = FlagsImagelint({dockerfile, "--no-config", "-o", (dir / "report.txt").string()});
   CHECK(named.err.find("writes the") == std::string::npos);
 
   // A finding's severity is painted with --color always, even when piped and with NO_COLOR.
@@ -286,7 +286,7 @@ TEST_CASE("-o json warns that it names a file; --color always|never|auto and NO_
   auto piped = RunImagelint({dockerfile, "--no-config"});  // auto: not a terminal
   CHECK(piped.out.find(escape) == std::string::npos);
   CHECK(piped.out == never.out);
-  auto bad = Imagelint({dockerfile, "--no-config", "--color", "sometimes"});
+  auto bad = FlagsImagelint({dockerfile, "--no-config", "--color", "sometimes"});
   CHECK(bad.exit_code == 2);
 }
 
@@ -331,7 +331,7 @@ TEST_CASE("facts and scan take the same cache and verification flags") {
   TempDir dir;
   WriteImage(CudaImage(), ImageKind::kOciArchive, dir / "app.tar");
   for (const char* command : {"scan", "facts"}) {
-    auto bad = Imagelint({command, (dir / "app.tar").string(), "--cache-backend", "memcached://x"});
+    auto bad = FlagsImagelint({command, (dir / "app.tar").string(), "--cache-backend", "memcached://x"});
     CHECK(bad.exit_code == 2);
     CHECK(bad.err.find("--cache-backend") != std::string::npos);
   }
@@ -341,9 +341,9 @@ TEST_CASE("facts --format text: every section readable, none as a raw JSON block
   TempDir dir;
   WriteFileText(dir / "Dockerfile",
                 "FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\nRUN pip install torch==2.3.0\nCMD [\"python3\"]\n");
-  auto json = Imagelint({"facts", (dir / "Dockerfile").string()});
+  auto json = FlagsImagelint({"facts", (dir / "Dockerfile").string()});
   REQUIRE_MESSAGE(json.exit_code == 0, json.err);
-  auto text = Imagelint({"facts", (dir / "Dockerfile").string(), "--format", "text"});
+  auto text = FlagsImagelint({"facts", (dir / "Dockerfile").string(), "--format", "text"});
   REQUIRE_MESSAGE(text.exit_code == 0, text.err);
   CAPTURE(text.out);
   CHECK(text.out.find("{\n") == std::string::npos);

@@ -10,7 +10,7 @@ using namespace imagelint::cuda::testing;
 using nlohmann::json;
 
 namespace {
-bool HasProblem(const json& out, const std::string& needle, std::optional<uint64_t> offset = {}) {
+bool ElfHasProblem(const json& out, const std::string& needle, std::optional<uint64_t> offset = {}) {
   for (const auto& problem : out.value("problems", json::array())) {
     if (problem["message"].get<std::string>().find(needle) == std::string::npos) continue;
     if (offset && problem["offset"].get<uint64_t>() != *offset) continue;
@@ -66,46 +66,46 @@ TEST_CASE("elf: .note.cuda.fwd_compatibility in a non-allocated section near the
   spec.notes[0].allocated = true;
   CHECK(ScanBytes(MakeElf(spec))["fwd_compat"]["CUDA Version"] == "12.9");
   spec.notes[0].desc = Text("{not json");
-  CHECK(HasProblem(ScanBytes(MakeElf(spec)), "invalid JSON"));
+  CHECK(ElfHasProblem(ScanBytes(MakeElf(spec)), "invalid JSON"));
 }
 
 TEST_CASE("elf: truncated headers and tables pointing past the end") {
   Bytes elf = MakeElf({.soname = "libx.so", .needed = {"liby.so"}});
   Bytes cut(elf.begin(), elf.begin() + 30);
   json out = ScanBytes(cut);
-  CHECK(HasProblem(out, "truncated ELF header", 30));
+  CHECK(ElfHasProblem(out, "truncated ELF header", 30));
   Bytes ident(elf.begin(), elf.begin() + 10);
-  CHECK(HasProblem(ScanBytes(ident), "truncated ELF identification", 10));
+  CHECK(ElfHasProblem(ScanBytes(ident), "truncated ELF identification", 10));
 
   Bytes bad_shoff = elf;
   Put64(bad_shoff, 40, elf.size() - 10);
   out = ScanBytes(bad_shoff);
-  CHECK(HasProblem(out, "section header table", elf.size() - 10));
+  CHECK(ElfHasProblem(out, "section header table", elf.size() - 10));
   CHECK(out["soname"] == "libx.so");  // the rest is still read
 
   Bytes bad_phoff = elf;
   Put64(bad_phoff, 32, uint64_t{1} << 62);
-  CHECK(HasProblem(ScanBytes(bad_phoff), "program header table", uint64_t{1} << 62));
+  CHECK(ElfHasProblem(ScanBytes(bad_phoff), "program header table", uint64_t{1} << 62));
 
   Bytes bad_class = elf;
   bad_class[4] = 9;
-  CHECK(HasProblem(ScanBytes(bad_class), "unknown ELF class", 4));
+  CHECK(ElfHasProblem(ScanBytes(bad_class), "unknown ELF class", 4));
 
   // PT_DYNAMIC (program header 1) pointing past the end.
   Bytes bad_dynamic = elf;
   Put64(bad_dynamic, 64 + 56 + 8, elf.size() + 100);
-  CHECK(HasProblem(ScanBytes(bad_dynamic), "PT_DYNAMIC", elf.size() + 100));
+  CHECK(ElfHasProblem(ScanBytes(bad_dynamic), "PT_DYNAMIC", elf.size() + 100));
 
   // A section whose bytes lie past the end (section 1 = .dynstr).
   uint64_t shoff = 0;
   for (int i = 7; i >= 0; --i) shoff = (shoff << 8) | elf[40 + i];
   Bytes bad_section = elf;
   Put64(bad_section, shoff + 64 + 24, elf.size() * 4);
-  CHECK(HasProblem(ScanBytes(bad_section), "extends past the end", shoff + 64));
+  CHECK(ElfHasProblem(ScanBytes(bad_section), "extends past the end", shoff + 64));
 
   // A cut-short file reports where it stopped.
   Bytes half(elf.begin(), elf.begin() + elf.size() / 2);
-  CHECK(HasProblem(ScanBytes(half, 0, {}, false), "cut short", half.size()));
+  CHECK(ElfHasProblem(ScanBytes(half, 0, {}, false), "cut short", half.size()));
 }
 
 TEST_CASE("elf: a dynamic string table outside the kept prefix is reported, not guessed") {
@@ -115,7 +115,7 @@ TEST_CASE("elf: a dynamic string table outside the kept prefix is reported, not 
   limits.prefix_bytes = 100;  // .dynstr starts after the program headers, past 100 bytes
   limits.tail_window = 100;   // and the window before the section headers does not reach it
   json out = ScanBytes(elf, 50, limits);
-  CHECK(HasProblem(out, "dynamic string table"));
+  CHECK(ElfHasProblem(out, "dynamic string table"));
   CHECK(out["needed"].empty());
 }
 

@@ -18,13 +18,13 @@ using nlohmann::json;
 
 namespace {
 
-Bytes Text(const std::string& text) { return Bytes(text.begin(), text.end()); }
+Bytes TextBytes(const std::string& text) { return Bytes(text.begin(), text.end()); }
 
 Bytes Library(const std::string& soname, std::vector<std::string> needed = {}) {
   return MakeElf({.soname = soname, .needed = std::move(needed)});
 }
 
-json Build(HostTree& tree, json env = json::array()) {
+json BuildFacts(HostTree& tree, json env = json::array()) {
   tree.input.config = {{"config", {{"Env", env}}}};
   tree.input.layer_digests = {"sha256:aaaa", "sha256:bbbb", "sha256:cccc"};
   return CudaFactsJson(tree);
@@ -46,14 +46,14 @@ TEST_CASE("facts: runtime version from the file name, dpkg, version.json and the
   // A copy whose name carries only the SONAME: dpkg and version.json know more.
   AddMemoryFile(tree, "usr/local/cuda-12.4/lib64/libcudart.so.12", Library("libcudart.so.12"), 2);
   AddMemoryFile(tree, "usr/local/cuda-12.4/version.json",
-                Text(R"({"cuda":{"version":"12.4.1"},"cuda_cudart":{"version":"12.4.127"}})"), 0);
+                TextBytes(R"({"cuda":{"version":"12.4.1"},"cuda_cudart":{"version":"12.4.127"}})"), 0);
   AddMemoryFile(tree, "var/lib/dpkg/status",
-                Text("Package: cuda-cudart-12-4\nStatus: install ok installed\nVersion: 12.4.127-1\n\n"
+                TextBytes("Package: cuda-cudart-12-4\nStatus: install ok installed\nVersion: 12.4.127-1\n\n"
                      "Package: bash\nVersion: 5.2-1\n\n"),
                 0);
   // Nothing but the SONAME.
   AddMemoryFile(tree, "opt/app/libcudart.so.13", Library("libcudart.so.13"), 2);
-  json facts = Build(tree);
+  json facts = BuildFacts(tree);
   const json& runtimes = facts["cuda"]["runtimes"];
   REQUIRE(runtimes.size() == 3);
   const json* named = FindByPath(runtimes, "/usr/local/cuda-12.4/targets/x86_64-linux/lib/libcudart.so.12.4.127");
@@ -81,16 +81,16 @@ TEST_CASE("facts: pip wheel, PyTorch hashed copy and conda runtimes") {
   std::string site = "usr/local/lib/python3.10/dist-packages/";
   AddMemoryFile(tree, site + "nvidia/cuda_runtime/lib/libcudart.so.12", Library("libcudart.so.12"), 1);
   AddMemoryFile(tree, site + "nvidia_cuda_runtime_cu12-12.1.105.dist-info/METADATA",
-                Text("Metadata-Version: 2.1\nName: nvidia-cuda-runtime-cu12\nVersion: 12.1.105\n\nbody\n"), 1);
+                TextBytes("Metadata-Version: 2.1\nName: nvidia-cuda-runtime-cu12\nVersion: 12.1.105\n\nbody\n"), 1);
   AddMemoryFile(tree, site + "torch/lib/libcudart-9335f6a2.so.12", Library("libcudart-9335f6a2.so.12"), 1);
   AddMemoryFile(tree, site + "torch/version.py",
-                Text("__version__ = '2.3.0+cu121'\ndebug = False\ncuda: Optional[str] = '12.1'\n"
+                TextBytes("__version__ = '2.3.0+cu121'\ndebug = False\ncuda: Optional[str] = '12.1'\n"
                      "git_version = 'abc'\nhip: Optional[str] = None\n"),
                 1);
   AddMemoryFile(tree, "opt/conda/lib/libcudart.so.11.0", Library("libcudart.so.11.0"), 2);
   AddMemoryFile(tree, "opt/conda/conda-meta/cudatoolkit-11.8.0-h6a678d5_0.json",
-                Text(R"({"name":"cudatoolkit","version":"11.8.0","build":"h6a678d5_0","depends":["__glibc"]})"), 2);
-  json facts = Build(tree);
+                TextBytes(R"({"name":"cudatoolkit","version":"11.8.0","build":"h6a678d5_0","depends":["__glibc"]})"), 2);
+  json facts = BuildFacts(tree);
   const json& runtimes = facts["cuda"]["runtimes"];
   REQUIRE(runtimes.size() == 3);
   const json* wheel = FindByPath(runtimes, "/" + site + "nvidia/cuda_runtime/lib/libcudart.so.12");
@@ -121,23 +121,23 @@ TEST_CASE("facts: compat, stub and bundled drivers; fwd-compat note; loader cand
   HostTree tree;
   std::string note = R"({"Format":1,"CUDA Version":"12.9","Driver":[535,550,560,565,570,575],"Device":[1,2]})";
   ElfSpec compat{.soname = "libcuda.so.1"};
-  compat.notes.push_back({.owner = "NVIDIA Corporation", .type = 1, .desc = Text(note), .allocated = false,
+  compat.notes.push_back({.owner = "NVIDIA Corporation", .type = 1, .desc = TextBytes(note), .allocated = false,
                           .section = ".note.cuda.fwd_compatibility"});
   AddMemoryFile(tree, "usr/local/cuda-12.9/compat/libcuda.so.575.57.08", MakeElf(compat), 2);
   AddSymlink(tree, "usr/local/cuda-12.9/compat/libcuda.so.1", "libcuda.so.575.57.08", 2);
   AddSymlink(tree, "usr/local/cuda", "cuda-12.9", 0);
   AddMemoryFile(tree, "usr/local/cuda-12.9/targets/x86_64-linux/lib/stubs/libcuda.so", Library("libcuda.so.1"), 1);
   AddMemoryFile(tree, "usr/lib/x86_64-linux-gnu/libcuda.so.1", Library("libcuda.so.1"), 3);
-  AddMemoryFile(tree, "var/lib/dpkg/status", Text("Package: libcuda1\nVersion: 535.261.03-1\n\n"), 3);
+  AddMemoryFile(tree, "var/lib/dpkg/status", TextBytes("Package: libcuda1\nVersion: 535.261.03-1\n\n"), 3);
   AddMemoryFile(tree, "usr/lib/x86_64-linux-gnu/libnvidia-ml.so.535.261.03", Library("libnvidia-ml.so.1"), 3);
-  AddMemoryFile(tree, "etc/ld.so.conf", Text("# comment\ninclude /etc/ld.so.conf.d/*.conf\n/opt/extra\n"), 0);
-  AddMemoryFile(tree, "etc/ld.so.conf.d/00-compat.conf", Text("/usr/local/cuda-12.9/compat\n"), 2);
-  AddMemoryFile(tree, "etc/ld.so.conf.d/nvidia.conf", Text("/usr/local/nvidia/lib\n/usr/local/nvidia/lib64\n"), 0);
-  AddMemoryFile(tree, "etc/ld.so.conf.d/README", Text("/not/a/conf/file\n"), 0);
+  AddMemoryFile(tree, "etc/ld.so.conf", TextBytes("# comment\ninclude /etc/ld.so.conf.d/*.conf\n/opt/extra\n"), 0);
+  AddMemoryFile(tree, "etc/ld.so.conf.d/00-compat.conf", TextBytes("/usr/local/cuda-12.9/compat\n"), 2);
+  AddMemoryFile(tree, "etc/ld.so.conf.d/nvidia.conf", TextBytes("/usr/local/nvidia/lib\n/usr/local/nvidia/lib64\n"), 0);
+  AddMemoryFile(tree, "etc/ld.so.conf.d/README", TextBytes("/not/a/conf/file\n"), 0);
   json env = {"LD_LIBRARY_PATH=/usr/local/cuda/compat::/usr/local/nvidia/lib64",
               "NVIDIA_REQUIRE_CUDA=cuda>=12.9 brand=tesla,driver>=535,driver<536", "CUDA_VERSION=12.9.1",
               "NVIDIA_DRIVER_CAPABILITIES=compute,utility", "PATH=/usr/bin"};
-  json facts = Build(tree, env);
+  json facts = BuildFacts(tree, env);
   const json& drivers = facts["cuda"]["drivers"];
   REQUIRE(drivers.size() == 3);
   const json* c = FindByPath(drivers, "/usr/local/cuda-12.9/compat/libcuda.so.575.57.08");
@@ -190,18 +190,18 @@ TEST_CASE("facts: compat, stub and bundled drivers; fwd-compat note; loader cand
 
 TEST_CASE("facts: requirements as written, legacy images, NVIDIA_DISABLE_REQUIRE") {
   HostTree tree;
-  json legacy = Build(tree, {"CUDA_VERSION=11.6.2", "NVIDIA_REQUIRE_BRAND=brand=tesla"});
+  json legacy = BuildFacts(tree, {"CUDA_VERSION=11.6.2", "NVIDIA_REQUIRE_BRAND=brand=tesla"});
   CHECK(legacy["cuda"]["requirements"]["legacy"] == true);
   CHECK(legacy["cuda"]["requirements"]["legacy_cuda_version"] == "11.6");
   CHECK(legacy["cuda"]["requirements"]["NVIDIA_REQUIRE_BRAND"] == "brand=tesla");
-  json invalid = Build(tree, {"CUDA_VERSION=9.0.116.50"});
+  json invalid = BuildFacts(tree, {"CUDA_VERSION=9.0.116.50"});
   CHECK(invalid["cuda"]["requirements"]["legacy_cuda_version"].is_null());
   CHECK(invalid["cuda"]["requirements"]["legacy_cuda_version_invalid"] == true);
   for (const char* truthy : {"1", "t", "T", "TRUE", "true", "True"})
-    CHECK(Build(tree, {std::string("NVIDIA_DISABLE_REQUIRE=") + truthy})["cuda"]["requirements"]["disabled"] == true);
+    CHECK(BuildFacts(tree, {std::string("NVIDIA_DISABLE_REQUIRE=") + truthy})["cuda"]["requirements"]["disabled"] == true);
   for (const char* falsy : {"yes", "0", "", "on"})
-    CHECK(Build(tree, {std::string("NVIDIA_DISABLE_REQUIRE=") + falsy})["cuda"]["requirements"]["disabled"] == false);
-  CHECK(Build(tree, {"CUDA_VERSION=v12.2"})["cuda"]["requirements"]["legacy_cuda_version"] == "12.2");
+    CHECK(BuildFacts(tree, {std::string("NVIDIA_DISABLE_REQUIRE=") + falsy})["cuda"]["requirements"]["disabled"] == false);
+  CHECK(BuildFacts(tree, {"CUDA_VERSION=v12.2"})["cuda"]["requirements"]["legacy_cuda_version"] == "12.2");
 }
 
 TEST_CASE("facts: binaries with device code, CUDA dependencies, static cudart or problems") {
@@ -216,7 +216,7 @@ TEST_CASE("facts: binaries with device code, CUDA dependencies, static cudart or
   Bytes broken = MakeElf({.soname = "libbroken.so"});
   broken.resize(40);
   AddMemoryFile(tree, "app/lib/libbroken.so", broken, 2);
-  json facts = Build(tree);
+  json facts = BuildFacts(tree);
   const json& binaries = facts["binaries"];
   CHECK(binaries.size() == 3);
   CHECK_FALSE(FindByPath(binaries, "/usr/bin/bash"));
@@ -245,22 +245,22 @@ TEST_CASE("facts: frameworks from their own metadata") {
   std::string site = "usr/lib/python3/dist-packages/";
   auto meta = [&](const std::string& dist, const std::string& name, const std::string& version) {
     AddMemoryFile(tree, site + dist + ".dist-info/METADATA",
-                  Text("Metadata-Version: 2.1\nName: " + name + "\nVersion: " + version + "\n\n"));
+                  TextBytes("Metadata-Version: 2.1\nName: " + name + "\nVersion: " + version + "\n\n"));
   };
   meta("cupy_cuda12x-13.1.0", "cupy-cuda12x", "13.1.0");
   meta("jax_cuda12_plugin-0.4.30", "jax-cuda12-plugin", "0.4.30");
   meta("jaxlib-0.4.20+cuda11.cudnn86", "jaxlib", "0.4.20+cuda11.cudnn86");
   meta("onnxruntime_gpu-1.18.0", "onnxruntime-gpu", "1.18.0");
-  AddMemoryFile(tree, site + "onnxruntime/capi/version_info.py", Text("use_cuda = True\ncuda_version = \"12.2\"\n"));
+  AddMemoryFile(tree, site + "onnxruntime/capi/version_info.py", TextBytes("use_cuda = True\ncuda_version = \"12.2\"\n"));
   meta("tensorrt_cu12-10.0.1", "tensorrt-cu12", "10.0.1");
   meta("tensorflow-2.16.1", "tensorflow", "2.16.1");
   AddMemoryFile(tree, site + "tensorflow/python/platform/build_info.py",
-                Text("build_info = {'cuda_version': '12.3', 'cudnn_version': '8', 'is_cuda_build': True}\n"));
+                TextBytes("build_info = {'cuda_version': '12.3', 'cudnn_version': '8', 'is_cuda_build': True}\n"));
   meta("requests-2.0", "requests", "2.0");  // not captured at all
-  AddMemoryFile(tree, "var/lib/dpkg/status", Text("Package: libnvinfer10\nVersion: 10.3.0.26-1+cuda12.5\n\n"));
+  AddMemoryFile(tree, "var/lib/dpkg/status", TextBytes("Package: libnvinfer10\nVersion: 10.3.0.26-1+cuda12.5\n\n"));
   AddMemoryFile(tree, "opt/conda/conda-meta/pytorch-2.1.0-py3.10_cuda12.1_cudnn8.9.2_0.json",
-                Text(R"({"name":"pytorch","version":"2.1.0","build":"py3.10_cuda12.1_cudnn8.9.2_0"})"));
-  json facts = Build(tree);
+                TextBytes(R"({"name":"pytorch","version":"2.1.0","build":"py3.10_cuda12.1_cudnn8.9.2_0"})"));
+  json facts = BuildFacts(tree);
   std::map<std::string, json> by_name;
   for (const auto& row : facts["frameworks"]) by_name[row["name"].get<std::string>() + ":" + row["version"].get<std::string>()] = row;
   CHECK(by_name["cupy:13.1.0"]["cuda"] == "12.x");
@@ -346,46 +346,46 @@ TEST_CASE("facts: where the loader finds an executable's libcudart (RPATH, LD_LI
   };
 
   auto bare = tree_with(program(""));
-  json lookup = lookup_of(Build(*bare), "/opt/app/bin/train");
+  json lookup = lookup_of(BuildFacts(*bare), "/opt/app/bin/train");
   CHECK(lookup["needed"] == "libcudart.so.12");
   CHECK(lookup["found"].is_null());
   CHECK_FALSE(lookup.contains("incomplete"));
   CHECK(lookup["searched"].size() == 8);  // the default directories only
 
   auto origin = tree_with(program("$ORIGIN/../lib"));
-  lookup = lookup_of(Build(*origin), "/opt/app/bin/train");
+  lookup = lookup_of(BuildFacts(*origin), "/opt/app/bin/train");
   CHECK(lookup["found"] == "/opt/app/lib/libcudart.so.12");
   CHECK(lookup["via"] == "RUNPATH");
 
   auto env = tree_with(program(""));
-  lookup = lookup_of(Build(*env, json::array({"LD_LIBRARY_PATH=/usr/local/nvidia/lib64:/opt/app/lib"})),
+  lookup = lookup_of(BuildFacts(*env, json::array({"LD_LIBRARY_PATH=/usr/local/nvidia/lib64:/opt/app/lib"})),
                      "/opt/app/bin/train");
   CHECK(lookup["via"] == "LD_LIBRARY_PATH");
   CHECK(lookup["found"] == "/opt/app/lib/libcudart.so.12");
 
   auto conf = tree_with(program(""));
-  AddMemoryFile(*conf, "etc/ld.so.conf", Text("include /etc/ld.so.conf.d/*.conf\n"), 0);
-  AddMemoryFile(*conf, "etc/ld.so.conf.d/app.conf", Text("/opt/app/lib\n"), 2);
-  lookup = lookup_of(Build(*conf), "/opt/app/bin/train");
+  AddMemoryFile(*conf, "etc/ld.so.conf", TextBytes("include /etc/ld.so.conf.d/*.conf\n"), 0);
+  AddMemoryFile(*conf, "etc/ld.so.conf.d/app.conf", TextBytes("/opt/app/lib\n"), 2);
+  lookup = lookup_of(BuildFacts(*conf), "/opt/app/bin/train");
   CHECK(lookup["via"] == "ld.so.conf");
 
   // DT_RPATH counts only without DT_RUNPATH (glibc): here RUNPATH misses.
   auto both = tree_with(program("/nowhere", "/opt/app/lib"));
-  lookup = lookup_of(Build(*both), "/opt/app/bin/train");
+  lookup = lookup_of(BuildFacts(*both), "/opt/app/bin/train");
   CHECK(lookup["found"].is_null());
   auto rpath = tree_with(program("", "/opt/app/lib"));
-  CHECK(lookup_of(Build(*rpath), "/opt/app/bin/train")["via"] == "RPATH");
+  CHECK(lookup_of(BuildFacts(*rpath), "/opt/app/bin/train")["via"] == "RPATH");
 
   // A relative entry cannot be decided from the image.
   auto relative = tree_with(program("lib"));
-  lookup = lookup_of(Build(*relative), "/opt/app/bin/train");
+  lookup = lookup_of(BuildFacts(*relative), "/opt/app/bin/train");
   CHECK(lookup["found"].is_null());
   CHECK(lookup["incomplete"] == true);
 
   // Shared libraries get no lookup: their loader decides.
   auto library = tree_with(program(""));
   AddMemoryFile(*library, "opt/app/lib/libkernels.so", Library("libkernels.so", {"libcudart.so.12"}), 2);
-  const json library_facts = Build(*library);
+  const json library_facts = BuildFacts(*library);
   const json* kernels = FindByPath(library_facts["binaries"], "/opt/app/lib/libkernels.so");
   REQUIRE(kernels);
   CHECK_FALSE(kernels->contains("cudart_lookup"));

@@ -14,7 +14,7 @@ using namespace imagelint::cuda::testing;
 using nlohmann::json;
 
 namespace {
-Bytes Text(const std::string& text) { return Bytes(text.begin(), text.end()); }
+Bytes HostileTextBytes(const std::string& text) { return Bytes(text.begin(), text.end()); }
 }  // namespace
 
 TEST_CASE("a 200 KB __version__ in torch/version.py, long version.txt and build_info values") {
@@ -23,14 +23,14 @@ TEST_CASE("a 200 KB __version__ in torch/version.py, long version.txt and build_
   std::string huge(200 * 1024, '1');
   // 230 KB: under the 256 KiB cap for version files, so the text is read.
   AddMemoryFile(tree, site + "torch/version.py",
-                Text("__version__ = '" + huge + "'\ncuda: Optional[str] = '12.1'\ngit_version = \"" +
+                HostileTextBytes("__version__ = '" + huge + "'\ncuda: Optional[str] = '12.1'\ngit_version = \"" +
                      huge.substr(0, 30000) + "\"\n"));
-  AddMemoryFile(tree, "usr/local/cuda-12.4/version.txt", Text("CUDA Version " + std::string(200 * 1024, '9')));
+  AddMemoryFile(tree, "usr/local/cuda-12.4/version.txt", HostileTextBytes("CUDA Version " + std::string(200 * 1024, '9')));
   AddMemoryFile(tree, site + "tensorflow/python/platform/build_info.py",
-                Text("build_info = {'cuda_version': '" + huge + "', 'cudnn_version': '8'}\n"));
-  AddMemoryFile(tree, site + "onnxruntime/capi/version_info.py", Text("cuda_version = '" + huge + "'\n"));
+                HostileTextBytes("build_info = {'cuda_version': '" + huge + "', 'cudnn_version': '8'}\n"));
+  AddMemoryFile(tree, site + "onnxruntime/capi/version_info.py", HostileTextBytes("cuda_version = '" + huge + "'\n"));
   AddMemoryFile(tree, site + "cupy_cuda" + huge.substr(0, 3000) + "-13.1.0.dist-info/METADATA",
-                Text("Name: cupy-cuda" + huge.substr(0, 3000) + "\nVersion: 13.1.0\n\n"));
+                HostileTextBytes("Name: cupy-cuda" + huge.substr(0, 3000) + "\nVersion: 13.1.0\n\n"));
   tree.input.config = {{"config", {{"Env", {"CUDA_VERSION=" + huge}}}}};
   json facts = CudaFactsJson(tree);
   std::map<std::string, json> frameworks;
@@ -54,13 +54,13 @@ TEST_CASE("a 200 KB __version__ in torch/version.py, long version.txt and build_
 
 TEST_CASE("conda-meta and pip metadata with wrong JSON types are skipped, never a crash") {
   HostTree tree;
-  AddMemoryFile(tree, "opt/conda/conda-meta/pytorch-2.1.0-x.json", Text(R"({"name": 5, "version": "2.1.0"})"), 0);
+  AddMemoryFile(tree, "opt/conda/conda-meta/pytorch-2.1.0-x.json", HostileTextBytes(R"({"name": 5, "version": "2.1.0"})"), 0);
   AddMemoryFile(tree, "opt/conda/conda-meta/cudatoolkit-11.8.0-x.json",
-                Text(R"({"name": "cudatoolkit", "version": ["11.8.0"], "build": {"b": 1}, "depends": "x"})"), 1);
-  AddMemoryFile(tree, "opt/conda/conda-meta/cupy-13-x.json", Text(R"([1, 2, 3])"), 1);
+                HostileTextBytes(R"({"name": "cudatoolkit", "version": ["11.8.0"], "build": {"b": 1}, "depends": "x"})"), 1);
+  AddMemoryFile(tree, "opt/conda/conda-meta/cupy-13-x.json", HostileTextBytes(R"([1, 2, 3])"), 1);
   AddMemoryFile(tree, "opt/conda/lib/libcudart.so.11.0", MakeElf({.soname = "libcudart.so.11.0"}), 1);
-  AddMemoryFile(tree, "usr/local/cuda-12.4/version.json", Text(R"({"cuda": {"version": 12}, "cuda_cudart": "x"})"), 1);
-  AddMemoryFile(tree, "var/lib/dpkg/status", Text("Package: libcuda1\n\n\n"), 1);
+  AddMemoryFile(tree, "usr/local/cuda-12.4/version.json", HostileTextBytes(R"({"cuda": {"version": 12}, "cuda_cudart": "x"})"), 1);
+  AddMemoryFile(tree, "var/lib/dpkg/status", HostileTextBytes("Package: libcuda1\n\n\n"), 1);
   json facts = CudaFactsJson(tree);
   REQUIRE(facts["cuda"]["runtimes"].size() == 1);
   CHECK(facts["cuda"]["runtimes"][0]["source"] == "soname");  // the conda row has no usable version

@@ -32,7 +32,7 @@ struct Built {
 };
 
 // Compiles kernel.cu with `flags` into a shared library (or an object with -c / -dc).
-Built Build(const TempDir& dir, const std::vector<std::string>& flags, bool object = false) {
+Built NvccBuild(const TempDir& dir, const std::vector<std::string>& flags, bool object = false) {
   fs::path source = dir / "kernel.cu";
   if (!fs::exists(source)) imagelint::testing::WriteFileText(source, kKernel);
   fs::path output = dir / (object ? "kernel.o" : "libkernel.so");
@@ -64,7 +64,7 @@ bool HaveNvcc() { return fs::exists(kNvcc); }
 TEST_CASE("nvcc: SASS only, PTX only, several -gencode, arch-specific and family-specific targets") {
   if (!NeedExternal("nvcc", HaveNvcc(), "CUDA toolkit in /usr/local/cuda")) return;
   TempDir dir;
-  auto sass_only = Build(dir, {"-gencode", "arch=compute_75,code=sm_75"});
+  auto sass_only = NvccBuild(dir, {"-gencode", "arch=compute_75,code=sm_75"});
   REQUIRE(sass_only.ok);
   CHECK(sass_only.scan["sass"] == json({"sm_75"}));
   CHECK(sass_only.scan["ptx"].empty());
@@ -74,18 +74,18 @@ TEST_CASE("nvcc: SASS only, PTX only, several -gencode, arch-specific and family
   CHECK(sass_only.scan["fatbin"]["toolkits"] == json({"13.0"}));
   CHECK_FALSE(sass_only.scan.contains("problems"));
 
-  auto ptx_only = Build(dir, {"-gencode", "arch=compute_80,code=compute_80"});
+  auto ptx_only = NvccBuild(dir, {"-gencode", "arch=compute_80,code=compute_80"});
   REQUIRE(ptx_only.ok);
   CHECK(ptx_only.scan["sass"].empty());
   CHECK(Ptx(ptx_only.scan) == std::vector<std::string>{"compute_80@9.0"});  // nvcc 13.0 emits PTX ISA 9.0
 
-  auto several = Build(dir, {"-gencode", "arch=compute_75,code=sm_75", "-gencode", "arch=compute_86,code=sm_86",
+  auto several = NvccBuild(dir, {"-gencode", "arch=compute_75,code=sm_75", "-gencode", "arch=compute_86,code=sm_86",
                              "-gencode", "arch=compute_90,code=[sm_90,compute_90]"});
   REQUIRE(several.ok);
   CHECK(several.scan["sass"] == json({"sm_75", "sm_86", "sm_90"}));
   CHECK(Ptx(several.scan) == std::vector<std::string>{"compute_90@9.0"});
 
-  auto variants = Build(dir, {"-gencode", "arch=compute_90a,code=[sm_90a,compute_90a]", "-gencode",
+  auto variants = NvccBuild(dir, {"-gencode", "arch=compute_90a,code=[sm_90a,compute_90a]", "-gencode",
                               "arch=compute_100f,code=sm_100f", "-gencode", "arch=compute_120a,code=sm_120a"});
   REQUIRE(variants.ok);
   CHECK(variants.scan["sass"] == json({"sm_90a", "sm_100f", "sm_120a"}));
@@ -95,12 +95,12 @@ TEST_CASE("nvcc: SASS only, PTX only, several -gencode, arch-specific and family
 TEST_CASE("nvcc: -G debug entries, -rdc relocatable device code") {
   if (!NeedExternal("nvcc", HaveNvcc(), "CUDA toolkit in /usr/local/cuda")) return;
   TempDir dir;
-  auto debug = Build(dir, {"-G", "-gencode", "arch=compute_80,code=sm_80"});
+  auto debug = NvccBuild(dir, {"-G", "-gencode", "arch=compute_80,code=sm_80"});
   REQUIRE(debug.ok);
   CHECK(debug.scan["sass"] == json({"sm_80"}));
   CHECK(debug.scan["fatbin"]["debug_entries"].get<int>() >= 1);
 
-  auto rdc = Build(dir, {"-rdc=true", "-c", "-gencode", "arch=compute_80,code=sm_80", "-gencode",
+  auto rdc = NvccBuild(dir, {"-rdc=true", "-c", "-gencode", "arch=compute_80,code=sm_80", "-gencode",
                          "arch=compute_89,code=compute_89"},
                    true);
   REQUIRE(rdc.ok);
@@ -130,7 +130,7 @@ TEST_CASE("nvcc: every --compress-mode gives the compression it asks for") {
                         Case{"default", {{"none", 1}, {"zstd", 1}}}}) {
     CAPTURE(std::string(c.mode));
     // An object file: exactly the two entries asked for (no device-link container).
-    auto built = Build(dir, {"-c", std::string("--compress-mode=") + c.mode, "-gencode", "arch=compute_80,code=sm_80",
+    auto built = NvccBuild(dir, {"-c", std::string("--compress-mode=") + c.mode, "-gencode", "arch=compute_80,code=sm_80",
                              "-gencode", "arch=compute_80,code=compute_80"},
                        true);
     REQUIRE(built.ok);
@@ -161,14 +161,14 @@ TEST_CASE("nvcc: kernels per cubin - a module with only device data has none, en
   CHECK(scan["fatbin"]["sass"][0]["kernels"] == 0);
 
   // Two kernels (and a non-inlined device function, which is no entry) in two SASS targets.
-  auto kernels = Build(dir, {"-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=sm_90"});
+  auto kernels = NvccBuild(dir, {"-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=sm_90"});
   REQUIRE(kernels.ok);
   REQUIRE(kernels.scan["fatbin"]["sass"].size() == 2);
   for (const auto& row : kernels.scan["fatbin"]["sass"]) CHECK(row["kernels"] == 2);
 
   // Compressed cubins (nvcc's default for big ones; forced here) are inflated whole when small.
   TempDir compressed_dir;
-  auto compressed = Build(compressed_dir, {"-gencode", "arch=compute_90,code=sm_90", "-Xfatbin", "-compress-all"});
+  auto compressed = NvccBuild(compressed_dir, {"-gencode", "arch=compute_90,code=sm_90", "-Xfatbin", "-compress-all"});
   REQUIRE(compressed.ok);
   CHECK(compressed.scan["fatbin"]["compression"].size() >= 1);
   CHECK(compressed.scan["fatbin"]["sass"][0]["kernels"] == 2);

@@ -30,7 +30,7 @@ json Run(const std::vector<json>& facts, const char* fleet_yaml) {
   return *report;
 }
 
-const char* kFleet = R"(pools:
+const char* kAbsentFieldsFleet = R"(pools:
   - name: rtx3090-r470
     gpu: NVIDIA GeForce RTX 3090
     driver: "470.256.02"
@@ -182,7 +182,7 @@ TEST_CASE("every built-in rule over facts with each optional field absent or nul
   size_t variants = 0;
   for (const auto& [label, facts] : documents) {
     CAPTURE(label);
-    auto base = Run({facts}, kFleet);  // the document itself first
+    auto base = Run({facts}, kAbsentFieldsFleet);  // the document itself first
     std::set<std::pair<std::string, bool>> fields;
     Collect(schema, facts, schema.root(), "", fields);
     for (const auto& [path, to_null] : fields) {
@@ -191,7 +191,7 @@ TEST_CASE("every built-in rule over facts with each optional field absent or nul
       Apply(changed, Steps(path), 0, to_null);
       CAPTURE(path);
       CAPTURE(to_null);
-      json report = Run({changed}, kFleet);  // Run REQUIREs an ok report
+      json report = Run({changed}, kAbsentFieldsFleet);  // Run REQUIREs an ok report
       CHECK(report["images"].size() == 1);
       ++variants;
     }

@@ -16,7 +16,7 @@ using imagelint::testing::dockerfile_fixture::Facts;
 
 namespace {
 
-const char* kFleet = R"(pools:
+const char* kBuildCodeFleet = R"(pools:
   - name: a100
     gpu: NVIDIA A100-SXM4-80GB
     driver: "570.172.08"
@@ -29,7 +29,7 @@ const char* kFleet = R"(pools:
 )";
 
 json Verdict(const json& facts, const std::string& pool) {
-  json report = imagelint::testing::rules_fixture::Run({facts}, kFleet);
+  json report = imagelint::testing::rules_fixture::Run({facts}, kBuildCodeFleet);
   return imagelint::testing::rules_fixture::Verdict(report, 0, pool);
 }
 
@@ -47,7 +47,7 @@ std::string Unknowns(const json& facts, const std::string& fact) {
   return out;
 }
 
-json ContextFacts(const TempDir& dir, const std::string& dockerfile) {
+json BuildContextFacts(const TempDir& dir, const std::string& dockerfile) {
   WriteFileText(dir / "Dockerfile", dockerfile);
   auto analysis = AnalyzeDockerfile((dir / "Dockerfile").string(), imagelint::testing::dockerfile_fixture::Options());
   REQUIRE_MESSAGE(analysis.ok(), imagelint::testing::ErrorText(analysis));
@@ -172,14 +172,14 @@ TEST_CASE("ELF files COPYed from the context are found, bounded, without followi
   TempDir outside;
   WriteFileText(outside / "libout.so", std::string("\x7f" "ELF", 4));
   std::filesystem::create_symlink(outside / "libout.so", dir / "app" / "link.so");
-  json with_elf = ContextFacts(dir, "FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\nCOPY app /app\n");
+  json with_elf = BuildContextFacts(dir, "FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\nCOPY app /app\n");
   std::string reasons = Unknowns(with_elf, "binaries");
   CAPTURE(reasons);
   CHECK(reasons.find("copies 1 ELF file from the build context (app/lib/libkern.so)") != std::string::npos);
-  json without = ContextFacts(dir, "FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\nCOPY app/main.py /app/\n");
+  json without = BuildContextFacts(dir, "FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\nCOPY app/main.py /app/\n");
   CHECK(without["binaries"] == json::array());
   WriteFileText(dir / ".dockerignore", "app/lib\n");
-  json ignored = ContextFacts(dir, "FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\nCOPY app /app\n");
+  json ignored = BuildContextFacts(dir, "FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\nCOPY app /app\n");
   CHECK(ignored["binaries"] == json::array());
 }
 

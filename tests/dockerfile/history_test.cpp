@@ -8,7 +8,7 @@ using namespace imagelint::dockerfile;
 
 namespace {
 
-Dockerfile Parse(const std::string& text) {
+Dockerfile ParseOk(const std::string& text) {
   auto parsed = ParseDockerfile(text, "Dockerfile");
   REQUIRE(parsed.ok());
   return *parsed;
@@ -44,7 +44,7 @@ TEST_CASE("BuildKit history maps to the target chain's lines; base layers to FRO
         {"runtimes", json::array({{{"path", "/x/libcudart.so.11.0"}, {"layer", 0}}})}}},
       {"frameworks", json::array({{{"name", "torch"}, {"layer", 3}}})},
       {"binaries", json::array({{{"path", "/app/kernel.so"}, {"layer", 4}}, {{"path", "/weird"}, {"layer", 99}}})}};
-  size_t matched = AnnotateImageFacts(facts, Parse(kDockerfile));
+  size_t matched = AnnotateImageFacts(facts, ParseOk(kDockerfile));
   CHECK(matched == 4);
   CHECK(facts["image"]["dockerfile"] == "Dockerfile");
   const json& layers = facts["image"]["layers"];
@@ -74,7 +74,7 @@ TEST_CASE("legacy builder history: #(nop) and |N build-arg prefixes") {
                                   "https://download.pytorch.org/whl/cu113"}},
                                 {{"created_by", "/bin/sh -c #(nop) COPY dir:0123 in /app/ "}},
                                 {{"created_by", "/bin/sh -c rm -rf /usr/local/cuda-11.3/compat"}}})}}}};
-  CHECK(AnnotateImageFacts(facts, Parse(kDockerfile)) == 4);
+  CHECK(AnnotateImageFacts(facts, ParseOk(kDockerfile)) == 4);
   const json& layers = facts["image"]["layers"];
   CHECK(layers[1]["dockerfile_line"] == 3);
   CHECK(layers[2]["dockerfile_line"] == 6);
@@ -84,10 +84,10 @@ TEST_CASE("legacy builder history: #(nop) and |N build-arg prefixes") {
 
 TEST_CASE("an unrelated Dockerfile matches nothing and attributes everything to FROM") {
   json facts = {{"image", {{"layers", json::array({{{"created_by", "RUN /bin/sh -c make # buildkit"}}})}}}};
-  CHECK(AnnotateImageFacts(facts, Parse("FROM alpine\nRUN apk add curl\n")) == 0);
+  CHECK(AnnotateImageFacts(facts, ParseOk("FROM alpine\nRUN apk add curl\n")) == 0);
   CHECK(facts["image"]["layers"][0]["dockerfile_line"] == 1);
   json empty = json::object();
-  CHECK(AnnotateImageFacts(empty, Parse("FROM alpine\n")) == 0);
+  CHECK(AnnotateImageFacts(empty, ParseOk("FROM alpine\n")) == 0);
 }
 
 TEST_CASE("hostile history: huge build-arg prefixes and created_by texts, read in one pass") {
@@ -101,7 +101,7 @@ TEST_CASE("hostile history: huge build-arg prefixes and created_by texts, read i
                                 {{"created_by", "|1 =x /bin/sh -c rm -rf /usr/local/cuda-11.3/compat"}},
                                 {{"created_by", "|" + std::string(100 * 1024, '9')}},
                                 {{"created_by", std::string(300 * 1024, ' ')}}})}}}};
-  size_t matched = AnnotateImageFacts(facts, Parse(kDockerfile));
+  size_t matched = AnnotateImageFacts(facts, ParseOk(kDockerfile));
   CHECK(matched >= 2);
   CHECK(facts["image"]["layers"][0]["dockerfile_line"] == 3);
   CHECK(facts["image"]["layers"][1]["dockerfile_line"] == 6);

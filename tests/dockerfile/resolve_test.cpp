@@ -18,7 +18,7 @@ using imagelint::testing::rules_fixture::Verdict;
 
 namespace {
 
-const char* kFleet = R"(pools:
+const char* kResolveFleet = R"(pools:
   - name: rtx3090-r470
     gpu: NVIDIA GeForce RTX 3090
     driver: "470.256.02"
@@ -70,7 +70,7 @@ TEST_CASE("unpinned torch from a cu126 index on a 12.4 runtime: decided with the
   std::string why = torch["version_assumed"];
   CHECK(why.find("torch is not pinned: assumed torch " + torch["version"].get<std::string>()) == 0);
   CHECK(why.find("pin it") != std::string::npos);
-  json report = Run({facts}, kFleet);
+  json report = Run({facts}, kResolveFleet);
   json assumed = Findings(report, 0, "IL017");
   REQUIRE(assumed.size() == 1);
   CHECK(assumed[0]["evidence"][0]["dockerfile_line"] == 2);
@@ -103,7 +103,7 @@ TEST_CASE("ranges, companions and extra indexes resolve as pip does") {
 TEST_CASE("torch 1.6.0+cu101 on an RTX 3090: no sm_86, a certain 209") {
   json facts = Facts("FROM python:3.8\nRUN pip install torch==1.6.0+cu101 -f https://download.pytorch.org/whl/torch_stable.html\n");
   CHECK(Torch(facts)["arch_list"] == "3.7;5.0;6.0;7.0;7.5");
-  json report = Run({facts}, kFleet);
+  json report = Run({facts}, kResolveFleet);
   json verdict = Verdict(report, 0, "rtx3090-r470");
   CHECK(verdict["status"] == "fail");
   REQUIRE(verdict["predicted_error"].is_object());
@@ -114,7 +114,7 @@ TEST_CASE("L4T bases fail on every discrete-GPU pool, amd64 and arm64") {
   json facts = Facts("FROM nvcr.io/nvidia/l4t-pytorch:r32.5.0-pth1.7-py3\nRUN pip3 install numpy\n");
   CHECK(facts["image"]["base"]["kind"] == "l4t");
   CHECK(facts["gpu"]["workload"] == "nvidia");
-  json report = Run({facts}, kFleet);
+  json report = Run({facts}, kResolveFleet);
   for (const char* pool : {"rtx3090-r470", "a100-r535", "h100-r550", "gh200-r570-arm64", "rtx5090-r570"}) {
     CAPTURE(pool);
     json verdict = Verdict(report, 0, pool);

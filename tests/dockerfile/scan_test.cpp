@@ -17,7 +17,7 @@ using nlohmann::json;
 
 namespace {
 
-const char* kFleet = R"(pools:
+const char* kScanFleet = R"(pools:
   - name: rtx3090-460
     gpu: NVIDIA GeForce RTX 3090
     driver: "460.67"
@@ -35,7 +35,7 @@ const char* kFleet = R"(pools:
     runtime: docker-gpus
 )";
 
-json Facts(const std::string& text) {
+json ScanFacts(const std::string& text) {
   dockerfile::DockerfileOptions options;
   options.knowledge = &TestKnowledge();
   auto analysis = dockerfile::AnalyzeDockerfileText(text, "Dockerfile", options);
@@ -51,7 +51,7 @@ const char* kTrap =
 }  // namespace
 
 TEST_CASE("compat trap from a Dockerfile: 804 on the GeForce pool, evidence at the FROM line") {
-  json report = Run({Facts(kTrap)}, kFleet);
+  json report = Run({ScanFacts(kTrap)}, kScanFleet);
   json geforce = Verdict(report, 0, "rtx3090-460");
   CHECK(geforce["status"] == "fail");
   REQUIRE(geforce["predicted_error"].is_object());
@@ -65,7 +65,7 @@ TEST_CASE("compat trap from a Dockerfile: 804 on the GeForce pool, evidence at t
 }
 
 TEST_CASE("the fix in the Dockerfile (rm -rf the compat directory) clears the 804") {
-  json report = Run({Facts(std::string(kTrap) + "RUN rm -rf /usr/local/cuda/compat\n")}, kFleet);
+  json report = Run({ScanFacts(std::string(kTrap) + "RUN rm -rf /usr/local/cuda/compat\n")}, kScanFleet);
   json geforce = Verdict(report, 0, "rtx3090-460");
   CHECK(geforce["status"] != "fail");
   CHECK(geforce["predicted_error"].is_null());
@@ -73,10 +73,10 @@ TEST_CASE("the fix in the Dockerfile (rm -rf the compat directory) clears the 80
 }
 
 TEST_CASE("torch 1.12.1 from PyPI (cu102, sm_37..sm_70) on an A100: no kernel image (209) at the RUN line") {
-  json report = Run({Facts("FROM nvidia/cuda:10.2-base-ubuntu18.04\n"
+  json report = Run({ScanFacts("FROM nvidia/cuda:10.2-base-ubuntu18.04\n"
                            "RUN apt-get update && apt-get install -y python3-pip\n"
                            "RUN pip3 install torch==1.12.1\n")},
-                    kFleet);
+                    kScanFleet);
   json a100 = Verdict(report, 0, "a100-460");
   CHECK(a100["status"] == "fail");
   REQUIRE(a100["predicted_error"].is_object());
@@ -87,7 +87,7 @@ TEST_CASE("torch 1.12.1 from PyPI (cu102, sm_37..sm_70) on an A100: no kernel im
 }
 
 TEST_CASE("an unknown base gives no verdict of failure from missing facts") {
-  json report = Run({Facts("FROM python:3.11-slim\nRUN pip install numpy\n")}, kFleet);
+  json report = Run({ScanFacts("FROM python:3.11-slim\nRUN pip install numpy\n")}, kScanFleet);
   for (const char* pool : {"rtx3090-460", "a100-460", "rtx4090-535"}) {
     CAPTURE(pool);
     CHECK(Verdict(report, 0, pool)["predicted_error"].is_null());
@@ -116,7 +116,7 @@ TEST_CASE("golden SARIF of a Dockerfile scan: results point at Dockerfile lines"
   imagelint::testing::dockerfile_fixture::RecordFacts(wheel->facts);
   // Many Dockerfiles, one report: each image entry names its Dockerfile (as
   // the scan command does), so locations point into the right file.
-  json report = Run({analysis->facts, wheel->facts}, kFleet);
+  json report = Run({analysis->facts, wheel->facts}, kScanFleet);
   report["images"][0]["dockerfile"] = "services/train/Dockerfile";
   report["images"][1]["dockerfile"] = "services/infer/Dockerfile";
   report = analysis::Finalize(report);
@@ -144,7 +144,7 @@ TEST_CASE("golden SARIF of a Dockerfile scan: results point at Dockerfile lines"
 
 TEST_CASE("imagelint scan applies inline `# imagelint ignore=` comments and counts them") {
   imagelint::testing::TempDir dir;
-  imagelint::testing::WriteFileText(dir / "fleet.yaml", kFleet);
+  imagelint::testing::WriteFileText(dir / "fleet.yaml", kScanFleet);
   imagelint::testing::WriteFileText(dir / "Dockerfile", kTrap);
   imagelint::testing::WriteFileText(
       dir / "suppressed" / "Dockerfile",

@@ -14,11 +14,11 @@ using imagelint::testing::TempDir;
 using imagelint::testing::WriteFileText;
 
 namespace {
-std::string FixturePath(const std::string& name) { return (SourceDir() / "tests/fleet_import/fixtures" / name).string(); }
+std::string CliFixturePath(const std::string& name) { return (SourceDir() / "tests/fleet_import/fixtures" / name).string(); }
 }  // namespace
 
 TEST_CASE("fleet import --from-k8s writes a fleet file with one entry per pool") {
-  auto r = RunImagelint({"fleet", "import", "--from-k8s", FixturePath("nodes-mixed.json")});
+  auto r = RunImagelint({"fleet", "import", "--from-k8s", CliFixturePath("nodes-mixed.json")});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   YAML::Node doc = YAML::Load(r.out);
@@ -35,7 +35,7 @@ TEST_CASE("fleet import --from-k8s writes a fleet file with one entry per pool")
 TEST_CASE("fleet import -o FILE, and stdin") {
   TempDir dir;
   auto out = (dir / "fleet.yaml").string();
-  auto r = RunImagelint({"fleet", "import", "--from-nvidia-smi", FixturePath("nvidia-smi-hosts.xml"), "-o", out});
+  auto r = RunImagelint({"fleet", "import", "--from-nvidia-smi", CliFixturePath("nvidia-smi-hosts.xml"), "-o", out});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.empty());
@@ -44,7 +44,7 @@ TEST_CASE("fleet import -o FILE, and stdin") {
   CHECK(yaml.find("# from 2 hosts: dgx-1, dgx-2") != std::string::npos);
 
   auto s = RunImagelint({"fleet", "import", "--from-nvidia-container-cli", "-"},
-                        ReadFileText(FixturePath("container-cli-hosts.csv")));
+                        ReadFileText(CliFixturePath("container-cli-hosts.csv")));
   INFO(s.err);
   REQUIRE(s.exit_code == 0);
   CHECK(YAML::Load(s.out)["pools"].size() == 3);

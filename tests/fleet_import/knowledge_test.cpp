@@ -27,7 +27,7 @@ const imagelint::Knowledge& TheKnowledge() {
 
 std::string FixturePath(const std::string& name) { return (SourceDir() / "tests/fleet_import/fixtures" / name).string(); }
 
-const imagelint::Pool* FindPool(const imagelint::Fleet& fleet, const std::string& name) {
+const imagelint::Pool* FindKnowledgePool(const imagelint::Fleet& fleet, const std::string& name) {
   for (const auto& p : fleet.pools)
     if (p.name == name) return &p;
   return nullptr;
@@ -85,7 +85,7 @@ TEST_CASE("LoadFleetAnyFormat: Kubernetes nodes become the same fleet the YAML l
   REQUIRE_MESSAGE(fleet.ok(), imagelint::testing::ErrorText(fleet));
   CHECK(fleet->source == FixturePath("nodes-mixed.json"));
   REQUIRE(fleet->pools.size() == 6);
-  const auto* rtx = FindPool(*fleet, "geforce-rtx-3090-460.67");
+  const auto* rtx = FindKnowledgePool(*fleet, "geforce-rtx-3090-460.67");
   REQUIRE(rtx);
   CHECK(rtx->gpu == "NVIDIA GeForce RTX 3090");
   CHECK(rtx->brand == "geforce");
@@ -97,7 +97,7 @@ TEST_CASE("LoadFleetAnyFormat: Kubernetes nodes become the same fleet the YAML l
   CHECK(rtx->count == 1);
   CHECK(rtx->source.find("gpu-rtx-1") != std::string::npos);
   CHECK(rtx->selector_labels.at("nvidia.com/gpu.product") == "NVIDIA-GeForce-RTX-3090");
-  const auto* gh200 = FindPool(*fleet, "gh200-480gb-550.54.15");
+  const auto* gh200 = FindKnowledgePool(*fleet, "gh200-480gb-550.54.15");
   REQUIRE(gh200);
   CHECK(gh200->gpu == "NVIDIA GH200 480GB");
   CHECK(gh200->platform == "linux/arm64");
@@ -108,7 +108,7 @@ TEST_CASE("LoadFleetAnyFormat: legacy labels, nvidia-smi XML, container-cli CSV"
   auto legacy = fi::LoadFleetAnyFormat(FixturePath("nodes-legacy.json"), TheKnowledge());
   REQUIRE_MESSAGE(legacy.ok(), imagelint::testing::ErrorText(legacy));
   REQUIRE(legacy->pools.size() == 2);
-  const auto* rtx = FindPool(*legacy, "geforce-rtx-2080-ti-450.80.02");
+  const auto* rtx = FindKnowledgePool(*legacy, "geforce-rtx-2080-ti-450.80.02");
   REQUIRE(rtx);
   CHECK(rtx->brand == "geforce");
   CHECK(rtx->compute_capability == "7.5");
@@ -116,7 +116,7 @@ TEST_CASE("LoadFleetAnyFormat: legacy labels, nvidia-smi XML, container-cli CSV"
   auto smi = fi::LoadFleetAnyFormat(FixturePath("nvidia-smi-hosts.xml"), TheKnowledge());
   REQUIRE_MESSAGE(smi.ok(), imagelint::testing::ErrorText(smi));
   REQUIRE(smi->pools.size() == 4);
-  const auto* l4 = FindPool(*smi, "l4-550.54.15");
+  const auto* l4 = FindKnowledgePool(*smi, "l4-550.54.15");
   REQUIRE(l4);
   CHECK(l4->compute_capability == "8.9");
   CHECK(l4->runtime.has_value());  // defaulted by the fleet loader
@@ -124,12 +124,12 @@ TEST_CASE("LoadFleetAnyFormat: legacy labels, nvidia-smi XML, container-cli CSV"
   auto cli = fi::LoadFleetAnyFormat(FixturePath("container-cli-hosts.csv"), TheKnowledge());
   REQUIRE_MESSAGE(cli.ok(), imagelint::testing::ErrorText(cli));
   REQUIRE(cli->pools.size() == 3);
-  const auto* a6000 = FindPool(*cli, "rtx-a6000-525.85.12");
+  const auto* a6000 = FindKnowledgePool(*cli, "rtx-a6000-525.85.12");
   REQUIRE(a6000);
   CHECK(a6000->gpu == "NVIDIA RTX A6000");
   CHECK(a6000->brand == "nvidiartx");
   // libnvidia-container < 1.9.0 printed Unknown; the knowledge file knows better.
-  const auto* h100 = FindPool(*cli, "h100-80gb-hbm3-535.104.05");
+  const auto* h100 = FindKnowledgePool(*cli, "h100-80gb-hbm3-535.104.05");
   REQUIRE(h100);
   CHECK(h100->brand != "unknown");
   CHECK(h100->brand.has_value());

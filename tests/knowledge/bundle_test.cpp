@@ -19,7 +19,7 @@ namespace {
 fs::path CheckoutTables() { return SourceDir() / "rules" / "knowledge"; }
 
 // A copy of the checkout's tables, to edit.
-void CopyTables(const fs::path& to) {
+void CopyTablesTo(const fs::path& to) {
   fs::create_directories(to);
   for (const auto& entry : fs::directory_iterator(CheckoutTables()))
     if (entry.path().extension() == ".yaml") fs::copy_file(entry.path(), to / entry.path().filename());
@@ -72,7 +72,7 @@ TEST_CASE("bundle: the checkout's tables are one bundle with a schema version, r
 
 TEST_CASE("bundle: an edited table changes the digest; a missing or bad bundle.yaml is refused by name") {
   TempDir dir;
-  CopyTables(dir / "k");
+  CopyTablesTo(dir / "k");
   auto before = imagelint::KnowledgeDigest(dir / "k");
   REQUIRE(before.ok());
   WriteFileText(dir / "k" / "gpus.yaml", ReadFileText(dir / "k" / "gpus.yaml") + "\n# edited\n");
@@ -98,7 +98,7 @@ TEST_CASE("bundle: an edited table changes the digest; a missing or bad bundle.y
 
 TEST_CASE("bundle: a source consulted after the bundle's date is an error") {
   TempDir dir;
-  CopyTables(dir / "k");
+  CopyTablesTo(dir / "k");
   Replace(dir / "k" / "sources.yaml", "  - id: S1\n", "  - id: S1\n    consulted: \"2999-01-01\"\n");
   auto loaded = Knowledge::Load(dir / "k");
   REQUIRE_FALSE(loaded.ok());
@@ -123,8 +123,8 @@ TEST_CASE("bundle: age in days, and the note past 90 days") {
 
 TEST_CASE("pack: the same tables give the same bytes, and unpack gives the same bundle back") {
   TempDir dir;
-  CopyTables(dir / "a");
-  CopyTables(dir / "b");
+  CopyTablesTo(dir / "a");
+  CopyTablesTo(dir / "b");
   fs::last_write_time(dir / "b" / "gpus.yaml", fs::file_time_type::clock::now() - std::chrono::hours(100));
   const std::string a = Pack(dir / "a");
   CHECK(a == Pack(dir / "b"));
@@ -142,7 +142,7 @@ TEST_CASE("pack: the same tables give the same bytes, and unpack gives the same 
 
 TEST_CASE("store: corrupt, truncated, oversized, foreign and wrong-schema bundles are refused; the stored one stays") {
   TempDir dir;
-  CopyTables(dir / "good");
+  CopyTablesTo(dir / "good");
   const std::string good = Pack(dir / "good");
   const fs::path store = dir / "store";
   auto stored = imagelint::StoreKnowledge(good, "good.tar", store);
@@ -172,7 +172,7 @@ TEST_CASE("store: corrupt, truncated, oversized, foreign and wrong-schema bundle
   refused(std::string(imagelint::kMaxKnowledgeBundleBytes + 1, '\0'), "larger than");
 
   // A bundle of another schema version, and one with a file that is not a table.
-  CopyTables(dir / "v2");
+  CopyTablesTo(dir / "v2");
   Replace(dir / "v2" / "bundle.yaml", "schema_version: 1", "schema_version: 2");
   Replace(dir / "v2" / "gpus.yaml", "kind: gpus", "kind: gpus\n# schema 2 would add fields");
   auto tar_of = [&](const fs::path& from, const std::vector<std::string>& extra) {
@@ -185,21 +185,21 @@ TEST_CASE("store: corrupt, truncated, oversized, foreign and wrong-schema bundle
     return std::string(bytes.begin(), bytes.end());
   };
   refused(tar_of(dir / "v2", {}), "schema version 2");
-  CopyTables(dir / "extra");
+  CopyTablesTo(dir / "extra");
   WriteFileText(dir / "extra" / "run.sh", "#!/bin/sh\n");
   refused(tar_of(dir / "extra", {}), "'run.sh', which is not a table file");
   fs::remove(dir / "extra" / "run.sh");
   fs::remove(dir / "extra" / "loader.yaml");
   refused(tar_of(dir / "extra", {}), "lacks loader.yaml");
-  CopyTables(dir / "broken");
+  CopyTablesTo(dir / "broken");
   Replace(dir / "broken" / "gpus.yaml", "compute_capability:", "compute_capabilty:");
   refused(tar_of(dir / "broken", {}), "gpus.yaml");
 }
 
 TEST_CASE("store: the newest compatible bundle first; the same bundle stored twice is one directory") {
   TempDir dir;
-  CopyTables(dir / "old");
-  CopyTables(dir / "new");
+  CopyTablesTo(dir / "old");
+  CopyTablesTo(dir / "new");
   Replace(dir / "new" / "bundle.yaml", "revision: \"", "revision: \"9");  // a higher revision, same date
   const fs::path store = dir / "store";
   REQUIRE(imagelint::StoreKnowledge(Pack(dir / "new"), "new.tar", store).ok());

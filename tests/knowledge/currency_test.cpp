@@ -10,11 +10,11 @@ using imagelint::Knowledge;
 using nlohmann::json;
 
 namespace {
-const Knowledge& Loaded() { return imagelint::testing::CheckoutKnowledge(); }
+const Knowledge& LoadedForCurrency() { return imagelint::testing::CheckoutKnowledge(); }
 }  // namespace
 
 TEST_CASE("driver branches: R620 LTSB, end of life as of the v620 edition, R580 dispute recorded") {
-  const Knowledge& k = Loaded();
+  const Knowledge& k = LoadedForCurrency();
   const json* r620 = k.FindBranch(620);
   REQUIRE(r620 != nullptr);
   CHECK(r620->at("designation") == "LTSB");
@@ -34,7 +34,7 @@ TEST_CASE("driver branches: R620 LTSB, end of life as of the v620 edition, R580 
 }
 
 TEST_CASE("toolkits: CUDA 13.5.0 as its release notes give it, the toolkit driver still open") {
-  const Knowledge& k = Loaded();
+  const Knowledge& k = LoadedForCurrency();
   const json* cuda135 = k.FindToolkit("13.5");
   REQUIRE(cuda135 != nullptr);
   CHECK(cuda135->at("version") == "13.5.0");
@@ -49,7 +49,7 @@ TEST_CASE("toolkits: CUDA 13.5.0 as its release notes give it, the toolkit drive
 }
 
 TEST_CASE("container toolkit patch releases 1.17.9, 1.18.2, 1.19.1 keep their minor's behaviour") {
-  const Knowledge& k = Loaded();
+  const Knowledge& k = LoadedForCurrency();
   for (auto [patch, previous] : {std::pair{"1.17.9", "1.17.8"}, {"1.18.2", "1.18.1"}, {"1.19.1", "1.19.0"}}) {
     CAPTURE(patch);
     const json* row = k.ToolkitBehaviour(patch);
@@ -64,7 +64,7 @@ TEST_CASE("container toolkit patch releases 1.17.9, 1.18.2, 1.19.1 keep their mi
 }
 
 TEST_CASE("GPUs: RTX PRO Blackwell, GeForce RTX 50 and 40 desktop parts are known") {
-  const Knowledge& k = Loaded();
+  const Knowledge& k = LoadedForCurrency();
   for (const char* name : {"NVIDIA RTX PRO 5000 Blackwell", "NVIDIA RTX PRO 4000 Blackwell SFF Edition",
                            "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", "NVIDIA GeForce RTX 5070 Ti",
                            "GeForce RTX 5060", "NVIDIA GeForce RTX 5050"}) {
@@ -78,7 +78,7 @@ TEST_CASE("GPUs: RTX PRO Blackwell, GeForce RTX 50 and 40 desktop parts are know
 }
 
 TEST_CASE("nvidia/cuda 13.0.1 and later: cudart, requirement and compat library per release") {
-  const imagelint::BaseImageKnowledge& images = Loaded().base_images();
+  const imagelint::BaseImageKnowledge& images = LoadedForCurrency().base_images();
   const imagelint::CudaImageRelease* r1301 = images.FindCudaRelease("13.0.1");
   REQUIRE(r1301 != nullptr);
   CHECK(r1301->cudart == "13.0.88");

@@ -8,11 +8,11 @@
 using imagelint::Knowledge;
 
 namespace {
-const Knowledge& Loaded() { return imagelint::testing::CheckoutKnowledge(); }
+const Knowledge& LoadedForLibraries() { return imagelint::testing::CheckoutKnowledge(); }
 }  // namespace
 
 TEST_CASE("LoaderDefaultDirectories: multiarch first, then glibc's defaults") {
-  const Knowledge& k = Loaded();
+  const Knowledge& k = LoadedForLibraries();
   CHECK(k.LoaderDefaultDirectories() ==
         std::vector<std::string>{"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu",
                                  "/usr/lib/aarch64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib"});
@@ -22,7 +22,7 @@ TEST_CASE("LoaderDefaultDirectories: multiarch first, then glibc's defaults") {
 }
 
 TEST_CASE("FindCudaTarget and CudaTargetNames") {
-  const Knowledge& k = Loaded();
+  const Knowledge& k = LoadedForLibraries();
   const auto* amd64 = k.FindCudaTarget("amd64");
   REQUIRE(amd64 != nullptr);
   CHECK((*amd64)["cuda_target"] == "x86_64-linux");
@@ -39,7 +39,7 @@ TEST_CASE("FindCudaTarget and CudaTargetNames") {
 }
 
 TEST_CASE("CudartSoname: M.m before 11, 11.0 for 11.x, M from 12") {
-  const Knowledge& k = Loaded();
+  const Knowledge& k = LoadedForLibraries();
   CHECK(k.CudartSoname("9.2") == "libcudart.so.9.2");
   CHECK(k.CudartSoname("10.2.89") == "libcudart.so.10.2");
   CHECK(k.CudartSoname("10") == "libcudart.so.10.0");
@@ -55,7 +55,7 @@ TEST_CASE("CudartSoname: M.m before 11, 11.0 for 11.x, M from 12") {
 }
 
 TEST_CASE("FindRuntimeLibrary: exact names and families") {
-  const Knowledge& k = Loaded();
+  const Knowledge& k = LoadedForLibraries();
   auto role = [&](const char* name) -> std::string {
     const auto* row = k.FindRuntimeLibrary(name);
     if (row == nullptr) return "none";

@@ -15,7 +15,7 @@ using imagelint::testing::TempDir;
 using imagelint::testing::TestImage;
 using imagelint::testing::WriteFileText;
 
-const char* kFleet = R"(pools:
+const char* kExampleFleet = R"(pools:
   - name: old-470
     gpu: NVIDIA A100-SXM4-40GB
     driver: "470.256.02"
@@ -37,7 +37,7 @@ TestImage NeedsCuda124() {
 
 TEST_CASE("library example: verdicts per pool, exit 1 on an error finding, 2 when it cannot scan") {
   TempDir dir;
-  WriteFileText(dir / "fleet.yaml", kFleet);
+  WriteFileText(dir / "fleet.yaml", kExampleFleet);
   imagelint::testing::WriteImage(NeedsCuda124(), ImageKind::kOciArchive, dir / "train.tar");
   const std::string example = IMAGELINT_SCAN_EXAMPLE;
 
@@ -87,7 +87,7 @@ TEST_CASE("library example: built with find_package(imagelint) against an instal
   CHECK(compile_commands.find((SourceDir() / "include").string()) == std::string::npos);
   CHECK(compile_commands.find("libimagelint.a") != std::string::npos);
 
-  WriteFileText(dir / "fleet.yaml", kFleet);
+  WriteFileText(dir / "fleet.yaml", kExampleFleet);
   imagelint::testing::WriteImage(NeedsCuda124(), ImageKind::kOciArchive, dir / "train.tar");
   auto run = RunCommand({(dir / "build/scan_example").string(), (prefix / "share/imagelint").string(),
                          (dir / "fleet.yaml").string(), (dir / "train.tar").string()});

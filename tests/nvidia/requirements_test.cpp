@@ -214,12 +214,12 @@ TEST_CASE("CUDA_VERSION -> major.minor for the legacy cuda>= (upstream TestParse
 }
 
 namespace {
-json Facts(json env) { return {{"image", {{"env", env}}}}; }
+json EnvFacts(json env) { return {{"image", {{"env", env}}}}; }
 }  // namespace
 
 TEST_CASE("requirements of the hook config (upstream container_config_test.go TestGetNvidiaConfig) and device gating on the legacy runtime path") {
   auto pool = MakePool("Tesla T4", "470.57.02", "1.17.3", "nvidia-runtime");
-  auto start = [&](json env) { return CheckStart(Facts(env), pool, K()); };
+  auto start = [&](json env) { return CheckStart(EnvFacts(env), pool, K()); };
   // F1/F2: no env -> not a GPU container
   CHECK_FALSE(start(json::object()).gpu_container);
   // F3/F4: legacy image -> all devices, cuda>=9.0
@@ -261,56 +261,56 @@ TEST_CASE("start check per launch path and toolkit version (container-toolkit.ya
                      {"NVIDIA_REQUIRE_CUDA", "cuda>=12.4 brand=tesla,driver>=470,driver<471 brand=geforce,driver>=535,driver<536"}};
   SUBCASE("docker --gpus always checks") {
     auto pool = MakePool("NVIDIA GeForce RTX 3090", "460.67", "1.4.0");
-    auto seed = CheckStart(Facts(seed_env), pool, K());
+    auto seed = CheckStart(EnvFacts(seed_env), pool, K());
     CHECK(seed.checked);
     CHECK(seed.satisfied);
-    auto strict = CheckStart(Facts(strict_env), pool, K());
+    auto strict = CheckStart(EnvFacts(strict_env), pool, K());
     CHECK_FALSE(strict.satisfied);
     CHECK(strict.message == kPrefix + "unsatisfied condition: cuda>=12.4" + kSuffix);
-    auto newest = CheckStart(Facts(strict_env), MakePool("NVIDIA GeForce RTX 3090", "460.67", "1.20.0"), K());
+    auto newest = CheckStart(EnvFacts(strict_env), MakePool("NVIDIA GeForce RTX 3090", "460.67", "1.20.0"), K());
     CHECK(newest.checked);
     CHECK_FALSE(newest.satisfied);
   }
   SUBCASE("brand clauses admit an older branch") {
     auto pool = MakePool("NVIDIA GeForce RTX 3090", "535.104.05", "1.17.7");
-    CHECK(CheckStart(Facts(strict_env), pool, K()).satisfied);
+    CHECK(CheckStart(EnvFacts(strict_env), pool, K()).satisfied);
   }
   SUBCASE("--runtime=nvidia: legacy before 1.18.0, jit-cdi (no check) after") {
     auto old_pool = MakePool("NVIDIA GeForce RTX 3090", "460.67", "1.17.8", "nvidia-runtime");
-    auto old_check = CheckStart(Facts(strict_env), old_pool, K());
+    auto old_check = CheckStart(EnvFacts(strict_env), old_pool, K());
     CHECK(old_check.checked);
     CHECK_FALSE(old_check.satisfied);
     auto new_pool = MakePool("NVIDIA GeForce RTX 3090", "460.67", "1.18.0", "nvidia-runtime");
-    auto new_check = CheckStart(Facts(strict_env), new_pool, K());
+    auto new_check = CheckStart(EnvFacts(strict_env), new_pool, K());
     CHECK_FALSE(new_check.checked);
     CHECK(new_check.satisfied);
     CHECK(new_check.path.mode == "jit-cdi");
   }
   SUBCASE("CDI never checks; host disable-require skips") {
-    CHECK_FALSE(CheckStart(Facts(strict_env), MakePool("NVIDIA GeForce RTX 3090", "460.67", "1.17.0", "cdi"), K()).checked);
+    CHECK_FALSE(CheckStart(EnvFacts(strict_env), MakePool("NVIDIA GeForce RTX 3090", "460.67", "1.17.0", "cdi"), K()).checked);
     auto pool = MakePool("NVIDIA GeForce RTX 3090", "460.67", "1.4.0");
     pool.disable_require = true;
-    auto check = CheckStart(Facts(strict_env), pool, K());
+    auto check = CheckStart(EnvFacts(strict_env), pool, K());
     CHECK(check.satisfied);
     CHECK(check.disabled);
   }
   SUBCASE("brands beyond GeForce/TITAN read Unknown before LNC 1.9.0") {
     json env = {{"NVIDIA_REQUIRE_CUDA", "cuda>=12.0 brand=unknown,driver>=460,driver<461"}};
     auto old_pool = MakePool("NVIDIA A100-PCIE-40GB", "460.32.03", "1.4.0");
-    CHECK(CheckStart(Facts(env), old_pool, K()).satisfied);
+    CHECK(CheckStart(EnvFacts(env), old_pool, K()).satisfied);
     auto new_pool = MakePool("NVIDIA A100-PCIE-40GB", "460.32.03", "1.9.0");
-    CHECK_FALSE(CheckStart(Facts(env), new_pool, K()).satisfied);
+    CHECK_FALSE(CheckStart(EnvFacts(env), new_pool, K()).satisfied);
     json nvidia_env = {{"NVIDIA_REQUIRE_CUDA", "cuda>=12.0 brand=nvidia,driver>=460,driver<461"}};
-    CHECK(CheckStart(Facts(nvidia_env), new_pool, K()).satisfied);
+    CHECK(CheckStart(EnvFacts(nvidia_env), new_pool, K()).satisfied);
   }
   SUBCASE("invalid CUDA_VERSION fails the container; 33 requirements are too many") {
     auto pool = MakePool("Tesla T4", "470.57.02", "1.17.3");
-    auto bad = CheckStart(Facts({{"CUDA_VERSION", "11.x"}}), pool, K());
+    auto bad = CheckStart(EnvFacts({{"CUDA_VERSION", "11.x"}}), pool, K());
     CHECK_FALSE(bad.satisfied);
     CHECK(bad.message.find("failed to get requirements") != std::string::npos);
     json many = json::object();
     for (int i = 0; i < 33; ++i) many["NVIDIA_REQUIRE_X" + std::to_string(100 + i)] = "cuda>=1.0";
-    auto too_many = CheckStart(Facts(many), pool, K());
+    auto too_many = CheckStart(EnvFacts(many), pool, K());
     CHECK_FALSE(too_many.satisfied);
     CHECK(too_many.message == "nvidia-container-cli: input error: too many requirements");
   }

@@ -21,13 +21,13 @@ using imagelint::testing::RunImagelint;
 using imagelint::testing::WriteFileText;
 using nlohmann::json;
 
-struct Scratch {
+struct ObservedScratch {
   fs::path path;
-  Scratch() {
+  ObservedScratch() {
     std::string pattern = (fs::temp_directory_path() / "imagelint-observed-test-XXXXXX").string();
     path = mkdtemp(pattern.data());
   }
-  ~Scratch() {
+  ~ObservedScratch() {
     std::error_code ec;
     fs::remove_all(path, ec);
   }
@@ -64,7 +64,7 @@ std::string Shown(const std::string& path) {
   return at == std::string::npos ? path : "<image>" + path.substr(at + 7);
 }
 
-std::string H100Xml() {
+std::string ObservedH100Xml() {
   return "<?xml version=\"1.0\" ?>\n<nvidia_smi_log>\n<driver_version>580.159.04</driver_version>\n"
          "<attached_gpus>1</attached_gpus>\n<gpu id=\"00000000:01:00.0\">\n<product_name>NVIDIA H100 80GB HBM3"
          "</product_name>\n<product_brand>NVIDIA</product_brand>\n</gpu>\n</nvidia_smi_log>\n";
@@ -96,7 +96,7 @@ TEST_CASE("the first error read from the H100's call logs is the one the run rec
 }
 
 TEST_CASE("probe --record writes an observation that a later scan uses instead of its prediction") {
-  Scratch scratch;
+  ObservedScratch scratch;
   imagelint::validation::Rootfs rootfs(scratch.path / "root");
   rootfs.DebianBase();
   rootfs.Library("/opt/driver", fs::canonical(FAKE_LIBCUDA_MISMATCH), {"libcuda.so.1"});
@@ -105,7 +105,7 @@ TEST_CASE("probe --record writes an observation that a later scan uses instead o
   config.cmd = {"/bin/true"};
   std::string why;
   REQUIRE_MESSAGE(imagelint::validation::WriteOciLayout(scratch.path / "root", config, scratch.path / "image", &why), why);
-  WriteFileText(scratch.path / "host.xml", H100Xml());
+  WriteFileText(scratch.path / "host.xml", ObservedH100Xml());
   fs::create_directories(scratch.path / "no-driver");
   const fs::path fleet = scratch.path / "fleet.yaml";
   WriteFileText(fleet, "# our GPU hosts\npools:\n  - name: other\n    gpu: NVIDIA A100-SXM4-80GB\n    driver: \"550.54.15\"\n");
@@ -161,7 +161,7 @@ TEST_CASE("probe --record writes an observation that a later scan uses instead o
 }
 
 TEST_CASE("observed: entries are checked like the rest of the fleet file") {
-  Scratch scratch;
+  ObservedScratch scratch;
   const std::string pool = "pools:\n  - name: h100\n    gpu: NVIDIA H100 80GB HBM3\n    driver: \"580.159.04\"\n    observed:\n";
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"      - {image: \"sha256:ab\", code: 803, host: n1}\n", "needs 'host' and 'date'"},

@@ -23,7 +23,7 @@ constexpr const char* kTeamGpu = "NVIDIA Team Accelerator X1";
 bool NeedBinary() {
   return NeedExternal("imagelint binary", fs::exists(ImagelintBinary()), "build the imagelint target first");
 }
-bool NeedRegistry() {
+bool NeedBundleRegistry() {
   return NeedExternal("docker-registry + skopeo", HaveRegistryTools(),
                       "knowledge update tests run Debian's docker-registry on loopback") &&
          NeedBinary();
@@ -103,7 +103,7 @@ json Parse(const CommandResult& run) {
 }
 
 // `knowledge <args>` with the cache in `cache`.
-CommandResult Knowledge(const fs::path& cache, std::vector<std::string> args) {
+CommandResult RunKnowledge(const fs::path& cache, std::vector<std::string> args) {
   args.insert(args.begin(), "knowledge");
   args.push_back("--cache-dir");
   args.push_back(cache.string());
@@ -113,19 +113,19 @@ CommandResult Knowledge(const fs::path& cache, std::vector<std::string> args) {
 }  // namespace
 
 TEST_CASE("knowledge pack + push + update: the same verdicts as the built-in tables, and a team's row in use") {
-  if (!NeedRegistry()) return;
+  if (!NeedBundleRegistry()) return;
   LocalRegistry registry;
   Scene scene;
   TempDir work;
 
   // The checkout's own tables, published and updated into a fresh cache.
-  auto packed = Knowledge(work / "c0", {"pack", (SourceDir() / "rules/knowledge").string(), "-o", (work / "k.tar").string()});
+  auto packed = RunKnowledge(work / "c0", {"pack", (SourceDir() / "rules/knowledge").string(), "-o", (work / "k.tar").string()});
   REQUIRE_MESSAGE(packed.exit_code == 0, packed.err);
   const std::string plain_ref = registry.host() + "/tools/knowledge:plain";
-  auto pushed = Knowledge(work / "c0", {"push", (work / "k.tar").string(), plain_ref});
+  auto pushed = RunKnowledge(work / "c0", {"push", (work / "k.tar").string(), plain_ref});
   REQUIRE_MESSAGE(pushed.exit_code == 0, pushed.err);
   CHECK(pushed.out.find("@sha256:") != std::string::npos);
-  auto updated = Knowledge(work / "plain", {"update", plain_ref});
+  auto updated = RunKnowledge(work / "plain", {"update", plain_ref});
   REQUIRE_MESSAGE(updated.exit_code == 0, updated.err);
   auto builtin = Parse(scene.Scan(work / "none"));
   auto via_update = Parse(scene.Scan(work / "plain"));
@@ -136,13 +136,13 @@ TEST_CASE("knowledge pack + push + update: the same verdicts as the built-in tab
 
   // The team's tables: pack, push, update on another cache; its row decides.
   const std::string revision = MakeTeamTables(work / "team");
-  REQUIRE(Knowledge(work / "c0", {"pack", (work / "team").string(), "-o", (work / "team.tar").string()}).exit_code == 0);
+  REQUIRE(RunKnowledge(work / "c0", {"pack", (work / "team").string(), "-o", (work / "team.tar").string()}).exit_code == 0);
   const std::string team_ref = registry.host() + "/team/knowledge:1";
-  REQUIRE(Knowledge(work / "c0", {"push", (work / "team.tar").string(), team_ref}).exit_code == 0);
-  auto team_update = Knowledge(work / "teamcache", {"update", team_ref});
+  REQUIRE(RunKnowledge(work / "c0", {"push", (work / "team.tar").string(), team_ref}).exit_code == 0);
+  auto team_update = RunKnowledge(work / "teamcache", {"update", team_ref});
   REQUIRE_MESSAGE(team_update.exit_code == 0, team_update.err);
   CHECK(team_update.out.find("knowledge " + revision) != std::string::npos);
-  auto shown = Knowledge(work / "teamcache", {"show", "-f", "json"});
+  auto shown = RunKnowledge(work / "teamcache", {"show", "-f", "json"});
   REQUIRE(shown.exit_code == 0);
   auto show = json::parse(shown.out);
   CHECK(show["revision"] == revision);
@@ -151,22 +151,22 @@ TEST_CASE("knowledge pack + push + update: the same verdicts as the built-in tab
   CHECK(team_report["knowledge"]["revision"] == revision);
   CHECK_FALSE(HasRule(team_report, "IL020", "team"));
   // `update` without a reference pulls the last one again.
-  auto again = Knowledge(work / "teamcache", {"update"});
+  auto again = RunKnowledge(work / "teamcache", {"update"});
   CHECK_MESSAGE(again.exit_code == 0, again.err);
 }
 
 TEST_CASE("knowledge update: refused bundles say why and leave the stored bundle in use") {
-  if (!NeedRegistry()) return;
+  if (!NeedBundleRegistry()) return;
   LocalRegistry registry;
   TempDir work;
   const std::string revision = MakeTeamTables(work / "team");
-  REQUIRE(Knowledge(work / "c0", {"pack", (work / "team").string(), "-o", (work / "team.tar").string()}).exit_code == 0);
+  REQUIRE(RunKnowledge(work / "c0", {"pack", (work / "team").string(), "-o", (work / "team.tar").string()}).exit_code == 0);
   const std::string good_ref = registry.host() + "/team/knowledge:good";
-  auto pushed = Knowledge(work / "c0", {"push", (work / "team.tar").string(), good_ref});
+  auto pushed = RunKnowledge(work / "c0", {"push", (work / "team.tar").string(), good_ref});
   REQUIRE(pushed.exit_code == 0);
   const std::string good_digest = pushed.out.substr(pushed.out.find("@") + 1, 71);
   const fs::path cache = work / "cache";
-  REQUIRE(Knowledge(cache, {"update", good_ref, "--digest", good_digest}).exit_code == 0);
+  REQUIRE(RunKnowledge(cache, {"update", good_ref, "--digest", good_digest}).exit_code == 0);
 
   // Bundles a registry may serve, pushed as they are (push itself refuses them).
   auto raw_push = [&](const std::string& tag, const std::string& bytes, const std::string& type) {
@@ -202,11 +202,11 @@ TEST_CASE("knowledge update: refused bundles say why and leave the stored bundle
     CAPTURE(one.ref);
     std::vector<std::string> args = {"update", one.ref};
     args.insert(args.end(), one.extra.begin(), one.extra.end());
-    auto refused = Knowledge(cache, args);
+    auto refused = RunKnowledge(cache, args);
     CHECK(refused.exit_code == 2);
     CHECK_MESSAGE(refused.err.find(one.why) != std::string::npos, refused.err);
     CHECK(refused.err.find("stays") != std::string::npos);
-    auto show = json::parse(Knowledge(cache, {"show", "-f", "json"}).out);
+    auto show = json::parse(RunKnowledge(cache, {"show", "-f", "json"}).out);
     CHECK(show["revision"] == revision);
     CHECK(show["stored"].size() == 1);
   }
@@ -217,7 +217,7 @@ TEST_CASE("--knowledge FILE (air-gapped) and DIR; a bad one is exit 2; an old bu
   Scene scene;
   TempDir work;
   const std::string revision = MakeTeamTables(work / "team");
-  REQUIRE(Knowledge(work / "c0", {"pack", (work / "team").string(), "-o", (work / "team.tar").string()}).exit_code == 0);
+  REQUIRE(RunKnowledge(work / "c0", {"pack", (work / "team").string(), "-o", (work / "team.tar").string()}).exit_code == 0);
   auto with_file = Parse(scene.Scan(work / "c1", {"--knowledge", (work / "team.tar").string()}));
   CHECK(with_file["knowledge"]["revision"] == revision);
   CHECK_FALSE(HasRule(with_file, "IL020", "team"));

@@ -174,7 +174,7 @@ TEST_CASE("no link points at a home imagelint does not have; --docs-url sets one
         std::string::npos);
 }
 
-bool HavePythonJsonschema() {
+bool HaveJsonschemaModule() {
   return testing::RunCommand({"python3", "-c", "import jsonschema"}, "", 60).exit_code == 0;
 }
 
@@ -213,7 +213,7 @@ TEST_CASE("gitlab: GitLab's Code Quality shape") {
   CHECK(distinct.size() == both.size());
 
   // And against a JSON schema of the documented format.
-  if (!testing::NeedExternal("python3-jsonschema", HavePythonJsonschema(), "validates the GitLab report's shape")) return;
+  if (!testing::NeedExternal("python3-jsonschema", HaveJsonschemaModule(), "validates the GitLab report's shape")) return;
   testing::TempDir dir;
   testing::WriteFileText(dir / "gl.json", RenderGitlab(report, options));
   const char* script =

@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-Result<ScannedImage> Read(const std::string& input) { return ReadImage(input, ReadImageOptions{}); }
+Result<ScannedImage> ReadLayout(const std::string& input) { return ReadImage(input, ReadImageOptions{}); }
 
 TestImage Small() {
   TestImage image;
@@ -38,7 +38,7 @@ void Archive(const fs::path& dir, const fs::path& archive) {
 }
 
 std::string ErrorOf(const std::string& input) {
-  auto read = Read(input);
+  auto read = ReadLayout(input);
   REQUIRE_FALSE_MESSAGE(read.ok(), "expected an error reading " << input);
   std::string text = read.error().ToString();
   CHECK(text.find('\n') == std::string::npos);
@@ -97,14 +97,14 @@ TEST_CASE("root file systems: recognised by os-release or a dynamic loader, or a
   fs::create_symlink("../lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", dir / "merged" / "usr" / "lib64" / "ld-linux-x86-64.so.2");
   for (const char* name : {"debian", "usrlib", "glibc", "musl", "merged"}) {
     CAPTURE(name);
-    auto read = Read((dir / name).string());
+    auto read = ReadLayout((dir / name).string());
     REQUIRE_MESSAGE(read.ok(), imagelint::testing::ErrorText(read));
     CHECK(read->metadata.kind == "rootfs");
   }
   // Any directory, when asked for.
   fs::create_directories(dir / "bare" / "opt");
   WriteFileText(dir / "bare" / "opt" / "x", "x");
-  auto asked = Read("rootfs:" + (dir / "bare").string());
+  auto asked = ReadLayout("rootfs:" + (dir / "bare").string());
   REQUIRE_MESSAGE(asked.ok(), imagelint::testing::ErrorText(asked));
   CHECK(asked->metadata.kind == "rootfs");
   CHECK(ListTree(*asked, "") == "dir 0755 0 L0 /opt\nfile 0644 1 L0 /opt/x\n");
@@ -129,10 +129,10 @@ TEST_CASE("extracted docker saves and OCI archives are read as what they are") {
     fs::path archive = dir / (std::string(c.name) + ".tar");
     WriteImage(image, c.kind, archive);
     Extract(archive, dir / c.name);
-    auto from_dir = Read((dir / c.name).string());
+    auto from_dir = ReadLayout((dir / c.name).string());
     REQUIRE_MESSAGE(from_dir.ok(), imagelint::testing::ErrorText(from_dir));
     CHECK(from_dir->metadata.kind == c.expected_kind);
-    auto from_archive = Read(archive.string());
+    auto from_archive = ReadLayout(archive.string());
     REQUIRE(from_archive.ok());
     CHECK(ListTree(*from_dir, "") == ListTree(*from_archive, ""));
     CHECK(from_dir->metadata.ref == "example.com/test/image:latest");
@@ -169,11 +169,11 @@ TEST_CASE("Docker 25 save whose index.json has \"manifests\": null reads manifes
   index["manifests"] = nullptr;
   WriteFileText(dir / "save" / "index.json", index.dump());
   Archive(dir / "save", dir / "null.tar");
-  auto reference = Read((dir / "save.tar").string());
+  auto reference = ReadLayout((dir / "save.tar").string());
   REQUIRE(reference.ok());
   for (const fs::path& input : {dir / "save", dir / "null.tar"}) {
     CAPTURE(input);
-    auto read = Read(input.string());
+    auto read = ReadLayout(input.string());
     REQUIRE_MESSAGE(read.ok(), imagelint::testing::ErrorText(read));
     CHECK(read->metadata.kind == "docker-archive");
     CHECK(read->metadata.ref == "example.com/test/image:latest");
@@ -198,7 +198,7 @@ TEST_CASE("kaniko: a \"/\" root entry and absolute hard-link targets in every la
     CAPTURE(static_cast<int>(kind));
     fs::path path = dir / ("kaniko" + std::to_string(static_cast<int>(kind)) + ".tar");
     WriteImage(image, kind, path);
-    auto read = Read(path.string());
+    auto read = ReadLayout(path.string());
     REQUIRE_MESSAGE(read.ok(), imagelint::testing::ErrorText(read));
     CHECK(ListTree(*read, "") ==
           "dir 0755 0 L1 /etc\n"

@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-Result<ScannedImage> Read(const fs::path& path) { return ReadImage(path.string(), ReadImageOptions{}); }
+Result<ScannedImage> ReadRealTool(const fs::path& path) { return ReadImage(path.string(), ReadImageOptions{}); }
 
 // "file 0644 41 L3 /somefile.txt" -> "file 0644 41 /somefile.txt": writers
 // split the same changes into different layers.
@@ -73,7 +73,7 @@ TEST_CASE("docker save (Docker 20.10, legacy layout): layers, whiteouts, modes, 
   std::string why;
   RealImages* images = Fixtures(&why);
   if (!NeedExternal("real-tool fixtures", images != nullptr, why)) return;
-  auto docker = Read(images->docker_save);
+  auto docker = ReadRealTool(images->docker_save);
   REQUIRE_MESSAGE(docker.ok(), imagelint::testing::ErrorText(docker));
   CHECK(docker->metadata.kind == "docker-archive");
   CHECK(docker->metadata.ref == images->tag);
@@ -106,7 +106,7 @@ TEST_CASE("the same image from every writer reads the same: Docker 25 saves, sko
   std::string why;
   RealImages* images = Fixtures(&why);
   if (!NeedExternal("real-tool fixtures", images != nullptr, why)) return;
-  auto reference = Read(images->docker_save);
+  auto reference = ReadRealTool(images->docker_save);
   REQUIRE(reference.ok());
   const std::string listing = ListTree(*reference, "");
   struct Case {
@@ -119,7 +119,7 @@ TEST_CASE("the same image from every writer reads the same: Docker 25 saves, sko
                         Case{images->oci_gzip, "oci-archive", true}, Case{images->oci_zstd, "oci-archive", true},
                         Case{images->buildah_archive, "oci-archive", false}}) {
     CAPTURE(c.path);
-    auto read = Read(c.path);
+    auto read = ReadRealTool(c.path);
     REQUIRE_MESSAGE(read.ok(), imagelint::testing::ErrorText(read));
     CHECK(read->metadata.kind == c.kind);
     if (c.same_layers) {
@@ -152,7 +152,7 @@ TEST_CASE("umoci repack of the image: one more layer, a whiteout umoci wrote") {
   std::string why;
   RealImages* images = Fixtures(&why);
   if (!NeedExternal("real-tool fixtures", images != nullptr, why)) return;
-  auto read = Read(images->oci_layout_umoci);
+  auto read = ReadRealTool(images->oci_layout_umoci);
   REQUIRE_MESSAGE(read.ok(), imagelint::testing::ErrorText(read));
   CHECK(read->metadata.kind == "oci-layout");
   CHECK(read->layers.size() == 10);

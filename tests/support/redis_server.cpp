@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr auto kStartTimeout = std::chrono::seconds(20);
+constexpr auto kRedisStartTimeout = std::chrono::seconds(20);
 
 // A port nobody listens on right now (the kernel's choice); the server may
 // still lose a race for it, so Start tries a few.
@@ -44,7 +44,7 @@ std::string Line(const std::string& text) {
   return end == std::string::npos ? "" : text.substr(0, end + 1);
 }
 
-bool Alive(int pid) {
+bool RedisAlive(int pid) {
   int status = 0;
   return ::waitpid(pid, &status, WNOHANG) == 0;
 }
@@ -118,8 +118,8 @@ bool RedisServer::Launch(std::string* why, bool tls) {
   }
   pid_ = pid;
   const auto started = std::chrono::steady_clock::now();
-  while (std::chrono::steady_clock::now() - started < kStartTimeout) {
-    if (!Alive(pid_)) {
+  while (std::chrono::steady_clock::now() - started < kRedisStartTimeout) {
+    if (!RedisAlive(pid_)) {
       pid_ = -1;
       *why = "redis-server exited while starting; its log:\n" + ReadFileText(dir_ / "redis.log");
       return false;

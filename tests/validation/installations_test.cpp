@@ -48,7 +48,7 @@ std::string Join(const std::vector<std::string>& lines) {
 }
 
 // NVIDIA's libraries whose only fatbin holds one cubin without a kernel.
-bool NamesKernelLessLibrary(const json& finding) {
+bool NamesKernelLessLib(const json& finding) {
   std::string text = finding.dump();
   for (const char* name : {"libcufftw.so", "libnppc.so", "libnppisu.so"})
     if (text.find(name) != std::string::npos) return true;
@@ -72,7 +72,7 @@ void CheckRuns(const json& image, const std::string& why) {
     if (finding["rule"] != "IL007") continue;
     CHECK_MESSAGE(finding["severity"] == "note", finding.dump());
     CHECK_MESSAGE(finding["predicted_error"].is_null(), finding.dump());
-    CHECK_MESSAGE(!NamesKernelLessLibrary(finding), finding.dump());
+    CHECK_MESSAGE(!NamesKernelLessLib(finding), finding.dump());
   }
 }
 
