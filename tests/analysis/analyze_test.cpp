@@ -34,7 +34,7 @@ Fleet TwoPools() {
   return fleet;
 }
 
-json Facts() {
+json SeedFactsJson() {
   return json::parse(R"({
     "schema": "imagelint.facts/v1",
     "image": {"ref": "app:1", "digest": "sha256:0123456789abcdef0123", "os": "linux", "architecture": "amd64",
@@ -56,7 +56,7 @@ RuleSet Rules(const std::string& yaml) {
   return set;
 }
 
-json Run(const RuleSet& set, const Fleet& fleet = TwoPools(), std::vector<json> facts = {Facts()}) {
+json RunRules(const RuleSet& set, const Fleet& fleet = TwoPools(), std::vector<json> facts = {SeedFactsJson()}) {
   auto report = analysis::Analyze(facts, fleet, set, BuiltinFunctions());
   REQUIRE_MESSAGE(report.ok(), imagelint::testing::ErrorText(report));
   return *report;
@@ -114,7 +114,7 @@ FunctionRegistry WithReplaceDot() {
 
 TEST_CASE("verdicts: first failure a user meets, merged findings, evidence") {
   RuleSet set = Rules(kRules);
-  auto report = analysis::Analyze({Facts()}, TwoPools(), set, WithReplaceDot());
+  auto report = analysis::Analyze({SeedFactsJson()}, TwoPools(), set, WithReplaceDot());
   REQUIRE_MESSAGE(report.ok(), imagelint::testing::ErrorText(report));
   CHECK((*report)["schema"] == "imagelint.report/v1");
   const json& image = (*report)["images"][0];
@@ -175,7 +175,7 @@ TEST_CASE("missing facts give a 'cannot tell' finding, never a silent pass") {
   RuleSet set = Rules(kRules);
   Fleet fleet = TwoPools();
   fleet.pools[0].brand.reset();  // brand unknown: the 804 rule cannot decide
-  auto report = analysis::Analyze({Facts()}, fleet, set, WithReplaceDot());
+  auto report = analysis::Analyze({SeedFactsJson()}, fleet, set, WithReplaceDot());
   REQUIRE(report.ok());
   const json& first = (*report)["images"][0]["findings"][0];
   CHECK(first["rule"] == "T001");
@@ -192,7 +192,7 @@ TEST_CASE("missing facts give a 'cannot tell' finding, never a silent pass") {
 TEST_CASE("overrides: disabled rules and changed severities") {
   RuleSet set = Rules(kRules);
   REQUIRE(set.ApplyOverrides({{"no-kernel", std::nullopt, true}, {"T001", Severity::kWarning, false}}).ok());
-  auto report = analysis::Analyze({Facts()}, TwoPools(), set, WithReplaceDot());
+  auto report = analysis::Analyze({SeedFactsJson()}, TwoPools(), set, WithReplaceDot());
   REQUIRE(report.ok());
   const json& image = (*report)["images"][0];
   REQUIRE(image["findings"].size() == 2);
@@ -224,7 +224,7 @@ TEST_CASE("predictions with conditions and severities") {
         severity: error
         message: driver {{ pool.driver }}
 )");
-  json report = Run(set);
+  json report = RunRules(set);
   const json& verdicts = report["images"][0]["verdicts"];
   CHECK(verdicts[0]["status"] == "fail");
   CHECK(verdicts[0]["predicted_error"]["code"] == 803);
@@ -243,7 +243,7 @@ TEST_CASE("rule errors are tool errors with the rule's position") {
     condition: pool.driver and true
     message: x
 )");
-  auto report = analysis::Analyze({Facts()}, TwoPools(), set, BuiltinFunctions());
+  auto report = analysis::Analyze({SeedFactsJson()}, TwoPools(), set, BuiltinFunctions());
   REQUIRE(!report.ok());
   CHECK(report.error().ToString() ==
         "test-rules.yaml:7:21: rule T020: 'and' needs a boolean, got string (pool rtx3090-460)");
@@ -251,7 +251,7 @@ TEST_CASE("rule errors are tool errors with the rule's position") {
 
 TEST_CASE("no fleet: image rules only, no verdicts") {
   RuleSet set = Rules(kRules);
-  auto report = analysis::Analyze({Facts()}, Fleet{}, set, WithReplaceDot());
+  auto report = analysis::Analyze({SeedFactsJson()}, Fleet{}, set, WithReplaceDot());
   REQUIRE(report.ok());
   const json& image = (*report)["images"][0];
   CHECK(image["verdicts"].empty());

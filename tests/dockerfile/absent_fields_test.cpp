@@ -17,7 +17,7 @@ using nlohmann::json;
 namespace {
 
 // The built-in rules and the fleet, loaded once for the hundreds of runs.
-json Run(const std::vector<json>& facts, const char* fleet_yaml) {
+json RunOnAbsentFleet(const std::vector<json>& facts, const char* fleet_yaml) {
   using namespace imagelint;
   const Knowledge& knowledge = testing::rules_fixture::TestKnowledge();
   static const auto fleet = ParseFleet(fleet_yaml, "fleet.yaml", knowledge);
@@ -182,7 +182,7 @@ TEST_CASE("every built-in rule over facts with each optional field absent or nul
   size_t variants = 0;
   for (const auto& [label, facts] : documents) {
     CAPTURE(label);
-    auto base = Run({facts}, kAbsentFieldsFleet);  // the document itself first
+    auto base = RunOnAbsentFleet({facts}, kAbsentFieldsFleet);  // the document itself first
     std::set<std::pair<std::string, bool>> fields;
     Collect(schema, facts, schema.root(), "", fields);
     for (const auto& [path, to_null] : fields) {
@@ -191,7 +191,7 @@ TEST_CASE("every built-in rule over facts with each optional field absent or nul
       Apply(changed, Steps(path), 0, to_null);
       CAPTURE(path);
       CAPTURE(to_null);
-      json report = Run({changed}, kAbsentFieldsFleet);  // Run REQUIREs an ok report
+      json report = RunOnAbsentFleet({changed}, kAbsentFieldsFleet);  // Run REQUIREs an ok report
       CHECK(report["images"].size() == 1);
       ++variants;
     }

@@ -84,7 +84,7 @@ TestImage CudaImage(Compression compression) {
   return image;
 }
 
-const Knowledge& TestKnowledge() {
+const Knowledge& KindsKnowledge() {
   static const Knowledge knowledge = [] {
     auto loaded = Knowledge::LoadDefault(imagelint::testing::SourceDir());
     REQUIRE_MESSAGE(loaded.ok(), imagelint::testing::ErrorText(loaded));
@@ -131,7 +131,7 @@ TEST_CASE("facts of every input kind validate against docs/facts-schema.json") {
       WriteImage(image, kind.kind, dir / label, {.gzip_outer = kind.gzip_outer});
       auto scanned = ReadImage((dir / label).string(), {});
       REQUIRE_MESSAGE(scanned.ok(), imagelint::testing::ErrorText(scanned));
-      json facts = BuildFacts(*scanned, TestKnowledge());
+      json facts = BuildFacts(*scanned, KindsKnowledge());
       CheckFacts(label, facts);
       documents.emplace_back(label, std::move(facts));
     }
@@ -150,7 +150,7 @@ TEST_CASE("facts of every input kind validate against docs/facts-schema.json") {
   auto rootfs = ReadImage("rootfs:" + root.string(), {});
   REQUIRE_MESSAGE(rootfs.ok(), imagelint::testing::ErrorText(rootfs));
   CHECK(rootfs->metadata.kind == "rootfs");
-  json rootfs_facts = BuildFacts(*rootfs, TestKnowledge());
+  json rootfs_facts = BuildFacts(*rootfs, KindsKnowledge());
   CHECK(facts::ReadFacts(rootfs_facts, "rootfs").ok());
   CHECK(rootfs_facts["cuda"]["runtimes"].size() == 3);
   documents.emplace_back("rootfs", std::move(rootfs_facts));

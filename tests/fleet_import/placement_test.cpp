@@ -17,7 +17,7 @@ fi::GpuResolver NoGpus() {
   return fi::GpuResolver{[](std::string_view) -> std::optional<fi::GpuFacts> { return std::nullopt; }, {}};
 }
 
-nlohmann::json Verdict(const std::string& pool, const std::string& status, int code = 0, const std::string& name = "",
+nlohmann::json MakeVerdict(const std::string& pool, const std::string& status, int code = 0, const std::string& name = "",
                        std::vector<std::string> rules = {}) {
   nlohmann::json v = {{"pool", pool}, {"status", status}, {"rules", rules}};
   v["predicted_error"] = code ? nlohmann::json{{"code", code}, {"name", name}} : nlohmann::json(nullptr);
@@ -61,12 +61,12 @@ TEST_CASE("placement advice excludes exactly the failing pools of a mixed cluste
   nlohmann::json report = {{"schema", "imagelint.report/v1"}};
   nlohmann::json image = {{"ref", "registry.example/train:1.0"}, {"digest", "sha256:abc"}};
   image["verdicts"] = {
-      Verdict("a100-sxm4-80gb-550.107.02", "pass"),
-      Verdict("geforce-rtx-3090-460.67", "fail", 804, "cudaErrorCompatNotSupportedOnDevice", {"IL003"}),
-      Verdict("tesla-t4-470.256.02", "fail", 209, "cudaErrorNoKernelImageForDevice", {"IL007"}),
-      Verdict("tesla-t4-shared-470.256.02", "fail", 209, "cudaErrorNoKernelImageForDevice", {"IL007"}),
-      Verdict("a100-sxm4-40gb-mig-1g.5gb-535.104.05", "warn", 0, "", {"IL010"}),
-      Verdict("gh200-480gb-550.54.15", "pass"),
+      MakeVerdict("a100-sxm4-80gb-550.107.02", "pass"),
+      MakeVerdict("geforce-rtx-3090-460.67", "fail", 804, "cudaErrorCompatNotSupportedOnDevice", {"IL003"}),
+      MakeVerdict("tesla-t4-470.256.02", "fail", 209, "cudaErrorNoKernelImageForDevice", {"IL007"}),
+      MakeVerdict("tesla-t4-shared-470.256.02", "fail", 209, "cudaErrorNoKernelImageForDevice", {"IL007"}),
+      MakeVerdict("a100-sxm4-40gb-mig-1g.5gb-535.104.05", "warn", 0, "", {"IL010"}),
+      MakeVerdict("gh200-480gb-550.54.15", "pass"),
   };
   image["findings"] = {
       {{"rule", "IL003"}, {"severity", "error"}, {"message", "forward-compat libcuda on a GeForce GPU\nsecond line"},
@@ -107,8 +107,8 @@ TEST_CASE("placement advice for hand-written pools derives labels and refuses am
   fleet.pools = {a, b, c};
 
   nlohmann::json image = {{"ref", "img"}};
-  image["verdicts"] = {Verdict("a100", "pass"), Verdict("a100-old-toolkit", "fail", 804, "cudaErrorCompatNotSupportedOnDevice"),
-                       Verdict("l4", "pass")};
+  image["verdicts"] = {MakeVerdict("a100", "pass"), MakeVerdict("a100-old-toolkit", "fail", 804, "cudaErrorCompatNotSupportedOnDevice"),
+                       MakeVerdict("l4", "pass")};
   nlohmann::json report = {{"images", {image}}};
   auto advice = fi::RenderPlacementAdvice(report, fleet);
   REQUIRE_MESSAGE(advice.ok(), imagelint::testing::ErrorText(advice));
@@ -134,8 +134,8 @@ TEST_CASE("placement advice when nothing passes, and for several images") {
   p.driver = "470.256.02";
   p.selector_labels = {{"nvidia.com/gpu.product", "Tesla-T4"}};
   fleet.pools = {p};
-  nlohmann::json failing = {{"ref", "a"}, {"verdicts", {Verdict("t4", "fail", 35, "cudaErrorInsufficientDriver")}}};
-  nlohmann::json passing = {{"ref", "b"}, {"verdicts", {Verdict("t4", "pass")}}};
+  nlohmann::json failing = {{"ref", "a"}, {"verdicts", {MakeVerdict("t4", "fail", 35, "cudaErrorInsufficientDriver")}}};
+  nlohmann::json passing = {{"ref", "b"}, {"verdicts", {MakeVerdict("t4", "pass")}}};
   nlohmann::json report = {{"images", {failing, passing}}};
   auto advice = fi::RenderPlacementAdvice(report, fleet);
   REQUIRE(advice.ok());

@@ -71,7 +71,7 @@ struct Fixture {
   }
 };
 
-const json& Verdict(const json& image, const std::string& pool) {
+const json& ImageVerdict(const json& image, const std::string& pool) {
   for (const auto& verdict : image["verdicts"])
     if (verdict["pool"] == pool) return verdict;
   FAIL("no verdict for " << pool);
@@ -102,9 +102,9 @@ TEST_CASE("Scan: an image and its facts document give the same verdicts") {
   CHECK(f.warnings.empty());
   CHECK(fs::is_directory(f.dir / "cache" / "layers"));  // read through the context's cache
   const json& image = result->report["images"][0];
-  CHECK(Verdict(image, "old-470")["status"] == "fail");
-  CHECK(Verdict(image, "old-470")["predicted_error"]["name"] == "requirement-unsatisfied");
-  CHECK(Verdict(image, "new-550")["status"] == "pass");
+  CHECK(ImageVerdict(image, "old-470")["status"] == "fail");
+  CHECK(ImageVerdict(image, "old-470")["predicted_error"]["name"] == "requirement-unsatisfied");
+  CHECK(ImageVerdict(image, "new-550")["status"] == "pass");
   CHECK(result->report["summary"]["verdicts"]["fail"] == 1);  // finalised
   CHECK(result->fleet.pools.size() == 2);
 
@@ -180,8 +180,8 @@ TEST_CASE("Scan: a Dockerfile input, its build args, target and inline ignores")
   CHECK(strict->exit_code == 0);
   // (the image holds no GPU code beyond the toolkit's libraries, so the
   // kernel rules are decided and the warning is the verdict)
-  CHECK(Verdict(strict->report["images"][0], "old-470")["status"] == "warn");
-  CHECK(Verdict(strict->report["images"][0], "old-470")["predicted_error"].is_null());
+  CHECK(ImageVerdict(strict->report["images"][0], "old-470")["status"] == "warn");
+  CHECK(ImageVerdict(strict->report["images"][0], "old-470")["predicted_error"].is_null());
   bool disputed = false;
   for (const auto& finding : strict->report["images"][0]["findings"]) disputed = disputed || finding["rule"] == "IL015";
   CHECK(disputed);
@@ -189,7 +189,7 @@ TEST_CASE("Scan: a Dockerfile input, its build args, target and inline ignores")
   auto older = Scan(request, f.context);
   REQUIRE(older.ok());
   CHECK(older->exit_code == 0);
-  CHECK(Verdict(older->report["images"][0], "old-470")["status"] == "pass");  // minor-version compatibility, no PTX
+  CHECK(ImageVerdict(older->report["images"][0], "old-470")["status"] == "pass");  // minor-version compatibility, no PTX
   request.target = "nope";
   auto missing = Scan(request, f.context);
   REQUIRE_FALSE(missing.ok());
@@ -214,7 +214,7 @@ TEST_CASE("Scan: an inline ignore above FROM suppresses the platform mismatch it
   auto strict = Scan(request, f.context);
   REQUIRE_MESSAGE(strict.ok(), imagelint::testing::ErrorText(strict));
   const json& loud = strict->report["images"][0];
-  CHECK(Verdict(loud, "gh200-arm64")["status"] == "fail");
+  CHECK(ImageVerdict(loud, "gh200-arm64")["status"] == "fail");
   bool located = false;
   for (const auto& finding : loud["findings"]) {
     if (finding["rule"] != "IL013") continue;
@@ -231,7 +231,7 @@ TEST_CASE("Scan: an inline ignore above FROM suppresses the platform mismatch it
   CHECK(image["suppressed"][0]["rule"] == "IL013");
   CHECK(image["suppressed"][0]["suppressed_by"]["origin"] == "inline");
   CHECK(ignored->report["ignores"]["unused"].empty());
-  CHECK(Verdict(image, "gh200-arm64")["status"] != "fail");
+  CHECK(ImageVerdict(image, "gh200-arm64")["status"] != "fail");
 }
 
 TEST_CASE("Scan: errors name the input, fleet, rule or data directory that failed") {

@@ -15,12 +15,12 @@ using nvtest::K;
 using nvtest::MakePool;
 
 namespace {
-json Driver(const std::string& path, const std::string& version, const std::string& kind, json note = json::object()) {
+json DriverRow(const std::string& path, const std::string& version, const std::string& kind, json note = json::object()) {
   json row = {{"path", path}, {"kind", kind}, {"note", note}, {"aliases", json::array()}};
   row["version"] = version.empty() ? json(nullptr) : json(version);
   return row;
 }
-json Facts(json drivers, json env = json::object(), json loader = json::object()) {
+json DriverFacts(json drivers, json env = json::object(), json loader = json::object()) {
   if (!loader.contains("ld_library_path")) {
     json dirs = json::array();
     if (env.contains("LD_LIBRARY_PATH")) {
@@ -59,7 +59,7 @@ const json kNote590 = {{"Format", 1},
 json SeedFacts(bool compat_deleted = false) {
   json drivers = json::array();
   if (!compat_deleted) {
-    json row = Driver("/usr/local/cuda-11.3/compat/libcuda.so.465.19.01", "465.19.01", "compat");
+    json row = DriverRow("/usr/local/cuda-11.3/compat/libcuda.so.465.19.01", "465.19.01", "compat");
     row["toolkit_dir"] = "11.3";
     row["aliases"] = {"/usr/local/cuda-11.3/compat/libcuda.so.1", "/usr/local/cuda-11.3/compat/libcuda.so"};
     drivers.push_back(row);
@@ -70,34 +70,34 @@ json SeedFacts(bool compat_deleted = false) {
               {"LD_LIBRARY_PATH", "/usr/local/nvidia/lib:/usr/local/nvidia/lib64"},
               {"NVIDIA_VISIBLE_DEVICES", "all"},
               {"NVIDIA_DRIVER_CAPABILITIES", "compute,utility"}};
-  return Facts(drivers, env);
+  return DriverFacts(drivers, env);
 }
 }  // namespace
 
 TEST_CASE("enable-cuda-compat hook, major-compare fallback without an ELF note (upstream TestCompatLibs)") {
-  auto select = [](json drivers, const std::string& host) { return SelectLibcuda(Facts(drivers), HookPool(host), K()); };
+  auto select = [](json drivers, const std::string& host) { return SelectLibcuda(DriverFacts(drivers), HookPool(host), K()); };
   CHECK(select(json::array(), "222.55.66").kind == "host");                                                       // J1
-  auto j2 = select({Driver("/usr/local/cuda/compat/libcuda.so.333.88.99", "333.88.99", "compat")}, "222.55.66");  // J2/J3
+  auto j2 = select({DriverRow("/usr/local/cuda/compat/libcuda.so.333.88.99", "333.88.99", "compat")}, "222.55.66");  // J2/J3
   CHECK(j2.kind == "compat");
   CHECK(j2.path == "/usr/local/cuda/compat/libcuda.so.333.88.99");
   CHECK(j2.via == "toolkit");
-  CHECK(select({Driver("/usr/local/cuda/compat/libcuda.so.111.88.99", "111.88.99", "compat")}, "222.55.66").kind == "host");  // J4
-  CHECK(select({Driver("/usr/local/cuda/compat/libcuda.so.222.88.99", "222.88.99", "compat")}, "222.55.66").kind == "host");  // J5
-  CHECK(select({Driver("/usr/local/cuda/compat/libcuda.so.222.88.99", "222.88.99", "compat")}, "99.55.66").kind ==
+  CHECK(select({DriverRow("/usr/local/cuda/compat/libcuda.so.111.88.99", "111.88.99", "compat")}, "222.55.66").kind == "host");  // J4
+  CHECK(select({DriverRow("/usr/local/cuda/compat/libcuda.so.222.88.99", "222.88.99", "compat")}, "222.55.66").kind == "host");  // J5
+  CHECK(select({DriverRow("/usr/local/cuda/compat/libcuda.so.222.88.99", "222.88.99", "compat")}, "99.55.66").kind ==
         "compat");                                                                                                  // J6
-  CHECK(select({Driver("/usr/local/cuda/compat/libcuda.so.222.88.99", "222.88.99", "compat")}, "").kind == "host");  // J7
-  auto j8 = select({Driver("/etc/alternatives/cuda/compat/libcuda.so.333.88.99", "333.88.99", "compat")}, "222.55.66");
+  CHECK(select({DriverRow("/usr/local/cuda/compat/libcuda.so.222.88.99", "222.88.99", "compat")}, "").kind == "host");  // J7
+  auto j8 = select({DriverRow("/etc/alternatives/cuda/compat/libcuda.so.333.88.99", "333.88.99", "compat")}, "222.55.66");
   CHECK(j8.kind == "compat");                                                                                       // J8
   CHECK(j8.path == "/etc/alternatives/cuda/compat/libcuda.so.333.88.99");
-  CHECK(select({Driver("/compat/libcuda.so.333.88.99", "333.88.99", "compat")}, "222.55.66").kind == "compat");     // J9
+  CHECK(select({DriverRow("/compat/libcuda.so.333.88.99", "333.88.99", "compat")}, "222.55.66").kind == "compat");     // J9
   // J10 with the default root: compat/ holds an older library, compat-other/ is not the root.
-  CHECK(select({Driver("/usr/local/cuda/compat/libcuda.so.111.88.99", "111.88.99", "compat"),
-                Driver("/usr/local/cuda/compat-other/libcuda.so.333.88.99", "333.88.99", "compat")},
+  CHECK(select({DriverRow("/usr/local/cuda/compat/libcuda.so.111.88.99", "111.88.99", "compat"),
+                DriverRow("/usr/local/cuda/compat-other/libcuda.so.333.88.99", "333.88.99", "compat")},
                "222.55.66")
             .kind == "host");
   // Own: two libcuda.so.*.* in the compat dir -> the hook does nothing.
-  CHECK(select({Driver("/usr/local/cuda/compat/libcuda.so.333.88.99", "333.88.99", "compat"),
-                Driver("/usr/local/cuda/compat/libcuda.so.334.1.1", "334.1.1", "compat")},
+  CHECK(select({DriverRow("/usr/local/cuda/compat/libcuda.so.333.88.99", "333.88.99", "compat"),
+                DriverRow("/usr/local/cuda/compat/libcuda.so.334.1.1", "334.1.1", "compat")},
                "222.55.66")
             .kind == "host");
   // The decision function itself.
@@ -123,7 +123,7 @@ TEST_CASE("ELF note cases, 575.57.08, CUDA 12.9, Driver [535..575] (upstream Tes
   CHECK(CompatWouldBeUsed("hook-elf", "575.57.08", "570.10.10"));
   // Through SelectLibcuda with toolkit 1.20.0 (e2e: 580.105.08 host + 13.0.3 compat 580.126.20 -> used).
   json note580 = {{"CUDA Version", "13.0"}, {"Driver", {535, 550, 570, 575, 580}}};
-  auto facts = Facts({Driver("/usr/local/cuda-13.0/compat/libcuda.so.580.126.20", "580.126.20", "compat", note580)});
+  auto facts = DriverFacts({DriverRow("/usr/local/cuda-13.0/compat/libcuda.so.580.126.20", "580.126.20", "compat", note580)});
   CHECK(SelectLibcuda(facts, HookPool("580.105.08", "1.20.0"), K()).kind == "compat");
   CHECK(SelectLibcuda(facts, HookPool("580.105.08", "1.19.1"), K()).kind == "host");  // major compare: same major
 }
@@ -244,7 +244,7 @@ TEST_CASE("container-toolkit version timeline: compat mechanism per launch path"
   CHECK(CompatWouldBeUsed("ldconfig", "465.19.01", "460.67"));
   CHECK_FALSE(CompatWouldBeUsed("ldconfig", "460.91.03", "460.67"));
   // The 1.17.5/1.17.6 hook needs /etc/ld.so.cache in the image.
-  json facts = Facts({Driver("/usr/local/cuda/compat/libcuda.so.550.54.15", "550.54.15", "compat")}, json::object(),
+  json facts = DriverFacts({DriverRow("/usr/local/cuda/compat/libcuda.so.550.54.15", "550.54.15", "compat")}, json::object(),
                      {{"ld_so_cache", false}});
   Pool pool = HookPool("535.104.05", "1.17.5");
   CHECK(SelectLibcuda(facts, pool, K()).kind == "host");
@@ -269,10 +269,10 @@ TEST_CASE("images that force a libcuda: LD_LIBRARY_PATH, ld.so.conf, stubs, bund
     CHECK(older.error_name == "cudaErrorSystemDriverMismatch");
   }
   SUBCASE("forced compat with an ELF note: host branch listed or not") {
-    json row = Driver("/usr/local/cuda-13.1/compat/libcuda.so.590.44.01", "590.44.01", "compat", kNote590);
+    json row = DriverRow("/usr/local/cuda-13.1/compat/libcuda.so.590.44.01", "590.44.01", "compat", kNote590);
     row["toolkit_dir"] = "13.1";
     row["aliases"] = {"/usr/local/cuda-13.1/compat/libcuda.so.1"};
-    json facts = Facts({row}, {{"LD_LIBRARY_PATH", "/usr/local/cuda-13.1/compat"}});
+    json facts = DriverFacts({row}, {{"LD_LIBRARY_PATH", "/usr/local/cuda-13.1/compat"}});
     auto h100 = MakePool("NVIDIA H100 80GB HBM3", "570.124.06", "1.17.4");
     auto ok = CheckDriverCompat("13.1.80", SelectLibcuda(facts, h100, K()), h100, K());
     CHECK(ok.ok);
@@ -283,8 +283,8 @@ TEST_CASE("images that force a libcuda: LD_LIBRARY_PATH, ld.so.conf, stubs, bund
     CHECK(mismatch.message.find("not one") != std::string::npos);
   }
   SUBCASE("compat dir in the image's ld.so.conf: never before the driver dirs on legacy paths (ldconfig's command line); in CDI modes only before 00-nvcr") {
-    json row = Driver("/usr/local/cuda-12.4/compat/libcuda.so.550.54.15", "550.54.15", "compat");
-    json facts = Facts({row}, json::object(),
+    json row = DriverRow("/usr/local/cuda-12.4/compat/libcuda.so.550.54.15", "550.54.15", "compat");
+    json facts = DriverFacts({row}, json::object(),
                        {{"ld_so_conf", {{{"dir", "/usr/local/cuda/compat"}, {"file", "/etc/ld.so.conf.d/cuda-compat.conf"}}}}});
     auto legacy = MakePool("Tesla T4", "535.104.05", "1.17.4");
     // Legacy: libnvidia-container runs ldconfig with the driver directories as
@@ -298,11 +298,11 @@ TEST_CASE("images that force a libcuda: LD_LIBRARY_PATH, ld.so.conf, stubs, bund
     CHECK(SelectLibcuda(facts, cdi, K()).kind == "compat");
   }
   SUBCASE("stub directory on the loader path -> 34") {
-    json linked = Driver("/usr/local/cuda-12.4/targets/x86_64-linux/lib/stubs/libcuda.so", "", "stub");
+    json linked = DriverRow("/usr/local/cuda-12.4/targets/x86_64-linux/lib/stubs/libcuda.so", "", "stub");
     linked["aliases"] = {"/usr/local/cuda-12.4/targets/x86_64-linux/lib/stubs/libcuda.so.1"};  // ln -s libcuda.so libcuda.so.1
-    json facts = Facts({linked}, {{"LD_LIBRARY_PATH", "/usr/local/cuda/lib64/stubs:/usr/local/cuda/lib64"}});
+    json facts = DriverFacts({linked}, {{"LD_LIBRARY_PATH", "/usr/local/cuda/lib64/stubs:/usr/local/cuda/lib64"}});
     // Without the .so.1 name the loader does not find it there (cudart dlopens libcuda.so.1).
-    json bare = Facts({Driver("/usr/local/cuda-12.4/targets/x86_64-linux/lib/stubs/libcuda.so", "", "stub")},
+    json bare = DriverFacts({DriverRow("/usr/local/cuda-12.4/targets/x86_64-linux/lib/stubs/libcuda.so", "", "stub")},
                       {{"LD_LIBRARY_PATH", "/usr/local/cuda/lib64/stubs:/usr/local/cuda/lib64"}});
     CHECK(SelectLibcuda(bare, MakePool("Tesla T4", "550.54.15", "1.17.7"), K()).kind == "host");
     auto pool = MakePool("Tesla T4", "550.54.15", "1.17.7");
@@ -312,24 +312,24 @@ TEST_CASE("images that force a libcuda: LD_LIBRARY_PATH, ld.so.conf, stubs, bund
     CHECK(compat.error == 34);
     CHECK(compat.error_name == "cudaErrorStubLibrary");
     // Stubs only on LIBRARY_PATH (link time) are harmless.
-    json harmless = Facts({Driver("/usr/local/cuda-12.4/targets/x86_64-linux/lib/stubs/libcuda.so", "", "stub")},
+    json harmless = DriverFacts({DriverRow("/usr/local/cuda-12.4/targets/x86_64-linux/lib/stubs/libcuda.so", "", "stub")},
                           {{"LIBRARY_PATH", "/usr/local/cuda/lib64/stubs"}});
     CHECK(SelectLibcuda(harmless, pool, K()).kind == "host");
     // Any toolkit target folds into lib64, not only the ones of today's images.
     for (const char* target : {"x86_64-linux", "sbsa-linux", "ppc64le-linux"}) {
       CAPTURE(target);
-      json stub = Driver("/usr/local/cuda-12.4/targets/" + std::string(target) + "/lib/stubs/libcuda.so", "", "stub");
+      json stub = DriverRow("/usr/local/cuda-12.4/targets/" + std::string(target) + "/lib/stubs/libcuda.so", "", "stub");
       stub["aliases"] = {"/usr/local/cuda-12.4/targets/" + std::string(target) + "/lib/stubs/libcuda.so.1"};
-      json other = Facts({stub}, {{"LD_LIBRARY_PATH", "/usr/local/cuda/lib64/stubs"}});
+      json other = DriverFacts({stub}, {{"LD_LIBRARY_PATH", "/usr/local/cuda/lib64/stubs"}});
       CHECK(SelectLibcuda(other, pool, K()).kind == "stub");
     }
     // "targets/x/libexec" is not the library directory.
-    json libexec = Facts({Driver("/usr/local/cuda-12.4/targets/x86_64-linux/libexec/libcuda.so", "", "stub")},
+    json libexec = DriverFacts({DriverRow("/usr/local/cuda-12.4/targets/x86_64-linux/libexec/libcuda.so", "", "stub")},
                          {{"LD_LIBRARY_PATH", "/usr/local/cuda/lib64exec"}});
     CHECK(SelectLibcuda(libexec, pool, K()).kind == "host");
   }
   SUBCASE("a libcuda baked into /usr/lib: ldconfig picks the highest version") {
-    json facts = Facts({Driver("/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15", "550.54.15", "bundled")});
+    json facts = DriverFacts({DriverRow("/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15", "550.54.15", "bundled")});
     auto geforce = MakePool("NVIDIA GeForce RTX 4090", "535.104.05", "1.17.7");
     auto selection = SelectLibcuda(facts, geforce, K());
     CHECK(selection.kind == "bundled");
@@ -341,8 +341,8 @@ TEST_CASE("images that force a libcuda: LD_LIBRARY_PATH, ld.so.conf, stubs, bund
 }
 
 TEST_CASE("the facts' libcuda_candidates locate a library behind links the aliases do not show") {
-  json row = Driver("/opt/vendor/lib/libcuda.so.550.54.15", "550.54.15", "bundled");
-  json facts = Facts({row}, {{"LD_LIBRARY_PATH", "/opt/app/lib"}},
+  json row = DriverRow("/opt/vendor/lib/libcuda.so.550.54.15", "550.54.15", "bundled");
+  json facts = DriverFacts({row}, {{"LD_LIBRARY_PATH", "/opt/app/lib"}},
                      {{"libcuda_candidates",
                        {{{"dir", "/opt/app/lib"},
                          {"via", "LD_LIBRARY_PATH"},

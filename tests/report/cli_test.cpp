@@ -55,13 +55,13 @@ rules:
   }
 };
 
-testing::CommandResult Run(const TestRules& t, std::vector<std::string> args) {
+testing::CommandResult RunCli(const TestRules& t, std::vector<std::string> args) {
   return testing::RunImagelint(args, "", t.Env());
 }
 
 TEST_CASE("imagelint rules: id, severity, scope, one-line summary") {
   TestRules t;
-  auto result = Run(t, {"rules", "--no-config"});
+  auto result = RunCli(t, {"rules", "--no-config"});
   REQUIRE_MESSAGE(result.exit_code == 0, result.err);
   CHECK(result.out.find("T001   warning   image  Always warns") != std::string::npos);
   CHECK(result.out.find("T002   note      image  Always notes") != std::string::npos);
@@ -69,14 +69,14 @@ TEST_CASE("imagelint rules: id, severity, scope, one-line summary") {
   std::string line;
   while (std::getline(lines, line)) CHECK(line.size() <= 80);
 
-  auto json_out = Run(t, {"rules", "--no-config", "--severity", "T001=error", "--disable", "T002", "--format", "json"});
+  auto json_out = RunCli(t, {"rules", "--no-config", "--severity", "T001=error", "--disable", "T002", "--format", "json"});
   REQUIRE_MESSAGE(json_out.exit_code == 0, json_out.err);
   json list = json::parse(json_out.out);
   REQUIRE(list.size() == 2);
   CHECK(list[0]["severity"] == "error");
   CHECK(list[1]["enabled"] == false);
 
-  auto unknown = Run(t, {"rules", "--no-config", "--severity", "T999=error"});
+  auto unknown = RunCli(t, {"rules", "--no-config", "--severity", "T999=error"});
   CHECK(unknown.exit_code == 2);
   CHECK(unknown.err.find("T999") != std::string::npos);
 }
@@ -84,33 +84,33 @@ TEST_CASE("imagelint rules: id, severity, scope, one-line summary") {
 TEST_CASE("imagelint rules: the config file applies; its errors name file:line:column") {
   TestRules t;
   testing::WriteFileText(t.dir / "good.yaml", "severity:\n  T002: error\n");
-  auto good = Run(t, {"rules", "--config", (t.dir / "good.yaml").string()});
+  auto good = RunCli(t, {"rules", "--config", (t.dir / "good.yaml").string()});
   REQUIRE_MESSAGE(good.exit_code == 0, good.err);
   CHECK(good.out.find("T002   error") != std::string::npos);
 
   testing::WriteFileText(t.dir / "bad.yaml", "fleet: a.yaml\nfail_on: error\n");
-  auto bad = Run(t, {"rules", "--config", (t.dir / "bad.yaml").string()});
+  auto bad = RunCli(t, {"rules", "--config", (t.dir / "bad.yaml").string()});
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("bad.yaml:2:1: unknown setting 'fail_on'") != std::string::npos);
 
-  auto missing = Run(t, {"rules", "--config", (t.dir / "absent.yaml").string()});
+  auto missing = RunCli(t, {"rules", "--config", (t.dir / "absent.yaml").string()});
   CHECK(missing.exit_code == 2);
 }
 
 TEST_CASE("imagelint explain: prints the docs page, by id or name") {
   TestRules t;
-  auto by_id = Run(t, {"explain", "T001", "--no-config"});
+  auto by_id = RunCli(t, {"explain", "T001", "--no-config"});
   REQUIRE_MESSAGE(by_id.exit_code == 0, by_id.err);
   CHECK(by_id.out == "# T001 always-warn\n\nFires on every image.\n");
-  auto by_name = Run(t, {"explain", "always-warn", "--no-config"});
+  auto by_name = RunCli(t, {"explain", "always-warn", "--no-config"});
   CHECK(by_name.out == by_id.out);
-  auto lower = Run(t, {"explain", "t001", "--no-config"});
+  auto lower = RunCli(t, {"explain", "t001", "--no-config"});
   CHECK(lower.out == by_id.out);
-  auto unknown = Run(t, {"explain", "T404", "--no-config"});
+  auto unknown = RunCli(t, {"explain", "T404", "--no-config"});
   CHECK(unknown.exit_code == 2);
   CHECK(unknown.err.find("T404: no such rule") != std::string::npos);
   fs::remove(t.dir / "docs" / "rules" / "T002.md");
-  auto undocumented = Run(t, {"explain", "T002", "--no-config"});
+  auto undocumented = RunCli(t, {"explain", "T002", "--no-config"});
   CHECK(undocumented.exit_code == 2);
   CHECK(undocumented.err.find("no documentation page") != std::string::npos);
 }
@@ -127,22 +127,22 @@ TEST_CASE("built-in rules: `imagelint explain` works for every listed rule") {
 TEST_CASE("scan: exit codes of --fail-on, --min-severity, --ignore, --format") {
   TestRules t;
   std::string rootfs = (t.dir / "rootfs").string();
-  auto plain = Run(t, {"scan", rootfs, "--no-config", "--no-cache"});
+  auto plain = RunCli(t, {"scan", rootfs, "--no-config", "--no-cache"});
   CHECK_MESSAGE(plain.exit_code == 0, plain.err);  // a warning and a note; --fail-on error
   CHECK(plain.out.find("T001") != std::string::npos);
-  auto warn = Run(t, {"scan", rootfs, "--no-config", "--no-cache", "--fail-on", "warning"});
+  auto warn = RunCli(t, {"scan", rootfs, "--no-config", "--no-cache", "--fail-on", "warning"});
   CHECK(warn.exit_code == 1);
   // Hidden below --min-severity, still gating.
-  auto hidden = Run(t, {"scan", rootfs, "--no-config", "--no-cache", "--fail-on", "note", "--min-severity", "error"});
+  auto hidden = RunCli(t, {"scan", rootfs, "--no-config", "--no-cache", "--fail-on", "note", "--min-severity", "error"});
   CHECK(hidden.exit_code == 1);
   CHECK(hidden.out.find("below --min-severity error") != std::string::npos);
-  auto none = Run(t, {"scan", rootfs, "--no-config", "--no-cache", "--fail-on", "none"});
+  auto none = RunCli(t, {"scan", rootfs, "--no-config", "--no-cache", "--fail-on", "none"});
   CHECK(none.exit_code == 0);
-  auto ignored = Run(t, {"scan", rootfs, "--no-config", "--no-cache", "--fail-on", "warning", "--ignore",
+  auto ignored = RunCli(t, {"scan", rootfs, "--no-config", "--no-cache", "--fail-on", "warning", "--ignore",
                          "T001=accepted in this test"});
   CHECK_MESSAGE(ignored.exit_code == 0, ignored.err);
   CHECK(ignored.out.find("1 suppressed") != std::string::npos);
-  auto files = Run(t, {"scan", rootfs, "--no-config", "--no-cache", "--format",
+  auto files = RunCli(t, {"scan", rootfs, "--no-config", "--no-cache", "--format",
                        "json=" + (t.dir / "r.json").string(), "--format", "sarif=" + (t.dir / "r.sarif").string(),
                        "--format", "junit"});
   CHECK_MESSAGE(files.exit_code == 0, files.err);
@@ -153,24 +153,24 @@ TEST_CASE("scan: exit codes of --fail-on, --min-severity, --ignore, --format") {
   json sarif = json::parse(testing::ReadFileText(t.dir / "r.sarif"));
   CHECK(sarif["runs"][0]["results"].size() == 2);
   // A typo in --ignore is an error, as the same typo in --severity is.
-  auto typo = Run(t, {"scan", rootfs, "--no-config", "--no-cache", "--ignore", "T01=typo"});
+  auto typo = RunCli(t, {"scan", rootfs, "--no-config", "--no-cache", "--ignore", "T01=typo"});
   CHECK(typo.exit_code == 2);
   CHECK_MESSAGE(typo.err.find("--ignore: no rule named 'T01' (did you mean T001?)") != std::string::npos, typo.err);
-  auto pages = Run(t, {"scan", rootfs, "--no-config", "--no-cache", "--format", "html=" + (t.dir / "r.html").string(),
+  auto pages = RunCli(t, {"scan", rootfs, "--no-config", "--no-cache", "--format", "html=" + (t.dir / "r.html").string(),
                        "--format", "gitlab", "--fail-on-undecided"});
   CHECK_MESSAGE(pages.exit_code == 0, pages.err);
   CHECK(testing::ReadFileText(t.dir / "r.html").rfind("<!DOCTYPE html>", 0) == 0);
   json quality = json::parse(pages.out);
   REQUIRE(quality.is_array());
   CHECK(quality.size() == 2);
-  auto two_stdout = Run(t, {"scan", rootfs, "--no-config", "--no-cache", "--format", "json", "--format", "text"});
+  auto two_stdout = RunCli(t, {"scan", rootfs, "--no-config", "--no-cache", "--format", "json", "--format", "text"});
   CHECK(two_stdout.exit_code == 2);
-  auto bad_level = Run(t, {"scan", rootfs, "--no-config", "--no-cache", "--fail-on", "fatal"});
+  auto bad_level = RunCli(t, {"scan", rootfs, "--no-config", "--no-cache", "--fail-on", "fatal"});
   CHECK(bad_level.exit_code == 2);
   testing::WriteFileText(t.dir / "strict.yaml", "fail-on: warning\n");
-  auto from_config = Run(t, {"scan", rootfs, "--no-cache", "--config", (t.dir / "strict.yaml").string()});
+  auto from_config = RunCli(t, {"scan", rootfs, "--no-cache", "--config", (t.dir / "strict.yaml").string()});
   CHECK(from_config.exit_code == 1);
-  auto flag_wins = Run(t, {"scan", rootfs, "--no-cache", "--config", (t.dir / "strict.yaml").string(), "--fail-on", "error"});
+  auto flag_wins = RunCli(t, {"scan", rootfs, "--no-cache", "--config", (t.dir / "strict.yaml").string(), "--fail-on", "error"});
   CHECK(flag_wins.exit_code == 0);
 }
 

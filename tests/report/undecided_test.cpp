@@ -18,7 +18,7 @@ using nlohmann::json;
 using testing::SampleReport;
 using testing::UndecidedReport;
 
-RenderOptions Options() {
+RenderOptions UndecidedOptions() {
   RenderOptions options;
   options.docs_dir = "/nonexistent";
   return options;
@@ -53,7 +53,7 @@ TEST_CASE("undecided in every format, with the missing fact in user terms") {
       "the CUDA runtime (libcudart) and the GPU code (SASS/PTX) of the binaries of the base image "
       "`registry.corp/ml/base:2024.06` are unknown";
 
-  std::string text = RenderText(report, Options());
+  std::string text = RenderText(report, UndecidedOptions());
   CHECK(text.find("  rtx3090-460  undecided  cannot tell: IL002, IL007\n") != std::string::npos);
   CHECK(text.find("UNDECIDED (2 findings, 1 root cause): imagelint cannot tell; these are not warnings") != std::string::npos);
   CHECK(text.find("warning IL002") == std::string::npos);
@@ -70,7 +70,7 @@ TEST_CASE("undecided in every format, with the missing fact in user terms") {
   CHECK(squeezed.find("why: base image registry.corp/ml/base:2024.06 is not in base-images.yaml") != std::string::npos);
   CHECK(text.find("cuda.runtimes") == std::string::npos);  // no internal field names
 
-  json sarif = json::parse(RenderSarif(report, rules, Options()));
+  json sarif = json::parse(RenderSarif(report, rules, UndecidedOptions()));
   const json* il002 = Result(sarif, "IL002");
   REQUIRE(il002 != nullptr);
   CHECK((*il002)["kind"] == "review");
@@ -88,17 +88,17 @@ TEST_CASE("undecided in every format, with the missing fact in user terms") {
   CHECK(xml.find("<testsuites name=\"imagelint\" tests=\"3\" failures=\"1\" errors=\"0\" skipped=\"2\">") !=
         std::string::npos);
 
-  RenderOptions located = Options();
+  RenderOptions located = UndecidedOptions();
   std::string github = RenderGithub(report, located);
   CHECK(github.find("::notice file=services/train/Dockerfile,line=3,title=IL002 driver-too-old undecided") !=
         std::string::npos);
   CHECK(github.find("::warning file=services/train/Dockerfile,line=3,title=IL002") == std::string::npos);
 
-  std::string md = RenderMarkdown(report, rules, Options());
+  std::string md = RenderMarkdown(report, rules, UndecidedOptions());
   CHECK(md.find("❔ undecided (cannot tell: IL002, IL007)") != std::string::npos);
   CHECK(md.find("- ❔ **undecided IL002, IL007**") != std::string::npos);
 
-  json gitlab = json::parse(RenderGitlab(report, Options()));
+  json gitlab = json::parse(RenderGitlab(report, UndecidedOptions()));
   bool found = false;
   for (const auto& issue : gitlab) {
     if (issue["check_name"] != "IL002") continue;
@@ -108,7 +108,7 @@ TEST_CASE("undecided in every format, with the missing fact in user terms") {
   }
   CHECK(found);
 
-  std::string html = RenderHtml(report, rules, Options());
+  std::string html = RenderHtml(report, rules, UndecidedOptions());
   CHECK(html.find("<td class=\"verdict verdict-undecided\" data-image=\"services/train/Dockerfile\" "
                   "data-pool=\"rtx3090-460\" data-status=\"undecided\">") != std::string::npos);
   CHECK(html.find("<div class=\"card undecided\"") != std::string::npos);
@@ -121,11 +121,11 @@ TEST_CASE("undecided in every format, with the missing fact in user terms") {
         "the CUDA runtime (libcudart) of the base image `registry.corp/ml/base:2024.06` is unknown");
 
   testing::CheckGolden("report/golden/undecided.txt", text);
-  testing::CheckGolden("report/golden/undecided.sarif", RenderSarif(report, rules, Options()));
+  testing::CheckGolden("report/golden/undecided.sarif", RenderSarif(report, rules, UndecidedOptions()));
   testing::CheckGolden("report/golden/undecided.junit.xml", xml);
   testing::CheckGolden("report/golden/undecided.github.txt", github);
   testing::CheckGolden("report/golden/undecided.md", md);
-  testing::CheckGolden("report/golden/undecided.gitlab.json", RenderGitlab(report, Options()));
+  testing::CheckGolden("report/golden/undecided.gitlab.json", RenderGitlab(report, UndecidedOptions()));
   testing::CheckGolden("report/golden/undecided.html", html);
 }
 
