@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -168,6 +169,24 @@ class BaseResolver {
   virtual Result<BaseLookup> Resolve(const std::string& ref, const std::string& platform) = 0;
 };
 
+// A file of the build context that COPY/ADD puts into the image.
+struct ContextFile {
+  std::string host_path;   // where it is read from, inside the context directory
+  std::string image_path;  // where the image has it, no leading '/' ("app/lib/libkern.so")
+  std::string context_path;  // as the context names it ("lib/libkern.so")
+};
+
+// Reads the machine code COPY/ADD bring from the build context with the same
+// ELF and fatbin analyzers an image scan uses (the pipeline's reader; tests
+// pass fakes). Returns the binaries[] rows of those files that hold GPU code
+// or need a CUDA library, each with `path` the image path; an error when a
+// file cannot be read (the binaries then stay undecided, saying why).
+class ContextBinaryReader {
+ public:
+  virtual ~ContextBinaryReader() = default;
+  virtual Result<std::vector<facts::Binary>> Read(const std::vector<ContextFile>& files) = 0;
+};
+
 // Bounds on what Dockerfile mode reads from a build context: every file is
 // untrusted input (a pull request may add any file to the repository).
 struct ContextLimits {
@@ -177,6 +196,8 @@ struct ContextLimits {
   int max_include_depth = 16;           // -r inside -r ... (pip has no bound; a cycle is reported)
   size_t max_walk_entries = 20000;      // directory entries looked at for the files COPY brings
   int max_walk_depth = 32;              // directory depth of that walk
+  size_t max_binary_files = 256;        // ELF files COPY brings that are read for GPU code
+  uint64_t max_binary_bytes = 4ull << 30;  // their bytes, all of them together
 };
 
 struct DockerfileOptions {
@@ -216,6 +237,10 @@ struct DockerfileOptions {
   std::string context_dir;
   bool no_context = false;
   ContextLimits context_limits;
+  // Reads the ELF files COPY/ADD bring from the context for their GPU code;
+  // null = they are found but not read (the binaries stay undecided, naming
+  // them). Not owned; must outlive the call.
+  ContextBinaryReader* context_binaries = nullptr;
 };
 
 struct DockerfileAnalysis {

@@ -56,6 +56,20 @@ nlohmann::json BuildFacts(const ScannedImage& image, const Knowledge& knowledge)
 // uncompressed_size}], problems[].
 facts::Image BuildImageFacts(const ScannedImage& image);
 
+// A file of the host read as if an image held it at `image_path` (Dockerfile
+// mode: what COPY brings from the build context).
+struct HostFileInImage {
+  std::string host_path;
+  std::string image_path;  // no leading '/'
+};
+// The binaries[] rows of those files, as an image scan writes them (ELF and
+// fatbin analyzers, then the facts builder): the files with GPU code, a CUDA
+// library in DT_NEEDED, static-cudart markers or problems. Files are opened
+// without following a final symbolic link and without blocking; anything but
+// a regular file is an error naming it. No reachability is derived (it needs
+// the whole image).
+Result<std::vector<facts::Binary>> ReadHostBinaries(const std::vector<HostFileInImage>& files,
+                                                    const Knowledge& knowledge);
 // Human-readable rendering of BuildFacts() output (`facts --format text`).
 std::string FactsToText(const nlohmann::json& facts);
 

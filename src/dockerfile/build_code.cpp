@@ -14,7 +14,6 @@
 namespace imagelint::dockerfile {
 namespace {
 
-constexpr size_t kMaxBuiltBinaries = 256;
 constexpr size_t kMaxDownloads = 256;
 
 // The arch list a build applies: SASS and PTX architectures, as the facts write them.

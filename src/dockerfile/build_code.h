@@ -24,6 +24,9 @@
 
 namespace imagelint::dockerfile {
 
+// Binaries an image model records from builds and the build context, at most.
+inline constexpr size_t kMaxBuiltBinaries = 256;
+
 // One simple command of a RUN; true when it was one of these concerns.
 bool ApplyBuildCode(const Context& ctx, const Instruction& inst, ImageModel& image, const ShellCommand& command);
 

@@ -377,12 +377,23 @@ struct ElfWalk {
                    std::to_string(ctx.options.context_limits.max_walk_entries) + " directory entries";
     return false;
   }
-  void Found(const std::string& context_path) {
+  void Found(const std::string& context_path, const std::string& image_path, const fs::path& real) {
     if (out.elf.size() < 8) out.elf.push_back(context_path);
     ++out.elf_count;
+    std::error_code ec;
+    uint64_t size = fs::file_size(real, ec);
+    const ContextLimits& limits = ctx.options.context_limits;
+    if (ec || out.files.size() >= limits.max_binary_files || size > limits.max_binary_bytes - out.bytes) {
+      out.over_limit = true;
+      return;
+    }
+    out.bytes += size;
+    out.files.push_back({real.string(), image_path, context_path});
   }
   // One context path (file or directory), walked without following links.
-  void Path(const std::string& context_path, int depth) {
+  // `image_path` is where COPY puts it; `into_dir` when a file goes into that
+  // directory under its own name (COPY a.so b.so /opt/lib/).
+  void Path(const std::string& context_path, const std::string& image_path, bool into_dir, int depth) {
     if (!Budget() || Ignored(ctx, context_path)) return;
     auto real = Resolve(ctx, context_path);
     if (!real.ok()) return;  // out of the context: docker build refuses it too
@@ -390,7 +401,7 @@ struct ElfWalk {
     fs::file_status status = fs::symlink_status(fs::path(ctx.options.context_dir) / context_path, ec);
     if (ec || fs::is_symlink(status)) return;  // COPY copies the link itself
     if (fs::is_regular_file(status)) {
-      if (IsElfFile(*real)) Found(context_path);
+      if (IsElfFile(*real)) Found(context_path, into_dir ? Join(image_path, BaseName(context_path)) : image_path, *real);
       return;
     }
     if (!fs::is_directory(status)) return;
@@ -402,21 +413,31 @@ struct ElfWalk {
     fs::directory_iterator it(*real, fs::directory_options::none, ec), end;
     for (; !ec && it != end; it.increment(ec)) {
       std::string name = it->path().filename().string();
-      Path(context_path.empty() ? name : context_path + "/" + name, depth + 1);
+      Path(context_path.empty() ? name : context_path + "/" + name, Join(image_path, name), false, depth + 1);
       if (!out.unread.empty()) return;
     }
+  }
+  static std::string Join(const std::string& dir, const std::string& name) {
+    return dir.empty() || dir == "/" ? name : dir + "/" + name;
   }
 };
 
 }  // namespace
 
-CopiedElf FindCopiedElf(const Context& ctx, const std::vector<std::string>& sources) {
+CopiedElf FindCopiedElf(const Context& ctx, const std::vector<std::string>& sources, const std::string& dest,
+                        bool dest_dir) {
   CopiedElf out;
   ElfWalk walk{ctx, out};
+  // Image paths without the leading '/', as facts write them.
+  std::string image_dest = dest;
+  while (StartsWith(image_dest, "/")) image_dest.erase(0, 1);
+  // Several sources, or a glob, always copy into a directory (docker build
+  // requires the destination to be one then).
+  bool into_dir = dest_dir || sources.size() > 1;
   for (const std::string& written : sources) {
     std::string source = ContextRelative(written);
     if (!HasGlob(source)) {
-      walk.Path(source, 0);
+      walk.Path(source, image_dest, into_dir, 0);
     } else {  // a glob in the last component: the matching entries of its directory
       std::string dir = DirName(source);
       if (HasGlob(dir)) {
@@ -429,7 +450,9 @@ CopiedElf FindCopiedElf(const Context& ctx, const std::vector<std::string>& sour
       fs::directory_iterator it(*real, fs::directory_options::none, ec), end;
       for (; !ec && it != end; it.increment(ec)) {
         std::string name = it->path().filename().string();
-        if (GlobMatch(BaseOf(source), name, true)) walk.Path(dir.empty() ? name : dir + "/" + name, 1);
+        // A matching file goes into dest under its name; a matching
+        // directory's contents go into dest itself, as COPY does.
+        if (GlobMatch(BaseOf(source), name, true)) walk.Path(dir.empty() ? name : dir + "/" + name, image_dest, true, 1);
         if (!out.unread.empty()) return out;
       }
     }

@@ -8,6 +8,7 @@
 // links that lead out of it, `..` paths, files that are not regular).
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -72,8 +73,16 @@ struct CopiedElf {
   std::vector<std::string> elf;  // context paths, the first few
   size_t elf_count = 0;
   std::string unread;
+  // Each ELF file with the path COPY gives it in the image, up to
+  // ContextLimits::max_binary_files / max_binary_bytes (then `over_limit`).
+  std::vector<ContextFile> files;
+  uint64_t bytes = 0;
+  bool over_limit = false;
 };
-CopiedElf FindCopiedElf(const Context& ctx, const std::vector<std::string>& sources);
+// `dest` is the COPY's destination in the image (absolute), `dest_dir`
+// whether it names a directory (a trailing '/', several sources, ".").
+CopiedElf FindCopiedElf(const Context& ctx, const std::vector<std::string>& sources, const std::string& dest,
+                        bool dest_dir);
 
 // The container path of a word a RUN gives relative to its directory.
 std::string InRun(const ImageModel& image, const std::string& word);

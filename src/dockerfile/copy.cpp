@@ -8,6 +8,7 @@
 // destination; only when that model's rows are themselves unknown do drivers
 // and runtimes become unknown rather than guessed.
 #include "common/text.h"
+#include "dockerfile/build_code.h"
 #include "dockerfile/build_context.h"
 #include "dockerfile/file_ops.h"
 #include "dockerfile/frameworks.h"
@@ -144,11 +145,12 @@ bool CopyCudaRows(const Context& ctx, const Instruction& inst, ImageModel& image
 
 
 // What a COPY/ADD of the build context may bring of GPU code: ELF files of
-// the context (not read yet: the image's binaries stay undecided, naming
-// them), archives ADD unpacks, URLs ADD downloads. Without a context nothing
-// of it is seen.
+// the context, read by options.context_binaries with the image analyzers
+// (without a reader they stay undecided, named), archives ADD unpacks and
+// URLs ADD downloads (not read). Without a context nothing of it is seen.
 void CopiedBinaries(const Context& ctx, const Instruction& inst, ImageModel& image, const std::vector<std::string>& words,
-                    const std::vector<std::string>& sources) {
+                    const ImageModel::ContextCopy& copy) {
+  const std::vector<std::string>& sources = copy.sources;
   for (size_t i = 0; i + 1 < words.size(); ++i)
     if (words[i].find("://") != std::string::npos)
       ctx.Unknown(image, inst, "binaries", inst.keyword + " downloads " + words[i].substr(0, 200) + ", which is not read",
@@ -167,10 +169,26 @@ void CopiedBinaries(const Context& ctx, const Instruction& inst, ImageModel& ima
                 "give the build context (imagelint --context DIR, the folder docker build gets)");
     return;
   }
-  CopiedElf found = FindCopiedElf(ctx, sources);
+  CopiedElf found = FindCopiedElf(ctx, sources, copy.dest, copy.dest_dir);
   if (!found.unread.empty())
     ctx.Unknown(image, inst, "binaries", "copies from the build context: " + found.unread, "scan the built image");
   if (found.elf_count == 0) return;
+  if (ctx.options.context_binaries != nullptr && !found.over_limit && found.unread.empty()) {
+    auto rows = ctx.options.context_binaries->Read(found.files);
+    if (rows.ok() && image.built_binaries.size() + rows->size() <= kMaxBuiltBinaries) {
+      for (facts::Binary& row : *rows) {
+        row.provenance = ctx.Where(inst, image, "instruction");
+        row.source = "build context: " + inst.keyword;
+        image.built_binaries.push_back(std::move(row));
+      }
+      return;
+    }
+    std::string why = rows.ok() ? "over " + std::to_string(kMaxBuiltBinaries) + " binaries with GPU code"
+                                : rows.error().message;
+    ctx.Unknown(image, inst, "binaries", "copies ELF files from the build context that were not read: " + why.substr(0, 300),
+                "scan the built image");
+    return;
+  }
   std::string names;
   for (const std::string& name : found.elf) names += (names.empty() ? "" : ", ") + name.substr(0, 200);
   ctx.Unknown(image, inst, "binaries",
@@ -217,7 +235,7 @@ Status ApplyCopy(const Context& ctx, const Instruction& inst, ImageModel& image)
     copy.dest = NormalPath(StartsWith(dest, "/") ? dest : image.workdir + "/" + dest);
     copy.dest_dir = dest_dir || dest == "." || dest == "./";
     copy.line = inst.line;
-    CopiedBinaries(ctx, inst, image, words, copy.sources);
+    CopiedBinaries(ctx, inst, image, words, copy);
     if (!copy.sources.empty() && image.context_copies.size() < 4096) image.context_copies.push_back(std::move(copy));
   }
   const ImageModel* stage = nullptr;

@@ -11,6 +11,7 @@
 
 #include "imagelint/engine.h"
 #include "pipeline/base_resolver.h"
+#include "pipeline/context_binaries.h"
 #include "imagelint/cache.h"
 #include "imagelint/dockerfile.h"
 #include "imagelint/knowledge.h"
@@ -181,6 +182,8 @@ Result<nlohmann::json> ReadFacts(const std::string& input, const ImageReadOption
     auto resolver = pipeline::ImageBaseResolver::Create(options, context, *knowledge);
     if (!resolver.ok()) return resolver.error();
     dockerfile_options.base_resolver = resolver->get();
+    pipeline::ContextBinaries context_binaries(*knowledge);
+    dockerfile_options.context_binaries = &context_binaries;
     auto analysis = dockerfile::AnalyzeDockerfile(input, dockerfile_options);
     if (!analysis.ok()) return analysis.error();
     if (*resolver && context.warn)

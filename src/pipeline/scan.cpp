@@ -15,6 +15,7 @@
 #include "common/json.h"
 #include "imagelint/dockerfile.h"
 #include "pipeline/base_resolver.h"
+#include "pipeline/context_binaries.h"
 #include "imagelint/source.h"
 #include "imagelint/facts.h"
 #include "imagelint/fleet_import.h"
@@ -90,6 +91,8 @@ Result<InputFacts> DockerfileFacts(const std::string& path, const ScanRequest& r
   }
   options.knowledge = &knowledge;
   options.base_resolver = resolver;
+  pipeline::ContextBinaries context_binaries(knowledge);
+  options.context_binaries = &context_binaries;
   // Where the Dockerfile leaves its platform open, each pool gets the image
   // built for its own platform (one build per distinct platform).
   for (const Pool& pool : fleet.pools) options.pool_platforms.push_back(pool.platform);
