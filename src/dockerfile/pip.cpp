@@ -27,6 +27,7 @@
 #include "dockerfile/frameworks.h"
 #include "dockerfile/build_code.h"
 #include "dockerfile/build_context.h"
+#include "dockerfile/lock_files.h"
 #include "dockerfile/resolve.h"
 #include "dockerfile/util.h"
 #include "imagelint/knowledge_bundle.h"
@@ -519,6 +520,74 @@ void ReadInputs(const Context& ctx, const Instruction& inst, ImageModel& image, 
 }
 
 }  // namespace
+
+bool ApplyLockedInstall(const Context& ctx, const Instruction& inst, ImageModel& image, const ShellCommand& command) {
+  const auto& w = command.words;
+  if (w.size() < 2) return false;
+  std::string tool = BaseName(w[0].value), sub = w[1].value;
+  // The lock each tool installs from, and its options naming the project directory.
+  std::string lock;
+  std::set<std::string> dir_options;
+  if (tool == "uv" && (sub == "sync" || sub == "run")) {
+    lock = "uv.lock";
+    dir_options = {"--project", "--directory"};
+  } else if (tool == "poetry" && (sub == "install" || sub == "sync")) {
+    lock = "poetry.lock";
+    dir_options = {"-C", "--directory", "-P", "--project"};
+  } else if (tool == "pdm" && (sub == "install" || sub == "sync")) {
+    lock = "pdm.lock";
+    dir_options = {"-p", "--project"};
+  } else if ((tool == "pipenv" && (sub == "install" || sub == "sync")) ||
+             (tool == "pixi" && (sub == "install" || sub == "run" || sub == "shell-hook"))) {
+    std::string file = tool == "pipenv" ? "Pipfile.lock" : "pixi.lock";
+    ctx.Unknown(image, inst, "frameworks", tool + " " + sub + " installs from " + file + ", which imagelint does not read",
+                "scan the built image");
+    image.frameworks_partial = true;
+    return true;
+  } else {
+    return false;
+  }
+  std::string dir = image.run_cwd;
+  bool no_sync = false;
+  for (size_t i = 2; i < w.size(); ++i) {
+    const std::string& word = w[i].value;
+    if (tool == "uv" && sub == "run" && !StartsWith(word, "-")) break;  // the command uv runs
+    if (word == "--no-sync") no_sync = true;
+    std::string option = word.substr(0, word.find('='));
+    if (!dir_options.count(option)) continue;
+    std::string value = word.find('=') != std::string::npos ? word.substr(word.find('=') + 1)
+                                                            : (i + 1 < w.size() ? w[++i].value : "");
+    if (!value.empty()) dir = NormalPath(StartsWith(value, "/") ? value : image.run_cwd + "/" + value);
+  }
+  if (no_sync) return true;  // uv run --no-sync installs nothing
+  RequirementsRead read;
+  ReadTomlLock(ctx, image, dir, lock, read);
+  // Without its lock, uv sync resolves the project's dependencies as pip
+  // would resolve `pip install .`; poetry and pdm would resolve their own
+  // tables, which are not read.
+  if (read.files.empty() && tool == "uv") {
+    read.unread.clear();
+    ReadProject(ctx, image, dir, {}, read);
+  }
+  Indexes indexes;
+  for (const std::string& url : read.extra_index_urls) indexes.extra_urls.push_back(url);
+  bool no_context = ctx.options.context_dir.empty();
+  for (const std::string& what : read.unread) {
+    ctx.Unknown(image, inst, "frameworks", tool + " " + sub + ": " + what.substr(0, 400),
+                no_context ? "give the build context (imagelint --context DIR, the folder docker build gets)"
+                           : "make the lock file readable in the build context, or scan the built image");
+    image.frameworks_partial = true;
+  }
+  if (!read.files.empty()) ctx.AddNote(image, inst, tool + " reads " + read.files.front().substr(0, 200) + " from the build context");
+  for (const Requirement& r : read.requirements) PipPackage(ctx, inst, image, r, indexes, tool == "uv");
+  // uv and pdm install into the project's .venv; poetry into its virtualenv (or the system).
+  std::string root = tool == "poetry" ? InstallRoot(image, command, "") : CleanPath(dir + "/.venv");
+  if (auto env = image.env.find("UV_PROJECT_ENVIRONMENT"); tool == "uv" && env != image.env.end() && !env->second.empty())
+    root = CleanPath(StartsWith(env->second, "/") ? env->second : dir + "/" + env->second);
+  for (const facts::Framework& row : image.frameworks)
+    if (row.provenance.dockerfile_line == inst.line) image.framework_roots[row.name] = root;
+  return true;
+}
 
 Status ApplyPip(const Context& ctx, const Instruction& inst, ImageModel& image, const ShellCommand& command,
                 size_t first, bool uv) {

@@ -13,6 +13,13 @@
 namespace imagelint::dockerfile {
 
 // `command.words[first]` is the first word after `pip` (or `uv pip`).
+// Installers that install a project from its lock file: `uv sync` (and
+// `uv run`, which syncs first), `poetry install|sync`, `pdm install|sync`
+// read uv.lock / poetry.lock / pdm.lock in the project's directory; `pipenv`
+// and `pixi` lock files are not read (the frameworks stay undecided). Returns
+// false when `command` is none of these.
+bool ApplyLockedInstall(const Context& ctx, const Instruction& inst, ImageModel& image, const ShellCommand& command);
+
 Status ApplyPip(const Context& context, const Instruction& inst, ImageModel& image, const ShellCommand& command,
                 size_t first, bool uv);
 

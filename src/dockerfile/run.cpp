@@ -83,7 +83,8 @@ Status Command(const Context& ctx, const Instruction& inst, ImageModel& image, c
   if (StartsWith(tool, "python") && w.size() > 2 && w[1].value == "-m" && StartsWith(w[2].value, "pip"))
     return ApplyPip(ctx, inst, image, command, 3, false);
   if (tool == "uv" && w.size() > 1 && w[1].value == "pip") return ApplyPip(ctx, inst, image, command, 2, true);
-  if (StartsWith(tool, "pip")) return ApplyPip(ctx, inst, image, command, 1, false);
+  if (StartsWith(tool, "pip") && tool != "pipenv") return ApplyPip(ctx, inst, image, command, 1, false);
+  if (ApplyLockedInstall(ctx, inst, image, command)) return OkStatus();
   if (tool == "conda" || tool == "mamba" || tool == "micromamba") return ApplyConda(ctx, inst, image, command);
   if (IsSystemPackageManager(tool)) return ApplyApt(ctx, inst, image, command);
   if (tool == "dpkg") return ApplyDpkg(ctx, inst, image, command);
