@@ -73,6 +73,7 @@ struct ImageModel {
   };
   std::vector<ContextCopy> context_copies;
   std::string workdir = "/";  // WORKDIR (the base image's is not known: "/")
+  std::string user;           // USER's name or uid ("" = the base image's, root when not known)
   // The Python pip installs for ("3.8"): the python image's tag or the
   // distribution's python3 from apt; "" when not known (no constraint).
   std::string python_version;

@@ -427,6 +427,25 @@ std::string InstallRoot(const ImageModel& image, const ShellCommand& command, co
   return "/usr/local";
 }
 
+// Where `pip install --user` (or PIP_USER) puts packages: the user's site
+// under $HOME/.local. HOME is the image's ENV when set, else /root for root
+// and /home/NAME for a USER by name (useradd -m's default); "" when not known.
+std::string UserSiteRoot(const ImageModel& image) {
+  if (auto home = image.env.find("HOME"); home != image.env.end() && StartsWith(home->second, "/"))
+    return CleanPath(home->second + "/.local");
+  if (image.user.empty() || image.user == "root" || image.user == "0") return "/root/.local";
+  if (image.user == "?" || std::all_of(image.user.begin(), image.user.end(), IsAsciiDigit)) return "";
+  return "/home/" + image.user + "/.local";
+}
+
+// pip's boolean options from the environment (PIP_USER=1): strtobool's words.
+bool PipEnvTrue(const ImageModel& image, const std::string& name) {
+  auto value = image.env.find(name);
+  if (value == image.env.end()) return false;
+  std::string v = ToLower(value->second);
+  return v == "1" || v == "true" || v == "yes" || v == "on" || v == "y" || v == "t";
+}
+
 // torchvision, torchaudio without torch on the same line: pip installs the
 // torch release each pins (pypi_releases pairs them), or for an unpinned one
 // the newest; an image whose torch already is that series keeps it.
@@ -592,6 +611,7 @@ bool ApplyLockedInstall(const Context& ctx, const Instruction& inst, ImageModel&
 Status ApplyPip(const Context& ctx, const Instruction& inst, ImageModel& image, const ShellCommand& command,
                 size_t first, bool uv) {
   std::string option_root;
+  bool user_install = !uv && PipEnvTrue(image, "PIP_USER");
   const auto& w = command.words;
   std::string subcommand;
   Indexes indexes;
@@ -632,6 +652,8 @@ Status ApplyPip(const Context& ctx, const Instruction& inst, ImageModel& image, 
         indexes.find_links.push_back(value);
       } else if (option == "--prefix" || option == "--target" || option == "-t") {
         option_root = value;
+      } else if (option == "--user" && !uv) {
+        user_install = true;
       } else if (option == "--python" || option == "-p") {
         option_root = PrefixOfExecutable(value + (EndsWith(value, "/bin/python") ? "" : "/bin/python"));
       }
@@ -674,7 +696,8 @@ Status ApplyPip(const Context& ctx, const Instruction& inst, ImageModel& image, 
   ReadInputs(ctx, inst, image, inputs, indexes, requirements);
   for (const Requirement& r : requirements) PipPackage(ctx, inst, image, r, indexes, uv);
   if (auto torch = CompanionTorch(ctx, image, requirements)) PipPackage(ctx, inst, image, *torch, indexes, uv);
-  std::string root = InstallRoot(image, command, option_root);
+  if (user_install && option_root.empty()) option_root = UserSiteRoot(image);
+  std::string root = user_install && option_root.empty() ? "" : InstallRoot(image, command, option_root);
   for (const facts::Framework& row : image.frameworks)
     if (row.provenance.dockerfile_line == inst.line) image.framework_roots[row.name] = root;
   return OkStatus();

@@ -234,6 +234,13 @@ class StageWalker {
       if (exact && !dir->empty()) image.workdir = NormalPath(StartsWith(*dir, "/") ? *dir : image.workdir + "/" + *dir);
       return OkStatus();
     }
+    if (k == "USER") {
+      bool exact = true;
+      auto user = ctx_.Expand(inst, Trim(inst.arguments), image.Vars(), &exact);
+      if (!user.ok()) return user.error();
+      image.user = exact ? user->substr(0, user->find(':')) : "?";  // "?": not known
+      return OkStatus();
+    }
     if (k == "SHELL" && !inst.json_arguments.empty()) {
       // A POSIX shell anywhere in the SHELL line runs the commands: directly
       // (["/bin/bash", "-o", "pipefail", "-c"]) or inside a wrapper that

@@ -203,3 +203,30 @@ TEST_CASE("FROM <stage> chains: the model continues, ARGs do not, layers add up"
   CHECK(facts["source"]["stage"] == 2);
   CHECK(facts["dockerfile"]["stages"][2]["target"] == true);
 }
+
+// Pattern: a builder stage installs with `pip install --user` (or PIP_USER)
+// and the runtime stage copies the user's site (~/.local) over.
+TEST_CASE("pip --user and PIP_USER install into $HOME/.local; COPY --from of that folder carries torch") {
+  auto torch_of = [](const json& facts) { return Find(facts["frameworks"], "name", "torch"); };
+  json root_user = Facts(
+      "FROM python:3.11 AS builder\nRUN pip install --user torch==2.3.1\n"
+      "FROM nvidia/cuda:12.1.1-runtime-ubuntu22.04\nCOPY --from=builder /root/.local /root/.local\n");
+  REQUIRE(torch_of(root_user) != nullptr);
+  CHECK((*torch_of(root_user))["dockerfile_line"] == 4);
+
+  json env = Facts(
+      "FROM python:3.11 AS builder\nENV PIP_USER=1\nRUN pip install torch==2.3.1\n"
+      "FROM nvidia/cuda:12.1.1-runtime-ubuntu22.04\nCOPY --from=builder /root/.local /root/.local\n");
+  CHECK(torch_of(env) != nullptr);
+
+  json named = Facts(
+      "FROM python:3.11 AS builder\nRUN useradd -m app\nUSER app\nRUN pip install --user torch==2.3.1\n"
+      "FROM nvidia/cuda:12.1.1-runtime-ubuntu22.04\nCOPY --from=builder /home/app/.local /home/app/.local\n");
+  CHECK(torch_of(named) != nullptr);
+
+  // The system site is not the user's: copying /root/.local brings nothing of a plain install.
+  json system = Facts(
+      "FROM python:3.11 AS builder\nRUN pip install torch==2.3.1\n"
+      "FROM nvidia/cuda:12.1.1-runtime-ubuntu22.04\nCOPY --from=builder /root/.local /root/.local\n");
+  CHECK(torch_of(system) == nullptr);
+}
