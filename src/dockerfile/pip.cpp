@@ -612,6 +612,7 @@ Status ApplyPip(const Context& ctx, const Instruction& inst, ImageModel& image, 
                 size_t first, bool uv) {
   std::string option_root;
   bool user_install = !uv && PipEnvTrue(image, "PIP_USER");
+  bool uv_system = uv && (image.env.count("UV_SYSTEM_PYTHON") != 0);
   const auto& w = command.words;
   std::string subcommand;
   Indexes indexes;
@@ -654,6 +655,8 @@ Status ApplyPip(const Context& ctx, const Instruction& inst, ImageModel& image, 
         option_root = value;
       } else if (option == "--user" && !uv) {
         user_install = true;
+      } else if (option == "--system" && uv) {
+        uv_system = true;
       } else if (option == "--python" || option == "-p") {
         option_root = PrefixOfExecutable(value + (EndsWith(value, "/bin/python") ? "" : "/bin/python"));
       }
@@ -697,6 +700,11 @@ Status ApplyPip(const Context& ctx, const Instruction& inst, ImageModel& image, 
   for (const Requirement& r : requirements) PipPackage(ctx, inst, image, r, indexes, uv);
   if (auto torch = CompanionTorch(ctx, image, requirements)) PipPackage(ctx, inst, image, *torch, indexes, uv);
   if (user_install && option_root.empty()) option_root = UserSiteRoot(image);
+  // uv pip installs into the active venv, else the `.venv` of the directory
+  // it runs in (uv venv's default; https://docs.astral.sh/uv/pip/environments/),
+  // unless --system / UV_SYSTEM_PYTHON.
+  if (uv && !uv_system && option_root.empty() && !image.env.count("VIRTUAL_ENV"))
+    option_root = NormalPath(image.run_cwd + "/.venv");
   std::string root = user_install && option_root.empty() ? "" : InstallRoot(image, command, option_root);
   for (const facts::Framework& row : image.frameworks)
     if (row.provenance.dockerfile_line == inst.line) image.framework_roots[row.name] = root;

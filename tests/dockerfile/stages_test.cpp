@@ -230,3 +230,17 @@ TEST_CASE("pip --user and PIP_USER install into $HOME/.local; COPY --from of tha
       "FROM nvidia/cuda:12.1.1-runtime-ubuntu22.04\nCOPY --from=builder /root/.local /root/.local\n");
   CHECK(torch_of(system) == nullptr);
 }
+
+// Pattern: `uv venv` in the WORKDIR, then `uv pip install`; the runtime stage copies the .venv.
+TEST_CASE("uv pip install goes into the .venv of its directory unless --system") {
+  const std::string build =
+      "FROM python:3.12 AS build\nWORKDIR /app\nRUN pip install uv==0.5.11 && uv venv && "
+      "uv pip install torch==2.4.0 --index-url https://download.pytorch.org/whl/cu124";
+  const std::string run = "\nFROM python:3.12-slim\nCOPY --from=build /app/.venv /app/.venv\n";
+  json venv = Facts(build + run);
+  const json* torch = Find(venv["frameworks"], "name", "torch");
+  REQUIRE(torch != nullptr);
+  CHECK((*torch)["dockerfile_line"] == 5);
+  json system = Facts(build + " --system" + run);
+  CHECK(Find(system["frameworks"], "name", "torch") == nullptr);
+}
