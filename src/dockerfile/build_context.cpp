@@ -21,7 +21,8 @@ namespace {
 
 bool HasGlob(std::string_view text) { return text.find_first_of("*?[") != std::string_view::npos; }
 
-std::string DirName(const std::string& path) {
+// "/a/b" -> "/a", "/a" -> "/", "a" -> "" (common/text.h DirName gives "" for "/a").
+std::string ParentDir(const std::string& path) {
   size_t slash = path.rfind('/');
   if (slash == std::string::npos) return "";
   return slash == 0 ? "/" : path.substr(0, slash);
@@ -175,7 +176,7 @@ class RequirementsReader {
     }
     out_.files.push_back(rel);
     stack_.push_back(rel);
-    Lines(*text, rel, DirName(container_path), constraints, depth);
+    Lines(*text, rel, ParentDir(container_path), constraints, depth);
     stack_.pop_back();
   }
 
@@ -439,7 +440,7 @@ CopiedElf FindCopiedElf(const Context& ctx, const std::vector<std::string>& sour
     if (!HasGlob(source)) {
       walk.Path(source, image_dest, into_dir, 0);
     } else {  // a glob in the last component: the matching entries of its directory
-      std::string dir = DirName(source);
+      std::string dir = ParentDir(source);
       if (HasGlob(dir)) {
         out.unread = "the COPY source " + written.substr(0, 200) + " has a glob before its last component";
         return out;
@@ -484,8 +485,8 @@ ContextSource FindInContext(const Context& ctx, const ImageModel& image, const s
       std::string name = BaseOf(container_path);
       bool into_dir = copy->dest_dir || copy->sources.size() > 1;
       if (glob) {
-        if (DirName(container_path) == dest && GlobMatch(BaseOf(source), name, true))
-          return checked(DirName(source).empty() ? name : DirName(source) + "/" + name);
+        if (ParentDir(container_path) == dest && GlobMatch(BaseOf(source), name, true))
+          return checked(ParentDir(source).empty() ? name : ParentDir(source) + "/" + name);
         continue;
       }
       // COPY file /dest: /dest is the file, unless /dest is a directory in
