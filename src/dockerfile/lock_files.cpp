@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/text.h"
+#include "dockerfile/frameworks.h"
 #include "dockerfile/pip.h"
 
 namespace imagelint::dockerfile {
@@ -79,7 +80,7 @@ std::vector<LockedPackage> ParsePackages(const std::string& text, size_t max_pac
       if (key == "url") out.back().source = QuotedValue(line);
       continue;
     }
-    if (key == "name") out.back().name = ToLower(QuotedValue(line));
+    if (key == "name") out.back().name = QuotedValue(line);
     else if (key == "version") out.back().version = QuotedValue(line);
     else if (key == "source") out.back().source = InlineRegistry(line);
     else if (key == "resolution-markers") {
@@ -112,20 +113,6 @@ bool OnlyOtherPlatforms(const std::string& markers) {
   return any;
 }
 
-// PEP 503 normalized name: lower case, runs of -_. as one '-'.
-std::string NormalName(std::string name) {
-  std::string out;
-  for (char c : name) {
-    bool separator = c == '-' || c == '_' || c == '.';
-    if (separator) {
-      if (out.empty() || out.back() != '-') out += '-';
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 void ReadTomlLock(const Context& ctx, const ImageModel& image, const std::string& container_dir,
@@ -144,7 +131,7 @@ void ReadTomlLock(const Context& ctx, const ImageModel& image, const std::string
   out.files.push_back(*source.path);
   std::map<std::string, std::vector<LockedPackage>> by_name;
   for (LockedPackage& package : ParsePackages(*text, 10000))
-    if (!package.name.empty() && !package.version.empty()) by_name[NormalName(package.name)].push_back(std::move(package));
+    if (!package.name.empty() && !package.version.empty()) by_name[NormalizePackageName(package.name)].push_back(std::move(package));
   for (auto& [name, versions] : by_name) {
     std::vector<const LockedPackage*> linux;
     for (const LockedPackage& package : versions)

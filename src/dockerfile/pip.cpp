@@ -544,27 +544,34 @@ bool ApplyLockedInstall(const Context& ctx, const Instruction& inst, ImageModel&
   const auto& w = command.words;
   if (w.size() < 2) return false;
   std::string tool = BaseName(w[0].value), sub = w[1].value;
-  // The lock each tool installs from, and its options naming the project directory.
-  std::string lock;
-  std::set<std::string> dir_options;
-  if (tool == "uv" && (sub == "sync" || sub == "run")) {
-    lock = "uv.lock";
-    dir_options = {"--project", "--directory"};
-  } else if (tool == "poetry" && (sub == "install" || sub == "sync")) {
-    lock = "poetry.lock";
-    dir_options = {"-C", "--directory", "-P", "--project"};
-  } else if (tool == "pdm" && (sub == "install" || sub == "sync")) {
-    lock = "pdm.lock";
-    dir_options = {"-p", "--project"};
-  } else if ((tool == "pipenv" && (sub == "install" || sub == "sync")) ||
-             (tool == "pixi" && (sub == "install" || sub == "run" || sub == "shell-hook"))) {
-    std::string file = tool == "pipenv" ? "Pipfile.lock" : "pixi.lock";
-    ctx.Unknown(image, inst, "frameworks", tool + " " + sub + " installs from " + file + ", which imagelint does not read",
+  // Each installer's subcommands that install a project, the lock they read
+  // ("" = a format imagelint does not read) and the options that name the
+  // project's directory (the tools' CLI references).
+  struct LockedInstaller {
+    const char* tool;
+    std::set<std::string> subcommands;
+    const char* lock;
+    std::set<std::string> dir_options;
+    bool read;
+  };
+  static const LockedInstaller kInstallers[] = {
+      {"uv", {"sync", "run"}, "uv.lock", {"--project", "--directory"}, true},
+      {"poetry", {"install", "sync"}, "poetry.lock", {"-C", "--directory", "-P", "--project"}, true},
+      {"pdm", {"install", "sync"}, "pdm.lock", {"-p", "--project"}, true},
+      {"pipenv", {"install", "sync"}, "Pipfile.lock", {}, false},
+      {"pixi", {"install", "run", "shell-hook"}, "pixi.lock", {}, false},
+  };
+  const LockedInstaller* installer = nullptr;
+  for (const LockedInstaller& row : kInstallers)
+    if (tool == row.tool && row.subcommands.count(sub)) installer = &row;
+  if (installer == nullptr) return false;
+  const std::string lock = installer->lock;
+  const std::set<std::string>& dir_options = installer->dir_options;
+  if (!installer->read) {
+    ctx.Unknown(image, inst, "frameworks", tool + " " + sub + " installs from " + lock + ", which imagelint does not read",
                 "scan the built image");
     image.frameworks_partial = true;
     return true;
-  } else {
-    return false;
   }
   std::string dir = image.run_cwd;
   bool no_sync = false;
