@@ -184,7 +184,7 @@ void CopiedBinaries(const Context& ctx, const Instruction& inst, ImageModel& ima
       return;
     }
     std::string why = rows.ok() ? "over " + std::to_string(kMaxBuiltBinaries) + " binaries with GPU code"
-                                : rows.error().message;
+                                : rows.error().ToString();
     ctx.Unknown(image, inst, "binaries", "copies ELF files from the build context that were not read: " + why.substr(0, 300),
                 "scan the built image");
     return;
