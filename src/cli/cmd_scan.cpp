@@ -21,7 +21,6 @@ namespace imagelint::cli {
 namespace {
 
 constexpr size_t kMaxStdinDockerfileBytes = 16u << 20;
-constexpr size_t kMaxImagesFromBytes = 4u << 20;
 
 struct ScanArgs {
   std::vector<std::string> images;
@@ -40,30 +39,6 @@ struct ScanArgs {
   std::string baseline;                 // --baseline REPORT.json
   bool fail_on_new = false;             // --fail-on-new
 };
-
-// --images-from FILE: one image a line; blank lines and '#' comments skipped.
-Result<std::vector<std::string>> ReadImageList(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return MakeError(path, "cannot read the --images-from list");
-  std::string text;
-  char chunk[65536];
-  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
-    text.append(chunk, static_cast<size_t>(in.gcount()));
-    if (text.size() > kMaxImagesFromBytes) return MakeError(path, "--images-from list larger than 4 MiB");
-  }
-  std::vector<std::string> images;
-  int number = 0;
-  for (const std::string& raw : SplitOn(text, '\n')) {
-    ++number;
-    std::string line = Trim(raw);
-    if (line.empty() || line[0] == '#') continue;
-    if (line.find_first_of(" \t") != std::string::npos)
-      return MakeErrorAtLine(path, number, 1, "one image a line ('" + line + "' holds a space)");
-    images.push_back(std::move(line));
-  }
-  if (images.empty()) return MakeError(path, "the --images-from list names no image");
-  return images;
-}
 
 // "-" stands for a Dockerfile on standard input (as hadolint reads it).
 Result<std::string> ReadStdinDockerfile() {

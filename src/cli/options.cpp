@@ -2,6 +2,7 @@
 #include "cli/options.h"
 
 #include <algorithm>
+#include <fstream>
 #include <iostream>
 #include <mutex>
 #include <optional>
@@ -282,6 +283,32 @@ Result<Context> ContextFor(const Environment& environment, const ImageInputFlags
   if (context.cache_dir.empty() && !flags.no_cache && context.warn)
     context.warn("layer cache not used: no cache directory (set XDG_CACHE_HOME or --cache-dir)");
   return context;
+}
+
+constexpr size_t kMaxImagesFromBytes = 4u << 20;
+
+// --images-from FILE: one image a line; blank lines and '#' comments skipped.
+Result<std::vector<std::string>> ReadImageList(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return MakeError(path, "cannot read the --images-from list");
+  std::string text;
+  char chunk[65536];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, static_cast<size_t>(in.gcount()));
+    if (text.size() > kMaxImagesFromBytes) return MakeError(path, "--images-from list larger than 4 MiB");
+  }
+  std::vector<std::string> images;
+  int number = 0;
+  for (const std::string& raw : SplitOn(text, '\n')) {
+    ++number;
+    std::string line = Trim(raw);
+    if (line.empty() || line[0] == '#') continue;
+    if (line.find_first_of(" \t") != std::string::npos)
+      return MakeErrorAtLine(path, number, 1, "one image a line ('" + line + "' holds a space)");
+    images.push_back(std::move(line));
+  }
+  if (images.empty()) return MakeError(path, "the --images-from list names no image");
+  return images;
 }
 
 }  // namespace imagelint::cli

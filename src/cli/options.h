@@ -94,4 +94,7 @@ Result<ImageReadOptions> ToImageReadOptions(const ImageInputFlags& flags);
 // else the newest in the cache; a bad --knowledge is an error).
 Result<Context> ContextFor(const Environment& environment, const ImageInputFlags& flags);
 
+// --images-from FILE: one image a line (blank lines and # comments skipped).
+Result<std::vector<std::string>> ReadImageList(const std::string& path);
+
 }  // namespace imagelint::cli

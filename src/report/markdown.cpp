@@ -15,37 +15,6 @@ using namespace internal;
 
 namespace {
 
-// Text inside a table cell or list item: no line breaks, no raw HTML, no
-// column separators, and no link, image or emphasis made from a name in the
-// image (CommonMark backslash escapes). Backticks stay: imagelint's own
-// sentences quote names in code spans, and a code span shows its text as is.
-std::string Md(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '|' || c == '\\' || c == '[' || c == ']' || c == '*') out += std::string("\\") + c;
-    else if (c == '\n' || c == '\r') out += ' ';
-    else if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else out += c;
-  }
-  return out;
-}
-
-// A code span: backslash escapes do not apply inside, so only what could
-// end the span, the line or the table cell is replaced.
-std::string Code(const std::string& text) {
-  std::string clean;
-  for (char c : text) {
-    if (c == '|') clean += "\\|";
-    else if (c == '\n' || c == '\r') clean += ' ';
-    else if (c == '<') clean += "&lt;";
-    else if (c == '>') clean += "&gt;";
-    else if (c == '`') clean += '\'';
-    else clean += c;
-  }
-  return "`" + clean + "`";
-}
-
 std::string Icon(const std::string& status) {
   if (status == "fail" || status == "error") return "❌";
   if (status == "warn" || status == "warning") return "⚠️";
@@ -94,7 +63,7 @@ std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rule
   }
   if (!images.empty()) {
     out += "| Pool |";
-    for (const auto& image : images) out += " " + Code(Str(image, "ref", "image")) + " |";
+    for (const auto& image : images) out += " " + MarkdownCode(Str(image, "ref", "image")) + " |";
     out += "\n|---|";
     for (size_t i = 0; i < images.size(); ++i) out += "---|";
     out += "\n";
@@ -107,7 +76,7 @@ std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rule
       out += "\n";
     }
     for (const auto& pool : pools) {
-      out += "| " + Md(pool) + " |";
+      out += "| " + MarkdownText(pool) + " |";
       for (const auto& image : images) {
         std::string cell = Str(image, "status") == "error" ? "⛔ **could not be read**" : "–";
         for (const auto& verdict : Arr(image, "verdicts")) {
@@ -115,12 +84,12 @@ std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rule
           std::string status = Str(verdict, "status");
           cell = Icon(status) + " " + (status == "fail" ? "**fail**" : status);
           const json& predicted = verdict.contains("predicted_error") ? verdict["predicted_error"] : json();
-          if (predicted.is_object()) cell += ": " + Code(PredictedText(predicted));
+          if (predicted.is_object()) cell += ": " + MarkdownCode(PredictedText(predicted));
           if (status == "undecided") {
             std::string ids;
             for (const auto& id : Arr(verdict, "undetermined"))
               if (id.is_string()) ids += (ids.empty() ? "" : ", ") + id.get<std::string>();
-            cell += " (cannot tell: " + Md(ids) + ")";
+            cell += " (cannot tell: " + MarkdownText(ids) + ")";
           }
         }
         out += " " + cell + " |";
@@ -131,7 +100,7 @@ std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rule
 
   for (const auto& image : images) {  // --images-from, --all-tags: images that could not be read
     if (Str(image, "status") == "error")
-      out += "\n⛔ " + Code(Str(image, "ref", "image")) + " **could not be read**: " + Md(Str(image, "error")) + "\n";
+      out += "\n⛔ " + MarkdownCode(Str(image, "ref", "image")) + " **could not be read**: " + MarkdownText(Str(image, "error")) + "\n";
   }
 
   // One item per root cause: errors, undecided, warnings, notes.
@@ -173,30 +142,30 @@ std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rule
     if (BaselineState(cause) == "new") out += "- 🆕 **new since the baseline** ";
     if (kind == "undecided") {
       std::string ids;
-      for (const auto& rule_id : cause.rules) ids += (ids.empty() ? "" : ", ") + Md(rule_id);
+      for (const auto& rule_id : cause.rules) ids += (ids.empty() ? "" : ", ") + MarkdownText(rule_id);
       out += (BaselineState(cause) == "new" ? "" : "- ") + Icon(kind) + " **undecided " + ids + "** (" +
-             Code(Str(*image, "ref", "image"));
+             MarkdownCode(Str(*image, "ref", "image"));
     } else {
-      std::string label = uri.empty() ? Md(id) : "[" + Md(id) + "](" + uri + ")";
+      std::string label = uri.empty() ? MarkdownText(id) : "[" + MarkdownText(id) + "](" + uri + ")";
       out += (BaselineState(cause) == "new" ? "" : "- ") + Icon(kind) + " **" + label +
-             (name.empty() ? "" : " " + Md(name)) + "** (" + Code(Str(*image, "ref", "image"));
+             (name.empty() ? "" : " " + MarkdownText(name)) + "** (" + MarkdownCode(Str(*image, "ref", "image"));
     }
     std::string pools_text;
     for (const auto& pool : cause.pools) pools_text += (pools_text.empty() ? "" : ", ") + pool;
-    if (Str(*finding, "scope") != "image" && !pools_text.empty()) out += "; pools: " + Md(pools_text);
+    if (Str(*finding, "scope") != "image" && !pools_text.empty()) out += "; pools: " + MarkdownText(pools_text);
     std::string message = Str(*finding, "message");
     if (kind == "undecided") {
       std::string missing;
       for (const auto& text : MissingSentences(cause.findings)) missing += (missing.empty() ? "" : "; ") + text;
-      out += "): cannot tell: " + Md(missing.empty() ? message : missing);
+      out += "): cannot tell: " + MarkdownText(missing.empty() ? message : missing);
     } else {
-      out += "): " + Md(ShortenRequirements(message, message));
+      out += "): " + MarkdownText(ShortenRequirements(message, message));
     }
     // Markdown hard line breaks ("  \n") keep these lines inside the list item.
     const json& predicted = finding->contains("predicted_error") ? (*finding)["predicted_error"] : json();
-    if (predicted.is_object()) out += "  \n  Predicted error: " + Code(PredictedText(predicted));
+    if (predicted.is_object()) out += "  \n  Predicted error: " + MarkdownCode(PredictedText(predicted));
     std::string fix = Str(*finding, "fix");
-    if (!fix.empty()) out += "  \n  **Fix:** " + Md(ShortenRequirements(fix, message));
+    if (!fix.empty()) out += "  \n  **Fix:** " + MarkdownText(ShortenRequirements(fix, message));
     out += "\n";
   }
   if (all.size() > shown)
@@ -209,9 +178,9 @@ std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rule
       std::string pools;
       for (const auto& pool : Arr(finding, "pools"))
         if (pool.is_string()) pools += (pools.empty() ? "" : ", ") + pool.get<std::string>();
-      fixed += "- ✅ **" + Md(Str(finding, "rule")) + " " + Md(Str(finding, "name")) + "** (" +
-               Code(Str(image, "ref", "image")) + (pools.empty() ? "" : "; pools: " + Md(pools)) + "): " +
-               Md(Str(finding, "message")) + "\n";
+      fixed += "- ✅ **" + MarkdownText(Str(finding, "rule")) + " " + MarkdownText(Str(finding, "name")) + "** (" +
+               MarkdownCode(Str(image, "ref", "image")) + (pools.empty() ? "" : "; pools: " + MarkdownText(pools)) + "): " +
+               MarkdownText(Str(finding, "message")) + "\n";
     }
   }
   if (!fixed.empty()) out += "\n**Fixed since the baseline**\n\n" + fixed;

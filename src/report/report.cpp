@@ -174,6 +174,37 @@ std::string HelpUri(const std::string& base, const std::string& rule_id, const s
   return base + path;
 }
 
+// Text inside a table cell or list item: no line breaks, no raw HTML, no
+// column separators, and no link, image or emphasis made from a name in the
+// image (CommonMark backslash escapes). Backticks stay: imagelint's own
+// sentences quote names in code spans, and a code span shows its text as is.
+std::string MarkdownText(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|' || c == '\\' || c == '[' || c == ']' || c == '*') out += std::string("\\") + c;
+    else if (c == '\n' || c == '\r') out += ' ';
+    else if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else out += c;
+  }
+  return out;
+}
+
+// A code span: backslash escapes do not apply inside, so only what could
+// end the span, the line or the table cell is replaced.
+std::string MarkdownCode(const std::string& text) {
+  std::string clean;
+  for (char c : text) {
+    if (c == '|') clean += "\\|";
+    else if (c == '\n' || c == '\r') clean += ' ';
+    else if (c == '<') clean += "&lt;";
+    else if (c == '>') clean += "&gt;";
+    else if (c == '`') clean += '\'';
+    else clean += c;
+  }
+  return "`" + clean + "`";
+}
+
 }  // namespace internal
 
 using namespace internal;

@@ -55,6 +55,10 @@ std::string Wrap(const std::string& text, const std::string& first, const std::s
 // newline and (with `keep_cr`) carriage return replaced by `control` (XML 1.0
 // forbids them even escaped). Bytes >= 0x80 pass through.
 std::string EscapeMarkup(const std::string& text, const char* apostrophe, char control, bool keep_cr);
+// Markdown: text inside a table cell or list item (CommonMark escapes, no
+// line breaks or raw HTML), and a code span.
+std::string MarkdownText(const std::string& text);
+std::string MarkdownCode(const std::string& text);
 // One line, at most `width` characters ("…" as "~" when cut).
 std::string Fit(const std::string& text, size_t width);
 std::string Pad(const std::string& text, size_t width);

@@ -1,0 +1,354 @@
+// imagelint::Evaluator: the reading half (inputs -> facts) and the judging
+// half (rules x fleet -> suppressions -> finalised report) of a scan, kept
+// apart so facts read once can be judged on several fleets (scan.cpp runs
+// them once; `imagelint plan` several times).
+#include "imagelint/evaluator.h"
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include "common/json.h"
+#include "imagelint/analysis.h"
+#include "imagelint/dockerfile.h"
+#include "imagelint/facts.h"
+#include "imagelint/fleet_import.h"
+#include "imagelint/knowledge.h"
+#include "imagelint/knowledge_bundle.h"
+#include "imagelint/read_image.h"
+#include "imagelint/source.h"
+#include "pipeline/base_resolver.h"
+#include "pipeline/context_binaries.h"
+#include "pipeline/read.h"
+
+namespace imagelint {
+namespace {
+
+using nlohmann::json;
+
+constexpr size_t kMaxFactsDocumentBytes = 256u << 20;
+constexpr size_t kMaxDockerfileBytes = 16u << 20;
+
+// Bounded read of a whole file named on the command line or in a config.
+Result<std::string> ReadWholeFile(const std::string& path, size_t limit, const std::string& what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return MakeError(path, "cannot read the " + what);
+  std::string text;
+  char chunk[65536];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, static_cast<size_t>(in.gcount()));
+    if (text.size() > limit) return MakeError(path, what + " larger than " + std::to_string(limit) + " bytes");
+  }
+  return text;
+}
+
+// A facts document written by `imagelint facts IMAGE` (handy for CI caches
+// and tests): a .json file whose schema is imagelint.facts/v1.
+Result<std::optional<json>> ReadFactsDocument(const std::string& path, const Knowledge& knowledge) {
+  if (path.size() < 5 || path.compare(path.size() - 5, 5, ".json") != 0) return std::optional<json>();
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return std::optional<json>();
+  auto text = ReadWholeFile(path, kMaxFactsDocumentBytes, "facts document");
+  if (!text.ok()) return text.error();
+  auto document = ParseJson(*text, path);
+  if (!document.ok() || !document->is_object()) return MakeError(path, "not a JSON facts document");
+  if (StringField(*document, "schema") != facts::kSchemaName)
+    return MakeError(path, std::string("not an ") + facts::kSchemaName + " document (run `imagelint facts IMAGE`)");
+  // Through the typed model, as every producer writes it: a field of the
+  // wrong type or an unknown one is an error naming it, not a rule surprise.
+  auto model = facts::ReadFacts(*document, path);
+  if (!model.ok()) return model.error();
+  // Facts written before binaries said whether anything loads them.
+  CompleteFactsDocument(*model, knowledge);
+  return std::optional<json>(facts::WriteFacts(*model));
+}
+
+// A built image with the Dockerfile it came from: each layer's history back to its line.
+Status AnnotateWithDockerfile(json& facts, const ScanRequest& request) {
+  auto text = ReadWholeFile(request.dockerfile, kMaxDockerfileBytes, "--dockerfile");
+  if (!text.ok()) return text.error();
+  auto parsed = dockerfile::ParseDockerfile(*text, request.dockerfile);
+  if (!parsed.ok()) return parsed.error();
+  dockerfile::AnnotateImageFacts(facts, *parsed, request.target);
+  return OkStatus();
+}
+
+std::string StringOf(const json& object, const char* key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// Dockerfile inputs: where the FROM image's facts came from, for the
+// reports (docs/dockerfile.md "Base images"): resolved_from, digest and
+// platform of the image read, or the note saying why it was not read;
+// nothing when the knowledge tables answered without a lookup.
+std::optional<json> BaseOfReport(const json& facts) {
+  auto image = facts.find("image");
+  if (image == facts.end() || !image->is_object() || StringOf(*image, "kind") != "dockerfile") return std::nullopt;
+  auto base = image->find("base");
+  if (base == image->end() || !base->is_object()) return std::nullopt;
+  json out = json::object();
+  for (const char* key : {"ref", "resolved_from", "digest", "platform"})
+    if (base->contains(key) && (*base)[key].is_string() && !(*base)[key].get<std::string>().empty()) out[key] = (*base)[key];
+  std::string prefix = "base image " + StringOf(*base, "ref").substr(0, 200) + " not read (";
+  if (auto dockerfile = facts.find("dockerfile"); dockerfile != facts.end() && dockerfile->is_object())
+    if (auto notes = dockerfile->find("notes"); notes != dockerfile->end() && notes->is_array())
+      for (const json& note : *notes)
+        if (note.is_object() && StringOf(note, "note").rfind(prefix, 0) == 0) out["note"] = note["note"];
+  // Knowledge-table answers without a failed lookup are what Dockerfile mode
+  // always gave: the report says nothing new then.
+  std::string from = StringOf(out, "resolved_from");
+  if (from != "docker" && from != "registry" && from != "local" && !out.contains("note")) return std::nullopt;
+  return out;
+}
+
+// The image's platform as its facts say it: "linux/arm64".
+std::string PlatformOf(const json& facts) {
+  auto image = facts.find("image");
+  if (image == facts.end() || !image->is_object()) return "";
+  std::string platform = StringOf(*image, "os") + "/" + StringOf(*image, "architecture");
+  if (!StringOf(*image, "variant").empty()) platform += "/" + StringOf(*image, "variant");
+  return platform;
+}
+
+// A Dockerfile built per pool platform: each verdict says the platform its
+// pool was evaluated with, and `platforms[]` lists each build with its pools
+// and its base image (as `base` does for one build). The image as a whole
+// has no one platform then.
+void ReportPlatforms(json& image, const json& facts, const std::vector<analysis::PoolFacts>& pool_facts) {
+  json platforms = json::array();
+  std::map<std::string, std::string> platform_of_pool;
+  std::vector<std::string> own_pools;
+  for (const auto& one : pool_facts)
+    for (const std::string& pool : one.pools) platform_of_pool[pool] = PlatformOf(one.facts);
+  for (const json& verdict : image["verdicts"])
+    if (!platform_of_pool.count(StringOf(verdict, "pool"))) own_pools.push_back(StringOf(verdict, "pool"));
+  auto add = [&](const json& of, const std::vector<std::string>& pools) {
+    if (pools.empty()) return;
+    json entry = {{"platform", PlatformOf(of)}, {"pools", pools}};
+    if (auto image_facts = of.find("image"); image_facts != of.end() && image_facts->is_object())
+      if (!StringOf(*image_facts, "platform_source").empty()) entry["platform_source"] = (*image_facts)["platform_source"];
+    if (auto base = BaseOfReport(of)) entry["base"] = std::move(*base);
+    platforms.push_back(std::move(entry));
+  };
+  add(facts, own_pools);
+  for (const auto& one : pool_facts) add(one.facts, one.pools);
+  for (json& verdict : image["verdicts"]) {
+    auto found = platform_of_pool.find(StringOf(verdict, "pool"));
+    verdict["platform"] = found != platform_of_pool.end() ? found->second : PlatformOf(facts);
+  }
+  image["platforms"] = std::move(platforms);
+  image.erase("platform");
+}
+
+// The per-platform builds of an image as analysis wants them: each build
+// with the names of `fleet`'s pools of its platform.
+std::vector<analysis::PoolFacts> PoolFactsOn(const ImageFacts& image, const Fleet& fleet) {
+  std::vector<analysis::PoolFacts> out;
+  for (const auto& build : image.other_platforms) {
+    analysis::PoolFacts one;
+    for (const Pool& pool : fleet.pools)
+      if (pool.platform == build.platform) one.pools.push_back(pool.name);
+    one.facts = build.facts;
+    out.push_back(std::move(one));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> PoolPlatforms(const Fleet& fleet) {
+  std::vector<std::string> out;
+  for (const Pool& pool : fleet.pools)
+    if (std::find(out.begin(), out.end(), pool.platform) == out.end()) out.push_back(pool.platform);
+  return out;
+}
+
+Status CheckLocalInputs(const ScanRequest& request) {
+  for (const std::string& input : request.inputs) {
+    std::error_code ec;
+    if (request.dockerfile_texts.count(input) || input.starts_with(kRootfsPrefix) || pipeline::IsRegistryInput(input))
+      continue;
+    if (!std::filesystem::exists(input, ec)) return MakeError(input, "no such file or directory");
+  }
+  return OkStatus();
+}
+
+struct Evaluator::State {
+  std::optional<Knowledge> knowledge;
+  std::optional<rules::RuleSet> rule_set;
+  rules::FunctionRegistry functions;
+  std::vector<rules::RuleInfo> known_rules;
+  std::unique_ptr<pipeline::ImageBaseResolver> resolver;
+  std::string today;
+};
+
+Evaluator::Evaluator(const ScanRequest& request, const Context& context)
+    : state_(std::make_unique<State>()), request_(request), context_(context) {}
+Evaluator::~Evaluator() = default;
+
+Result<std::unique_ptr<Evaluator>> Evaluator::Create(const ScanRequest& request, const Context& context) {
+  std::unique_ptr<Evaluator> evaluator(new Evaluator(request, context));
+  State& state = *evaluator->state_;
+  auto knowledge = Knowledge::Load(context.knowledge_dir, request.read.use_cache ? context.cache_dir : "");
+  if (!knowledge.ok()) return knowledge.error();
+  state.knowledge.emplace(std::move(*knowledge));
+  auto rule_set =
+      rules::LoadRuleSet(context.rules_dir, request.rule_files, request.read.use_cache ? context.cache_dir : "");
+  if (!rule_set.ok()) return rule_set.error();
+  state.rule_set.emplace(std::move(*rule_set));
+  IMAGELINT_TRY(state.rule_set->ApplyOverrides(request.overrides));
+  state.known_rules = state.rule_set->List();
+  IMAGELINT_TRY(config::CheckIgnoredRules(request.ignores, state.known_rules));
+  state.functions = analysis::DefaultFunctions(*state.knowledge);
+  IMAGELINT_TRY(state.rule_set->CheckFunctions(state.functions));
+  // One resolver: all Dockerfiles' FROMs share its time budget.
+  auto resolver = pipeline::ImageBaseResolver::Create(request.read, context, *state.knowledge);
+  if (!resolver.ok()) return resolver.error();
+  state.resolver = std::move(*resolver);
+  state.today = context.today.empty() ? config::Today() : context.today;
+  return evaluator;
+}
+
+const Knowledge& Evaluator::knowledge() const { return *state_->knowledge; }
+
+Result<Fleet> Evaluator::LoadFleet(const std::string& file) const {
+  return fleet_import::LoadFleetAnyFormat(file, *state_->knowledge);
+}
+
+std::string Evaluator::ResolverSummary() const { return state_->resolver ? state_->resolver->Summary() : ""; }
+
+// `text` null: the Dockerfile file `name` (its folder is the default context); else the text: the Dockerfile file (its folder is the default context); else `text`.
+static Result<ImageFacts> AnalyzeDockerfileInput(const std::string& name, const std::string* text,
+                                                 const ScanRequest& request, const Knowledge& knowledge,
+                                                 dockerfile::BaseResolver* resolver,
+                                                 const std::vector<std::string>& platforms) {
+  dockerfile::DockerfileOptions options;
+  options.build_args = request.build_args;
+  options.target = request.target;
+  options.context_dir = request.context_dir;
+  if (!request.read.platform.empty()) {
+    options.platform = request.read.platform;
+    options.platform_explicit = true;
+  }
+  options.knowledge = &knowledge;
+  options.base_resolver = resolver;
+  pipeline::ContextBinaries context_binaries(knowledge);
+  options.context_binaries = &context_binaries;
+  // Where the Dockerfile leaves its platform open, each pool gets the image
+  // built for its own platform (one build per distinct platform).
+  options.pool_platforms = platforms;
+  auto analysis = text != nullptr ? dockerfile::AnalyzeDockerfileText(*text, name, options)
+                                  : dockerfile::AnalyzeDockerfile(name, options);
+  if (!analysis.ok()) return analysis.error();
+  ImageFacts out{name, std::move(analysis->facts), config::FromInlinePragmas(analysis->suppressions)};
+  out.platform = analysis->platform;
+  for (auto& other : analysis->other_platforms)
+    out.other_platforms.push_back({other.platform, std::move(other.facts)});
+  return out;
+}
+
+Result<ImageFacts> Evaluator::ReadDockerfileText(const std::string& name, const std::string& text,
+                                                 const std::vector<std::string>& platforms) const {
+  return AnalyzeDockerfileInput(name, &text, request_, *state_->knowledge, state_->resolver.get(), platforms);
+}
+
+Result<ImageFacts> Evaluator::Read(const std::string& input, const std::vector<std::string>& platforms) const {
+  return ReadIn(input, platforms, context_);
+}
+
+Result<ImageFacts> Evaluator::ReadIn(const std::string& input, const std::vector<std::string>& platforms,
+                                     const Context& context) const {
+  const Knowledge& knowledge = *state_->knowledge;
+  auto document = ReadFactsDocument(input, knowledge);
+  if (!document.ok()) return document.error();
+  if (*document) return ImageFacts{input, std::move(**document), {}};
+  if (auto text = request_.dockerfile_texts.find(input); text != request_.dockerfile_texts.end())
+    return ReadDockerfileText(input, text->second, platforms);
+  if (dockerfile::IsDockerfilePath(input))
+    return AnalyzeDockerfileInput(input, nullptr, request_, knowledge, state_->resolver.get(), platforms);
+  auto scanned = pipeline::ReadImageInput(input, request_.read, context);
+  if (!scanned.ok()) return scanned.error();
+  ImageFacts out{input, BuildFacts(*scanned, knowledge), {}};
+  if (!request_.dockerfile.empty()) IMAGELINT_TRY(AnnotateWithDockerfile(out.facts, request_));
+  return out;
+}
+
+std::vector<Result<ImageFacts>> Evaluator::ReadAll(const std::vector<std::string>& inputs,
+                                                   const std::vector<std::string>& platforms) const {
+  size_t jobs = request_.keep_going ? static_cast<size_t>(request_.image_jobs > 0 ? request_.image_jobs : 4) : 1;
+  jobs = std::min(jobs, inputs.size());
+  std::vector<Result<ImageFacts>> read;
+  if (jobs <= 1) {
+    for (const std::string& input : inputs) {
+      read.push_back(Read(input, platforms));
+      if (!read.back().ok() && !request_.keep_going) break;
+    }
+    return read;
+  }
+  std::vector<std::optional<Result<ImageFacts>>> slots(inputs.size());
+  std::atomic<size_t> next{0};
+  Context quiet = context_;
+  quiet.progress = nullptr;  // one progress line cannot show several images
+  auto work = [&] {
+    for (size_t i = next++; i < inputs.size(); i = next++) {
+      try {
+        slots[i] = ReadIn(inputs[i], platforms, quiet);
+      } catch (const std::exception& e) {  // e.g. out of memory: this image's error, not the run's end
+        slots[i] = Result<ImageFacts>(MakeError(inputs[i], std::string("cannot read: ") + e.what()));
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < jobs; ++t) threads.emplace_back(work);
+  for (auto& thread : threads) thread.join();
+  for (auto& slot : slots) read.push_back(std::move(*slot));
+  return read;
+}
+
+Result<json> Evaluator::Evaluate(const std::vector<const ImageFacts*>& images, const Fleet& fleet) const {
+  std::vector<json> facts;
+  std::vector<std::vector<analysis::PoolFacts>> pool_facts;
+  for (const ImageFacts* image : images) {
+    facts.push_back(image->facts);
+    pool_facts.push_back(PoolFactsOn(*image, fleet));
+  }
+  auto analysed = analysis::Analyze(facts, pool_facts, fleet, *state_->rule_set, state_->functions);
+  if (!analysed.ok()) return analysed.error();
+  json& report = *analysed;
+  // Reporters (SARIF, GitHub) locate findings in the Dockerfile an image names.
+  for (size_t i = 0; i < images.size() && i < report["images"].size(); ++i) {
+    auto image = facts[i].find("image");
+    if (image != facts[i].end() && image->is_object() && image->contains("dockerfile"))
+      report["images"][i]["dockerfile"] = (*image)["dockerfile"];
+    if (auto base = BaseOfReport(facts[i])) report["images"][i]["base"] = std::move(*base);
+    if (!images[i]->platform.empty()) ReportPlatforms(report["images"][i], facts[i], pool_facts[i]);
+  }
+  std::vector<config::Suppression> suppressions = request_.ignores;
+  if (request_.inline_ignores) {
+    for (const ImageFacts* image : images) {
+      for (config::Suppression suppression : image->inline_suppressions) {
+        // A comment naming no rule is reported (ignores.invalid), not applied.
+        if (!suppression.rule.empty() && !config::CheckIgnoredRules({suppression}, state_->known_rules).ok()) {
+          auto closest = config::ClosestRules(suppression.rule, state_->known_rules);
+          suppression.problem =
+              "names no rule" + (closest.empty() ? std::string() : " (did you mean " + closest[0] + "?)");
+        }
+        suppressions.push_back(std::move(suppression));
+      }
+    }
+  }
+  json finalised = analysis::Finalize(config::ApplySuppressions(report, suppressions, state_->today),
+                                      {.min_severity = request_.min_severity},
+                                      {request_.fail_on, request_.fail_on_undecided});
+  // The bundle the verdicts rest on, its age and, past 90 days, a note.
+  auto bundle = BundleOf(*state_->knowledge);
+  if (!bundle.ok()) return bundle.error();
+  finalised["knowledge"] = KnowledgeBundleJson(*bundle, state_->today);
+  return finalised;
+}
+
+}  // namespace imagelint
