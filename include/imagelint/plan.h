@@ -50,7 +50,7 @@ Result<Fleet> ApplyFleetChanges(const Fleet& fleet, const std::vector<FleetChang
 struct Outcome {
   std::string status;  // pass | warn | fail | undecided; "" = no such pool
   int error_code = 0;  // the predicted CUDA error of a failing verdict (0 = none)
-  std::string error_name;
+  std::string error_name;  // its name; a refusal to start has a name and no code
   std::string rule;     // the finding that predicts it
   std::string message;  // that finding's message
   bool operator==(const Outcome& other) const {

@@ -15,8 +15,9 @@ using nlohmann::json;
 json OutcomeJson(const Outcome& outcome) {
   if (outcome.status.empty()) return nullptr;
   json out = {{"status", outcome.status}};
-  if (outcome.error_code != 0)
-    out["predicted_error"] = {{"code", outcome.error_code}, {"name", outcome.error_name}};
+  if (outcome.error_code != 0 || !outcome.error_name.empty())
+    out["predicted_error"] = {{"code", outcome.error_code == 0 ? json(nullptr) : json(outcome.error_code)},
+                              {"name", outcome.error_name}};
   if (!outcome.rule.empty()) out["rule"] = outcome.rule;
   if (!outcome.message.empty()) out["message"] = outcome.message;
   return out;
@@ -102,9 +103,10 @@ class PlanReader {
     if (value.contains("rule")) IMAGELINT_TRY(Text(value, "rule", out.rule));
     if (value.contains("message")) IMAGELINT_TRY(Text(value, "message", out.message));
     if (auto error = value.find("predicted_error"); error != value.end()) {
-      if (!error->is_object() || !error->contains("code") || !(*error)["code"].is_number_integer())
-        return Bad("'predicted_error' must hold an integer code");
-      out.error_code = (*error)["code"].get<int>();
+      if (!error->is_object() || !error->contains("code") ||
+          !((*error)["code"].is_number_integer() || (*error)["code"].is_null()))
+        return Bad("'predicted_error' must hold an integer code or null");
+      out.error_code = (*error)["code"].is_null() ? 0 : (*error)["code"].get<int>();
       IMAGELINT_TRY(Text(*error, "name", out.error_name));
     }
     return out;

@@ -21,7 +21,10 @@ using plan::PlanReport;
 std::string OutcomeText(const Outcome& outcome) {
   if (outcome.status.empty()) return "-";
   std::string out = outcome.status;
-  if (outcome.error_code != 0) out += " (" + std::to_string(outcome.error_code) + " " + outcome.error_name + ")";
+  if (outcome.error_code != 0)
+    out += " (" + std::to_string(outcome.error_code) + " " + outcome.error_name + ")";
+  else if (!outcome.error_name.empty())  // a refusal before CUDA runs: no CUDA error code
+    out += " (" + outcome.error_name + ")";
   if (!outcome.rule.empty()) out += " [" + outcome.rule + "]";
   return out;
 }
@@ -82,7 +85,7 @@ std::string ChangesHeading(const PlanReport& report) {
 }  // namespace
 
 std::string RenderPlanText(const PlanReport& report) {
-  std::string out = "imagelint plan on " + report.fleet_source + ": " + ChangesHeading(report) + "\n";
+  std::string out = "plan on " + report.fleet_source + ": " + ChangesHeading(report) + "\n";
   if (!report.shard.empty()) out += "shard " + report.shard + "\n";
   for (const ImagePlan& image : report.images) {
     out += "\n" + image.ref + "\n";

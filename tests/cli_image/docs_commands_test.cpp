@@ -356,7 +356,7 @@ TEST_CASE("every command README.md, docs/*.md and --help show runs (or, for syno
   // The help's own examples, and its "e.g." fragments as flags of a command.
   std::map<std::string, std::string> inputs = {{"scan", "app.tar"}, {"facts", "app.tar"}, {"ls", "app.tar"},
                                                {"explain", "IL003"}, {"fleet import", "--from-k8s nodes.json"},
-                                               {"completion", "bash"}};
+                                               {"completion", "bash"}, {"plan", "app.tar --fleet fleet.yaml --fixes"}};
   for (const std::string& command : commands) {
     std::vector<std::string> words;
     std::istringstream split(command);
