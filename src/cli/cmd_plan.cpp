@@ -11,6 +11,7 @@
 #include "cli/command.h"
 #include "cli/options.h"
 #include "cli/shared_cache.h"
+#include "common/file_text.h"
 #include "common/json.h"
 #include "imagelint/plan.h"
 #include "imagelint/plan_render.h"
@@ -31,10 +32,7 @@ struct PlanArgs {
   bool fixes = false;
   std::string shard;  // K/N
   bool merge = false;
-  std::string images_from;
-  bool all_tags = false;
-  std::string tags;
-  int image_jobs = 0;
+  ImageListFlags many;  // --images-from, --all-tags, --tags, --image-jobs
   std::vector<std::string> build_args;
   std::string target;
   std::string context;
@@ -57,15 +55,9 @@ Result<std::pair<int, int>> ParseShard(const std::string& text) {
 }
 
 Result<plan::PlanReport> ReadPlanFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return MakeError(path, "cannot read the plan");
-  std::string text;
-  char chunk[65536];
-  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
-    text.append(chunk, static_cast<size_t>(in.gcount()));
-    if (text.size() > kMaxPlanDocumentBytes) return MakeError(path, "plan larger than 256 MiB");
-  }
-  auto document = ParseJson(text, path);
+  auto text = ReadBoundedFile(path, kMaxPlanDocumentBytes, "plan");
+  if (!text.ok()) return text.error();
+  auto document = ParseJson(*text, path);
   if (!document.ok()) return document.error();
   return plan::ReadPlanJson(*document, path);
 }
@@ -105,15 +97,9 @@ int RunPlan(PlanArgs& args, const Environment& environment) {
   }
   args.options.user_config_dir = environment.UserConfigDirectory();
   ExpandRuleLists(args.options);
-  if (!args.tags.empty() && !args.all_tags) return ReportToolError(MakeError("--tags", "goes with --all-tags"));
-  const std::vector<std::string> repositories = args.all_tags ? args.images : std::vector<std::string>();
-  if (args.all_tags) args.images.clear();
-  if (!args.images_from.empty()) {
-    auto listed = ReadImageList(args.images_from);
-    if (!listed.ok()) return ReportToolError(listed.error());
-    args.images.insert(args.images.end(), listed->begin(), listed->end());
-  }
-  if (args.images.empty() && repositories.empty())
+  auto list = CollectImageList(std::move(args.images), args.many);
+  if (!list.ok()) return ReportToolError(list.error());
+  if (list->images.empty() && list->repositories.empty())
     return ReportToolError(MakeError("plan", "give the IMAGEs (or --images-from FILE) to plan for"));
   auto config = config::ResolveConfig(args.options);
   if (!config.ok()) return ReportToolError(config.error());
@@ -130,8 +116,8 @@ int RunPlan(PlanArgs& args, const Environment& environment) {
   request.scan.build_args = std::move(*build_args);
   request.scan.target = args.target;
   request.scan.context_dir = args.context;
-  request.scan.keep_going = args.all_tags || !args.images_from.empty();
-  request.scan.image_jobs = args.image_jobs;
+  request.scan.keep_going = list->many;
+  request.scan.image_jobs = args.many.image_jobs;
   request.changes = args.changes;
   request.fleet_after = args.fleet_after;
   request.minimum_driver = args.minimum_driver;
@@ -145,13 +131,11 @@ int RunPlan(PlanArgs& args, const Environment& environment) {
   auto made_context = ContextFor(environment, args.input);
   if (!made_context.ok()) return ReportToolError(made_context.error());
   const Context context = std::move(*made_context);
-  for (const std::string& repository : repositories) {
-    auto tagged = ListRepositoryImages(repository, args.tags, request.scan.read, context);
-    if (!tagged.ok()) return ReportToolError(tagged.error());
-    args.images.insert(args.images.end(), tagged->begin(), tagged->end());
-  }
-  request.scan.inputs = args.images;
-  if (auto budget = StartBudget(args.input, args.images); !budget.ok()) return ReportToolError(budget.error());
+  if (!list->repositories.empty())
+    if (auto tagged = AddRepositoryTags(*list, args.many, request.scan.read, context, "plan for"); !tagged.ok())
+      return ReportToolError(tagged.error());
+  request.scan.inputs = std::move(list->images);
+  if (auto budget = StartBudget(args.input, request.scan.inputs); !budget.ok()) return ReportToolError(budget.error());
   auto shared_cache = OpenSharedCache(args.shared_cache, environment, context.warn);
   if (!shared_cache.ok()) return ReportToolError(shared_cache.error());
   request.scan.read.shared_cache = *shared_cache;
@@ -180,13 +164,7 @@ RunFunction SetupPlan(CLI::App& app) {
   app.add_option("--shard", args->shard, "plan only the K-th of N shards of the inputs (merge with --merge)")
       ->type_name("K/N");
   app.add_flag("--merge", args->merge, "merge the JSON plans given as IMAGE operands (shards) into one");
-  app.add_option("--images-from", args->images_from, "also plan for the images listed in FILE, one a line")
-      ->type_name("FILE");
-  app.add_flag("--all-tags", args->all_tags, "each IMAGE is a repository (REGISTRY/REPO): every tag");
-  app.add_option("--tags", args->tags, "with --all-tags: only tags matching REGEX")->type_name("REGEX");
-  app.add_option("--image-jobs", args->image_jobs, "images read at once with --images-from or --all-tags")
-      ->type_name("N")
-      ->check(CLI::Range(1, 64));
+  AddImageListFlags(app, args->many, "plan for");
   app.add_option("--build-arg", args->build_args, "Dockerfile inputs: NAME=VALUE for an ARG (repeatable)")
       ->type_name("NAME[=VALUE]");
   app.add_option("--target", args->target, "Dockerfile inputs: the stage to check")->type_name("STAGE");

@@ -13,6 +13,7 @@
 #include "cli/command.h"
 #include "cli/options.h"
 #include "cli/shared_cache.h"
+#include "common/file_text.h"
 #include "common/text.h"
 #include "imagelint/fleet_import.h"
 #include "imagelint/report.h"
@@ -31,10 +32,7 @@ struct ScanArgs {
   std::string target;                   // Dockerfile inputs: --target STAGE
   std::string context;                  // Dockerfile inputs: --context DIR
   SharedCacheFlags shared_cache;        // --cache-backend, --cache-ttl
-  std::string images_from;              // --images-from FILE: one image a line
-  bool all_tags = false;                // --all-tags: each IMAGE is a repository, every tag scanned
-  std::string tags;                     // --tags REGEX: with --all-tags, the tags to scan
-  int image_jobs = 0;                   // --image-jobs N: images read at once (many images)
+  ImageListFlags many;                  // --images-from, --all-tags, --tags, --image-jobs
   std::string color = "auto";           // --color auto|always|never (--no-color: never)
   std::string baseline;                 // --baseline REPORT.json
   bool fail_on_new = false;             // --fail-on-new
@@ -42,30 +40,18 @@ struct ScanArgs {
 
 // "-" stands for a Dockerfile on standard input (as hadolint reads it).
 Result<std::string> ReadStdinDockerfile() {
-  std::string text;
-  char chunk[65536];
-  while (std::cin.read(chunk, sizeof chunk) || std::cin.gcount() > 0) {
-    text.append(chunk, static_cast<size_t>(std::cin.gcount()));
-    if (text.size() > kMaxStdinDockerfileBytes) return MakeError("-", "standard input larger than 16 MiB");
-  }
-  return text;
+  return ReadBoundedStream(std::cin, kMaxStdinDockerfileBytes, "-", "standard input");
 }
 
 int RunScan(ScanArgs& args, const Environment& environment) {
   args.options.user_config_dir = environment.UserConfigDirectory();
   ExpandRuleLists(args.options);
   for (const std::string& dir : args.rootfs) args.images.push_back(std::string(kRootfsPrefix) + dir);
-  if (!args.tags.empty() && !args.all_tags) return ReportToolError(MakeError("--tags", "goes with --all-tags"));
-  if (args.all_tags && (args.images.empty() || !args.rootfs.empty()))
+  auto list = CollectImageList(std::move(args.images), args.many);
+  if (!list.ok()) return ReportToolError(list.error());
+  if (args.many.all_tags && (list->repositories.empty() || !args.rootfs.empty()))
     return ReportToolError(MakeError("--all-tags", "give the repositories (REGISTRY/REPO) whose tags to scan"));
-  const std::vector<std::string> repositories = args.all_tags ? args.images : std::vector<std::string>();
-  if (args.all_tags) args.images.clear();
-  if (!args.images_from.empty()) {
-    auto listed = ReadImageList(args.images_from);
-    if (!listed.ok()) return ReportToolError(listed.error());
-    args.images.insert(args.images.end(), listed->begin(), listed->end());
-  }
-  if (args.images.empty() && repositories.empty())
+  if (list->images.empty() && list->repositories.empty())
     return ReportToolError(MakeError("scan", "give an IMAGE (or --rootfs DIR) to scan"));
   auto config = config::ResolveConfig(args.options);  // .imagelint.yaml + flags
   if (!config.ok()) return ReportToolError(config.error());
@@ -85,21 +71,18 @@ int RunScan(ScanArgs& args, const Environment& environment) {
   request->baseline_file = args.baseline;
   request->fail_on_new = args.fail_on_new;
   // Many images: one report, an unreadable image an entry of it (exit 2).
-  request->keep_going = args.all_tags || !args.images_from.empty();
-  if (args.image_jobs < 0) return ReportToolError(MakeError("--image-jobs", "must be at least 1"));
-  request->image_jobs = args.image_jobs;
+  request->keep_going = list->many;
+  if (args.many.image_jobs < 0) return ReportToolError(MakeError("--image-jobs", "must be at least 1"));
+  request->image_jobs = args.many.image_jobs;
   auto made_context = ContextFor(environment, args.input);
   if (!made_context.ok()) return ReportToolError(made_context.error());
   const Context context = std::move(*made_context);
   if (context.warn)
     for (const std::string& warning : outputs->warnings) context.warn(warning);
-  for (const std::string& repository : repositories) {
-    auto tagged = ListRepositoryImages(repository, args.tags, request->read, context);
-    if (!tagged.ok()) return ReportToolError(tagged.error());
-    if (tagged->empty() && context.warn) context.warn(repository + ": no tag to scan");
-    args.images.insert(args.images.end(), tagged->begin(), tagged->end());
-  }
-  if (args.images.empty()) return ReportToolError(MakeError("--all-tags", "no tag to scan"));
+  if (!list->repositories.empty())
+    if (auto tagged = AddRepositoryTags(*list, args.many, request->read, context, "scan"); !tagged.ok())
+      return ReportToolError(tagged.error());
+  args.images = std::move(list->images);
   request->inputs = args.images;
   // The budget counts the images to scan (after --all-tags listed them).
   if (auto budget = StartBudget(args.input, args.images); !budget.ok()) return ReportToolError(budget.error());
@@ -154,19 +137,7 @@ RunFunction SetupScan(CLI::App& app) {
       ->type_name("FILE");
   AddImageInputOptions(app, args->input);
   AddSharedCacheFlags(app, args->shared_cache);
-  app.add_option("--images-from", args->images_from,
-                 "also scan the images listed in FILE, one a line (# comments), into the same report")
-      ->type_name("FILE");
-  app.add_flag("--all-tags", args->all_tags,
-               "each IMAGE is a repository (REGISTRY/REPO): scan every tag its registry lists, into one report");
-  app.add_option("--tags", args->tags,
-                 "with --all-tags: only tags matching REGEX (RE2 syntax, found anywhere in the tag; anchor with ^ and $)")
-      ->type_name("REGEX");
-  app.add_option("--image-jobs", args->image_jobs,
-                 "with --images-from or --all-tags: images read at once (default 4; their layers are shared "
-                 "through the cache)")
-      ->type_name("N")
-      ->check(CLI::Range(1, 64));
+  AddImageListFlags(app, args->many, "scan");
   app.add_option("--baseline", args->baseline,
                  "an earlier JSON report of the same images and fleet: mark findings new or unchanged and list "
                  "the fixed ones, in every format")

@@ -2,11 +2,11 @@
 #include "cli/options.h"
 
 #include <algorithm>
-#include <fstream>
 #include <iostream>
 #include <mutex>
 #include <optional>
 
+#include "common/file_text.h"
 #include "common/text.h"
 #include "imagelint/knowledge_update.h"
 #include "imagelint/report.h"
@@ -285,21 +285,17 @@ Result<Context> ContextFor(const Environment& environment, const ImageInputFlags
   return context;
 }
 
+namespace {
+
 constexpr size_t kMaxImagesFromBytes = 4u << 20;
 
 // --images-from FILE: one image a line; blank lines and '#' comments skipped.
 Result<std::vector<std::string>> ReadImageList(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return MakeError(path, "cannot read the --images-from list");
-  std::string text;
-  char chunk[65536];
-  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
-    text.append(chunk, static_cast<size_t>(in.gcount()));
-    if (text.size() > kMaxImagesFromBytes) return MakeError(path, "--images-from list larger than 4 MiB");
-  }
+  auto text = ReadBoundedFile(path, kMaxImagesFromBytes, "--images-from list");
+  if (!text.ok()) return text.error();
   std::vector<std::string> images;
   int number = 0;
-  for (const std::string& raw : SplitOn(text, '\n')) {
+  for (const std::string& raw : SplitOn(*text, '\n')) {
     ++number;
     std::string line = Trim(raw);
     if (line.empty() || line[0] == '#') continue;
@@ -309,6 +305,49 @@ Result<std::vector<std::string>> ReadImageList(const std::string& path) {
   }
   if (images.empty()) return MakeError(path, "the --images-from list names no image");
   return images;
+}
+
+}  // namespace
+
+void AddImageListFlags(CLI::App& app, ImageListFlags& flags, const std::string& verb) {
+  app.add_option("--images-from", flags.images_from,
+                 "also " + verb + " the images listed in FILE, one a line (# comments), into the same report")
+      ->type_name("FILE");
+  app.add_flag("--all-tags", flags.all_tags,
+               "each IMAGE is a repository (REGISTRY/REPO): " + verb + " every tag its registry lists, into one report");
+  app.add_option("--tags", flags.tags,
+                 "with --all-tags: only tags matching REGEX (RE2 syntax, found anywhere in the tag; anchor with ^ and $)")
+      ->type_name("REGEX");
+  app.add_option("--image-jobs", flags.image_jobs,
+                 "with --images-from or --all-tags: images read at once (default 4; their layers are shared "
+                 "through the cache)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 64));
+}
+
+Result<ImageList> CollectImageList(std::vector<std::string> operands, const ImageListFlags& flags) {
+  if (!flags.tags.empty() && !flags.all_tags) return MakeError("--tags", "goes with --all-tags");
+  ImageList list;
+  list.many = flags.all_tags || !flags.images_from.empty();
+  (flags.all_tags ? list.repositories : list.images) = std::move(operands);
+  if (!flags.images_from.empty()) {
+    auto listed = ReadImageList(flags.images_from);
+    if (!listed.ok()) return listed.error();
+    list.images.insert(list.images.end(), listed->begin(), listed->end());
+  }
+  return list;
+}
+
+Status AddRepositoryTags(ImageList& list, const ImageListFlags& flags, const ImageReadOptions& read,
+                         const Context& context, const std::string& verb) {
+  for (const std::string& repository : list.repositories) {
+    auto tagged = ListRepositoryImages(repository, flags.tags, read, context);
+    if (!tagged.ok()) return tagged.error();
+    if (tagged->empty() && context.warn) context.warn(repository + ": no tag to " + verb);
+    list.images.insert(list.images.end(), tagged->begin(), tagged->end());
+  }
+  if (list.images.empty()) return MakeError("--all-tags", "no tag to " + verb);
+  return OkStatus();
 }
 
 }  // namespace imagelint::cli

@@ -94,7 +94,25 @@ Result<ImageReadOptions> ToImageReadOptions(const ImageInputFlags& flags);
 // else the newest in the cache; a bad --knowledge is an error).
 Result<Context> ContextFor(const Environment& environment, const ImageInputFlags& flags);
 
-// --images-from FILE: one image a line (blank lines and # comments skipped).
-Result<std::vector<std::string>> ReadImageList(const std::string& path);
+// Many images at once (scan, plan): the IMAGE operands, --images-from FILE
+// (one a line, blank lines and # comments skipped) and --all-tags/--tags
+// (each operand a repository whose tags are listed once a Context exists).
+struct ImageListFlags {
+  std::string images_from;  // --images-from FILE
+  bool all_tags = false;    // --all-tags
+  std::string tags;         // --tags REGEX
+  int image_jobs = 0;       // --image-jobs N
+};
+// `verb`: what the command does to each image ("scan", "plan for").
+void AddImageListFlags(CLI::App& app, ImageListFlags& flags, const std::string& verb);
+struct ImageList {
+  std::vector<std::string> images;        // operands and --images-from entries
+  std::vector<std::string> repositories;  // with --all-tags: the operands
+  bool many = false;                      // --images-from or --all-tags: unreadable images are report entries
+};
+Result<ImageList> CollectImageList(std::vector<std::string> operands, const ImageListFlags& flags);
+// Appends every tag of each repository (--all-tags) to the images.
+Status AddRepositoryTags(ImageList& list, const ImageListFlags& flags, const ImageReadOptions& read,
+                         const Context& context, const std::string& verb);
 
 }  // namespace imagelint::cli

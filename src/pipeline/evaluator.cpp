@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <thread>
 
+#include "common/file_text.h"
 #include "common/json.h"
 #include "imagelint/analysis.h"
 #include "imagelint/dockerfile.h"
@@ -32,26 +32,13 @@ using nlohmann::json;
 constexpr size_t kMaxFactsDocumentBytes = 256u << 20;
 constexpr size_t kMaxDockerfileBytes = 16u << 20;
 
-// Bounded read of a whole file named on the command line or in a config.
-Result<std::string> ReadWholeFile(const std::string& path, size_t limit, const std::string& what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return MakeError(path, "cannot read the " + what);
-  std::string text;
-  char chunk[65536];
-  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
-    text.append(chunk, static_cast<size_t>(in.gcount()));
-    if (text.size() > limit) return MakeError(path, what + " larger than " + std::to_string(limit) + " bytes");
-  }
-  return text;
-}
-
 // A facts document written by `imagelint facts IMAGE` (handy for CI caches
 // and tests): a .json file whose schema is imagelint.facts/v1.
 Result<std::optional<json>> ReadFactsDocument(const std::string& path, const Knowledge& knowledge) {
   if (path.size() < 5 || path.compare(path.size() - 5, 5, ".json") != 0) return std::optional<json>();
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) return std::optional<json>();
-  auto text = ReadWholeFile(path, kMaxFactsDocumentBytes, "facts document");
+  auto text = ReadBoundedFile(path, kMaxFactsDocumentBytes, "facts document");
   if (!text.ok()) return text.error();
   auto document = ParseJson(*text, path);
   if (!document.ok() || !document->is_object()) return MakeError(path, "not a JSON facts document");
@@ -68,17 +55,12 @@ Result<std::optional<json>> ReadFactsDocument(const std::string& path, const Kno
 
 // A built image with the Dockerfile it came from: each layer's history back to its line.
 Status AnnotateWithDockerfile(json& facts, const ScanRequest& request) {
-  auto text = ReadWholeFile(request.dockerfile, kMaxDockerfileBytes, "--dockerfile");
+  auto text = ReadBoundedFile(request.dockerfile, kMaxDockerfileBytes, "--dockerfile");
   if (!text.ok()) return text.error();
   auto parsed = dockerfile::ParseDockerfile(*text, request.dockerfile);
   if (!parsed.ok()) return parsed.error();
   dockerfile::AnnotateImageFacts(facts, *parsed, request.target);
   return OkStatus();
-}
-
-std::string StringOf(const json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
 // Dockerfile inputs: where the FROM image's facts came from, for the
@@ -87,20 +69,20 @@ std::string StringOf(const json& object, const char* key) {
 // nothing when the knowledge tables answered without a lookup.
 std::optional<json> BaseOfReport(const json& facts) {
   auto image = facts.find("image");
-  if (image == facts.end() || !image->is_object() || StringOf(*image, "kind") != "dockerfile") return std::nullopt;
+  if (image == facts.end() || !image->is_object() || StringField(*image, "kind") != "dockerfile") return std::nullopt;
   auto base = image->find("base");
   if (base == image->end() || !base->is_object()) return std::nullopt;
   json out = json::object();
   for (const char* key : {"ref", "resolved_from", "digest", "platform"})
     if (base->contains(key) && (*base)[key].is_string() && !(*base)[key].get<std::string>().empty()) out[key] = (*base)[key];
-  std::string prefix = "base image " + StringOf(*base, "ref").substr(0, 200) + " not read (";
+  std::string prefix = "base image " + StringField(*base, "ref").substr(0, 200) + " not read (";
   if (auto dockerfile = facts.find("dockerfile"); dockerfile != facts.end() && dockerfile->is_object())
     if (auto notes = dockerfile->find("notes"); notes != dockerfile->end() && notes->is_array())
       for (const json& note : *notes)
-        if (note.is_object() && StringOf(note, "note").rfind(prefix, 0) == 0) out["note"] = note["note"];
+        if (note.is_object() && StringField(note, "note").rfind(prefix, 0) == 0) out["note"] = note["note"];
   // Knowledge-table answers without a failed lookup are what Dockerfile mode
   // always gave: the report says nothing new then.
-  std::string from = StringOf(out, "resolved_from");
+  std::string from = StringField(out, "resolved_from");
   if (from != "docker" && from != "registry" && from != "local" && !out.contains("note")) return std::nullopt;
   return out;
 }
@@ -109,8 +91,8 @@ std::optional<json> BaseOfReport(const json& facts) {
 std::string PlatformOf(const json& facts) {
   auto image = facts.find("image");
   if (image == facts.end() || !image->is_object()) return "";
-  std::string platform = StringOf(*image, "os") + "/" + StringOf(*image, "architecture");
-  if (!StringOf(*image, "variant").empty()) platform += "/" + StringOf(*image, "variant");
+  std::string platform = StringField(*image, "os") + "/" + StringField(*image, "architecture");
+  if (!StringField(*image, "variant").empty()) platform += "/" + StringField(*image, "variant");
   return platform;
 }
 
@@ -125,19 +107,19 @@ void ReportPlatforms(json& image, const json& facts, const std::vector<analysis:
   for (const auto& one : pool_facts)
     for (const std::string& pool : one.pools) platform_of_pool[pool] = PlatformOf(one.facts);
   for (const json& verdict : image["verdicts"])
-    if (!platform_of_pool.count(StringOf(verdict, "pool"))) own_pools.push_back(StringOf(verdict, "pool"));
+    if (!platform_of_pool.count(StringField(verdict, "pool"))) own_pools.push_back(StringField(verdict, "pool"));
   auto add = [&](const json& of, const std::vector<std::string>& pools) {
     if (pools.empty()) return;
     json entry = {{"platform", PlatformOf(of)}, {"pools", pools}};
     if (auto image_facts = of.find("image"); image_facts != of.end() && image_facts->is_object())
-      if (!StringOf(*image_facts, "platform_source").empty()) entry["platform_source"] = (*image_facts)["platform_source"];
+      if (!StringField(*image_facts, "platform_source").empty()) entry["platform_source"] = (*image_facts)["platform_source"];
     if (auto base = BaseOfReport(of)) entry["base"] = std::move(*base);
     platforms.push_back(std::move(entry));
   };
   add(facts, own_pools);
   for (const auto& one : pool_facts) add(one.facts, one.pools);
   for (json& verdict : image["verdicts"]) {
-    auto found = platform_of_pool.find(StringOf(verdict, "pool"));
+    auto found = platform_of_pool.find(StringField(verdict, "pool"));
     verdict["platform"] = found != platform_of_pool.end() ? found->second : PlatformOf(facts);
   }
   image["platforms"] = std::move(platforms);

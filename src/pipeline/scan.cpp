@@ -3,9 +3,9 @@
 // parsing its flags and writing its reports.
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 
+#include "common/file_text.h"
 #include "common/json.h"
 #include "imagelint/analysis.h"
 #include "imagelint/config.h"
@@ -19,19 +19,6 @@ namespace {
 using nlohmann::json;
 
 constexpr size_t kMaxBaselineBytes = 256u << 20;
-
-// Bounded read of a whole file named on the command line or in a config.
-Result<std::string> ReadTextFile(const std::string& path, size_t limit, const std::string& what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return MakeError(path, "cannot read the " + what);
-  std::string text;
-  char chunk[65536];
-  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
-    text.append(chunk, static_cast<size_t>(in.gcount()));
-    if (text.size() > limit) return MakeError(path, what + " larger than " + std::to_string(limit) + " bytes");
-  }
-  return text;
-}
 
 // An image that could not be read is an entry of its own, in input order:
 // status "error", the reason, no verdicts; the summary counts them.
@@ -84,7 +71,7 @@ Result<ScanResult> Scan(const ScanRequest& request, const Context& context) {
     return MakeError("--fail-on-new", "goes with --baseline REPORT.json");
   std::optional<json> baseline;
   if (!request.baseline_file.empty()) {  // read first: a wrong file is exit 2 before any image is read
-    auto text = ReadTextFile(request.baseline_file, kMaxBaselineBytes, "--baseline report");
+    auto text = ReadBoundedFile(request.baseline_file, kMaxBaselineBytes, "--baseline report");
     if (!text.ok()) return text.error();
     auto parsed = ParseJson(*text, request.baseline_file);
     if (!parsed.ok()) return parsed.error();
