@@ -14,6 +14,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -60,6 +61,7 @@ struct Outcome {
 
 enum class ChangeKind { kNewlyFailing, kNewlyPassing, kChangedError, kChangedStatus, kPoolAdded, kPoolRemoved };
 const char* ChangeKindName(ChangeKind kind);  // "newly-failing", ...
+std::optional<ChangeKind> ChangeKindFromName(std::string_view name);
 
 struct VerdictChange {
   std::string pool;

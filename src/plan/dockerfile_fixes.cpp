@@ -84,16 +84,24 @@ void DropCompatPackages(const std::vector<std::string>& lines, std::vector<Docke
   }
 }
 
-// FROM nvidia/cuda:<X.Y[.Z]>-<rest>: the same flavour and OS on another CUDA
+// FROM nvidia/cuda:<X.Y[.Z]>-<rest> (or another repository of the family): the same flavour and OS on another CUDA
 // release the tables know, nearest first, within one major of the current.
 void OtherCudaBases(const std::vector<std::string>& lines, const Knowledge& knowledge,
                     std::vector<DockerfilePatch>& out) {
-  static const re2::RE2 kFrom(
-      R"((?i)^(\s*FROM\s+(?:--platform=\S+\s+)?)((?:docker\.io/)?(?:nvcr\.io/)?nvidia/cuda):([0-9]+\.[0-9]+(?:\.[0-9]+)?)-(\S+)(.*)$)");
+  // The official images' repositories (base-images.yaml, family nvidia/cuda).
+  std::string repositories;
+  for (const json& row : knowledge.Table("base_image_families"))
+    if (row.value("family", "") == "nvidia/cuda")
+      for (const json& repository : row.value("repositories", json::array()))
+        if (repository.is_string())
+          repositories += (repositories.empty() ? "" : "|") + re2::RE2::QuoteMeta(repository.get<std::string>());
+  if (repositories.empty()) return;
+  const re2::RE2 from_pattern("(?i)^(\\s*FROM\\s+(?:--platform=\\S+\\s+)?)((?:docker\\.io/)?(?:" + repositories +
+                       ")):([0-9]+\\.[0-9]+(?:\\.[0-9]+)?)-(\\S+)(.*)$");
   std::vector<std::string> releases;
   for (const json& row : knowledge.Table("cuda_images")) releases.push_back(row.value("cuda", ""));
   for (size_t i = 0; i < lines.size(); ++i) {
-    Match match = Find(lines[i], kFrom);
+    Match match = Find(lines[i], from_pattern);
     if (!match) continue;
     const std::string current = match[3];
     int major = std::atoi(current.c_str());
@@ -143,17 +151,23 @@ void OtherCudaBases(const std::vector<std::string>& lines, const Knowledge& know
   }
 }
 
-// PyTorch's CUDA variant: an index URL (download.pytorch.org/whl/cuXYZ) or a
-// local version (torch==2.1.0+cu121) swapped for another variant of the
-// same torch release (pytorch.yaml), nearest CUDA first.
+// PyTorch's CUDA variant: an index URL (<index host>/whl/cuXYZ, the host from
+// packages.yaml) or a local version (torch==2.1.0+cu121) swapped for another
+// variant of the same torch release (pytorch.yaml), nearest CUDA first.
 void OtherTorchVariants(const std::vector<std::string>& lines, const Knowledge& knowledge,
                         std::vector<DockerfilePatch>& out) {
-  static const re2::RE2 kVariant(R"((download\.pytorch\.org/whl/(?:nightly/|test/)?|\+)(cu[0-9]{2,3}))");
+  std::string host;
+  for (const json& row : knowledge.Table("python_packages"))
+    if (row.value("manager", "") == "pip" && row.value("name", "") == "torch")
+      for (const json& one : row.value("index_hosts", json::array()))
+        if (one.is_string() && host.empty()) host = one.get<std::string>();
+  if (host.empty()) return;
+  const re2::RE2 variant_pattern("(" + re2::RE2::QuoteMeta(host) + "/whl/(?:nightly/|test/)?|\\+)(cu[0-9]{2,3})");
   static const re2::RE2 kPin(R"(torch==([0-9]+\.[0-9]+))");
   static const re2::RE2 kFullPin(R"(torch==[0-9]+\.[0-9]+(?:\.[0-9]+)?)");
   for (size_t i = 0; i < lines.size(); ++i) {
     if (IsComment(lines[i])) continue;
-    Match match = Find(lines[i], kVariant);
+    Match match = Find(lines[i], variant_pattern);
     Match pin = Find(lines[i], kPin);
     // A pin without a variant (torch==1.12.1 from PyPI): the same release
     // from PyTorch's own index, as torch==1.12.1+cu113 with its index URL.
@@ -184,7 +198,7 @@ void OtherTorchVariants(const std::vector<std::string>& lines, const Knowledge& 
       if (pypi_pin) {
         Match full = Find(lines[i], kFullPin);
         if (!full) break;
-        patched[i] = full.prefix() + full[0] + "+" + variant + " --extra-index-url https://download.pytorch.org/whl/" +
+        patched[i] = full.prefix() + full[0] + "+" + variant + " --extra-index-url https://" + host + "/whl/" +
                      variant + full.suffix();
       } else {
         patched[i] = match.prefix() + match[1] + variant + match.suffix();

@@ -1,7 +1,10 @@
 // Verdicts read out of a finalised report (its one reader for plan), and
 // what changed between two fleets.
 #include <algorithm>
+#include <optional>
 #include <set>
+#include <string_view>
+#include <utility>
 
 #include "common/json.h"
 #include "plan/plan_steps.h"
@@ -11,22 +14,16 @@ namespace {
 
 using nlohmann::json;
 
-std::string Text(const json& object, const char* key) {
-  if (!object.is_object()) return "";
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 // The message of the finding behind `rule` on `pool`.
 std::string MessageOf(const json& image, const std::string& rule, const std::string& pool) {
   auto findings = image.find("findings");
   if (findings == image.end() || !findings->is_array()) return "";
   for (const json& finding : *findings) {
-    if (Text(finding, "rule") != rule) continue;
+    if (StringField(finding, "rule") != rule) continue;
     auto pools = finding.find("pools");
     bool on_pool = pools == finding.end() || !pools->is_array() || pools->empty() ||
                    std::find(pools->begin(), pools->end(), json(pool)) != pools->end();
-    if (on_pool) return Text(finding, "message");
+    if (on_pool) return StringField(finding, "message");
   }
   return "";
 }
@@ -48,12 +45,12 @@ Outcome OutcomeOf(const json& image, const std::string& pool) {
   auto verdicts = image.find("verdicts");
   if (verdicts == image.end() || !verdicts->is_array()) return out;
   for (const json& verdict : *verdicts) {
-    if (Text(verdict, "pool") != pool) continue;
-    out.status = Text(verdict, "status");
+    if (StringField(verdict, "pool") != pool) continue;
+    out.status = StringField(verdict, "status");
     if (auto error = verdict.find("predicted_error"); error != verdict.end() && error->is_object()) {
       if (auto code = error->find("code"); code != error->end() && code->is_number_integer()) out.error_code = *code;
-      out.error_name = Text(*error, "name");
-      out.rule = Text(*error, "rule");
+      out.error_name = StringField(*error, "name");
+      out.rule = StringField(*error, "rule");
     }
     if (out.rule.empty())  // undecided: the first finding that could not decide
       if (auto undetermined = verdict.find("undetermined"); undetermined != verdict.end() &&
@@ -89,16 +86,26 @@ std::vector<VerdictChange> CompareVerdicts(const json& before_image, const Fleet
   return out;
 }
 
+namespace {
+
+constexpr std::pair<ChangeKind, const char*> kChangeKindNames[] = {
+    {ChangeKind::kNewlyFailing, "newly-failing"}, {ChangeKind::kNewlyPassing, "newly-passing"},
+    {ChangeKind::kChangedError, "changed-error"}, {ChangeKind::kChangedStatus, "changed-status"},
+    {ChangeKind::kPoolAdded, "pool-added"},       {ChangeKind::kPoolRemoved, "pool-removed"},
+};
+
+}  // namespace
+
 const char* ChangeKindName(ChangeKind kind) {
-  switch (kind) {
-    case ChangeKind::kNewlyFailing: return "newly-failing";
-    case ChangeKind::kNewlyPassing: return "newly-passing";
-    case ChangeKind::kChangedError: return "changed-error";
-    case ChangeKind::kChangedStatus: return "changed-status";
-    case ChangeKind::kPoolAdded: return "pool-added";
-    case ChangeKind::kPoolRemoved: return "pool-removed";
-  }
+  for (const auto& [one, name] : kChangeKindNames)
+    if (one == kind) return name;
   return "changed-status";
+}
+
+std::optional<ChangeKind> ChangeKindFromName(std::string_view name) {
+  for (const auto& [kind, one] : kChangeKindNames)
+    if (name == one) return kind;
+  return std::nullopt;
 }
 
 }  // namespace imagelint::plan

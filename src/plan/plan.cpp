@@ -4,9 +4,10 @@
 // estate of thousands of images holds only one chunk's facts at a time.
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <set>
 
+#include "common/file_text.h"
+#include "common/json.h"
 #include "imagelint/knowledge.h"
 #include "plan/plan_steps.h"
 
@@ -20,32 +21,18 @@ using plan::Outcome;
 
 constexpr size_t kMaxDockerfileBytes = 16u << 20;
 
-std::string FactText(const json& facts, const char* object, const char* key) {
-  auto it = facts.find(object);
-  if (it == facts.end() || !it->is_object()) return "";
-  auto value = it->find(key);
-  return value != it->end() && value->is_string() ? value->get<std::string>() : "";
-}
-
 // A Dockerfile read as such (not a facts document written from one): its
 // text can be patched.
 bool IsDockerfileFacts(const ImageFacts& image) {
   bool facts_document = image.input.size() >= 5 && image.input.compare(image.input.size() - 5, 5, ".json") == 0;
-  return !facts_document && FactText(image.facts, "image", "kind") == "dockerfile";
+  return !facts_document && image.facts.is_object() && image.facts.contains("image") &&
+                             StringField(image.facts["image"], "kind") == "dockerfile";
 }
 
 // The text of a Dockerfile input, as the scan read it.
 Result<std::string> DockerfileText(const std::string& input, const ScanRequest& request) {
   if (auto text = request.dockerfile_texts.find(input); text != request.dockerfile_texts.end()) return text->second;
-  std::ifstream in(input, std::ios::binary);
-  if (!in) return MakeError(input, "cannot read the Dockerfile again");
-  std::string text;
-  char chunk[65536];
-  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
-    text.append(chunk, static_cast<size_t>(in.gcount()));
-    if (text.size() > kMaxDockerfileBytes) return MakeError(input, "Dockerfile larger than 16 MiB");
-  }
-  return text;
+  return ReadBoundedFile(input, kMaxDockerfileBytes, "Dockerfile");
 }
 
 // The pools of `fleet` on which `image` (a report image) fails, and theirs

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 
+#include "common/json.h"
 #include "common/version.h"
 #include "plan/plan_steps.h"
 
@@ -39,132 +40,160 @@ json FixJson(const Fix& fix) {
   return out;
 }
 
-// The reader: every field checked, with the document and field named.
+// The reader: every field checked through JsonFields, errors naming the
+// document and the field ("plan.json: images[2].changes[0].pool ...").
 class PlanReader {
  public:
   explicit PlanReader(std::string source) : source_(std::move(source)) {}
 
-  Result<PlanReport> Read(const json& document) {
-    if (!document.is_object() || document.value("schema", "") != kPlanSchema)
-      return Bad(std::string("not an ") + kPlanSchema + " document");
+  Result<PlanReport> Read(const json& document) const {
+    if (!document.is_object() || StringField(document, "schema") != kPlanSchema)
+      return MakeError(source_, std::string("not an ") + kPlanSchema + " document");
+    JsonFields top(document, source_);
     PlanReport out;
-    IMAGELINT_TRY(Text(document, "fleet", out.fleet_source));
-    IMAGELINT_TRY(Texts(document, "changes", out.changes));
-    IMAGELINT_TRY(Texts(document, "pools_before", out.pools_before));
-    IMAGELINT_TRY(Texts(document, "pools_after", out.pools_after));
-    if (document.contains("shard")) IMAGELINT_TRY(Text(document, "shard", out.shard));
-    for (const json& floor : document.value("floor", json::array())) {
+    IMAGELINT_TRY(Required(top, "fleet", out.fleet_source));
+    IMAGELINT_TRY(Strings(top, "changes", out.changes));
+    IMAGELINT_TRY(Strings(top, "pools_before", out.pools_before));
+    IMAGELINT_TRY(Strings(top, "pools_after", out.pools_after));
+    IMAGELINT_TRY(Optional(top, "shard", out.shard));
+    IMAGELINT_TRY(Each(top, "floor", [&](const JsonFields& floor) -> Status {
       MinimumDriver one;
-      IMAGELINT_TRY(Text(floor, "pool", one.pool));
-      IMAGELINT_TRY(Text(floor, "gpu", one.gpu));
-      IMAGELINT_TRY(Text(floor, "set_by", one.set_by));
-      if (floor.contains("driver") && !floor["driver"].is_null()) IMAGELINT_TRY(Text(floor, "driver", one.driver));
-      if (floor.contains("branch") && floor["branch"].is_number_integer()) one.branch = floor["branch"].get<int>();
+      IMAGELINT_TRY(ReadDriver(floor, one));
+      IMAGELINT_TRY(Required(floor, "set_by", one.set_by));
       out.floor.push_back(std::move(one));
-    }
-    const json* images = Field(document, "images", json::value_t::array);
-    if (images == nullptr) return Bad("'images' must be a list");
-    for (const json& image : *images) {
+      return OkStatus();
+    }));
+    auto images = top.Array("images");
+    if (!images.ok()) return images.error();
+    if (*images == nullptr) return top.FieldError("images", "is missing");
+    IMAGELINT_TRY(Each(top, "images", [&](const JsonFields& image) -> Status {
       auto one = ReadImage(image);
       if (!one.ok()) return one.error();
       out.images.push_back(std::move(*one));
-    }
+      return OkStatus();
+    }));
     return out;
   }
 
  private:
-  Error Bad(const std::string& why) const { return MakeError(source_, why); }
-
-  const json* Field(const json& object, const char* key, json::value_t type) const {
-    auto it = object.find(key);
-    if (it == object.end() || it->type() != type) return nullptr;
-    return &*it;
-  }
-  Status Text(const json& object, const char* key, std::string& out) const {
-    const json* value = Field(object, key, json::value_t::string);
-    if (value == nullptr) return Bad(std::string("'") + key + "' must be a string");
-    out = value->get<std::string>();
+  static Status Required(const JsonFields& fields, const char* key, std::string& out) {
+    auto value = fields.RequiredString(key);
+    if (!value.ok()) return value.error();
+    out = std::move(*value);
     return OkStatus();
   }
-  Status Texts(const json& object, const char* key, std::vector<std::string>& out) const {
-    const json* list = Field(object, key, json::value_t::array);
-    if (list == nullptr) return Bad(std::string("'") + key + "' must be a list of strings");
-    for (const json& item : *list) {
-      if (!item.is_string()) return Bad(std::string("'") + key + "' must be a list of strings");
-      out.push_back(item.get<std::string>());
+  static Status Optional(const JsonFields& fields, const char* key, std::string& out) {
+    auto value = fields.String(key);
+    if (!value.ok()) return value.error();
+    out = value->value_or("");
+    return OkStatus();
+  }
+  static Status Strings(const JsonFields& fields, const char* key, std::vector<std::string>& out) {
+    auto values = StringArray(fields.Find(key), fields.subject(), fields.Name(key));
+    if (!values.ok()) return values.error();
+    out = std::move(*values);
+    return OkStatus();
+  }
+  // Each object of the list `key` (absent = none), as fields named key[i].
+  template <typename Visit>
+  static Status Each(const JsonFields& fields, const char* key, Visit visit) {
+    auto list = fields.Array(key);
+    if (!list.ok()) return list.error();
+    if (*list == nullptr) return OkStatus();
+    for (size_t i = 0; i < (*list)->size(); ++i) {
+      const json& item = (**list)[i];
+      std::string where = fields.Name(key) + "[" + std::to_string(i) + "]";
+      if (!item.is_object()) return MakeError(fields.subject(), where + " must be an object");
+      IMAGELINT_TRY(visit(JsonFields(item, fields.subject(), where)));
     }
     return OkStatus();
   }
-  Result<Outcome> ReadOutcome(const json& value) const {
+
+  static Result<Outcome> ReadOutcome(const JsonFields& fields, const char* key) {
     Outcome out;
-    if (value.is_null()) return out;
-    if (!value.is_object()) return Bad("a verdict must be an object or null");
-    IMAGELINT_TRY(Text(value, "status", out.status));
-    if (value.contains("rule")) IMAGELINT_TRY(Text(value, "rule", out.rule));
-    if (value.contains("message")) IMAGELINT_TRY(Text(value, "message", out.message));
-    if (auto error = value.find("predicted_error"); error != value.end()) {
-      if (!error->is_object() || !error->contains("code") ||
-          !((*error)["code"].is_number_integer() || (*error)["code"].is_null()))
-        return Bad("'predicted_error' must hold an integer code or null");
-      out.error_code = (*error)["code"].is_null() ? 0 : (*error)["code"].get<int>();
-      IMAGELINT_TRY(Text(*error, "name", out.error_name));
+    auto object = fields.Object(key);
+    if (!object.ok()) return object.error();
+    if (*object == nullptr) return out;  // null: no such pool on that side
+    JsonFields verdict(**object, fields.subject(), fields.Name(key));
+    IMAGELINT_TRY(Required(verdict, "status", out.status));
+    IMAGELINT_TRY(Optional(verdict, "rule", out.rule));
+    IMAGELINT_TRY(Optional(verdict, "message", out.message));
+    auto error = verdict.Object("predicted_error");
+    if (!error.ok()) return error.error();
+    if (*error != nullptr) {
+      JsonFields predicted(**error, fields.subject(), verdict.Name("predicted_error"));
+      auto code = predicted.Integer("code");  // null: a refusal before CUDA runs
+      if (!code.ok()) return code.error();
+      if (*code && (**code < 0 || **code > 1'000'000)) return predicted.FieldError("code", "is not a CUDA error code");
+      out.error_code = static_cast<int>(code->value_or(0));
+      IMAGELINT_TRY(Required(predicted, "name", out.error_name));
     }
     return out;
   }
-  Result<ImagePlan> ReadImage(const json& image) const {
-    if (!image.is_object()) return Bad("each image must be an object");
+
+  static Status ReadDriver(const JsonFields& fields, MinimumDriver& out) {
+    IMAGELINT_TRY(Required(fields, "pool", out.pool));
+    IMAGELINT_TRY(Required(fields, "gpu", out.gpu));
+    IMAGELINT_TRY(Optional(fields, "driver", out.driver));
+    auto branch = fields.Integer("branch");
+    if (!branch.ok()) return branch.error();
+    if (*branch && (**branch < 0 || **branch > 100'000)) return fields.FieldError("branch", "is not a driver branch");
+    out.branch = static_cast<int>(branch->value_or(0));
+    return OkStatus();
+  }
+
+  static Result<ImagePlan> ReadImage(const JsonFields& image) {
     ImagePlan out;
-    IMAGELINT_TRY(Text(image, "ref", out.ref));
-    if (image.contains("error")) {
-      IMAGELINT_TRY(Text(image, "error", out.error));
-      return out;
-    }
-    IMAGELINT_TRY(Text(image, "digest", out.digest));
-    for (const json& change : image.value("changes", json::array())) {
+    IMAGELINT_TRY(Required(image, "ref", out.ref));
+    IMAGELINT_TRY(Optional(image, "error", out.error));
+    if (!out.error.empty()) return out;
+    IMAGELINT_TRY(Required(image, "digest", out.digest));
+    IMAGELINT_TRY(Each(image, "changes", [&](const JsonFields& change) -> Status {
       VerdictChange one;
-      IMAGELINT_TRY(Text(change, "pool", one.pool));
+      IMAGELINT_TRY(Required(change, "pool", one.pool));
       std::string kind;
-      IMAGELINT_TRY(Text(change, "change", kind));
-      bool known = false;
-      for (ChangeKind candidate : {ChangeKind::kNewlyFailing, ChangeKind::kNewlyPassing, ChangeKind::kChangedError,
-                                   ChangeKind::kChangedStatus, ChangeKind::kPoolAdded, ChangeKind::kPoolRemoved})
-        if (kind == ChangeKindName(candidate)) one.kind = candidate, known = true;
-      if (!known) return Bad("unknown change '" + kind + "'");
-      auto before = ReadOutcome(change.value("before", json()));
+      IMAGELINT_TRY(Required(change, "change", kind));
+      auto known = ChangeKindFromName(kind);
+      if (!known) return change.FieldError("change", "is not a plan change ('" + kind + "')");
+      one.kind = *known;
+      auto before = ReadOutcome(change, "before");
       if (!before.ok()) return before.error();
-      auto after = ReadOutcome(change.value("after", json()));
+      auto after = ReadOutcome(change, "after");
       if (!after.ok()) return after.error();
-      one.before = *before;
-      one.after = *after;
+      one.before = std::move(*before);
+      one.after = std::move(*after);
       out.changes.push_back(std::move(one));
-    }
-    for (const json& minimum : image.value("minimum_driver", json::array())) {
+      return OkStatus();
+    }));
+    IMAGELINT_TRY(Each(image, "minimum_driver", [&](const JsonFields& minimum) -> Status {
       MinimumDriver one;
-      IMAGELINT_TRY(Text(minimum, "pool", one.pool));
-      IMAGELINT_TRY(Text(minimum, "gpu", one.gpu));
-      if (minimum.contains("driver") && !minimum["driver"].is_null()) IMAGELINT_TRY(Text(minimum, "driver", one.driver));
-      if (minimum.contains("branch") && minimum["branch"].is_number_integer()) one.branch = minimum["branch"].get<int>();
-      if (auto below = minimum.find("below"); below != minimum.end() && below->is_object()) {
-        IMAGELINT_TRY(Text(*below, "driver", one.below_driver));
-        auto verdict = ReadOutcome(below->value("verdict", json()));
+      IMAGELINT_TRY(ReadDriver(minimum, one));
+      IMAGELINT_TRY(Strings(minimum, "failing_above", one.failing_above));
+      auto below = minimum.Object("below");
+      if (!below.ok()) return below.error();
+      if (*below != nullptr) {
+        JsonFields under(**below, minimum.subject(), minimum.Name("below"));
+        IMAGELINT_TRY(Required(under, "driver", one.below_driver));
+        auto verdict = ReadOutcome(under, "verdict");
         if (!verdict.ok()) return verdict.error();
-        one.deciding = *verdict;
+        one.deciding = std::move(*verdict);
       }
-      if (minimum.contains("failing_above")) IMAGELINT_TRY(Texts(minimum, "failing_above", one.failing_above));
       out.minimum_drivers.push_back(std::move(one));
-    }
-    for (const json& fix : image.value("fixes", json::array())) {
+      return OkStatus();
+    }));
+    IMAGELINT_TRY(Each(image, "fixes", [&](const JsonFields& fix) -> Status {
       Fix one;
-      IMAGELINT_TRY(Text(fix, "kind", one.kind));
-      IMAGELINT_TRY(Text(fix, "description", one.description));
-      IMAGELINT_TRY(Texts(fix, "pools", one.pools));
-      IMAGELINT_TRY(Texts(fix, "assumes", one.assumes));
-      if (fix.contains("diff")) IMAGELINT_TRY(Text(fix, "diff", one.diff));
-      if (fix.contains("fleet_changes")) IMAGELINT_TRY(Texts(fix, "fleet_changes", one.fleet_changes));
+      IMAGELINT_TRY(Required(fix, "kind", one.kind));
+      IMAGELINT_TRY(Required(fix, "description", one.description));
+      IMAGELINT_TRY(Strings(fix, "pools", one.pools));
+      IMAGELINT_TRY(Strings(fix, "assumes", one.assumes));
+      IMAGELINT_TRY(Optional(fix, "diff", one.diff));
+      IMAGELINT_TRY(Strings(fix, "fleet_changes", one.fleet_changes));
       out.fixes.push_back(std::move(one));
-    }
-    if (image.contains("failing_pools")) IMAGELINT_TRY(Texts(image, "failing_pools", out.failing_pools));
-    if (image.contains("no_fix")) IMAGELINT_TRY(Text(image, "no_fix", out.no_fix));
+      return OkStatus();
+    }));
+    IMAGELINT_TRY(Strings(image, "failing_pools", out.failing_pools));
+    IMAGELINT_TRY(Optional(image, "no_fix", out.no_fix));
     return out;
   }
 
