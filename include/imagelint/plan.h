@@ -70,14 +70,16 @@ struct VerdictChange {
   Outcome after;
 };
 
-// The oldest driver on which an image is predicted to run on a pool's
-// hosts (its GPU, toolkit and runtime): every candidate driver from it up
-// passes. `deciding` is the verdict on the candidate just below.
+// The oldest driver on which no error is predicted for an image on a pool's
+// hosts (its GPU, toolkit and runtime): `at` is the verdict there (pass,
+// warn, or undecided when a rule cannot tell), `deciding` the verdict on the
+// candidate just below.
 struct MinimumDriver {
   std::string pool;
   std::string gpu;
-  std::string driver;  // "" = no candidate passes
+  std::string driver;  // "" = an error is predicted on every candidate
   int branch = 0;
+  Outcome at;
   std::string below_driver;  // the next older candidate ("" = the minimum is the oldest tried)
   Outcome deciding;          // the verdict there
   std::vector<std::string> failing_above;  // newer candidates that still fail (not monotonic)

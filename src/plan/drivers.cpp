@@ -107,9 +107,10 @@ Result<std::vector<MinimumDriver>> FindMinimumDrivers(const ImageFacts& image, c
     std::vector<Outcome> outcomes;
     for (const std::string& driver : drivers) outcomes.push_back(OutcomeOf(*report, VariantName(pool, driver)));
     for (size_t i = 0; i < drivers.size(); ++i) {
-      if (!Runs(outcomes[i])) continue;
+      if (Fails(outcomes[i])) continue;
       minimum.driver = drivers[i];
       minimum.branch = BranchOf(drivers[i]);
+      minimum.at = outcomes[i];
       if (i > 0) {
         minimum.below_driver = drivers[i - 1];
         minimum.deciding = outcomes[i - 1];
@@ -118,7 +119,7 @@ Result<std::vector<MinimumDriver>> FindMinimumDrivers(const ImageFacts& image, c
         if (Fails(outcomes[j])) minimum.failing_above.push_back(drivers[j]);
       break;
     }
-    if (minimum.driver.empty() && !drivers.empty()) {  // nothing runs: say why on the newest
+    if (minimum.driver.empty() && !drivers.empty()) {  // an error everywhere: say which on the newest
       minimum.below_driver = drivers.back();
       minimum.deciding = outcomes.back();
     }

@@ -28,6 +28,7 @@ json MinimumJson(const MinimumDriver& minimum) {
   json out = {{"pool", minimum.pool}, {"gpu", minimum.gpu}};
   out["driver"] = minimum.driver.empty() ? json(nullptr) : json(minimum.driver);
   out["branch"] = minimum.branch == 0 ? json(nullptr) : json(minimum.branch);
+  if (!minimum.driver.empty()) out["verdict"] = OutcomeJson(minimum.at);
   if (!minimum.below_driver.empty()) out["below"] = {{"driver", minimum.below_driver}, {"verdict", OutcomeJson(minimum.deciding)}};
   if (!minimum.failing_above.empty()) out["failing_above"] = minimum.failing_above;
   return out;
@@ -169,6 +170,9 @@ class PlanReader {
       MinimumDriver one;
       IMAGELINT_TRY(ReadDriver(minimum, one));
       IMAGELINT_TRY(Strings(minimum, "failing_above", one.failing_above));
+      auto at = ReadOutcome(minimum, "verdict");
+      if (!at.ok()) return at.error();
+      one.at = std::move(*at);
       auto below = minimum.Object("below");
       if (!below.ok()) return below.error();
       if (*below != nullptr) {
@@ -232,6 +236,7 @@ std::vector<MinimumDriver> EstateFloor(const std::vector<ImagePlan>& images) {
         out.back().below_driver.clear();
         out.back().failing_above.clear();
         out.back().deciding = {};
+        out.back().at = {};
         out.back().set_by = image.ref;
         continue;
       }

@@ -43,10 +43,12 @@ std::string ChangeTitle(const plan::VerdictChange& change) {
 
 std::string MinimumText(const MinimumDriver& minimum) {
   if (minimum.driver.empty())
-    return "no driver tried runs it" +
+    return "an error is predicted on every driver tried" +
            (minimum.below_driver.empty() ? std::string()
                                          : " (on " + minimum.below_driver + ": " + OutcomeText(minimum.deciding) + ")");
   std::string out = minimum.driver + " (R" + std::to_string(minimum.branch) + ")";
+  if (minimum.at.status == "undecided")  // no error predicted, but a rule could not tell
+    out += ", undecided there [" + minimum.at.rule + "]";
   if (!minimum.below_driver.empty()) out += "; on " + minimum.below_driver + ": " + OutcomeText(minimum.deciding);
   if (!minimum.failing_above.empty()) {
     out += "; fails again on";
@@ -122,7 +124,7 @@ std::string RenderPlanText(const PlanReport& report) {
     out += "\noldest driver per pool for every image\n";
     for (const MinimumDriver& floor : report.floor)
       out += "  " + Pad(floor.pool, 16) + " " +
-             (floor.driver.empty() ? std::string("none: ") + floor.set_by + " runs on no driver tried"
+             (floor.driver.empty() ? std::string("none: ") + floor.set_by + " has an error on every driver tried"
                                    : floor.driver + " (R" + std::to_string(floor.branch) + "), set by " + floor.set_by) +
              "\n";
   }

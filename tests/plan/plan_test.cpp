@@ -147,6 +147,7 @@ TEST_CASE("the oldest driver is the first candidate the rules pass, with the ver
   CHECK(minimum[0].driver == "465.19.01");  // the compat library's own version (example 1's fix)
   CHECK(minimum[0].branch == 465);
   CHECK(minimum[0].deciding.error_code == 804);
+  CHECK(minimum[0].at.status == "pass");
   // The A100 runs the image through forward compatibility on R450 already;
   // below R450 (its architecture's first branch) nothing is tried.
   CHECK(minimum[1].pool == "a100-460");
