@@ -4,6 +4,7 @@
 // estate of thousands of images holds only one chunk's facts at a time.
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <set>
 
 #include "common/file_text.h"
@@ -125,15 +126,63 @@ class Planner {
     return tables_only_.get();
   }
 
-  // Whether `patched` (a report image) runs on every pool in `failing` and
-  // fails on no pool of the fleet.
-  bool FixesAll(const json& patched, const std::vector<std::string>& failing) const {
+  // The failing pools on which `patched` (a report image) runs, or nullopt
+  // when it fails on a pool where the image did not.
+  std::optional<std::vector<std::string>> PoolsFixed(const json& patched, const std::vector<std::string>& failing) const {
+    std::vector<std::string> fixed;
     for (const Pool& pool : after_.pools) {
       Outcome outcome = plan::OutcomeOf(patched, pool.name);
       bool was_failing = std::find(failing.begin(), failing.end(), pool.name) != failing.end();
-      if (plan::Fails(outcome) || (was_failing && !plan::Runs(outcome))) return false;
+      if (!was_failing && plan::Fails(outcome)) return std::nullopt;
+      if (was_failing && plan::Runs(outcome)) fixed.push_back(pool.name);
     }
-    return true;
+    return fixed;
+  }
+
+  // Dockerfile changes, smallest kind first: those that make every failing
+  // pool run (one per kind, at most three); else the one that makes the most
+  // of them run. Returns the failing pools no offered change covers.
+  Result<std::vector<std::string>> SearchDockerfileFixes(const ImageFacts& image, ImagePlan& one) {
+    auto text = DockerfileText(image.input, request_.scan);
+    if (!text.ok()) return text.error();
+    std::set<std::string> families_offered;
+    std::optional<plan::Fix> best_partial;
+    for (const plan::DockerfilePatch& patch :
+         plan::DockerfilePatches(*text, CapabilitiesOf(one.failing_pools, after_), evaluator_.knowledge())) {
+      if (families_offered.count(patch.family) || one.fixes.size() >= 3) continue;
+      const Evaluator* evaluator = &evaluator_;
+      if (patch.family == "base") {
+        auto tables_only = TablesOnlyEvaluator();
+        if (!tables_only.ok()) return tables_only.error();
+        evaluator = *tables_only;
+      }
+      auto patched = evaluator->ReadDockerfileText(image.input, patch.text, platforms_);
+      if (!patched.ok()) continue;  // a patch the analysis rejects is no fix
+      auto report = EvaluateWith(*evaluator)(*patched, after_);
+      if (!report.ok()) return report.error();
+      auto fixed = PoolsFixed(*report, one.failing_pools);
+      if (!fixed || fixed->empty()) continue;
+      plan::Fix fix;
+      fix.kind = "dockerfile";
+      fix.description = patch.description;
+      fix.diff = plan::UnifiedDiff(std::filesystem::path(image.input).filename().string(), *text, patch.text);
+      fix.pools = *fixed;
+      fix.assumes = patch.assumes;
+      if (fixed->size() == one.failing_pools.size()) {
+        families_offered.insert(patch.family);
+        one.fixes.push_back(std::move(fix));
+      } else if (!best_partial || fixed->size() > best_partial->pools.size()) {
+        best_partial = std::move(fix);
+      }
+    }
+    if (!one.fixes.empty()) return std::vector<std::string>();
+    std::vector<std::string> unfixed;
+    for (const std::string& pool : one.failing_pools)
+      if (!best_partial || std::find(best_partial->pools.begin(), best_partial->pools.end(), pool) ==
+                               best_partial->pools.end())
+        unfixed.push_back(pool);
+    if (best_partial) one.fixes.push_back(std::move(*best_partial));
+    return unfixed;
   }
 
   Status SearchFixes(const ImageFacts& image, const json& now, ImagePlan& one) {
@@ -141,34 +190,10 @@ class Planner {
     if (one.failing_pools.empty()) return OkStatus();
     std::vector<std::string> unfixed = one.failing_pools;
     if (IsDockerfileFacts(image)) {
-      auto text = DockerfileText(image.input, request_.scan);
-      if (!text.ok()) return text.error();
-      std::set<std::string> families_offered;
-      for (const plan::DockerfilePatch& patch :
-           plan::DockerfilePatches(*text, CapabilitiesOf(one.failing_pools, after_), evaluator_.knowledge())) {
-        if (families_offered.count(patch.family) || one.fixes.size() >= 3) continue;
-        bool changes_from = patch.description.rfind("FROM ", 0) == 0;
-        const Evaluator* evaluator = &evaluator_;
-        if (changes_from) {
-          auto tables_only = TablesOnlyEvaluator();
-          if (!tables_only.ok()) return tables_only.error();
-          evaluator = *tables_only;
-        }
-        auto patched = evaluator->ReadDockerfileText(image.input, patch.text, platforms_);
-        if (!patched.ok()) continue;  // a patch the analysis rejects is no fix
-        auto report = EvaluateWith(*evaluator)(*patched, after_);
-        if (!report.ok()) return report.error();
-        if (!FixesAll(*report, one.failing_pools)) continue;
-        families_offered.insert(patch.family);
-        Fix fix;
-        fix.kind = "dockerfile";
-        fix.description = patch.description;
-        fix.diff = plan::UnifiedDiff(std::filesystem::path(image.input).filename().string(), *text, patch.text);
-        fix.pools = one.failing_pools;
-        fix.assumes = patch.assumes;
-        one.fixes.push_back(std::move(fix));
-      }
-      if (!one.fixes.empty()) return OkStatus();
+      auto left = SearchDockerfileFixes(image, one);
+      if (!left.ok()) return left.error();
+      unfixed = std::move(*left);
+      if (unfixed.empty()) return OkStatus();
     }
     auto fleet_fixes = plan::FindFleetFixes(image, after_, unfixed, evaluator_.knowledge(), Evaluate());
     if (!fleet_fixes.ok()) return fleet_fixes.error();

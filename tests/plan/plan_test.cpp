@@ -184,6 +184,7 @@ TEST_CASE("fixes are the seeds' fixes, and a scan of the patched Dockerfile pass
       for (const auto& [pool, status] : f.Statuses(patched, (f.dir / "fleet.yaml").string()))
         CHECK_MESSAGE(status != "fail", pool);
     }
+    CHECK(image.fixes[0].pools == image.failing_pools);  // a whole fix comes first
     if (std::string(dockerfile) == kCompatBase) {  // example 1: drop the compat package
       CHECK(image.fixes[0].description.find("/usr/local/cuda-11.3/compat") != std::string::npos);
     } else {  // example 4: a torch build with sm_80
@@ -191,6 +192,30 @@ TEST_CASE("fixes are the seeds' fixes, and a scan of the patched Dockerfile pass
       CHECK(image.fixes[0].diff.find("--extra-index-url https://download.pytorch.org/whl/cu11") != std::string::npos);
     }
   }
+}
+
+TEST_CASE("a change that fixes some failing pools is offered for those, and the rest are named") {
+  PlanFixture f;
+  // An H100 pool: torch 1.12.1+cu113 has no sm_90 and no PTX (209) whatever
+  // the compat library does; dropping the compat directory fixes the GeForce pool only.
+  testing::WriteFileText(f.dir / "fleet.yaml", std::string(kSeedFleet) +
+                                                   "  - name: h100-580\n    gpu: NVIDIA H100 80GB HBM3\n"
+                                                   "    driver: \"580.95.05\"\n    container_toolkit: \"1.18.1\"\n");
+  PlanRequest request = f.Request("Dockerfile", kCompatBase);
+  request.fixes = true;
+  auto plan = Plan(request, f.context);
+  REQUIRE_MESSAGE(plan.ok(), plan.error().ToString());
+  const plan::ImagePlan& image = plan->images[0];
+  CHECK(image.failing_pools == std::vector<std::string>{"rtx3090-460", "h100-580"});
+  REQUIRE(!image.fixes.empty());
+  const plan::Fix& partial = image.fixes[0];
+  CHECK(partial.kind == "dockerfile");
+  CHECK(partial.pools == std::vector<std::string>{"rtx3090-460"});
+  auto statuses = f.Statuses(ApplyDiff(kCompatBase, partial.diff), (f.dir / "fleet.yaml").string());
+  CHECK(statuses["rtx3090-460"] != "fail");
+  CHECK(statuses["a100-460"] != "fail");  // a pool that ran still runs
+  CHECK(image.no_fix.find("h100-580") != std::string::npos);
+  CHECK(image.no_fix.find("rtx3090-460") == std::string::npos);
 }
 
 TEST_CASE("an image that is not a Dockerfile gets fleet changes, each proven by a scan on the changed fleet") {
