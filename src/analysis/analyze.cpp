@@ -379,6 +379,14 @@ Result<json> Analyze(const std::vector<json>& all_facts, const Fleet& fleet, con
 Result<json> Analyze(const std::vector<json>& all_facts, const std::vector<std::vector<PoolFacts>>& pool_facts,
                      const Fleet& fleet, const rules::RuleSet& rules, const rules::FunctionRegistry& functions,
                      const AnalyzeOptions& options) {
+  std::vector<const json*> pointers;
+  for (const json& facts : all_facts) pointers.push_back(&facts);
+  return Analyze(pointers, pool_facts, fleet, rules, functions, options);
+}
+
+Result<json> Analyze(const std::vector<const json*>& all_facts, const std::vector<std::vector<PoolFacts>>& pool_facts,
+                     const Fleet& fleet, const rules::RuleSet& rules, const rules::FunctionRegistry& functions,
+                     const AnalyzeOptions& options) {
   json report = json::object();
   report["schema"] = kReportSchema;
   report["tool"] = {{"name", "imagelint"}, {"version", IMAGELINT_VERSION}};
@@ -403,7 +411,7 @@ Result<json> Analyze(const std::vector<json>& all_facts, const std::vector<std::
   RuleRunner runner(functions, options, step_budget);
   json images = json::array();
   for (size_t index = 0; index < all_facts.size(); ++index) {
-    const json& facts = all_facts[index];
+    const json& facts = *all_facts[index];
     // Which facts each pool is evaluated against: the image's own, or those
     // built for its platform (PoolFacts); every set of facts with its pools.
     // (The variants point into pool_facts: no temporary copy of it here.)

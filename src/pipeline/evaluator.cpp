@@ -292,10 +292,10 @@ std::vector<Result<ImageFacts>> Evaluator::ReadAll(const std::vector<std::string
 }
 
 Result<json> Evaluator::Evaluate(const std::vector<const ImageFacts*>& images, const Fleet& fleet) const {
-  std::vector<json> facts;
+  std::vector<const json*> facts;
   std::vector<std::vector<analysis::PoolFacts>> pool_facts;
   for (const ImageFacts* image : images) {
-    facts.push_back(image->facts);
+    facts.push_back(&image->facts);
     pool_facts.push_back(PoolFactsOn(*image, fleet));
   }
   auto analysed = analysis::Analyze(facts, pool_facts, fleet, *state_->rule_set, state_->functions);
@@ -303,11 +303,12 @@ Result<json> Evaluator::Evaluate(const std::vector<const ImageFacts*>& images, c
   json& report = *analysed;
   // Reporters (SARIF, GitHub) locate findings in the Dockerfile an image names.
   for (size_t i = 0; i < images.size() && i < report["images"].size(); ++i) {
-    auto image = facts[i].find("image");
-    if (image != facts[i].end() && image->is_object() && image->contains("dockerfile"))
+    const json& own = images[i]->facts;
+    auto image = own.find("image");
+    if (image != own.end() && image->is_object() && image->contains("dockerfile"))
       report["images"][i]["dockerfile"] = (*image)["dockerfile"];
-    if (auto base = BaseOfReport(facts[i])) report["images"][i]["base"] = std::move(*base);
-    if (!images[i]->platform.empty()) ReportPlatforms(report["images"][i], facts[i], pool_facts[i]);
+    if (auto base = BaseOfReport(own)) report["images"][i]["base"] = std::move(*base);
+    if (!images[i]->platform.empty()) ReportPlatforms(report["images"][i], own, pool_facts[i]);
   }
   std::vector<config::Suppression> suppressions = request_.ignores;
   if (request_.inline_ignores) {
