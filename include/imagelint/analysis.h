@@ -81,7 +81,8 @@ Result<nlohmann::json> Analyze(const std::vector<nlohmann::json>& facts,
                                const AnalyzeOptions& options = {});
 // The same over facts held elsewhere (they must outlive the call): facts
 // judged on several fleets (imagelint::Evaluator) are not copied for each.
-Result<nlohmann::json> Analyze(const std::vector<const nlohmann::json*>& facts,
+// (Its own name: an overload would make Analyze({facts}, ...) ambiguous.)
+Result<nlohmann::json> AnalyzeReferenced(const std::vector<const nlohmann::json*>& facts,
                                const std::vector<std::vector<PoolFacts>>& pool_facts, const Fleet& fleet,
                                const rules::RuleSet& rules, const rules::FunctionRegistry& functions,
                                const AnalyzeOptions& options = {});

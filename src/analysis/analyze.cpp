@@ -381,12 +381,13 @@ Result<json> Analyze(const std::vector<json>& all_facts, const std::vector<std::
                      const AnalyzeOptions& options) {
   std::vector<const json*> pointers;
   for (const json& facts : all_facts) pointers.push_back(&facts);
-  return Analyze(pointers, pool_facts, fleet, rules, functions, options);
+  return AnalyzeReferenced(pointers, pool_facts, fleet, rules, functions, options);
 }
 
-Result<json> Analyze(const std::vector<const json*>& all_facts, const std::vector<std::vector<PoolFacts>>& pool_facts,
-                     const Fleet& fleet, const rules::RuleSet& rules, const rules::FunctionRegistry& functions,
-                     const AnalyzeOptions& options) {
+Result<json> AnalyzeReferenced(const std::vector<const json*>& all_facts,
+                               const std::vector<std::vector<PoolFacts>>& pool_facts, const Fleet& fleet,
+                               const rules::RuleSet& rules, const rules::FunctionRegistry& functions,
+                               const AnalyzeOptions& options) {
   json report = json::object();
   report["schema"] = kReportSchema;
   report["tool"] = {{"name", "imagelint"}, {"version", IMAGELINT_VERSION}};

@@ -298,7 +298,7 @@ Result<json> Evaluator::Evaluate(const std::vector<const ImageFacts*>& images, c
     facts.push_back(&image->facts);
     pool_facts.push_back(PoolFactsOn(*image, fleet));
   }
-  auto analysed = analysis::Analyze(facts, pool_facts, fleet, *state_->rule_set, state_->functions);
+  auto analysed = analysis::AnalyzeReferenced(facts, pool_facts, fleet, *state_->rule_set, state_->functions);
   if (!analysed.ok()) return analysed.error();
   json& report = *analysed;
   // Reporters (SARIF, GitHub) locate findings in the Dockerfile an image names.
