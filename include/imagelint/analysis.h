@@ -54,6 +54,9 @@ struct AnalyzeOptions {
   // their step limit could otherwise take hours over a small fleet.
   int64_t rule_steps_base = 10'000'000;
   int64_t rule_steps_per_cell = 1'000'000;
+  // Images analysed side by side (threads); 0 = one per CPU core, at most 16.
+  // The report is the same for any number.
+  int jobs = 0;
 };
 
 // Runs every enabled rule: image-scoped rules once per image, pool-scoped

@@ -169,6 +169,9 @@ class Knowledge {
   friend Status LoadImageTables(Knowledge& knowledge);
   std::filesystem::path directory_;
   Tables tables_;
+  // Row of gpus.yaml by canonical name or alias (the first row naming it),
+  // built once by FromTables: FindGpu is asked once per pool and rule.
+  std::map<std::string, size_t, std::less<>> gpu_rows_;
   std::shared_ptr<const BaseImageKnowledge> base_images_;
   std::shared_ptr<const PackageKnowledge> packages_;
 };

@@ -1,7 +1,12 @@
 // Rules × images × pools -> findings and verdicts (imagelint.report/v1).
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <optional>
+#include <thread>
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <set>
 
 #include "imagelint/analysis.h"
@@ -128,14 +133,16 @@ struct Outcome {
 
 class RuleRunner {
  public:
-  RuleRunner(const rules::FunctionRegistry& functions, const AnalyzeOptions& options, int64_t step_budget)
-      : functions_(functions), options_(options), step_budget_(step_budget) {}
+  // `steps_used` is the run's count, shared by the runners of every thread.
+  RuleRunner(const rules::FunctionRegistry& functions, const AnalyzeOptions& options, int64_t step_budget,
+             std::atomic<int64_t>& steps_used)
+      : functions_(functions), options_(options), step_budget_(step_budget), steps_used_(steps_used) {}
 
   // Evaluates one rule in `env` (pool already bound); appends findings.
   // `foreach` is evaluated first (it cannot see `let` names); the `let`
   // bindings, condition and templates then run once per element.
   Status Run(const Rule& rule, const Environment& env, const json& facts, std::vector<json>& out) {
-    if (steps_used_ > step_budget_) {
+    if (steps_used_.load(std::memory_order_relaxed) > step_budget_) {
       return MakeError(rule.file, "the rules took more than " + std::to_string(step_budget_) +
                                       " evaluation steps in all (imagelint's limit for this run: " +
                                       std::to_string(options_.rule_steps_base) + " plus " +
@@ -165,8 +172,8 @@ class RuleRunner {
   // Adds the steps a trace counted to the run's total when it goes.
   struct StepCharge {
     const EvalTrace& trace;
-    int64_t& total;
-    ~StepCharge() { total += trace.steps; }
+    std::atomic<int64_t>& total;
+    ~StepCharge() { total.fetch_add(trace.steps, std::memory_order_relaxed); }
   };
 
   static Error Tag(const Rule& rule, Error error) {
@@ -296,7 +303,7 @@ class RuleRunner {
   const rules::FunctionRegistry& functions_;
   AnalyzeOptions options_;
   int64_t step_budget_;
-  int64_t steps_used_ = 0;
+  std::atomic<int64_t>& steps_used_;
 };
 
 int StageRank(const json& predicted) {
@@ -369,6 +376,113 @@ std::vector<ImageVariant> Variants(const json& facts, const std::vector<PoolFact
   return out;
 }
 
+// One image: every enabled rule over each set of its facts and their pools,
+// findings merged across pools, verdicts derived.
+Result<json> AnalyzeImage(size_t index, const json& facts, const std::vector<PoolFacts>& by_pool, const Fleet& fleet,
+                          const std::vector<json>& pool_values, const std::vector<std::string>& pool_keys,
+                          const rules::RuleSet& rules, RuleRunner& runner) {
+  // Which facts each pool is evaluated against: the image's own, or those
+  // built for its platform (PoolFacts); every set of facts with its pools.
+  // (The variants point into pool_facts: no temporary copy of it here.)
+  std::vector<ImageVariant> variants = Variants(facts, by_pool, fleet);
+  // After Variants returns, no variant moves: environments may point at theirs.
+  for (ImageVariant& variant : variants) {
+    variant.pool_environments.reserve(variant.pools.size());
+    for (size_t p : variant.pools) {
+      variant.pool_environments.emplace_back(&variant.environment);  // the pool over the variant's facts
+      variant.pool_environments.back()["pool"] = Value::Of(pool_values[p]);
+    }
+  }
+  // Pools that differ only by name share their libcuda, driver_compat...
+  // results (analysis/pool_memo.h).
+  PoolMemoScope memo;
+  for (const ImageVariant& variant : variants) {
+    if (const rules::Value* bound = variant.environment.Find("facts")) memo.Trust(&bound->json);
+    for (size_t i = 0; i < variant.pools.size(); ++i)
+      memo.TrustPool(&variant.pool_environments[i].Find("pool")->json, &pool_keys[variant.pools[i]]);
+  }
+  // Findings in rule order; identical findings on several pools are merged.
+  // Found again by their encoding and pools by name (a 10,000-pool fleet
+  // made the pairwise comparisons take minutes).
+  std::vector<json> merged;
+  std::vector<std::vector<std::string>> merged_pools;
+  std::map<std::string, size_t> merged_index;
+  std::vector<std::set<std::string>> merged_pool_set;
+  auto add = [&](std::vector<json>& found, const std::vector<std::string>& on_pools) {
+    for (auto& finding : found) {
+      // CBOR: an exact encoding of the value (names that are not UTF-8
+      // included) at a fraction of the cost of escaped JSON text.
+      const std::vector<uint8_t> encoded = json::to_cbor(finding);
+      auto [at, fresh] = merged_index.try_emplace(std::string(encoded.begin(), encoded.end()), merged.size());
+      if (fresh) {
+        merged.push_back(std::move(finding));
+        merged_pools.emplace_back();
+        merged_pool_set.emplace_back();
+      }
+      const size_t i = at->second;
+      for (const auto& pool : on_pools)
+        if (merged_pool_set[i].insert(pool).second) merged_pools[i].push_back(pool);
+    }
+  };
+  for (const auto& rule : rules.rules()) {
+    if (!rule.enabled) continue;
+    for (const ImageVariant& variant : variants) {
+      if (!variant.gpu_image && !rule.any_workload) continue;
+      if (rule.scope == rules::Scope::kImage) {
+        std::vector<json> found;
+        IMAGELINT_TRY(runner.Run(rule, variant.environment, *variant.facts, found));
+        for (auto& finding : found) finding["scope"] = "image";
+        add(found, variant.pool_names);
+        continue;
+      }
+      for (size_t i = 0; i < variant.pools.size(); ++i) {
+        const size_t p = variant.pools[i];
+        std::vector<json> found;
+        auto status = runner.Run(rule, variant.pool_environments[i], *variant.facts, found);
+        if (!status.ok()) {
+          Error error = status.error();
+          error.message += " (pool " + fleet.pools[p].name + ")";
+          return error;
+        }
+        for (auto& finding : found) finding["scope"] = "pool";
+        add(found, {fleet.pools[p].name});
+      }
+    }
+  }
+  json findings = json::array();
+  for (size_t i = 0; i < merged.size(); ++i) {
+    json finding = merged[i];
+    // In fleet order, whichever facts found it first.
+    if (variants.size() > 1) {
+      std::map<std::string, size_t> order;
+      for (size_t p = 0; p < fleet.pools.size(); ++p) order.try_emplace(fleet.pools[p].name, p);
+      auto index_of = [&](const std::string& name) {
+        auto it = order.find(name);
+        return it == order.end() ? fleet.pools.size() : it->second;
+      };
+      std::sort(merged_pools[i].begin(), merged_pools[i].end(),
+                [&](const auto& a, const auto& b) { return index_of(a) < index_of(b); });
+    }
+    finding["pools"] = merged_pools[i];
+    findings.push_back(std::move(finding));
+  }
+
+  json image = json::object();
+  image["ref"] = ImageRef(facts, index);
+  image["digest"] = facts.contains("image") && facts["image"].is_object() ? facts["image"].value("digest", "") : "";
+  if (facts.contains("image") && facts["image"].is_object()) {
+    const json& meta = facts["image"];
+    if (meta.contains("os") && meta.contains("architecture"))
+      image["platform"] = meta.value("os", "") + "/" + meta.value("architecture", "");
+  }
+  image["findings"] = findings;
+  image["verdicts"] = json::array();
+  for (const auto& pool : fleet.pools) image["verdicts"].push_back({{"pool", pool.name}});
+  AttachObservations(image, fleet);
+  DeriveVerdicts(image);
+  return image;
+}
+
 }  // namespace
 
 Result<json> Analyze(const std::vector<json>& all_facts, const Fleet& fleet, const rules::RuleSet& rules,
@@ -398,6 +512,8 @@ Result<json> AnalyzeReferenced(const std::vector<const json*>& all_facts,
     pools.push_back(pool_values.back());
   }
   report["fleet"] = {{"source", fleet.source}, {"pools", pools}};
+  std::vector<std::string> pool_keys;  // each pool's part of a memo key (analysis/pool_memo.h)
+  for (const json& pool : pool_values) pool_keys.push_back(PoolMemoScope::PoolKey(pool));
   json rule_table = json::array();
   for (const auto& info : rules.List()) rule_table.push_back(rules::RuleInfoToJson(info));
   report["rules"] = rule_table;
@@ -409,109 +525,48 @@ Result<json> AnalyzeReferenced(const std::vector<const json*>& all_facts,
       options.rule_steps_per_cell > 0 && cells > (INT64_MAX - options.rule_steps_base) / options.rule_steps_per_cell
           ? INT64_MAX
           : options.rule_steps_base + cells * options.rule_steps_per_cell;
-  RuleRunner runner(functions, options, step_budget);
-  json images = json::array();
-  for (size_t index = 0; index < all_facts.size(); ++index) {
-    const json& facts = *all_facts[index];
-    // Which facts each pool is evaluated against: the image's own, or those
-    // built for its platform (PoolFacts); every set of facts with its pools.
-    // (The variants point into pool_facts: no temporary copy of it here.)
+  // Images are analysed side by side, each by one thread with its own
+  // runner and memo; the report keeps input order, and the error reported is
+  // the first in input order, as one thread would find it.
+  std::atomic<int64_t> steps_used{0};
+  size_t jobs = options.jobs > 0 ? static_cast<size_t>(options.jobs)
+                                 : std::min<size_t>(16, std::max(1u, std::thread::hardware_concurrency()));
+  jobs = std::max<size_t>(1, std::min(jobs, all_facts.size()));
+  std::vector<std::optional<Result<json>>> analysed(all_facts.size());
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::exception_ptr thrown;
+  std::mutex thrown_mutex;
+  auto work = [&] {
+    RuleRunner runner(functions, options, step_budget, steps_used);
     static const std::vector<PoolFacts> kNoPoolFacts;
-    const std::vector<PoolFacts>& by_pool = index < pool_facts.size() ? pool_facts[index] : kNoPoolFacts;
-    std::vector<ImageVariant> variants = Variants(facts, by_pool, fleet);
-    // After Variants returns, no variant moves: environments may point at theirs.
-    for (ImageVariant& variant : variants) {
-      variant.pool_environments.reserve(variant.pools.size());
-      for (size_t p : variant.pools) {
-        variant.pool_environments.emplace_back(&variant.environment);  // the pool over the variant's facts
-        variant.pool_environments.back()["pool"] = Value::Of(pool_values[p]);
+    // Once an image fails no new one is started: every image before it has
+    // been claimed already, so the first error in input order is among them.
+    for (size_t i = next++; i < all_facts.size() && !failed; i = next++) {
+      try {
+        const std::vector<PoolFacts>& by_pool = i < pool_facts.size() ? pool_facts[i] : kNoPoolFacts;
+        analysed[i] = AnalyzeImage(i, *all_facts[i], by_pool, fleet, pool_values, pool_keys, rules, runner);
+        if (!analysed[i]->ok()) failed = true;
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(thrown_mutex);
+        if (!thrown) thrown = std::current_exception();
+        failed = true;
       }
     }
-    // Pools that differ only by name share their libcuda, driver_compat...
-    // results (analysis/pool_memo.h).
-    PoolMemoScope memo;
-    for (const ImageVariant& variant : variants)
-      if (const rules::Value* bound = variant.environment.Find("facts")) memo.Trust(&bound->json);
-    // Findings in rule order; identical findings on several pools are merged.
-    // Found again by their encoding and pools by name (a 10,000-pool fleet
-    // made the pairwise comparisons take minutes).
-    std::vector<json> merged;
-    std::vector<std::vector<std::string>> merged_pools;
-    std::map<std::string, size_t> merged_index;
-    std::vector<std::set<std::string>> merged_pool_set;
-    auto add = [&](std::vector<json>& found, const std::vector<std::string>& on_pools) {
-      for (auto& finding : found) {
-        // CBOR: an exact encoding of the value (names that are not UTF-8
-        // included) at a fraction of the cost of escaped JSON text.
-        const std::vector<uint8_t> encoded = json::to_cbor(finding);
-        auto [at, fresh] = merged_index.try_emplace(std::string(encoded.begin(), encoded.end()), merged.size());
-        if (fresh) {
-          merged.push_back(std::move(finding));
-          merged_pools.emplace_back();
-          merged_pool_set.emplace_back();
-        }
-        const size_t i = at->second;
-        for (const auto& pool : on_pools)
-          if (merged_pool_set[i].insert(pool).second) merged_pools[i].push_back(pool);
-      }
-    };
-    for (const auto& rule : rules.rules()) {
-      if (!rule.enabled) continue;
-      for (const ImageVariant& variant : variants) {
-        if (!variant.gpu_image && !rule.any_workload) continue;
-        if (rule.scope == rules::Scope::kImage) {
-          std::vector<json> found;
-          IMAGELINT_TRY(runner.Run(rule, variant.environment, *variant.facts, found));
-          for (auto& finding : found) finding["scope"] = "image";
-          add(found, variant.pool_names);
-          continue;
-        }
-        for (size_t i = 0; i < variant.pools.size(); ++i) {
-          const size_t p = variant.pools[i];
-          std::vector<json> found;
-          auto status = runner.Run(rule, variant.pool_environments[i], *variant.facts, found);
-          if (!status.ok()) {
-            Error error = status.error();
-            error.message += " (pool " + fleet.pools[p].name + ")";
-            return error;
-          }
-          for (auto& finding : found) finding["scope"] = "pool";
-          add(found, {fleet.pools[p].name});
-        }
-      }
-    }
-    json findings = json::array();
-    for (size_t i = 0; i < merged.size(); ++i) {
-      json finding = merged[i];
-      // In fleet order, whichever facts found it first.
-      if (variants.size() > 1) {
-        std::map<std::string, size_t> order;
-        for (size_t p = 0; p < fleet.pools.size(); ++p) order.try_emplace(fleet.pools[p].name, p);
-        auto index_of = [&](const std::string& name) {
-          auto it = order.find(name);
-          return it == order.end() ? fleet.pools.size() : it->second;
-        };
-        std::sort(merged_pools[i].begin(), merged_pools[i].end(),
-                  [&](const auto& a, const auto& b) { return index_of(a) < index_of(b); });
-      }
-      finding["pools"] = merged_pools[i];
-      findings.push_back(std::move(finding));
-    }
-
-    json image = json::object();
-    image["ref"] = ImageRef(facts, index);
-    image["digest"] = facts.contains("image") && facts["image"].is_object() ? facts["image"].value("digest", "") : "";
-    if (facts.contains("image") && facts["image"].is_object()) {
-      const json& meta = facts["image"];
-      if (meta.contains("os") && meta.contains("architecture"))
-        image["platform"] = meta.value("os", "") + "/" + meta.value("architecture", "");
-    }
-    image["findings"] = findings;
-    image["verdicts"] = json::array();
-    for (const auto& pool : fleet.pools) image["verdicts"].push_back({{"pool", pool.name}});
-    AttachObservations(image, fleet);
-    DeriveVerdicts(image);
-    images.push_back(std::move(image));
+  };
+  if (jobs == 1) {
+    work();
+  } else {
+    std::vector<std::thread> threads;
+    for (size_t t = 0; t < jobs; ++t) threads.emplace_back(work);
+    for (auto& thread : threads) thread.join();
+  }
+  if (thrown) std::rethrow_exception(thrown);
+  json images = json::array();
+  for (auto& image : analysed) {
+    if (!image) break;  // not started: an earlier image failed
+    if (!image->ok()) return image->error();
+    images.push_back(std::move(**image));
   }
   report["images"] = images;
   return report;

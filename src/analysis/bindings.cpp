@@ -112,6 +112,20 @@ void AddPerPool(FunctionRegistry& registry, std::string name, int min_args, int 
   Add(registry, std::move(name), min_args, max_args, std::move(summary), std::move(remembered));
 }
 
+// SelectLibcuda(facts, pool), remembered like a per-pool function while a
+// PoolMemoScope is open and `facts` is bound there.
+nvidia::LibcudaSelection SelectedLibcuda(const rules::Argument& facts, const rules::Argument& pool_value,
+                                         const Pool& pool, const Knowledge& knowledge) {
+  PoolMemoScope* memo = PoolMemoScope::Active();
+  std::optional<std::string> key;
+  if (memo) key = memo->Key("libcuda-selection", Arguments{facts, pool_value}, 0, 1);
+  if (key)
+    if (const nvidia::LibcudaSelection* known = memo->FindSelection(*key)) return *known;
+  nvidia::LibcudaSelection selection = nvidia::SelectLibcuda(facts.json, pool, knowledge);
+  if (key) memo->PutSelection(std::move(*key), selection);
+  return selection;
+}
+
 }  // namespace
 
 FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
@@ -162,7 +176,7 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
       [k](const Arguments& a) -> Result<Value> {
         auto pool = PoolFromJson(a[1].json);
         if (!pool.ok()) return pool.error();
-        return Value::Of(SelectionJson(nvidia::SelectLibcuda(a[0].json, *pool, *k)));
+        return Value::Of(SelectionJson(SelectedLibcuda(a[0], a[1], *pool, *k)));
       });
   AddPerPool(r, "driver_compat", 3, 3, 0, 2,
       "driver_compat(facts, runtime_version, pool): cuInit and runtime/driver compatibility ('' = cuInit only)",
@@ -171,7 +185,7 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
         if (!version.ok()) return version.error();
         auto pool = PoolFromJson(a[2].json);
         if (!pool.ok()) return pool.error();
-        nvidia::LibcudaSelection selection = nvidia::SelectLibcuda(a[0].json, *pool, *k);
+        nvidia::LibcudaSelection selection = SelectedLibcuda(a[0], a[2], *pool, *k);
         std::string requirement;
         const json& facts = a[0].json;
         if (facts.is_object() && facts.contains("image") && facts["image"].is_object() &&

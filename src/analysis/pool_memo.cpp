@@ -30,19 +30,27 @@ std::optional<std::string> PoolMemoScope::Key(const std::string& function, const
     if (facts_arg && i == *facts_arg) {
       key += std::to_string(reinterpret_cast<uintptr_t>(&args[i].json));
     } else if (i == pool_arg) {
-      for (const auto& [field, value] : args[i].json.items()) {
-        if (field == "name" || field == "line" || field == "count" || field == "source" || field == "selector_labels")
-          continue;
-        key += std::to_string(field.size());
-        key += ':';
-        key += field;
-        Append(key, value);
-      }
+      auto known = pool_keys_.find(&args[i].json);
+      key += known != pool_keys_.end() ? *known->second : PoolKey(args[i].json);
     } else if (args[i].unknown) {
       key += '?';
     } else {
       Append(key, args[i].json);
     }
+  }
+  return key;
+}
+
+std::string PoolMemoScope::PoolKey(const nlohmann::json& pool) {
+  std::string key;
+  if (!pool.is_object()) return key;
+  for (const auto& [field, value] : pool.items()) {
+    if (field == "name" || field == "line" || field == "count" || field == "source" || field == "selector_labels")
+      continue;
+    key += std::to_string(field.size());
+    key += ':';
+    key += field;
+    Append(key, value);
   }
   return key;
 }
@@ -54,6 +62,15 @@ const rules::Value* PoolMemoScope::Find(const std::string& key) const {
 
 void PoolMemoScope::Put(std::string key, const rules::Value& value) {
   if (results_.size() < kMaxEntries) results_.emplace(std::move(key), value);
+}
+
+const nvidia::LibcudaSelection* PoolMemoScope::FindSelection(const std::string& key) const {
+  auto it = selections_.find(key);
+  return it == selections_.end() ? nullptr : &it->second;
+}
+
+void PoolMemoScope::PutSelection(std::string key, const nvidia::LibcudaSelection& selection) {
+  if (selections_.size() < kMaxEntries) selections_.emplace(std::move(key), selection);
 }
 
 }  // namespace imagelint::analysis

@@ -18,9 +18,11 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 
 #include <nlohmann/json.hpp>
 
+#include "imagelint/nvidia.h"
 #include "imagelint/rules.h"
 
 namespace imagelint::analysis {
@@ -36,6 +38,11 @@ class PoolMemoScope {
   static PoolMemoScope* Active();
   // `facts` is bound for the whole scope: calls on it may be remembered.
   void Trust(const nlohmann::json* facts) { trusted_.insert(facts); }
+  // The pool value at `pool` (bound for the whole scope) has this
+  // PoolKey: worked out once per fleet, not on every call.
+  void TrustPool(const nlohmann::json* pool, const std::string* key) { pool_keys_[pool] = key; }
+  // The pool's part of a key: its fields but those that only name it.
+  static std::string PoolKey(const nlohmann::json& pool);
   // The key of `function` called with `args`, whose `facts_arg` (if any) is
   // identified by address and whose `pool_arg` loses its naming fields;
   // nullopt when the call must not be remembered.
@@ -44,13 +51,19 @@ class PoolMemoScope {
 
   const rules::Value* Find(const std::string& key) const;
   void Put(std::string key, const rules::Value& value);
+  // The libcuda a process loads, as SelectLibcuda returns it: libcuda() and
+  // every driver_compat() call (one per runtime version) of a pool share it.
+  const nvidia::LibcudaSelection* FindSelection(const std::string& key) const;
+  void PutSelection(std::string key, const nvidia::LibcudaSelection& selection);
 
  private:
   // Bounded: a hostile fleet of distinct pools stops being remembered here
   // and is worked out per call, as without the memo.
   static constexpr size_t kMaxEntries = 65536;
-  std::map<std::string, rules::Value> results_;
+  std::unordered_map<std::string, rules::Value> results_;
+  std::unordered_map<std::string, nvidia::LibcudaSelection> selections_;
   std::set<const nlohmann::json*> trusted_;
+  std::unordered_map<const nlohmann::json*, const std::string*> pool_keys_;
   PoolMemoScope* previous_ = nullptr;
 };
 

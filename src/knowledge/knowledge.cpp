@@ -158,6 +158,12 @@ Result<Knowledge> Knowledge::FromTables(const std::filesystem::path& dir, Tables
                              "branch " + DumpJson(branch["branch"]) + " names PTX ISA " +
                                  branch["ptx_isa"].get<std::string>() + " which ptx-isa.yaml does not list");
   }
+  const json& gpus = knowledge.Table("gpus");
+  for (size_t row = 0; row < gpus.size(); ++row) {
+    knowledge.gpu_rows_.try_emplace(Canonical(gpus[row]["name"].get<std::string>()), row);
+    if (auto aliases = gpus[row].find("aliases"); aliases != gpus[row].end() && aliases->is_array())
+      for (const auto& alias : *aliases) knowledge.gpu_rows_.try_emplace(Canonical(alias.get<std::string>()), row);
+  }
   IMAGELINT_TRY(LoadImageTables(knowledge));  // typed base-images.yaml / packages.yaml (image_tables.cpp)
   return knowledge;
 }
@@ -172,12 +178,8 @@ const json* Knowledge::FindGpu(std::string_view product) const {
   std::string wanted = Canonical(product);
   if (wanted.empty()) return nullptr;
   auto match = [&](const std::string& candidate) -> const json* {
-    for (const auto& row : Table("gpus")) {
-      if (Canonical(row["name"].get<std::string>()) == candidate) return &row;
-      for (const auto& alias : row.value("aliases", json::array()))
-        if (Canonical(alias.get<std::string>()) == candidate) return &row;
-    }
-    return nullptr;
+    auto it = gpu_rows_.find(candidate);
+    return it == gpu_rows_.end() ? nullptr : &Table("gpus")[it->second];
   };
   if (const json* row = match(wanted)) return row;
   if (StartsWith(wanted, "nvidia ")) return match(wanted.substr(7));

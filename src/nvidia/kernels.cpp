@@ -59,8 +59,10 @@ std::string CcText(const Target& t) { return std::to_string(t.major) + "." + std
 
 const json* SassRow(const Target& t, const Knowledge& knowledge) {
   std::string cc = CcText(t);
-  for (const auto& row : knowledge.Table("sass"))
-    if (row["cc"] == cc) return &row;
+  for (const auto& row : knowledge.Table("sass")) {
+    const json& row_cc = row["cc"];
+    if (row_cc.is_string() && row_cc.get_ref<const std::string&>() == cc) return &row;
+  }
   return nullptr;
 }
 

@@ -68,7 +68,9 @@ std::vector<const json*> DriversInDir(const json& drivers, const std::string& di
     std::string path = Str(row, "path");
     bool match =
         NormalizeDir(DirName(path)) == wanted && (!need_so1_file || BaseName(path) == "libcuda.so.1");
-    const json aliases = row.contains("aliases") && row["aliases"].is_array() ? row["aliases"] : json::array();
+    static const json kNoAliases = json::array();
+    auto found = row.find("aliases");
+    const json& aliases = found != row.end() && found->is_array() ? *found : kNoAliases;
     for (const auto& alias : aliases) {
       if (!alias.is_string()) continue;
       std::string a = alias.get<std::string>();

@@ -369,7 +369,7 @@ TEST_CASE("unknown GPU class: cannot tell, never a silent pass") {
     container_toolkit: "1.4.0"
 )");
   json verdict = Verdict(report, 0, "mystery-460");
-  CHECK(verdict["status"] == "undecided");  // not a warning in disguise (issue 13)
+  CHECK(verdict["status"] == "undecided");  // not a warning in disguise
   CHECK(verdict["undetermined"] == json::array({"IL003"}));
   json il003 = Findings(report, 0, "IL003");
   REQUIRE(il003.size() == 1);
@@ -384,7 +384,7 @@ TEST_CASE("facts without a cuda part: every pool rule says cannot tell or passes
   bare.image.architecture = "amd64";
   json report = RunFacts({bare}, kSeedFleet);
   json verdict = Verdict(report, 0, "rtx3090-460");
-  CHECK(verdict["status"] == "undecided");  // not a warning in disguise (issue 13)
+  CHECK(verdict["status"] == "undecided");  // not a warning in disguise
   CHECK(verdict["predicted_error"].is_null());
   CHECK(!verdict["undetermined"].empty());
   for (const auto& finding : report["images"][0]["findings"]) CHECK(finding["unknown"] == true);
@@ -488,4 +488,49 @@ TEST_CASE("pools alike but for their names: the same verdict, each finding names
   // The second image (no compat library) is not answered from the first's results.
   CHECK(Verdict(report, 1, "geforce-a")["predicted_error"].is_null());
   CHECK(Findings(report, 1, "IL003").empty());
+}
+
+// Images are analysed side by side (AnalyzeOptions::jobs): the report is the
+// same for any number of threads, and of several broken images the error is
+// the first in input order, as one thread would find it.
+TEST_CASE("images analysed side by side: one report for any number of threads, the first error in input order") {
+  const Knowledge& knowledge = imagelint::testing::rules_fixture::TestKnowledge();
+  auto fleet = ParseFleet(kSeedFleet, "fleet.yaml", knowledge);
+  REQUIRE(fleet.ok());
+  auto rule_set = rules::LoadRuleSet(rules::BuiltinRulesDir(imagelint::testing::SourceDir()));
+  REQUIRE(rule_set.ok());
+  const rules::FunctionRegistry functions = analysis::DefaultFunctions(knowledge);
+  auto analyse = [&](const std::vector<json>& facts, int jobs) {
+    analysis::AnalyzeOptions options;
+    options.jobs = jobs;
+    return analysis::Analyze(facts, *fleet, *rule_set, functions, options);
+  };
+  std::vector<json> estate;
+  for (int i = 0; i < 24; ++i)
+    estate.push_back(facts::WriteFacts(i % 3 == 0 ? SeedModel() : WithoutCompat(SeedModel())));
+  auto one = analyse(estate, 1);
+  REQUIRE(one.ok());
+  for (int jobs : {2, 5, 64}) {
+    auto many = analyse(estate, jobs);
+    REQUIRE(many.ok());
+    CHECK(many->dump() == one->dump());
+  }
+  CHECK(Verdict(*one, 0, "rtx3090-460")["predicted_error"]["code"] == 804);
+  CHECK(Verdict(*one, 1, "rtx3090-460")["predicted_error"].is_null());
+
+  // Two broken images, each failing with its own message: the earlier one is reported.
+  estate[17]["binaries"] = "not a list";
+  estate[5]["cuda"]["runtimes"] = "not a list";
+  auto first = analyse(estate, 1);
+  REQUIRE(!first.ok());
+  for (int jobs : {2, 5, 64}) {
+    auto many = analyse(estate, jobs);
+    REQUIRE(!many.ok());
+    CHECK(many.error().ToString() == first.error().ToString());
+  }
+  estate[5] = facts::WriteFacts(SeedModel());
+  auto later = analyse(estate, 4);
+  REQUIRE(!later.ok());
+  CHECK(later.error().ToString() != first.error().ToString());
+  CHECK(later.error().message.find("'foreach' needs a list") != std::string::npos);
 }
