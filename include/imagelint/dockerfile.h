@@ -1,4 +1,4 @@
-// Dockerfile mode (issue 6; docs/dockerfile.md): predict facts from the text of
+// Dockerfile mode (docs/dockerfile.md): predict facts from the text of
 // a Dockerfile, before anything is built.
 //
 //   auto analysis = dockerfile::AnalyzeDockerfile("Dockerfile", options);
@@ -268,6 +268,10 @@ struct DockerfileAnalysis {
 };
 
 Result<DockerfileAnalysis> AnalyzeDockerfile(const std::string& path, const DockerfileOptions& options = {});
+
+// The note a Dockerfile's facts and the report carry when the base image
+// `ref` could not be read (`failure`: image.base.lookup_failure).
+std::string BaseLookupNote(std::string_view ref, std::string_view failure);
 Result<DockerfileAnalysis> AnalyzeDockerfileText(std::string_view text, const std::string& path,
                                                  const DockerfileOptions& options = {});
 

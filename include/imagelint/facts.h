@@ -128,6 +128,9 @@ struct BaseImage {
   std::optional<std::string> kind;              // "nvidia/cuda" | "pytorch/pytorch" | "ngc" | "no-cuda" | "scratch" | "unknown"
   std::optional<std::string> reason;            // why it is not (fully) known
   std::optional<std::string> resolved_from;     // "docker" | "registry" | "local" | "knowledge" | "none"
+  // Why the image itself could not be read ("registry: offline"), when a
+  // resolver tried: the knowledge tables answered instead.
+  std::optional<std::string> lookup_failure;
   std::optional<std::string> cuda_tag_version;  // "11.3.1" as written in the tag
   std::optional<std::string> flavor;            // "base" | "runtime" | "devel"
   std::optional<std::string> cudnn;             // "cudnn8"

@@ -403,6 +403,11 @@ std::vector<std::string> FileAliases(const std::string& path, const std::vector<
   return out;
 }
 
+std::string BaseLookupNote(std::string_view ref, std::string_view failure) {
+  return "base image " + std::string(ref.substr(0, 200)) + " not read (" + std::string(failure) +
+         "): the knowledge tables answer";
+}
+
 Status ApplyBaseImage(const Context& ctx, const Instruction& from, const std::string& ref_text,
                       const std::string& platform, ImageModel& image) {
   image.layers.push_back(ctx.MakeLayer(from, true));
@@ -449,9 +454,10 @@ Status ApplyBaseImage(const Context& ctx, const Instruction& from, const std::st
       base.kind = kind;
       return OkStatus();
     }
-    if (!lookup->note.empty())
-      ctx.AddNote(image, from, "base image " + ref_text.substr(0, 200) + " not read (" + lookup->note.substr(0, 600) +
-                                   "): the knowledge tables answer");
+    if (!lookup->note.empty()) {
+      base.lookup_failure = lookup->note.substr(0, 600);
+      ctx.AddNote(image, from, BaseLookupNote(ref_text, *base.lookup_failure));
+    }
   }
   // The no-cuda family (operating-system, language and conda images, any tag).
   if (kind == "no-cuda") {

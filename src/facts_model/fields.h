@@ -96,6 +96,7 @@ void Visit(V& visit, S& row) {
   visit("kind", row.kind);
   visit("reason", row.reason);
   visit("resolved_from", row.resolved_from);
+  visit("lookup_failure", row.lookup_failure);
   visit("cuda_tag_version", row.cuda_tag_version);
   visit("flavor", row.flavor);
   visit("cudnn", row.cudnn);

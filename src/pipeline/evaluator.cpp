@@ -75,11 +75,9 @@ std::optional<json> BaseOfReport(const json& facts) {
   json out = json::object();
   for (const char* key : {"ref", "resolved_from", "digest", "platform"})
     if (base->contains(key) && (*base)[key].is_string() && !(*base)[key].get<std::string>().empty()) out[key] = (*base)[key];
-  std::string prefix = "base image " + StringField(*base, "ref").substr(0, 200) + " not read (";
-  if (auto dockerfile = facts.find("dockerfile"); dockerfile != facts.end() && dockerfile->is_object())
-    if (auto notes = dockerfile->find("notes"); notes != dockerfile->end() && notes->is_array())
-      for (const json& note : *notes)
-        if (note.is_object() && StringField(note, "note").rfind(prefix, 0) == 0) out["note"] = note["note"];
+  // The report's note is the one the Dockerfile's notes carry for the failed lookup.
+  if (const std::string failure = StringField(*base, "lookup_failure"); !failure.empty())
+    out["note"] = dockerfile::BaseLookupNote(StringField(*base, "ref"), failure);
   // Knowledge-table answers without a failed lookup are what Dockerfile mode
   // always gave: the report says nothing new then.
   std::string from = StringField(out, "resolved_from");
