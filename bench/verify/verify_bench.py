@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 17's benchmark (not a test): cold scans against the floors measured in
+"""Benchmark of verifying each byte once (not a test): cold scans against the floors measured in
 the same run, alternating, best of N, with peak RSS.
 
   gzip OCI image      imagelint facts --no-cache   vs  igzip -dc of every layer, JOBS at a time

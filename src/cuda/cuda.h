@@ -1,4 +1,4 @@
-// CUDA facts from image files (issue 3; docs/cuda-facts.md).
+// CUDA facts from image files (docs/cuda-facts.md).
 //
 // Two streaming analyzers run inside the layer scanner:
 //   * "cuda.elf"  — every ELF file (host binaries, cubins) and standalone

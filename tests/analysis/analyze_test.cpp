@@ -183,7 +183,7 @@ TEST_CASE("missing facts give a 'cannot tell' finding, never a silent pass") {
   CHECK(first["severity"] == "warning");
   CHECK(first["missing_facts"] == json::array({"pool.brand"}));
   CHECK(first["message"] == "cannot tell whether this applies (compat libcuda newer than the host): the GPU brand of pool "
-        "`rtx3090-460` is unknown");  // in user terms (issue 13), the field stays in missing_facts
+        "`rtx3090-460` is unknown");  // in user terms, the field stays in missing_facts
   const json& verdict = (*report)["images"][0]["verdicts"][0];
   CHECK(verdict["undetermined"] == json::array({"T001"}));
   CHECK(verdict["predicted_error"]["code"] == 209);  // the next failure still shows

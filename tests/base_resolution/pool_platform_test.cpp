@@ -1,4 +1,4 @@
-// Issue 14, "each pool's platform where the Dockerfile leaves it open": a
+// Each pool's platform where the Dockerfile leaves it open: a
 // multi-platform base in the loopback registry whose amd64 image carries
 // the compat package and whose arm64 image does not (NVIDIA's Ubuntu arm64
 // images before CUDA 12.5.1), scanned as a Dockerfile against an amd64 and

@@ -1,5 +1,5 @@
 // Every imagelint command that README.md, docs/*.md, docs/rules/*.md and the
-// --help output show is run (issue 15: several named rules that do not
+// --help output show is run (several named rules that do not
 // exist). Commands are taken from code blocks and `inline code`, and from the
 // help's examples and "e.g." fragments; each runs through sh in a sandbox
 // whose files carry the names the docs use (app.tar, fleet.yaml, nodes.json,

@@ -1,4 +1,4 @@
-// One set of flags (issue 15): the image flags on every command that reads
+// One set of flags: the image flags on every command that reads
 // images, comma lists, -f/-o, "did you mean" for flags, commands and rules,
 // "-" for a Dockerfile on standard input, --quiet/--no-progress, --rootfs,
 // and directories that are not images.

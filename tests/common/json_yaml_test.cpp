@@ -1,5 +1,5 @@
 // Untrusted JSON and YAML: bounded depth, typed fields, alias expansion
-// limits, and the empty memory stream (issue 16).
+// limits, and the empty memory stream.
 #include <doctest/doctest.h>
 
 #include <string>

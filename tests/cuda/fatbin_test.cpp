@@ -1,5 +1,5 @@
 // Fatbin scanning on generated containers: decoding, streaming invariance,
-// compression, and every kind of lying input from issue 3.
+// compression, and every kind of lying input.
 #include <doctest/doctest.h>
 
 #include <lz4.h>

@@ -1,5 +1,5 @@
 // Hostile text files inside an image: long values the former std::regex
-// matchers overflowed the stack on (issue 16), wrong JSON types in package
+// matchers overflowed the stack on, wrong JSON types in package
 // metadata. The facts are built, the odd values are left out, and what is
 // written still validates against docs/facts-schema.json.
 #include <doctest/doctest.h>

@@ -178,7 +178,7 @@ TEST_CASE("tag scanners: nvidia/cuda and pytorch/pytorch grammars, bounded") {
   CHECK(HasUnknown(long_torch, "base-image"));
 }
 
-TEST_CASE("pytorch/pytorch followed by rm -rf: no internal error (issue 13)") {
+TEST_CASE("pytorch/pytorch followed by rm -rf: no internal error") {
   for (const char* tag : {"2.1.0-cuda12.1-cudnn8-runtime", "2.0.0-devel"}) {
     CAPTURE(tag);
     json facts = Facts(std::string("FROM pytorch/pytorch:") + tag +

@@ -1,4 +1,4 @@
-// The field corpus (issue 13 item 7): tests/dockerfile/corpus/*.Dockerfile,
+// The field corpus: tests/dockerfile/corpus/*.Dockerfile,
 // each reduced to one pattern that public Dockerfiles use (named in its header
 // comment), run through Dockerfile mode and the built-in rules against the
 // 9-pool fleet of corpus/fleet.yaml (an arm64 pool included). The expected

@@ -1,4 +1,4 @@
-// Issue 13 item 4: patterns of widely used public Dockerfiles that the
+// Patterns of widely used public Dockerfiles that the
 // Dockerfile mode misread (each reduced to the smallest text that shows it).
 #include <doctest/doctest.h>
 

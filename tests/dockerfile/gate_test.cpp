@@ -1,4 +1,4 @@
-// Issue 13 items 1, 2 and 5 end to end: Dockerfile facts through the built-in
+// The Dockerfile gate end to end: Dockerfile facts through the built-in
 // rules against a fleet with an arm64 pool and several launch paths.
 #include <doctest/doctest.h>
 

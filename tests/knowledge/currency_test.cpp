@@ -1,4 +1,4 @@
-// The knowledge is current (issue 13): the rows added for 2025-2026 releases
+// The knowledge is current: the rows added for 2025-2026 releases
 // load, answer lookups, and say what is unconfirmed instead of guessing.
 #include <doctest/doctest.h>
 

@@ -196,7 +196,7 @@ TEST_CASE("Scan: a Dockerfile input, its build args, target and inline ignores")
   CHECK(missing.error().ToString().find("target stage \"nope\" not found") != std::string::npos);
 }
 
-// Issue 15 item 5: an inline ignore above FROM for IL013 was listed as unused
+// An inline ignore above FROM for IL013 was listed as unused
 // while the IL013 error was printed (the finding named no Dockerfile line).
 TEST_CASE("Scan: an inline ignore above FROM suppresses the platform mismatch it names") {
   Fixture f;

@@ -1,4 +1,4 @@
-// Issue 16: what a registry sends as JSON (token answers, error bodies,
+// What a registry sends as JSON (token answers, error bodies,
 // manifests, indexes, configs) with fields of the wrong type, numbers out of
 // range or endless nesting: Error values naming the reference and the field.
 #include <doctest/doctest.h>

@@ -1,4 +1,4 @@
-// What the integrations read (issue 15): GitHub annotations aggregated and
+// What the integrations read: GitHub annotations aggregated and
 // capped, SARIF identities that survive new tags and digests, no link to a
 // home imagelint does not have, GitLab's Code Quality shape, and a text
 // report with one block per root cause.

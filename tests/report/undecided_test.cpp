@@ -1,4 +1,4 @@
-// Undecided is not a warning in disguise (issue 13): a verdict whose deciding
+// Undecided is not a warning in disguise: a verdict whose deciding
 // rule could not be evaluated is told apart from a real warning in every
 // format, names the missing fact in user terms, and fails only the strict
 // gate (--fail-on-undecided). And the gate is what JUnit shows as failed.

@@ -1,4 +1,4 @@
-// Issue 16: bounded work per image. Deep implied directories merge in time
+// Bounded work per image. Deep implied directories merge in time
 // linear in the names, entries and name bytes per layer and per image are
 // limited (exit 2 naming the limit), entry names longer than PATH_MAX are
 // refused.

@@ -1,4 +1,4 @@
-// Issue 16: image documents with fields of the wrong type, names that are not
+// Image documents with fields of the wrong type, names that are not
 // UTF-8, JSON nested without end, an empty member read as a layer. Each is an
 // Error naming the file (and the field), or an image that scans; never an
 // exception ("internal error").
