@@ -92,6 +92,8 @@ TEST_CASE("BaseResolver: not read -> the knowledge tables answer, with the resol
   auto plain = dockerfile::AnalyzeDockerfileText("FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\n", "Dockerfile", Options());
   REQUIRE(plain.ok());
   CHECK(analysis->facts["image"]["base"]["resolved_from"] == "knowledge");
+  CHECK(analysis->facts["image"]["base"]["lookup_failure"] == "registry: offline");  // typed, for the report
+  CHECK_FALSE(plain->facts["image"]["base"].contains("lookup_failure"));
   CHECK(analysis->facts["cuda"] == plain->facts["cuda"]);
   bool noted = false;
   for (const json& note : analysis->facts["dockerfile"]["notes"])
