@@ -1,6 +1,5 @@
 #include "registry/http.h"
 
-#include <curl/curl.h>
 
 #include <algorithm>
 #include <cctype>
@@ -8,16 +7,12 @@
 #include <mutex>
 
 #include "common/text.h"
+#include "registry/curl_library.h"
 
 namespace imagelint::registry {
 namespace {
 
 constexpr size_t kMaxHeaderBytes = 256 * 1024;
-
-void GlobalInit() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
 
 bool Retryable(CURLcode code) {
   switch (code) {
@@ -58,6 +53,7 @@ std::vector<std::string> HttpHead::All(const std::string& name) const {
 }
 
 struct HttpStream::Impl {
+  const CurlLibrary* curl = nullptr;
   CURL* easy = nullptr;
   CURLM* multi = nullptr;
   curl_slist* header_list = nullptr;
@@ -74,11 +70,12 @@ struct HttpStream::Impl {
   char error_buffer[CURL_ERROR_SIZE] = {0};
 
   ~Impl() {
-    if (multi && easy) curl_multi_remove_handle(multi, easy);
-    if (easy) curl_easy_cleanup(easy);
-    if (multi) curl_multi_cleanup(multi);
-    if (header_list) curl_slist_free_all(header_list);
-    if (connect_to) curl_slist_free_all(connect_to);
+    if (curl == nullptr) return;
+    if (multi && easy) curl->multi_remove_handle(multi, easy);
+    if (easy) curl->easy_cleanup(easy);
+    if (multi) curl->multi_cleanup(multi);
+    if (header_list) curl->slist_free_all(header_list);
+    if (connect_to) curl->slist_free_all(connect_to);
   }
 
   static size_t OnHeader(char* data, size_t size, size_t count, void* user) {
@@ -96,7 +93,7 @@ struct HttpStream::Impl {
     std::string trimmed = Trim(line);
     if (trimmed.empty()) {
       long status = 0;
-      curl_easy_getinfo(self->easy, CURLINFO_RESPONSE_CODE, &status);
+      self->curl->easy_getinfo(self->easy, CURLINFO_RESPONSE_CODE, &status);
       if (status >= 200) {
         self->head->status = status;
         self->head_done = true;
@@ -115,7 +112,7 @@ struct HttpStream::Impl {
     size_t n = size * count;
     if (!self->head_done) {
       long status = 0;
-      curl_easy_getinfo(self->easy, CURLINFO_RESPONSE_CODE, &status);
+      self->curl->easy_getinfo(self->easy, CURLINFO_RESPONSE_CODE, &status);
       self->head->status = status;
       self->head_done = true;
     }
@@ -136,65 +133,69 @@ Result<std::unique_ptr<HttpStream>> HttpStream::Open(const HttpRequest& request,
 
 Result<std::unique_ptr<HttpStream>> OpenHttp(const HttpRequest& request, const HttpConfig& config,
                                              OpenFailure* failure) {
-  GlobalInit();
+  const std::string name = request.display.empty() ? request.url : request.display;
+  auto library = LoadCurl();
+  if (!library.ok()) return MakeError(name, library.error().ToString());
+  const CurlLibrary& curl = **library;
   std::unique_ptr<HttpStream> stream(new HttpStream());
   stream->impl_ = std::make_unique<HttpStream::Impl>();
   auto& impl = *stream->impl_;
+  impl.curl = &curl;
   impl.head = &stream->head_;
-  stream->name_ = request.display.empty() ? request.url : request.display;
-  impl.easy = curl_easy_init();
-  impl.multi = curl_multi_init();
+  stream->name_ = name;
+  impl.easy = curl.easy_init();
+  impl.multi = curl.multi_init();
   if (!impl.easy || !impl.multi) return MakeError(stream->name_, "cannot initialise libcurl");
   CURL* easy = impl.easy;
-  curl_easy_setopt(easy, CURLOPT_URL, request.url.c_str());
-  curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);
-  curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(easy, CURLOPT_USERAGENT, "imagelint/" IMAGELINT_VERSION);
-  curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT, config.connect_timeout_seconds);
+  curl.easy_setopt(easy, CURLOPT_URL, request.url.c_str());
+  curl.easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl.easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);
+  curl.easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+  curl.easy_setopt(easy, CURLOPT_USERAGENT, "imagelint/" IMAGELINT_VERSION);
+  curl.easy_setopt(easy, CURLOPT_CONNECTTIMEOUT, config.connect_timeout_seconds);
   if (config.response_deadline) {
     impl.head_deadline = config.response_deadline;
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*config.response_deadline -
                                                                       std::chrono::steady_clock::now());
     long ms = std::clamp<long>(static_cast<long>(left.count()), 1L, config.connect_timeout_seconds * 1000L);
-    curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, ms);
+    curl.easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, ms);
   }
-  curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, 1L);
-  curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME, config.idle_timeout_seconds);
-  curl_easy_setopt(easy, CURLOPT_BUFFERSIZE, 256L * 1024L);
-  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, impl.error_buffer);
+  curl.easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  curl.easy_setopt(easy, CURLOPT_LOW_SPEED_TIME, config.idle_timeout_seconds);
+  curl.easy_setopt(easy, CURLOPT_BUFFERSIZE, 256L * 1024L);
+  curl.easy_setopt(easy, CURLOPT_ERRORBUFFER, impl.error_buffer);
   // Proxies from the environment would see Authorization; registries are
   // reached directly unless the user configured a proxy for curl itself.
-  curl_easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, config.verify_tls ? 1L : 0L);
-  curl_easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, config.verify_tls ? 2L : 0L);
-  if (!config.ca_file.empty()) curl_easy_setopt(easy, CURLOPT_CAINFO, config.ca_file.c_str());
-  for (const auto& entry : config.connect_to) impl.connect_to = curl_slist_append(impl.connect_to, entry.c_str());
-  if (impl.connect_to) curl_easy_setopt(easy, CURLOPT_CONNECT_TO, impl.connect_to);
-  if (!config.unix_socket_path.empty()) curl_easy_setopt(easy, CURLOPT_UNIX_SOCKET_PATH, config.unix_socket_path.c_str());
-  curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &HttpStream::Impl::OnHeader);
-  curl_easy_setopt(easy, CURLOPT_HEADERDATA, &impl);
-  curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &HttpStream::Impl::OnBody);
-  curl_easy_setopt(easy, CURLOPT_WRITEDATA, &impl);
-  for (const auto& header : request.headers) impl.header_list = curl_slist_append(impl.header_list, header.c_str());
+  curl.easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, config.verify_tls ? 1L : 0L);
+  curl.easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, config.verify_tls ? 2L : 0L);
+  if (!config.ca_file.empty()) curl.easy_setopt(easy, CURLOPT_CAINFO, config.ca_file.c_str());
+  for (const auto& entry : config.connect_to) impl.connect_to = curl.slist_append(impl.connect_to, entry.c_str());
+  if (impl.connect_to) curl.easy_setopt(easy, CURLOPT_CONNECT_TO, impl.connect_to);
+  if (!config.unix_socket_path.empty()) curl.easy_setopt(easy, CURLOPT_UNIX_SOCKET_PATH, config.unix_socket_path.c_str());
+  curl.easy_setopt(easy, CURLOPT_HEADERFUNCTION, &HttpStream::Impl::OnHeader);
+  curl.easy_setopt(easy, CURLOPT_HEADERDATA, &impl);
+  curl.easy_setopt(easy, CURLOPT_WRITEFUNCTION, &HttpStream::Impl::OnBody);
+  curl.easy_setopt(easy, CURLOPT_WRITEDATA, &impl);
+  for (const auto& header : request.headers) impl.header_list = curl.slist_append(impl.header_list, header.c_str());
   if (!request.authorization.empty()) {
     std::string header = "Authorization: " + request.authorization;
-    impl.header_list = curl_slist_append(impl.header_list, header.c_str());
+    impl.header_list = curl.slist_append(impl.header_list, header.c_str());
   }
   if (request.range_start > 0) {
     std::string header = "Range: bytes=" + std::to_string(request.range_start) + "-";
-    impl.header_list = curl_slist_append(impl.header_list, header.c_str());
+    impl.header_list = curl.slist_append(impl.header_list, header.c_str());
   }
-  if (impl.header_list) curl_easy_setopt(easy, CURLOPT_HTTPHEADER, impl.header_list);
+  if (impl.header_list) curl.easy_setopt(easy, CURLOPT_HTTPHEADER, impl.header_list);
   if (request.method == "HEAD") {
-    curl_easy_setopt(easy, CURLOPT_NOBODY, 1L);
+    curl.easy_setopt(easy, CURLOPT_NOBODY, 1L);
   } else if (request.method == "POST" || request.method == "PUT") {
     impl.post_body = request.body;
-    curl_easy_setopt(easy, CURLOPT_POST, 1L);
-    if (request.method == "PUT") curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, "PUT");
-    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, impl.post_body.data());
-    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(impl.post_body.size()));
+    curl.easy_setopt(easy, CURLOPT_POST, 1L);
+    if (request.method == "PUT") curl.easy_setopt(easy, CURLOPT_CUSTOMREQUEST, "PUT");
+    curl.easy_setopt(easy, CURLOPT_POSTFIELDS, impl.post_body.data());
+    curl.easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(impl.post_body.size()));
   }
-  curl_multi_add_handle(impl.multi, easy);
+  curl.multi_add_handle(impl.multi, easy);
   while (!impl.head_done && !impl.done) {
     Status status = stream->Pump(false);
     if (!status.ok()) {
@@ -214,7 +215,7 @@ Error HttpStream::TransportError(int code) {
   auto curl_code = static_cast<CURLcode>(code);
   retryable_ = Retryable(curl_code);
   tls_failure_ = TlsFailure(curl_code);
-  std::string detail = impl_->error_buffer[0] ? impl_->error_buffer : curl_easy_strerror(curl_code);
+  std::string detail = impl_->error_buffer[0] ? impl_->error_buffer : impl_->curl->easy_strerror(curl_code);
   // curl's messages name host and port, never credentials (they travel in
   // headers, not in the URL).
   return MakeError(name_, "network error: " + detail);
@@ -224,11 +225,11 @@ Status HttpStream::Pump(bool want_body) {
   auto& impl = *impl_;
   for (;;) {
     int running = 0;
-    CURLMcode mc = curl_multi_perform(impl.multi, &running);
-    if (mc != CURLM_OK) return MakeError(name_, std::string("libcurl: ") + curl_multi_strerror(mc));
+    CURLMcode mc = impl.curl->multi_perform(impl.multi, &running);
+    if (mc != CURLM_OK) return MakeError(name_, std::string("libcurl: ") + impl.curl->multi_strerror(mc));
     if (running == 0) {
       int pending = 0;
-      while (CURLMsg* message = curl_multi_info_read(impl.multi, &pending)) {
+      while (CURLMsg* message = impl.curl->multi_info_read(impl.multi, &pending)) {
         if (message->msg == CURLMSG_DONE) impl.result = message->data.result;
       }
       impl.done = true;
@@ -254,7 +255,7 @@ Status HttpStream::Pump(bool want_body) {
       wait_ms = static_cast<int>(std::min<int64_t>(wait_ms, left.count()));
     }
     if (want_body ? impl.body_position < impl.body.size() : impl.head_done) return OkStatus();
-    curl_multi_poll(impl.multi, nullptr, 0, wait_ms, nullptr);
+    impl.curl->multi_poll(impl.multi, nullptr, 0, wait_ms, nullptr);
   }
 }
 
@@ -278,18 +279,21 @@ Result<size_t> HttpStream::Read(std::span<uint8_t> buffer) {
 std::string UrlEscape(const std::string& text) { return PercentEncode(text); }
 
 Result<std::string> ResolveUrl(const std::string& base, const std::string& location) {
-  CURLU* url = curl_url();
+  auto library = LoadCurl();
+  if (!library.ok()) return MakeError(base, library.error().ToString());
+  const CurlLibrary& curl = **library;
+  CURLU* url = curl.url();
   if (!url) return MakeError(base, "out of memory");
   std::string result;
-  if (curl_url_set(url, CURLUPART_URL, base.c_str(), 0) == CURLUE_OK &&
-      curl_url_set(url, CURLUPART_URL, location.c_str(), 0) == CURLUE_OK) {
+  if (curl.url_set(url, CURLUPART_URL, base.c_str(), 0) == CURLUE_OK &&
+      curl.url_set(url, CURLUPART_URL, location.c_str(), 0) == CURLUE_OK) {
     char* text = nullptr;
-    if (curl_url_get(url, CURLUPART_URL, &text, 0) == CURLUE_OK && text) {
+    if (curl.url_get(url, CURLUPART_URL, &text, 0) == CURLUE_OK && text) {
       result = text;
-      curl_free(text);
+      curl.free(text);
     }
   }
-  curl_url_cleanup(url);
+  curl.url_cleanup(url);
   if (result.empty()) return MakeError(base, "invalid redirect location \"" + location + "\"");
   std::string lower = ToLower(result);
   if (!lower.starts_with("http://") && !lower.starts_with("https://")) {
@@ -299,22 +303,25 @@ Result<std::string> ResolveUrl(const std::string& base, const std::string& locat
 }
 
 std::string UrlOrigin(const std::string& text) {
-  CURLU* url = curl_url();
+  auto library = LoadCurl();
+  if (!library.ok()) return {};  // no origin: nothing is treated as the same origin
+  const CurlLibrary& curl = **library;
+  CURLU* url = curl.url();
   if (!url) return {};
   std::string origin;
-  if (curl_url_set(url, CURLUPART_URL, text.c_str(), 0) == CURLUE_OK) {
+  if (curl.url_set(url, CURLUPART_URL, text.c_str(), 0) == CURLUE_OK) {
     char* scheme = nullptr;
     char* host = nullptr;
     char* port = nullptr;
-    curl_url_get(url, CURLUPART_SCHEME, &scheme, 0);
-    curl_url_get(url, CURLUPART_HOST, &host, 0);
-    curl_url_get(url, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT);
+    curl.url_get(url, CURLUPART_SCHEME, &scheme, 0);
+    curl.url_get(url, CURLUPART_HOST, &host, 0);
+    curl.url_get(url, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT);
     if (scheme && host) origin = ToLower(scheme) + "://" + ToLower(host) + ":" + (port ? port : "");
-    curl_free(scheme);
-    curl_free(host);
-    curl_free(port);
+    curl.free(scheme);
+    curl.free(host);
+    curl.free(port);
   }
-  curl_url_cleanup(url);
+  curl.url_cleanup(url);
   return origin;
 }
 
