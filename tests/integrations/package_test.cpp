@@ -9,6 +9,8 @@
 // libraries.
 #include <doctest/doctest.h>
 
+#include "registry/curl_library.h"
+
 #include <cctype>
 #include <map>
 #include <set>
@@ -218,6 +220,21 @@ TEST_CASE("package: imagelint_*.deb with Depends from the binary, libimagelint-d
     REQUIRE(resolved.count(soname));
     std::string package = OwningPackage(resolved.at(soname));
     REQUIRE_MESSAGE(!package.empty(), resolved.at(soname).string());
+    CHECK_MESSAGE(depends.count(package), package);
+  }
+
+  // Libraries loaded on demand (dlopen: libcurl, src/registry/curl_library.h)
+  // are invisible to dpkg-shlibdeps: their packages are in Depends too.
+  for (const std::string& soname : {std::string(imagelint::registry::kCurlSoname)}) {
+    CAPTURE(soname);
+    std::string path;
+    for (const std::string& line : Lines(RunCommand({"/sbin/ldconfig", "-p"}).out))
+      if (line.find(soname + " (") != std::string::npos && line.find("x86-64") != std::string::npos)
+        path = Trim(line.substr(line.find("=>") + 2));
+    const std::string unlisted = "ldconfig -p does not list " + soname;
+    REQUIRE_MESSAGE(!path.empty(), unlisted);
+    const std::string package = OwningPackage(path);
+    REQUIRE(!package.empty());
     CHECK_MESSAGE(depends.count(package), package);
   }
 
