@@ -22,6 +22,9 @@
 #include "dockerfile/util.h"
 
 namespace imagelint::dockerfile {
+
+// A RUN, or part of one, that is not read (defined below).
+void Unread(const Context& ctx, const Instruction& inst, ImageModel& image, const std::string& reason);
 namespace {
 
 bool IsShell(std::string_view name) { return name == "sh" || name == "bash" || name == "dash"; }
@@ -74,13 +77,34 @@ void Installer(const Context& ctx, const Instruction& inst, ImageModel& image, c
   ctx.Unknown(image, inst, "binaries", "runs installer " + file + ": what it installs is not read");
 }
 
+// A command none of the readers above took that still runs a Python package
+// installer (`pip install` behind a wrapper nothing here knows): what it
+// installs is unknown, never "nothing".
+bool RunsPackageInstall(const ShellCommand& command) {
+  bool installer = false;
+  for (const ShellWord& word : command.words) {
+    const std::string base = BaseName(word.value);
+    if (StartsWith(base, "pip") || base == "uv" || base == "conda" || base == "mamba" || base == "micromamba")
+      installer = true;
+    else if (installer && (word.value == "install" || word.value == "sync")) return true;
+  }
+  return false;
+}
+
+std::string CommandText(const ShellCommand& command) {
+  std::string text;
+  for (const ShellWord& word : command.words) text += (text.empty() ? "" : " ") + word.value;
+  return text;
+}
+
 // One simple command.
 Status Command(const Context& ctx, const Instruction& inst, ImageModel& image, const ShellCommand& command,
                Printed& printed) {
   const auto& w = command.words;
   std::string tool = BaseName(w[0].value);
-  // python -m pip / uv pip / pip3...
-  if (StartsWith(tool, "python") && w.size() > 2 && w[1].value == "-m" && StartsWith(w[2].value, "pip"))
+  // python -m pip / uv pip / pip3... Only a Python interpreter runs `-m pip`,
+  // whatever it is called ($PYTHON, /opt/py/bin/python3.11, py).
+  if (w.size() > 2 && w[1].value == "-m" && (w[2].value == "pip" || w[2].value == "pip3"))
     return ApplyPip(ctx, inst, image, command, 3, false);
   if (tool == "uv" && w.size() > 1 && w[1].value == "pip") return ApplyPip(ctx, inst, image, command, 2, true);
   if (StartsWith(tool, "pip") && tool != "pipenv") return ApplyPip(ctx, inst, image, command, 1, false);
@@ -125,6 +149,8 @@ Status Command(const Context& ctx, const Instruction& inst, ImageModel& image, c
   }
   if (IsShell(tool) && w.size() > 1 && EndsWith(w[1].value, ".run")) Installer(ctx, inst, image, w[1].value.substr(0, 400));
   else if (EndsWith(tool, ".run")) Installer(ctx, inst, image, tool.substr(0, 400));
+  else if (RunsPackageInstall(command))
+    Unread(ctx, inst, image, "`" + CommandText(command).substr(0, 200) + "` installs Python packages in a way imagelint does not read");
   return OkStatus();
 }
 

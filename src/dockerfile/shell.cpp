@@ -1,12 +1,75 @@
 #include "dockerfile/shell.h"
 
+#include <algorithm>
 #include <cctype>
+#include <string>
+#include <vector>
 
 #include "common/text.h"
 #include "imagelint/dockerfile.h"
 
 namespace imagelint::dockerfile {
 namespace {
+
+// Programs that run the rest of their words as a command: in an environment
+// (`conda run -n env pip install ...`), as another user (`gosu app pip ...`),
+// or with arguments read from standard input (`xargs pip install`). The
+// command they run is read as if it stood alone.
+struct CommandRunner {
+  const char* program;
+  const char* subcommand;      // "run" for `conda run`; null when none
+  int positionals;             // words after the options that are not the command (gosu's user)
+  std::vector<std::string> valued_options;  // options that take the next word as their value
+  bool input_arguments = false;  // xargs: more arguments arrive on standard input
+};
+
+const std::vector<CommandRunner>& CommandRunners() {
+  static const std::vector<CommandRunner> runners = {
+      {"conda", "run", 0, {"-n", "--name", "-p", "--prefix", "--cwd"}},
+      {"mamba", "run", 0, {"-n", "--name", "-p", "--prefix", "--cwd"}},
+      {"micromamba", "run", 0, {"-n", "--name", "-p", "--prefix", "--cwd", "-a", "--attach", "-r", "--root-prefix"}},
+      {"pixi", "run", 0, {"-e", "--environment", "--manifest-path"}},
+      {"poetry", "run", 0, {"-C", "--directory", "-P", "--project"}},
+      {"pipenv", "run", 0, {}},
+      {"pdm", "run", 0, {"-p", "--project"}},
+      {"uv", "run", 0, {"--with", "--python", "-p", "--project", "--directory", "--package", "--extra", "--group",
+                         "--index", "--index-url", "--extra-index-url", "--env-file", "-w"}},
+      {"gosu", nullptr, 1, {}},
+      {"su-exec", nullptr, 1, {}},
+      {"chroot", nullptr, 1, {"--userspec", "--groups"}},
+      {"nice", nullptr, 0, {"-n", "--adjustment"}},
+      {"ionice", nullptr, 0, {"-c", "-n", "-p"}},
+      {"timeout", nullptr, 1, {"-s", "--signal", "-k", "--kill-after"}},
+      {"xargs", nullptr, 0, {"-I", "-i", "-n", "-P", "-L", "-d", "-a", "-E", "-s", "--max-args", "--max-procs",
+                             "--delimiter", "--arg-file", "--replace"}, true},
+  };
+  return runners;
+}
+
+const CommandRunner* FindRunner(const std::vector<ShellWord>& words, size_t start) {
+  const std::string program = BaseName(words[start].value);
+  for (const CommandRunner& runner : CommandRunners()) {
+    if (program != runner.program) continue;
+    if (runner.subcommand == nullptr) return &runner;
+    if (start + 1 < words.size() && words[start + 1].value == runner.subcommand) return &runner;
+  }
+  return nullptr;
+}
+
+// Where the command a runner starts begins (words.size() when it names none).
+size_t CommandAfter(const CommandRunner& runner, const std::vector<ShellWord>& words, size_t start) {
+  size_t k = start + (runner.subcommand ? 2 : 1);
+  while (k < words.size()) {
+    const std::string& word = words[k].value;
+    if (word == "--") return k + 1;
+    if (word.size() < 2 || word[0] != '-') break;
+    bool valued = word.find('=') == std::string::npos &&
+                  std::find(runner.valued_options.begin(), runner.valued_options.end(), word) != runner.valued_options.end();
+    k += valued ? 2 : 1;
+  }
+  return std::min(words.size(), k + static_cast<size_t>(runner.positionals));
+}
+
 
 
 class Reader {
@@ -148,6 +211,27 @@ class Reader {
         while (start < words.size() && !words[start].value.empty() && words[start].value[0] == '-') ++start;
         continue;
       }
+      if (const CommandRunner* runner = FindRunner(words, start)) {
+        start = CommandAfter(*runner, words, start);
+        // Arguments from standard input: one more word nothing can read.
+        if (runner->input_arguments) words.push_back(ShellWord{"", false, false});
+        continue;
+      }
+      // `su [USER] -c SCRIPT`, `runuser -u USER -- COMMAND`: the script or command.
+      if ((base == "su" || base == "runuser") && depth < 4) {
+        for (size_t k = start + 1; k < words.size(); ++k) {
+          if ((words[k].value == "-c" || words[k].value == "--command") && k + 1 < words.size()) {
+            Nested(words[k + 1], out, max_commands, depth);
+            return;
+          }
+          if (words[k].value == "--") {
+            start = k + 1;
+            break;
+          }
+        }
+        if (start < words.size() && BaseName(words[start].value) == base) start = words.size();
+        continue;
+      }
       break;
     }
     words.erase(words.begin(), words.begin() + static_cast<long>(start));
@@ -157,18 +241,23 @@ class Reader {
       for (size_t k = 1; k + 1 < words.size(); ++k) {
         const std::string& flag = words[k].value;
         if (flag.size() >= 2 && flag[0] == '-' && flag.find('c') != std::string::npos) {
-          ShellScript nested = ParseShell(words[k + 1].value, vars_, max_commands, depth + 1);
-          for (auto& inner : nested.commands) {
-            if (!words[k + 1].exact)
-              for (auto& w : inner.words) w.exact = false;
-            out.commands.push_back(std::move(inner));
-          }
-          out.truncated = out.truncated || nested.truncated;
+          Nested(words[k + 1], out, max_commands, depth);
           return;
         }
       }
     }
     out.commands.push_back(std::move(command));
+  }
+
+  // The commands of a script given as one word (`sh -c SCRIPT`, `su -c SCRIPT`).
+  void Nested(const ShellWord& script, ShellScript& out, size_t max_commands, int depth) {
+    ShellScript nested = ParseShell(script.value, vars_, max_commands, depth + 1);
+    for (auto& inner : nested.commands) {
+      if (!script.exact)
+        for (auto& w : inner.words) w.exact = false;
+      out.commands.push_back(std::move(inner));
+    }
+    out.truncated = out.truncated || nested.truncated;
   }
 
   // Skips a balanced $( ... ) or `...`; the word becomes inexact.

@@ -118,6 +118,42 @@ TEST_CASE("installers and wrappers: .run files are unknown, sudo/env/exec are lo
   CHECK(HasUnknown(direct, "cuda.drivers"));
 }
 
+// Public Dockerfiles install through an interpreter in a variable, an
+// environment runner or another user; each is read as the install it runs,
+// and one that no reader follows leaves the frameworks unknown, never empty.
+TEST_CASE("installs behind interpreters, environment runners and users are read; unknown wrappers are unknown") {
+  const char* base = "FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\n";
+  for (const char* run : {"RUN ${PY_EXE} -m pip install --user torch==2.5.1\n",
+                          "RUN /opt/venv/bin/python3.11 -m pip install torch==2.5.1\n",
+                          "RUN conda run --no-capture-output -n app python -m pip install torch==2.5.1\n",
+                          "RUN micromamba run -n base pip install torch==2.5.1\n",
+                          "RUN uv run --python 3.11 pip install torch==2.5.1\n",
+                          "RUN poetry run pip install torch==2.5.1\n",
+                          "RUN su app -c 'pip install --user torch==2.5.1'\n",
+                          "RUN runuser -u app -- pip install torch==2.5.1\n",
+                          "RUN gosu app pip install torch==2.5.1\n",
+                          "RUN timeout 600 pip install torch==2.5.1\n"}) {
+    CAPTURE(run);
+    json facts = Facts(std::string(base) + run);
+    const json* torch = Find(facts["frameworks"], "name", "torch");
+    REQUIRE(torch != nullptr);
+    CHECK((*torch)["version"] == "2.5.1");
+    CHECK(facts["frameworks_complete"] == true);
+  }
+  // Arguments from standard input: the install is seen, what it adds is not.
+  json xargs = Facts(std::string(base) + "RUN cat pkgs.txt | xargs -n 1 pip install torch==2.5.1\n");
+  CHECK(Find(xargs["frameworks"], "name", "torch") != nullptr);
+  CHECK(xargs["frameworks_complete"] == false);
+  // A wrapper nothing here knows: not read, and said so.
+  json unknown = Facts(std::string(base) + "RUN with-proxy pip install torch==2.5.1\n");
+  CHECK(Find(unknown["frameworks"], "name", "torch") == nullptr);
+  CHECK(unknown["frameworks_complete"] == false);
+  CHECK(HasUnknown(unknown, "frameworks"));
+  // Words that only mention pip install nothing.
+  json quiet = Facts(std::string(base) + "RUN pip --version && echo pip install later && python3 -m pipx --help\n");
+  CHECK(quiet["frameworks_complete"] == true);
+}
+
 TEST_CASE("long RUN lines: a 200 KB word goes through every reader without recursion") {
   std::string word(200 * 1024, 'a');
   for (const std::string& run : {"RUN echo " + word + " > /etc/ld.so.conf.d/x.conf", "RUN rm -rf /" + word,
