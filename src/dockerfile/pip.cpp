@@ -615,8 +615,31 @@ bool ApplyLockedInstall(const Context& ctx, const Instruction& inst, ImageModel&
   return true;
 }
 
+// An unpinned (or range) requirement of a framework the environment already
+// has in a release that satisfies it: pip and uv leave it as it is
+// ("Requirement already satisfied") unless told to upgrade or reinstall.
+// `root` is where this command installs; `fresh_env` says it is a new
+// environment (uv's default .venv) that a base image's framework is not in.
+const facts::Framework* AlreadySatisfied(const Context& ctx, const ImageModel& image, const Requirement& r,
+                                         const std::string& root, bool fresh_env) {
+  if (!r.exact || !r.version.empty()) return nullptr;
+  const PythonPackage* known = ctx.packages.FindPythonPackage("pip", r.name);
+  if (!known || known->framework.empty()) return nullptr;
+  for (const facts::Framework& row : image.frameworks) {
+    if (row.name != known->framework || !row.version || row.version->empty()) continue;
+    auto recorded = image.framework_roots.find(row.name);
+    const bool same_env =
+        recorded != image.framework_roots.end() && !recorded->second.empty() ? recorded->second == root : !fresh_env;
+    if (!same_env) return nullptr;
+    if (!r.specifier.empty() && !SeriesSatisfies(MajorMinor(*row.version), r.specifier).value_or(false)) return nullptr;
+    return &row;
+  }
+  return nullptr;
+}
+
 Status ApplyPip(const Context& ctx, const Instruction& inst, ImageModel& image, const ShellCommand& command,
                 size_t first, bool uv) {
+  bool reinstall = false;  // -U, --force-reinstall, -I: an installed release does not satisfy
   std::string option_root;
   bool user_install = !uv && PipEnvTrue(image, "PIP_USER");
   bool uv_system = uv && (image.env.count("UV_SYSTEM_PYTHON") != 0);
@@ -666,6 +689,9 @@ Status ApplyPip(const Context& ctx, const Instruction& inst, ImageModel& image, 
         uv_system = true;
       } else if (option == "--python" || option == "-p") {
         option_root = PrefixOfExecutable(value + (EndsWith(value, "/bin/python") ? "" : "/bin/python"));
+      } else if (option == "-U" || option == "--upgrade" || option == "--force-reinstall" || option == "-I" ||
+                 option == "--ignore-installed" || option == "--reinstall") {
+        reinstall = true;
       }
       continue;
     }
@@ -704,6 +730,19 @@ Status ApplyPip(const Context& ctx, const Instruction& inst, ImageModel& image, 
       BuildsPythonProject(ctx, inst, image, command, "the project " + project.substr(0, 200));
   }
   ReadInputs(ctx, inst, image, inputs, indexes, requirements);
+  if (!reinstall) {
+    const bool uv_venv = uv && !uv_system && option_root.empty() && !image.env.count("VIRTUAL_ENV");
+    const std::string target = InstallRoot(image, command, uv_venv ? NormalPath(image.run_cwd + "/.venv") : option_root);
+    std::erase_if(requirements, [&](const Requirement& r) {
+      const facts::Framework* kept = AlreadySatisfied(ctx, image, r, target, uv_venv);
+      if (kept)
+        ctx.AddNote(image, inst,
+                    "\"" + r.raw.substr(0, 120) + "\" is already satisfied by " + kept->name + " " + *kept->version +
+                        " (line " + std::to_string(kept->provenance.dockerfile_line.value_or(0)) +
+                        "): pip keeps it without --upgrade");
+      return kept != nullptr;
+    });
+  }
   for (const Requirement& r : requirements) PipPackage(ctx, inst, image, r, indexes, uv);
   if (auto torch = CompanionTorch(ctx, image, requirements)) PipPackage(ctx, inst, image, *torch, indexes, uv);
   if (user_install && option_root.empty()) option_root = UserSiteRoot(image);

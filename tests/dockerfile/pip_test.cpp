@@ -136,3 +136,36 @@ TEST_CASE("a 200 KB package name in RUN pip install: read, unknown, no stack ove
   CHECK(facts["frameworks_complete"] == false);
   CHECK(facts["dockerfile"]["unknown"][0]["reason"].get<std::string>().size() < 400);
 }
+
+// pip's "Requirement already satisfied": an unpinned or range requirement of a
+// framework the environment already has keeps the installed release, unless
+// the command upgrades or reinstalls, the range excludes it, or the install
+// goes to another environment (uv's default .venv).
+TEST_CASE("an installed torch that satisfies an unpinned requirement is kept, as pip keeps it") {
+  auto torch_of = [](const std::string& run) {
+    json facts = Facts("FROM pytorch/pytorch:2.1.0-cuda12.1-cudnn8-runtime\n" + run);
+    const json* torch = Find(facts["frameworks"], "name", "torch");
+    REQUIRE(torch != nullptr);
+    return *torch;
+  };
+  for (const char* kept : {"RUN pip install torch\n", "RUN pip install 'torch>=2.0' numpy\n",
+                           "RUN pip install torch --index-url https://download.pytorch.org/whl/cu121\n",
+                           "RUN python -m pip install --user torch\n"}) {
+    CAPTURE(kept);
+    json torch = torch_of(kept);
+    CHECK(torch["version"] == "2.1.0");
+    CHECK(torch["dockerfile_line"] == 1);  // the base image's
+  }
+  for (const char* replaced : {"RUN pip install -U torch\n", "RUN pip install --force-reinstall torch\n",
+                               "RUN pip install 'torch>=2.4'\n", "RUN uv pip install torch\n"}) {
+    CAPTURE(replaced);
+    json torch = torch_of(replaced);
+    CHECK(torch["dockerfile_line"] == 2);
+    CHECK(torch["version"] != "2.1.0");
+  }
+  json noted = Facts("FROM pytorch/pytorch:2.1.0-cuda12.1-cudnn8-runtime\nRUN pip install torch\n");
+  bool said = false;
+  for (const json& note : noted["dockerfile"]["notes"])
+    said = said || note["note"].get<std::string>().find("already satisfied by torch 2.1.0") != std::string::npos;
+  CHECK(said);
+}
