@@ -184,6 +184,10 @@ struct LibcudaSelection {
   std::string toolkit_dir;     // "11.3" when the library sits under /usr/local/cuda-11.3
   // NEEDED libraries of the chosen copy found nowhere in the image: it cannot load.
   std::vector<std::string> missing_needed;
+  // The host's library was chosen, but the image's libcuda copies are not
+  // known (facts without cuda.drivers: a base image only partly in the
+  // tables): a forward-compat copy the facts do not show could win instead.
+  bool copies_unknown = false;
   LaunchPath path_info;
   nlohmann::json ToJson() const;
 };

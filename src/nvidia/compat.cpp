@@ -173,6 +173,13 @@ DriverCompat CheckDriverCompat(std::string_view runtime_version, const LibcudaSe
                 knowledge);
   std::string loaded = image_copy ? selection.version : kernel;  // what cuDriverGetVersion reports
   DriverCompat runtime_check = CheckRuntimeAgainst(runtime_version, loaded, image_copy, selection, knowledge);
+  if (!runtime_check.ok && selection.copies_unknown && ForwardCompatEligible(pool, knowledge) != false) {
+    // A forward-compat libcuda in the image would lift the host's limit on
+    // this GPU; whether the image has one is not known.
+    runtime_check.certain = false;
+    runtime_check.message += " (unless the image carries a forward-compat libcuda, which this GPU could use: the "
+                             "image's libcuda copies are unknown)";
+  }
   if (!runtime_check.ok) return runtime_check;
   DriverCompat out = runtime_check;
   bool forward = false;

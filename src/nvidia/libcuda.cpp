@@ -313,6 +313,7 @@ LibcudaSelection SelectLibcuda(const nlohmann::json& facts, const Pool& pool, co
   s.kind = "host";
   s.version = host;
   s.reason = "the host driver's libcuda (" + host + ") injected by the container toolkit";
+  s.copies_unknown = !cuda.contains("drivers") || !cuda["drivers"].is_array();
   return finish(s);
 }
 

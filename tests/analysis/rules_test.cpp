@@ -155,6 +155,42 @@ TEST_CASE("IL002 driver-too-old: a CUDA 12 wheel on a 470 driver gives 35") {
   CHECK(Findings(RunFacts({WithoutCompat(SeedModel())}, fleet), 0, "IL002").empty());
 }
 
+// A base image only partly in the tables (an NGC release): its libcuda copies
+// are unknown. On a data-center GPU a forward-compat copy could lift the
+// host's limit, so 35 is not certain there; on a GeForce it is (without a
+// compat copy 35, with one 804: it fails either way).
+TEST_CASE("IL002 with the image's libcuda copies unknown: undecided where forward compatibility could apply") {
+  Model facts = WithoutCompat(SeedModel());
+  facts.cuda->drivers.reset();  // not known, as opposed to known to be none
+  facts.cuda->runtimes->at(0).version = "12.3.101";
+  const char* fleet = R"(pools:
+  - name: t4-470
+    gpu: Tesla T4
+    driver: "470.256.02"
+    container_toolkit: "1.14.0"
+  - name: rtx3090-470
+    gpu: NVIDIA GeForce RTX 3090
+    driver: "470.256.02"
+    container_toolkit: "1.14.0"
+)";
+  json report = RunFacts({facts}, fleet);
+  CHECK(Verdict(report, 0, "rtx3090-470")["predicted_error"]["code"] == 35);
+  json t4 = Verdict(report, 0, "t4-470");
+  CHECK(t4["status"] == "undecided");
+  CHECK(t4["undetermined"].dump().find("IL002") != std::string::npos);  // with IL005/IL006, which need the copies too
+  json il002 = Findings(report, 0, "IL002");
+  bool unknown_on_t4 = false;
+  for (const auto& finding : il002)
+    if (finding["pools"] == json::array({"t4-470"})) {
+      unknown_on_t4 = finding["unknown"] == true;
+      CHECK(finding["missing_facts"].dump().find("cuda.drivers") != std::string::npos);
+    }
+  CHECK(unknown_on_t4);
+  // The same facts with the copies known to be none: 35 on both.
+  json known = RunFacts({WithoutCompat(facts)}, fleet);
+  CHECK(Verdict(known, 0, "t4-470")["predicted_error"]["code"] == 35);
+}
+
 TEST_CASE("IL004 system-driver-mismatch: an older compat forced through LD_LIBRARY_PATH gives 803") {
   Model facts = WithEnv(SeedModel(), {{"LD_LIBRARY_PATH", "/usr/local/cuda/compat:/usr/local/nvidia/lib64"}});
   facts.cuda->loader->ld_library_path = std::vector<std::string>{"/usr/local/cuda/compat", "/usr/local/nvidia/lib64"};
