@@ -163,6 +163,7 @@ TEST_CASE("IL002 with the image's libcuda copies unknown: undecided where forwar
   Model facts = WithoutCompat(SeedModel());
   facts.cuda->drivers.reset();  // not known, as opposed to known to be none
   facts.cuda->runtimes->at(0).version = "12.3.101";
+  facts.cuda->runtimes->at(0).provenance.origin = "base-image";  // the base's own CUDA release
   const char* fleet = R"(pools:
   - name: t4-470
     gpu: Tesla T4
@@ -189,6 +190,11 @@ TEST_CASE("IL002 with the image's libcuda copies unknown: undecided where forwar
   // The same facts with the copies known to be none: 35 on both.
   json known = RunFacts({WithoutCompat(facts)}, fleet);
   CHECK(Verdict(known, 0, "t4-470")["predicted_error"]["code"] == 35);
+  // A runtime a later line added (a pip wheel's): the base's compat library,
+  // if any, is of the base's release and does not cover it: 35 on both.
+  facts.cuda->runtimes->at(0).provenance.origin = "instruction";
+  json wheel = RunFacts({facts}, fleet);
+  CHECK(Verdict(wheel, 0, "t4-470")["predicted_error"]["code"] == 35);
 }
 
 TEST_CASE("IL004 system-driver-mismatch: an older compat forced through LD_LIBRARY_PATH gives 803") {
