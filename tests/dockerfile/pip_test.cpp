@@ -169,3 +169,17 @@ TEST_CASE("an installed torch that satisfies an unpinned requirement is kept, as
     said = said || note["note"].get<std::string>().find("already satisfied by torch 2.1.0") != std::string::npos;
   CHECK(said);
 }
+
+// CUDA packages whose build the tables do not know (vllm, xformers,
+// flash-attn, sglang) are frameworks of unknown CUDA: the image has CUDA user
+// space, whatever it is, and is not passed as one without.
+TEST_CASE("vllm and its kind are frameworks of unknown CUDA, not nothing") {
+  for (const char* run : {"RUN uv pip install --system vllm --torch-backend=auto\n", "RUN pip install xformers\n",
+                          "RUN pip install flash-attn --no-build-isolation\n", "RUN pip install 'sglang[all]'\n"}) {
+    CAPTURE(run);
+    json facts = Facts(std::string("FROM python:3.12-slim\n") + run);
+    REQUIRE(facts["frameworks"].is_array());
+    REQUIRE(facts["frameworks"].size() >= 1);
+    CHECK(facts["frameworks"][0]["cuda_unknown"] == true);
+  }
+}
