@@ -448,6 +448,10 @@ struct Framework {
   // Dockerfile: the version is the installer's pick among the releases the
   // knowledge tables know (an unpinned or range-pinned install), and why.
   std::optional<std::string> version_assumed;
+  // Dockerfile: a later install the reader could not follow may replace this
+  // release (which line, and why); its GPU code and CUDA runtime are then
+  // not known.
+  std::optional<std::string> replaceable;
   std::optional<std::string> arch_list;
   std::optional<std::string> arch_list_source;
   std::optional<std::string> arch_list_unconfirmed;

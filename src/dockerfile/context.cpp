@@ -50,6 +50,27 @@ facts::Layer Context::MakeLayer(const Instruction& inst, bool base_image) const 
 void Context::Unknown(ImageModel& image, const Instruction& inst, const std::string& fact,
                       const std::string& reason, const std::string& decide) const {
   image.unknown.push_back({fact, file.path, inst.line, reason, decide.empty() ? std::nullopt : std::optional(decide)});
+  if (fact == "frameworks") MayReplaceFrameworks(image, inst.line, reason);
+}
+
+// An install the reader cannot follow may upgrade or downgrade the Python
+// frameworks installed before it (pip replaces a release that a requirement
+// pins differently): what each brings that a verdict rests on, its GPU code
+// and its CUDA runtime, is then not known. The rows stay, saying so.
+void MayReplaceFrameworks(ImageModel& image, int line, const std::string& reason) {
+  for (facts::Framework& row : image.frameworks) {
+    if (row.replaceable || row.provenance.dockerfile_line.value_or(0) >= line) continue;
+    const std::string why = "line " + std::to_string(line) + " may replace it: " + reason.substr(0, 300);
+    row.replaceable = why;
+    row.sass.reset();
+    row.ptx.reset();
+    const std::string package = row.package.value_or(row.name);
+    for (facts::Runtime& runtime : image.runtimes)
+      if (runtime.package && (*runtime.package == package || *runtime.package == row.name) && runtime.version) {
+        runtime.version = std::nullopt;
+        runtime.version_unknown_reason = row.name + " " + why;
+      }
+  }
 }
 
 void Context::AddNote(ImageModel& image, const Instruction& inst, const std::string& text) const {

@@ -57,10 +57,16 @@ struct Context {
   facts::Provenance Where(const Instruction& inst, const ImageModel& image, const std::string& origin) const;
   facts::Layer MakeLayer(const Instruction& inst, bool base_image) const;
   // `decide`: what would decide the fact (shown by IL019 on the instruction's line).
+  // An unknown "frameworks" fact (an install not followed) marks the
+  // frameworks installed before it replaceable (MayReplaceFrameworks).
   void Unknown(ImageModel& image, const Instruction& inst, const std::string& fact, const std::string& reason,
                const std::string& decide = "") const;
   void AddNote(ImageModel& image, const Instruction& inst, const std::string& text) const;
 };
+
+// Marks the frameworks installed before `line` as ones an install there that
+// the reader could not follow may replace (facts `replaceable`).
+void MayReplaceFrameworks(ImageModel& image, int line, const std::string& reason);
 
 // The instruction text as written, bounded for facts (created_by).
 std::string CreatedBy(const Instruction& inst);

@@ -359,6 +359,7 @@ void Visit(V& visit, S& row) {
   visit("source", row.source);
   visit("version_unknown_reason", row.version_unknown_reason);
   visit("version_assumed", row.version_assumed);
+  visit("replaceable", row.replaceable);
   visit("arch_list", row.arch_list);
   visit("arch_list_source", row.arch_list_source);
   visit("arch_list_unconfirmed", row.arch_list_unconfirmed);

@@ -183,3 +183,32 @@ TEST_CASE("vllm and its kind are frameworks of unknown CUDA, not nothing") {
     CHECK(facts["frameworks"][0]["cuda_unknown"] == true);
   }
 }
+
+// An install the reader cannot follow (a requirements file outside the
+// context, an unread RUN) may replace a framework installed before it: the
+// row stays, marked replaceable, and what a verdict would rest on (its GPU
+// code, its CUDA runtime) is unknown. Rows from that line on are not touched.
+TEST_CASE("a later install nobody read makes earlier frameworks replaceable, their GPU code and runtime unknown") {
+  json facts = Facts(
+      "FROM nvidia/cuda:12.1.1-runtime-ubuntu22.04\n"
+      "RUN pip install torch==2.1.0\n"
+      "RUN pip install -r requirements.txt\n"
+      "RUN pip install jax[cuda12]==0.4.23\n");
+  const json* torch = Find(facts["frameworks"], "name", "torch");
+  REQUIRE(torch != nullptr);
+  CHECK((*torch)["version"] == "2.1.0");
+  REQUIRE(torch->contains("replaceable"));
+  CHECK((*torch)["replaceable"].get<std::string>().rfind("line 3 may replace it", 0) == 0);
+  CHECK_FALSE(torch->contains("sass"));
+  const json* jax = Find(facts["frameworks"], "name", "jax");
+  REQUIRE(jax != nullptr);
+  CHECK_FALSE(jax->contains("replaceable"));
+  for (const json& runtime : facts["cuda"]["runtimes"])
+    if (runtime.value("package", "") == "torch") {
+      CHECK(runtime["version"].is_null());
+      CHECK(runtime["version_unknown_reason"].get<std::string>().find("line 3 may replace it") != std::string::npos);
+    }
+  // The same install read from the context: nothing is replaceable.
+  json pinned = Facts("FROM nvidia/cuda:12.1.1-runtime-ubuntu22.04\nRUN pip install torch==2.1.0\nRUN pip install numpy\n");
+  CHECK_FALSE(Find(pinned["frameworks"], "name", "torch")->contains("replaceable"));
+}
