@@ -84,6 +84,18 @@ struct PytorchImageTag {
   std::string source;
 };
 
+// How the official pytorch/pytorch images of one flavor are built, from a
+// torch release on (pytorch_image_flavors): the base they start from and the
+// environment their Dockerfile sets.
+struct PytorchImageFlavor {
+  std::string flavor;      // "runtime"
+  std::string torch_from;  // the first torch release built this way
+  std::string base;        // "os": an operating-system image (no libcuda, no NVIDIA_REQUIRE_*, no nvidia ld.so.conf)
+  std::vector<std::pair<std::string, std::string>> env;  // ENV of the Dockerfile, in order
+  std::vector<std::string> architectures;  // where the recipe holds ("amd64"); empty = all
+  std::string source;
+};
+
 // One monthly release of NVIDIA's NGC framework containers (nvcr.io/nvidia/<framework>:YY.MM-...).
 struct NgcRelease {
   std::string release;                  // "25.10"
@@ -101,6 +113,7 @@ struct BaseImageKnowledge {
   std::vector<CudaImageArchitecture> architectures;
   std::vector<CudaImageFile> files;
   std::vector<PytorchImageTag> pytorch_tags;
+  std::vector<PytorchImageFlavor> pytorch_flavors;
   std::vector<NgcRelease> ngc_releases;
 
   // The family of a normalized repository ("nvidia/cuda"): exact names first, then prefixes.
@@ -109,6 +122,8 @@ struct BaseImageKnowledge {
   const CudaImageRelease* FindCudaRelease(std::string_view version) const;
   const CudaImageArchitecture* FindArchitecture(std::string_view architecture) const;
   const PytorchImageTag* FindPytorchTag(std::string_view tag) const;
+  // The recipe of a flavor for a torch release ("2.1.0"); nullptr when none is recorded.
+  const PytorchImageFlavor* FindPytorchFlavor(std::string_view flavor, std::string_view torch) const;
   // The NGC release "YY.MM"; nullptr when not recorded.
   const NgcRelease* FindNgcRelease(std::string_view release) const;
   // The first file row of `kind` for a release and flavor; nullptr when none applies.

@@ -88,6 +88,10 @@ json ResolveEvidence(const json& item, const json& facts) {
     }
     if (item.contains("dockerfile_line")) out["dockerfile_line"] = item["dockerfile_line"];
     if (item.contains("detail")) out["detail"] = item["detail"];
+    // A fact the knowledge tables gave without a path (the CUDA of a base
+    // image's framework): the table row is the evidence.
+    if (!out.contains("path") && !out.contains("detail") && item.contains("knowledge") && item["knowledge"].is_string())
+      out["detail"] = "knowledge tables, " + item["knowledge"].get<std::string>();
     const json* layers = nullptr;
     if (facts.contains("image") && facts["image"].is_object() && facts["image"].contains("layers") &&
         facts["image"]["layers"].is_array())

@@ -220,9 +220,11 @@ void TorchBase(const Context& ctx, const Instruction& from, const ImageRef& ref,
     cuda = row->cuda;
     torch_version = row->torch;
   }
+  std::string flavor;
   if (auto tag = ParseTorchTag(ref.tag, family.flavors)) {
     torch_version = tag->torch;
     cuda = tag->cuda;
+    flavor = tag->flavor;
   }
   if (torch_version.empty() && row) torch_version = SplitOn(ref.tag, '-')[0];
   if (torch_version.empty()) {
@@ -251,8 +253,22 @@ void TorchBase(const Context& ctx, const Instruction& from, const ImageRef& ref,
   runtime.version = cuda;
   runtime.version_precision = "major.minor";
   runtime.source = "base-image";
+  runtime.package = "torch";  // the CUDA runtime torch brings: replaced with it (MayReplaceFrameworks)
   image.runtimes.push_back(std::move(runtime));
   image.runtimes_known = true;
+  // A flavor built on an operating-system image: the Dockerfile of the
+  // images says what else is there (nothing of NVIDIA's but the torch install).
+  const PytorchImageFlavor* recipe = flavor.empty() ? nullptr : ctx.images.FindPytorchFlavor(flavor, torch_version);
+  if (recipe && recipe->base == "os" && !(row && row->compat.value_or(false)) &&
+      (recipe->architectures.empty() || Has(recipe->architectures, image.architecture))) {
+    base.flavor = flavor;
+    base.compat = false;
+    base.compat_source = recipe->source;
+    base.env_source = ctx.knowledge.DescribeSource(recipe->source);
+    image.drivers_known = image.env_known = image.ld_so_conf_known = true;
+    for (const auto& [name, value] : recipe->env) image.SetEnv(name, value, from.line, "base-image");
+    return;
+  }
   if (row && row->compat.has_value()) {
     image.drivers_known = true;
     base.compat = row->compat;

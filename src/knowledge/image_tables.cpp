@@ -207,6 +207,16 @@ Result<BaseImageKnowledge> BuildBaseImages(const Knowledge& k) {
     if (row.contains("compat") && row["compat"].is_boolean()) tag.compat = row["compat"].get<bool>();
     out.pytorch_tags.push_back(std::move(tag));
   }
+  for (const json& row : k.Table("pytorch_image_flavors")) {
+    PytorchImageFlavor flavor{Text(row, "flavor"), Text(row, "torch_from"), Text(row, "base"), {},
+                              List(row, "architectures"), Text(row, "source")};
+    for (const std::string& entry : List(row, "env")) {
+      size_t eq = entry.find('=');
+      if (eq == std::string::npos || eq == 0) return RowError(row, "env entry '" + entry + "' is not NAME=value");
+      flavor.env.emplace_back(entry.substr(0, eq), entry.substr(eq + 1));
+    }
+    out.pytorch_flavors.push_back(std::move(flavor));
+  }
   for (const json& row : k.Table("ngc_releases")) {
     NgcRelease release{Text(row, "release"), List(row, "frameworks"), Text(row, "cuda"), Unconfirmed(row),
                        Text(row, "source")};
@@ -344,6 +354,15 @@ const PytorchImageTag* BaseImageKnowledge::FindPytorchTag(std::string_view tag) 
   for (const PytorchImageTag& row : pytorch_tags)
     if (row.tag == tag) return &row;
   return nullptr;
+}
+
+const PytorchImageFlavor* BaseImageKnowledge::FindPytorchFlavor(std::string_view flavor, std::string_view torch) const {
+  const PytorchImageFlavor* best = nullptr;  // the row with the newest torch_from at or below `torch`
+  for (const PytorchImageFlavor& row : pytorch_flavors)
+    if (row.flavor == flavor && CompareNaturalVersions(torch, row.torch_from) >= 0 &&
+        (!best || CompareNaturalVersions(row.torch_from, best->torch_from) > 0))
+      best = &row;
+  return best;
 }
 
 const NgcRelease* BaseImageKnowledge::FindNgcRelease(std::string_view release) const {

@@ -126,8 +126,9 @@ TEST_CASE("unknown bases and unread constructs stay unknown, never guessed") {
   json unresolved = Facts("FROM nvidia/cuda:12.4.1-base-ubuntu22.04\nRUN pip install torch==$TORCH_VERSION\n");
   CHECK(Find(unresolved["frameworks"], "name", "torch")->at("version").is_null());
 
-  // pytorch/pytorch tags: torch and CUDA from the tag, drivers unknown unless a row says.
-  json torch_base = Facts("FROM pytorch/pytorch:2.1.0-cuda12.1-cudnn8-runtime\n");
+  // pytorch/pytorch tags: torch and CUDA from the tag, drivers unknown unless a
+  // row says (the runtime flavor's recipe: below).
+  json torch_base = Facts("FROM pytorch/pytorch:2.1.0-cuda12.1-cudnn8-devel\n");
   CHECK(Find(torch_base["frameworks"], "name", "torch")->at("cuda") == "12.1");
   CHECK_FALSE(torch_base["cuda"].contains("drivers"));
   json torch_known = Facts("FROM pytorch/pytorch:2.0.0-cuda11.7-cudnn8-devel\n");
@@ -244,6 +245,38 @@ TEST_CASE("pytorch/pytorch tags no table lists: torch and CUDA from the grammar,
   json cu132 = Facts("FROM pytorch/pytorch:2.14.0-cuda13.2-cudnn9-runtime\n");
   CHECK(Find(cu132["frameworks"], "name", "torch")->at("variant") == "cu132");
   CHECK(cu132["cuda"]["runtimes"][0]["version"] == "13.2");
+}
+
+TEST_CASE("pytorch/pytorch runtime tags: an operating-system base, no libcuda, no requirement, the Dockerfile's ENV") {
+  // The runtime flavor starts FROM ubuntu (pytorch_image_flavors): nothing of
+  // NVIDIA's but the torch install, whose CUDA is the tag's.
+  json runtime = Facts("FROM pytorch/pytorch:2.1.0-cuda12.1-cudnn8-runtime\n");
+  CHECK(runtime["image"]["base"]["flavor"] == "runtime");
+  CHECK(runtime["image"]["base"]["compat"] == false);
+  REQUIRE(runtime["cuda"].contains("drivers"));
+  CHECK(runtime["cuda"]["drivers"].empty());
+  CHECK(runtime["cuda"]["drivers_complete"] == true);
+  CHECK_FALSE(HasUnknown(runtime, "cuda.drivers"));
+  CHECK_FALSE(HasUnknown(runtime, "cuda.requirements"));
+  CHECK(runtime["cuda"]["loader"]["ld_library_path"] == json::array({"/usr/local/nvidia/lib", "/usr/local/nvidia/lib64"}));
+  CHECK(runtime["cuda"]["requirements"]["complete"] == true);
+  CHECK_FALSE(runtime["cuda"]["requirements"]["variables"].contains("NVIDIA_REQUIRE_CUDA"));
+  CHECK(runtime["cuda"]["runtimes"][0]["version"] == "12.1");
+
+  // Older tags were built from Dockerfiles that are not public; devel starts
+  // from an nvidia/cuda image of a patch release the tag does not name.
+  CHECK(HasUnknown(Facts("FROM pytorch/pytorch:1.7.1-cuda11.0-cudnn8-runtime\n"), "cuda.drivers"));
+  CHECK(HasUnknown(Facts("FROM pytorch/pytorch:2.1.0-cuda12.1-cudnn8-devel\n"), "cuda.drivers"));
+
+  // The recipe is for amd64: arm64 builds install CPU-only wheels.
+  imagelint::dockerfile::DockerfileOptions arm64;
+  arm64.platform = "linux/arm64";
+  arm64.platform_explicit = true;
+  CHECK(HasUnknown(Facts("FROM pytorch/pytorch:2.1.0-cuda12.1-cudnn8-runtime\n", arm64), "cuda.drivers"));
+
+  // A later install that may replace torch takes the base's CUDA runtime with it.
+  json replaced = Facts("FROM pytorch/pytorch:2.1.0-cuda12.1-cudnn8-runtime\nRUN pip install -r requirements.txt\n");
+  CHECK(replaced["cuda"]["runtimes"][0]["version"].is_null());
 }
 
 TEST_CASE("NGC tags get their CUDA release from ngc_releases; the rest of the image stays unknown") {
