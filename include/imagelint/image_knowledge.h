@@ -189,6 +189,16 @@ struct InstallerScript {
   std::string source;
 };
 
+// The torch release a package's release requires exactly (vLLM's
+// requirements, xFormers' wheels): pip installs that torch with it.
+struct TorchPin {
+  std::string package;  // "vllm"
+  std::string release;  // "0.7.2", "0.0.28.post3": the release exactly as published
+  std::string torch;    // "2.5.1"
+  std::string unconfirmed;
+  std::string source;
+};
+
 struct PackageKnowledge {
   std::vector<PythonPackage> python_packages;  // first match wins
   std::vector<InstallerScript> installer_scripts;  // first match wins
@@ -196,6 +206,7 @@ struct PackageKnowledge {
   std::vector<DistroPython> distro_pythons;
   std::vector<FrameworkRuntime> framework_runtimes;
   std::vector<SystemPackage> system_packages;  // first match wins
+  std::vector<TorchPin> torch_pins;
 
   // The first row of `manager` whose name pattern matches `name`
   // (normalized); `captured` receives the {placeholder} digits.
@@ -203,6 +214,10 @@ struct PackageKnowledge {
                                          std::map<std::string, std::string>* captured = nullptr) const;
   const PypiRelease* FindPypiRelease(std::string_view package, std::string_view release) const;
   const DistroPython* FindDistroPython(std::string_view distribution) const;
+  // The pin of `package`'s `release` (a local version "+cu121" ignored); null when not recorded.
+  const TorchPin* FindTorchPin(std::string_view package, std::string_view release) const;
+  // Whether the table records pins of `package` at all.
+  bool PinsTorch(std::string_view package) const;
   // The runtime `framework` installed by `manager` brings for a build of CUDA
   // `cuda` ("12.4", "11.8"); null when the table has none.
   const FrameworkRuntime* FindFrameworkRuntime(std::string_view manager, std::string_view framework,

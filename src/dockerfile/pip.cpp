@@ -59,7 +59,8 @@ const std::set<std::string>& ValueOptions() {
       "--global-option", "--install-option", "-C", "--config-settings", "--no-binary", "--only-binary", "--report",
       "--log", "--timeout", "--retries", "--proxy", "--exists-action", "--python", "-p", "--index-strategy",
       "--index", "--default-index", "--resolution", "--prerelease", "--python-platform", "--keyring-provider",
-      "--extra-index", "--group", "--cert", "--client-cert", "--use-feature", "--root-user-action"};
+      "--extra-index", "--group", "--cert", "--client-cert", "--use-feature", "--root-user-action",
+      "--torch-backend"};
   return options;
 }
 
@@ -73,6 +74,11 @@ struct Indexes {
   // as an extra index does (https://pip.pypa.io/en/stable/cli/pip_install/#finding-packages).
   std::vector<std::string> find_links;
   bool from_pypi = true;                // no -i: the default index is PyPI
+  // uv's --torch-backend (UV_TORCH_BACKEND): PyTorch packages come from the
+  // backend's index instead of the configured ones; "auto" picks it from the
+  // driver of the machine that runs the build (docs.astral.sh/uv, "Using uv
+  // with PyTorch").
+  std::string torch_backend;
 };
 
 // The variant a command's indexes select for a package, and why.
@@ -80,8 +86,13 @@ struct Chosen {
   std::string variant;
   std::string source;
   bool only = false;  // uv found it on an extra index: only that index is searched
+  bool build_host = false;  // chosen by the build machine's driver (uv --torch-backend=auto)
 };
 Chosen ChooseVariant(const Indexes& indexes, const std::vector<std::string>& hosts, bool uv) {
+  if (uv && !indexes.torch_backend.empty() && !hosts.empty()) {  // a package PyTorch's own indexes serve
+    if (indexes.torch_backend == "auto") return {"", "uv --torch-backend=auto", true, true};
+    return {indexes.torch_backend, "uv --torch-backend=" + indexes.torch_backend.substr(0, 40), true};
+  }
   std::string index_variant = indexes.index_url.empty() ? "" : IndexVariant(indexes.index_url, hosts);
   std::string extra_variant;
   for (const std::string& url : indexes.extra_urls)
@@ -138,6 +149,17 @@ void TorchPackage(const Context& ctx, const Instruction& inst, ImageModel& image
   row.name = r.name;
   std::string chosen = !local.empty() ? local : index.variant;
   std::string source = !local.empty() ? "local version +" + local : index.source;
+  if (index.build_host) {
+    // The build machine's driver picks the variant: nothing in the Dockerfile tells it.
+    row.name = r.name;
+    row.cuda_unknown = true;
+    row.cuda_source = index.source;
+    ctx.Unknown(image, inst, "frameworks",
+                r.name + " comes from the PyTorch index uv --torch-backend=auto picks for the build machine's driver",
+                "give --torch-backend a variant (cu126, cpu) or pin an index URL");
+    ReplaceFramework(image, std::move(row));
+    return;
+  }
   if (version.empty() && r.exact) {
     // Not pinned, or pinned by a range: the series pip would pick among those
     // the tables know, stated as an assumption (a finding on this line).
@@ -446,34 +468,45 @@ bool PipEnvTrue(const ImageModel& image, const std::string& name) {
   return v == "1" || v == "true" || v == "yes" || v == "on" || v == "y" || v == "t";
 }
 
-// torchvision, torchaudio without torch on the same line: pip installs the
-// torch release each pins (pypi_releases pairs them), or for an unpinned one
-// the newest; an image whose torch already is that series keeps it.
+// Packages that require torch without torch on the same line: pip installs
+// the torch release each requires — exactly (torch_pins: vLLM, xFormers) or a
+// series (pypi_releases pairs torchvision and torchaudio with one) — or, for an
+// unpinned one, the newest; an image whose torch already satisfies it keeps it.
 std::optional<Requirement> CompanionTorch(const Context& ctx, const ImageModel& image,
                                           const std::vector<Requirement>& requirements) {
   std::optional<Requirement> out;
   for (const Requirement& r : requirements) {
     if (r.name == "torch") return std::nullopt;
-    if ((r.name != "torchvision" && r.name != "torchaudio") || !r.exact) continue;
+    const bool paired = r.name == "torchvision" || r.name == "torchaudio";
+    if ((!paired && !ctx.packages.PinsTorch(r.name)) || !r.exact) continue;
     Requirement torch;
     torch.name = "torch";
     torch.raw = r.raw;
     std::string version = r.version.substr(0, r.version.find('+'));
-    if (!version.empty()) {
-      const PypiRelease* pair = ctx.packages.FindPypiRelease(r.name, MajorMinor(version));
-      if (!pair || pair->torch.empty()) continue;
+    if (version.empty()) {
+      torch.assumed_because = r.name + " is not pinned and brings torch";
+    } else if (const TorchPin* pin = ctx.packages.FindTorchPin(r.name, version)) {
+      torch.version = pin->torch;
+      torch.origin = r.name + " " + version + " requires torch==" + pin->torch +
+                     (pin->unconfirmed.empty() ? "" : " (UNCONFIRMED: " + pin->unconfirmed + ")");
+    } else if (const PypiRelease* pair = paired ? ctx.packages.FindPypiRelease(r.name, MajorMinor(version)) : nullptr;
+               pair && !pair->torch.empty()) {
       torch.specifier = "==" + pair->torch + ".*";
       torch.assumed_because = r.name + " " + version + " requires torch " + pair->torch;
     } else {
-      torch.assumed_because = r.name + " is not pinned and brings torch";
+      continue;  // a release the tables do not pair: its torch stays unknown
     }
     if (!out) out = torch;
   }
   if (!out) return std::nullopt;
-  for (const facts::Framework& row : image.frameworks)
-    if (row.name == "torch" && row.version &&
-        (out->specifier.empty() || SeriesSatisfies(MajorMinor(*row.version), out->specifier).value_or(false)))
-      return std::nullopt;  // pip keeps an installed torch that satisfies the companion
+  for (const facts::Framework& row : image.frameworks) {
+    if (row.name != "torch" || !row.version) continue;
+    const std::string installed = row.version->substr(0, row.version->find('+'));
+    if (!out->version.empty() ? installed == out->version
+                              : out->specifier.empty() ||
+                                    SeriesSatisfies(MajorMinor(installed), out->specifier).value_or(false))
+      return std::nullopt;  // pip keeps an installed torch that satisfies the requirement
+  }
   return out;
 }
 
@@ -646,6 +679,8 @@ Status ApplyPip(const Context& ctx, const Instruction& inst, ImageModel& image, 
   const auto& w = command.words;
   std::string subcommand;
   Indexes indexes;
+  if (auto backend = image.env.find("UV_TORCH_BACKEND"); uv && backend != image.env.end())
+    indexes.torch_backend = ToLower(backend->second);
   FileInputs inputs;
   std::vector<Requirement> requirements;
   for (size_t i = first; i < w.size(); ++i) {
@@ -681,6 +716,8 @@ Status ApplyPip(const Context& ctx, const Instruction& inst, ImageModel& image, 
         indexes.extra_urls.push_back(value);
       } else if (option == "-f" || option == "--find-links") {
         indexes.find_links.push_back(value);
+      } else if (option == "--torch-backend" && uv) {
+        indexes.torch_backend = ToLower(value);
       } else if (option == "--prefix" || option == "--target" || option == "-t") {
         option_root = value;
       } else if (option == "--user" && !uv) {

@@ -251,6 +251,13 @@ Result<PackageKnowledge> BuildPackages(const Knowledge& k) {
       return RowError(row, "duplicate release " + release.release + " of " + release.package);
     out.pypi_releases.push_back(std::move(release));
   }
+  seen.clear();
+  for (const json& row : k.Table("torch_pins")) {
+    TorchPin pin{Text(row, "package"), Text(row, "release"), Text(row, "torch"), Unconfirmed(row), Text(row, "source")};
+    if (!seen.emplace(pin.package + " " + pin.release, &row).second)
+      return RowError(row, "duplicate release " + pin.release + " of " + pin.package);
+    out.torch_pins.push_back(std::move(pin));
+  }
   for (const json& row : k.Table("distro_pythons"))
     out.distro_pythons.push_back({Text(row, "distribution"), Text(row, "python"), Text(row, "source")});
   for (const json& row : k.Table("framework_runtimes")) {
@@ -391,6 +398,36 @@ const PythonPackage* PackageKnowledge::FindPythonPackage(std::string_view manage
   for (const PythonPackage& package : python_packages)
     if (package.manager == manager && MatchNamePattern(package.name, name, captured)) return &package;
   return nullptr;
+}
+
+namespace {
+
+// PEP 440's spellings of one release: "0.6.4-post1", "0.6.4post1" and
+// "0.6.4.post1" are the same; a local version ("+cu121") is not part of it.
+std::string NormalizedRelease(std::string_view text) {
+  text = text.substr(0, text.find('+'));
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = static_cast<char>(std::tolower(static_cast<unsigned char>(text[i])));
+    if ((c == '-' || c == '_') && i + 1 < text.size() && std::isalpha(static_cast<unsigned char>(text[i + 1]))) c = '.';
+    if (std::isalpha(static_cast<unsigned char>(c)) && !out.empty() && std::isdigit(static_cast<unsigned char>(out.back())))
+      out += '.';
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+const TorchPin* PackageKnowledge::FindTorchPin(std::string_view package, std::string_view release) const {
+  const std::string wanted = NormalizedRelease(release);
+  for (const TorchPin& row : torch_pins)
+    if (row.package == package && NormalizedRelease(row.release) == wanted) return &row;
+  return nullptr;
+}
+
+bool PackageKnowledge::PinsTorch(std::string_view package) const {
+  return std::any_of(torch_pins.begin(), torch_pins.end(), [&](const TorchPin& row) { return row.package == package; });
 }
 
 const DistroPython* PackageKnowledge::FindDistroPython(std::string_view distribution) const {

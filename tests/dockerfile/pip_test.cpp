@@ -184,6 +184,49 @@ TEST_CASE("vllm and its kind are frameworks of unknown CUDA, not nothing") {
   }
 }
 
+// vLLM and xFormers releases require one torch release exactly (torch_pins):
+// pip installs it with them, replacing an installed torch of another release,
+// and its CUDA and arch list are torch's.
+TEST_CASE("a package that pins torch brings that torch: vllm==0.7.2 is torch 2.5.1, xformers 0.0.28.post3 too") {
+  json vllm = Facts("FROM python:3.11-slim\nRUN pip install vllm==0.7.2\n");
+  const json* torch = Find(vllm["frameworks"], "name", "torch");
+  REQUIRE(torch != nullptr);
+  CHECK((*torch)["version"] == "2.5.1");
+  CHECK((*torch)["variant"] == "cu124");  // PyPI's default build of torch 2.5
+  CHECK((*torch)["cuda_source"].get<std::string>().find("vllm 0.7.2 requires torch==2.5.1") != std::string::npos);
+  CHECK(Find(vllm["frameworks"], "name", "vllm")->at("cuda_unknown") == true);  // its own kernels: not in the tables
+
+  // PEP 440 spellings of a post-release are one release.
+  json xformers = Facts("FROM python:3.11-slim\nRUN pip install xformers==0.0.28-post3\n");
+  REQUIRE(Find(xformers["frameworks"], "name", "torch") != nullptr);
+  CHECK(Find(xformers["frameworks"], "name", "torch")->at("version") == "2.5.1");
+
+  // An installed torch of another release is replaced; the same release is kept.
+  json replaced = Facts("FROM python:3.11-slim\nRUN pip install torch==2.1.0\nRUN pip install vllm==0.9.1\n");
+  CHECK(Find(replaced["frameworks"], "name", "torch")->at("version") == "2.7.0");
+  json kept = Facts("FROM python:3.11-slim\nRUN pip install torch==2.5.1\nRUN pip install vllm==0.7.2\n");
+  CHECK(Find(kept["frameworks"], "name", "torch")->at("dockerfile_line") == 2);
+
+  // A release the table does not record pins nothing: torch stays unknown.
+  json unknown = Facts("FROM python:3.11-slim\nRUN pip install vllm==0.2.0\n");
+  CHECK(Find(unknown["frameworks"], "name", "torch") == nullptr);
+}
+
+// uv --torch-backend (or UV_TORCH_BACKEND) takes PyTorch packages from that
+// backend's index; `auto` picks it from the build machine's driver.
+TEST_CASE("uv --torch-backend: a variant selects the index, auto leaves the CUDA unknown") {
+  json cu126 = Facts("FROM python:3.12-slim\nRUN uv pip install --system torch==2.7.0 --torch-backend cu126\n");
+  CHECK(Find(cu126["frameworks"], "name", "torch")->at("variant") == "cu126");
+  json env = Facts("FROM python:3.12-slim\nENV UV_TORCH_BACKEND=cu118\nRUN uv pip install --system torch==2.7.0\n");
+  CHECK(Find(env["frameworks"], "name", "torch")->at("variant") == "cu118");
+  json autodetect = Facts("FROM python:3.12-slim\nRUN uv pip install --system torch==2.7.0 --torch-backend=auto\n");
+  CHECK(Find(autodetect["frameworks"], "name", "torch")->at("cuda_unknown") == true);
+  CHECK(HasUnknown(autodetect, "frameworks"));
+  // pip has no such option: the word is not read as one.
+  json pip = Facts("FROM python:3.12-slim\nRUN pip install torch==2.7.0\n");
+  CHECK(Find(pip["frameworks"], "name", "torch")->at("variant") == "cu126");
+}
+
 // An install the reader cannot follow (a requirements file outside the
 // context, an unread RUN) may replace a framework installed before it: the
 // row stays, marked replaceable, and what a verdict would rest on (its GPU
