@@ -299,7 +299,12 @@ TEST_CASE("NGC tags get their CUDA release from ngc_releases; the rest of the im
   json triton = Facts("FROM nvcr.io/nvidia/tritonserver:24.01-py3\n");
   CHECK(triton["cuda"]["runtimes"][0]["version"] == "12.3.2");
 
-  for (const char* ref : {"nvcr.io/nvidia/pytorch:23.07-py3", "nvcr.io/nvidia/pytorch:latest",
+  // A release read from another framework's notes: its CUDA, marked UNCONFIRMED.
+  json pytorch2307 = Facts("FROM nvcr.io/nvidia/pytorch:23.07-py3\n");
+  CHECK(pytorch2307["cuda"]["runtimes"][0]["version"] == "12.1.1");
+  CHECK(pytorch2307["cuda"]["runtimes"][0].contains("unconfirmed"));
+
+  for (const char* ref : {"nvcr.io/nvidia/pytorch:23.05-py3", "nvcr.io/nvidia/pytorch:latest",
                           "nvcr.io/nvidia/pytorch:2510-py3", "nvcr.io/nvidia/pytorch:25.1"}) {
     CAPTURE(ref);
     json unknown = Facts(std::string("FROM ") + ref + "\n");
