@@ -214,6 +214,16 @@ void TorchPackage(const Context& ctx, const Instruction& inst, ImageModel& image
   }
   if (r.name == "torch") {
     AddArchList(ctx, row);
+    // pip replaces torch but leaves the CUDA runtime wheel the old one
+    // brought (nvidia-cuda-runtime-cu13 when the new torch needs -cu12): the
+    // file stays, and nothing loads it. The runtime that counts is the new one.
+    const size_t before = image.runtimes.size();
+    std::erase_if(image.runtimes, [&](const facts::Runtime& old) {
+      return old.package == "torch" && old.provenance.dockerfile_line.value_or(0) < inst.line;
+    });
+    if (image.runtimes.size() != before)
+      ctx.AddNote(image, inst,
+                  "torch replaced: the CUDA runtime the earlier torch brought is no longer what torch loads");
     AddFrameworkRuntime(ctx, image, row, "pip");
   }
   ReplaceFramework(image, std::move(row));

@@ -212,6 +212,19 @@ TEST_CASE("a package that pins torch brings that torch: vllm==0.7.2 is torch 2.5
   CHECK(Find(unknown["frameworks"], "name", "torch") == nullptr);
 }
 
+// pip leaves the CUDA runtime wheel of a replaced torch on disk (a -cu13
+// wheel when the new torch needs -cu12), and nothing loads it: the runtime that
+// counts is the new torch's, so a driver older than the old one's CUDA is no
+// failure.
+TEST_CASE("a replaced torch takes its CUDA runtime with it") {
+  json facts = Facts("FROM python:3.12-slim\nRUN pip install torch\nRUN pip install torch==2.5.1\n");
+  REQUIRE(facts["cuda"]["runtimes"].size() == 1);
+  CHECK(facts["cuda"]["runtimes"][0]["version"] == "12.4");
+  json base = Facts("FROM pytorch/pytorch:2.1.0-cuda12.1-cudnn8-runtime\nRUN pip install torch==2.7.0\n");
+  REQUIRE(base["cuda"]["runtimes"].size() == 1);
+  CHECK(base["cuda"]["runtimes"][0]["version"] == "12.6");
+}
+
 // uv --torch-backend (or UV_TORCH_BACKEND) takes PyTorch packages from that
 // backend's index; `auto` picks it from the build machine's driver.
 TEST_CASE("uv --torch-backend: a variant selects the index, auto leaves the CUDA unknown") {
