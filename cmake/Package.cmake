@@ -50,9 +50,10 @@ set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME imagelint)
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_SHLIBDEPS ON)
-# Loaded with dlopen when imagelint first speaks HTTP (src/registry/curl_library.h),
-# so dpkg-shlibdeps cannot see it: the package that holds libcurl.so.4.
-set(CPACK_DEBIAN_RUNTIME_PACKAGE_DEPENDS "libcurl4")
+# Loaded with dlopen when imagelint first speaks HTTP (src/registry/curl_library.h)
+# or reads a tar (src/common/archive_library.h), so dpkg-shlibdeps cannot see
+# them: the packages that hold libcurl.so.4 and libarchive.so.13.
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_DEPENDS "libcurl4, libarchive13")
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_NAME libimagelint-dev)
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_DEPENDS
     "imagelint (= ${PROJECT_VERSION}), libarchive-dev, nlohmann-json3-dev, libyaml-cpp-dev, libcurl4-openssl-dev | libcurl-dev, libssl-dev, libzstd-dev, liblz4-dev, libisal-dev, libre2-dev, pkg-config")

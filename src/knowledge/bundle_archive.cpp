@@ -1,8 +1,7 @@
 // A knowledge bundle as a file: pack (a deterministic tar of the table
 // files), unpack (hostile bytes, bounded) and the store of updated bundles
 // in the cache directory (docs/knowledge.md "Bundle").
-#include <archive.h>
-#include <archive_entry.h>
+#include "common/archive_library.h"
 
 #include <algorithm>
 #include <fstream>
@@ -28,10 +27,10 @@ std::set<std::string> TableFiles() {
 }
 
 struct ArchiveCloser {
-  void operator()(archive* a) const { archive_write_free(a); }
+  void operator()(archive* a) const { Archive().archive_write_free(a); }
 };
 struct ReaderCloser {
-  void operator()(archive* a) const { archive_read_free(a); }
+  void operator()(archive* a) const { Archive().archive_read_free(a); }
 };
 
 la_ssize_t AppendTo(archive*, void* data, const void* buffer, size_t length) {
@@ -50,28 +49,29 @@ fs::path KnowledgeBundlesDirectory(const std::string& cache_dir) {
 Result<KnowledgeBundle> PackKnowledge(const fs::path& dir, std::string* tar) {
   auto knowledge = Knowledge::Load(dir);
   if (!knowledge.ok()) return knowledge.error();
-  std::unique_ptr<archive, ArchiveCloser> writer(archive_write_new());
+  if (auto library = LoadArchive(); !library.ok()) return library.error();
+  std::unique_ptr<archive, ArchiveCloser> writer(Archive().archive_write_new());
   tar->clear();
-  if (archive_write_set_format_ustar(writer.get()) != ARCHIVE_OK ||
-      archive_write_open(writer.get(), tar, nullptr, AppendTo, nullptr) != ARCHIVE_OK)
-    return MakeError(dir.string(), std::string("cannot write a tar: ") + archive_error_string(writer.get()));
+  if (Archive().archive_write_set_format_ustar(writer.get()) != ARCHIVE_OK ||
+      Archive().archive_write_open(writer.get(), tar, nullptr, AppendTo, nullptr) != ARCHIVE_OK)
+    return MakeError(dir.string(), std::string("cannot write a tar: ") + Archive().archive_error_string(writer.get()));
   for (const std::string& file : TableFiles()) {  // byte order of the names
     auto text = knowledge_tables::ReadTableFile(dir / file);
     if (!text.ok()) return text.error();
-    std::unique_ptr<archive_entry, void (*)(archive_entry*)> entry(archive_entry_new(), archive_entry_free);
-    archive_entry_set_pathname(entry.get(), file.c_str());
-    archive_entry_set_filetype(entry.get(), AE_IFREG);
-    archive_entry_set_perm(entry.get(), 0644);
-    archive_entry_set_size(entry.get(), static_cast<la_int64_t>(text->size()));
-    archive_entry_set_mtime(entry.get(), 0, 0);
-    archive_entry_set_uid(entry.get(), 0);
-    archive_entry_set_gid(entry.get(), 0);
-    if (archive_write_header(writer.get(), entry.get()) != ARCHIVE_OK ||
-        archive_write_data(writer.get(), text->data(), text->size()) != static_cast<la_ssize_t>(text->size()))
-      return MakeError((dir / file).string(), std::string("cannot add to the tar: ") + archive_error_string(writer.get()));
+    std::unique_ptr<archive_entry, void (*)(archive_entry*)> entry(Archive().archive_entry_new(), Archive().archive_entry_free);
+    Archive().archive_entry_set_pathname(entry.get(), file.c_str());
+    Archive().archive_entry_set_filetype(entry.get(), AE_IFREG);
+    Archive().archive_entry_set_perm(entry.get(), 0644);
+    Archive().archive_entry_set_size(entry.get(), static_cast<la_int64_t>(text->size()));
+    Archive().archive_entry_set_mtime(entry.get(), 0, 0);
+    Archive().archive_entry_set_uid(entry.get(), 0);
+    Archive().archive_entry_set_gid(entry.get(), 0);
+    if (Archive().archive_write_header(writer.get(), entry.get()) != ARCHIVE_OK ||
+        Archive().archive_write_data(writer.get(), text->data(), text->size()) != static_cast<la_ssize_t>(text->size()))
+      return MakeError((dir / file).string(), std::string("cannot add to the tar: ") + Archive().archive_error_string(writer.get()));
   }
-  if (archive_write_close(writer.get()) != ARCHIVE_OK)
-    return MakeError(dir.string(), std::string("cannot finish the tar: ") + archive_error_string(writer.get()));
+  if (Archive().archive_write_close(writer.get()) != ARCHIVE_OK)
+    return MakeError(dir.string(), std::string("cannot finish the tar: ") + Archive().archive_error_string(writer.get()));
   if (tar->size() > kMaxKnowledgeBundleBytes)
     return MakeError(dir.string(), "the bundle would be larger than " +
                                        std::to_string(kMaxKnowledgeBundleBytes >> 20) + " MiB");
@@ -83,11 +83,12 @@ Status UnpackKnowledge(std::string_view tar, const std::string& name, const fs::
     return MakeError(name, "knowledge bundle of " + std::to_string(tar.size()) + " bytes is larger than the " +
                                std::to_string(kMaxKnowledgeBundleBytes >> 20) + " MiB a bundle may have");
   if (tar.empty()) return MakeError(name, "empty file: not a knowledge bundle");
-  std::unique_ptr<archive, ReaderCloser> reader(archive_read_new());
-  archive_read_support_format_tar(reader.get());  // no compression, no other format
-  if (archive_read_open_memory(reader.get(), tar.data(), tar.size()) != ARCHIVE_OK)
+  if (auto library = LoadArchive(); !library.ok()) return library.error();
+  std::unique_ptr<archive, ReaderCloser> reader(Archive().archive_read_new());
+  Archive().archive_read_support_format_tar(reader.get());  // no compression, no other format
+  if (Archive().archive_read_open_memory(reader.get(), tar.data(), tar.size()) != ARCHIVE_OK)
     return MakeError(name, std::string("corrupt, or not a knowledge bundle (a tar of table files): ") +
-                               archive_error_string(reader.get()));
+                               Archive().archive_error_string(reader.get()));
   const std::set<std::string> expected = TableFiles();
   std::set<std::string> seen;
   std::error_code ec;
@@ -95,29 +96,29 @@ Status UnpackKnowledge(std::string_view tar, const std::string& name, const fs::
     return MakeError(dest.string(), "cannot create the directory: " + ec.message());
   for (size_t count = 0;; ++count) {
     archive_entry* entry = nullptr;
-    int status = archive_read_next_header(reader.get(), &entry);
+    int status = Archive().archive_read_next_header(reader.get(), &entry);
     if (status == ARCHIVE_EOF) break;
     if (status != ARCHIVE_OK)
       return MakeError(name, std::string(count == 0 ? "corrupt, or not a knowledge bundle (a tar of table files): "
                                                     : "corrupt or truncated knowledge bundle: ") +
-                                 archive_error_string(reader.get()));
+                                 Archive().archive_error_string(reader.get()));
     if (count >= kMaxBundleEntries) return MakeError(name, "knowledge bundle with more than 256 entries");
-    std::string path = archive_entry_pathname(entry) ? archive_entry_pathname(entry) : "";
+    std::string path = Archive().archive_entry_pathname(entry) ? Archive().archive_entry_pathname(entry) : "";
     if (path.starts_with("./")) path = path.substr(2);
-    if (archive_entry_filetype(entry) != AE_IFREG || !expected.count(path))
+    if (Archive().archive_entry_filetype(entry) != AE_IFREG || !expected.count(path))
       return MakeError(name, "knowledge bundle holds '" + path.substr(0, 200) +
                                  "', which is not a table file (a bundle holds only the *.yaml files of its tables)");
     if (!seen.insert(path).second) return MakeError(name, "knowledge bundle holds " + path + " twice");
-    if (!archive_entry_size_is_set(entry) || archive_entry_size(entry) < 0 ||
-        static_cast<uint64_t>(archive_entry_size(entry)) > knowledge_tables::kMaxFileBytes)
+    if (!Archive().archive_entry_size_is_set(entry) || Archive().archive_entry_size(entry) < 0 ||
+        static_cast<uint64_t>(Archive().archive_entry_size(entry)) > knowledge_tables::kMaxFileBytes)
       return MakeError(name, path + " in the knowledge bundle is larger than 8 MiB");
-    std::string data(static_cast<size_t>(archive_entry_size(entry)), '\0');
+    std::string data(static_cast<size_t>(Archive().archive_entry_size(entry)), '\0');
     size_t done = 0;
     while (done < data.size()) {
-      la_ssize_t n = archive_read_data(reader.get(), data.data() + done, data.size() - done);
+      la_ssize_t n = Archive().archive_read_data(reader.get(), data.data() + done, data.size() - done);
       if (n < 0)
         return MakeError(name, "corrupt or truncated knowledge bundle at " + path + ": " +
-                                   archive_error_string(reader.get()));
+                                   Archive().archive_error_string(reader.get()));
       if (n == 0) return MakeError(name, "truncated knowledge bundle: " + path + " ends early");
       done += static_cast<size_t>(n);
     }

@@ -1,8 +1,7 @@
 // One layer blob -> entries: digest of the blob as it arrives, decompression by
 // magic bytes, digest of the tar, tar parsing by libarchive (format tar only,
 // no filters: decompression is ours), path hygiene on every name.
-#include <archive.h>
-#include <archive_entry.h>
+#include "common/archive_library.h"
 
 #include <algorithm>
 #include <atomic>
@@ -251,17 +250,18 @@ class LayerEntryReader final : public EntryReader {
       : blob_(std::move(blob)), tar_(std::move(tar)), layer_(std::move(layer)), options_(options),
         buffer_(kTarChunk), name_(blob_->Name()), plan_(plan), hasher_(std::move(hasher)) {}
   ~LayerEntryReader() override {
-    if (archive_) archive_read_free(archive_);
+    if (archive_) Archive().archive_read_free(archive_);
     // A read-ahead thread inside tar_ feeds blob_ and hasher_: stop it first.
     tar_.reset();
   }
 
   Status Start() {
-    archive_ = archive_read_new();
+    if (auto library = LoadArchive(); !library.ok()) return library.error();
+    archive_ = Archive().archive_read_new();
     if (!archive_) return MakeError(name_, "out of memory");
-    archive_read_support_format_tar(archive_);
-    archive_read_support_format_gnutar(archive_);
-    if (archive_read_open(archive_, this, nullptr, &LayerEntryReader::ReadCallback, nullptr) != ARCHIVE_OK) {
+    Archive().archive_read_support_format_tar(archive_);
+    Archive().archive_read_support_format_gnutar(archive_);
+    if (Archive().archive_read_open(archive_, this, nullptr, &LayerEntryReader::ReadCallback, nullptr) != ARCHIVE_OK) {
       return ArchiveError("not a tar archive");
     }
     return OkStatus();
@@ -271,14 +271,14 @@ class LayerEntryReader final : public EntryReader {
     if (finished_) return std::optional<EntryInfo>();
     for (;;) {
       archive_entry* entry = nullptr;
-      int rc = archive_read_next_header(archive_, &entry);
+      int rc = Archive().archive_read_next_header(archive_, &entry);
       if (rc == ARCHIVE_EOF) {
         IMAGELINT_TRY(Finish());
         return std::optional<EntryInfo>();
       }
       if (rc < ARCHIVE_WARN) return ArchiveError("malformed tar");
-      const char* raw = archive_entry_pathname(entry);
-      if (!raw) raw = archive_entry_pathname_utf8(entry);
+      const char* raw = Archive().archive_entry_pathname(entry);
+      if (!raw) raw = Archive().archive_entry_pathname_utf8(entry);
       if (!raw) return MakeErrorAt(name_, header_offset(), "tar entry without a readable name");
       auto path = CleanEntryPath(raw);
       if (!path.ok()) return MakeErrorAt(name_, header_offset(), path.error().message);
@@ -288,9 +288,9 @@ class LayerEntryReader final : public EntryReader {
       block_offset_ = content_at_ = hole_bytes_ = 0;
       EntryInfo info;
       info.path = std::move(*path);
-      info.mode = archive_entry_perm(entry);
-      const char* hardlink = archive_entry_hardlink(entry);
-      mode_t type = archive_entry_filetype(entry);
+      info.mode = Archive().archive_entry_perm(entry);
+      const char* hardlink = Archive().archive_entry_hardlink(entry);
+      mode_t type = Archive().archive_entry_filetype(entry);
       if (hardlink) {
         info.type = EntryType::kHardlink;
         auto target = CleanEntryPath(hardlink);
@@ -304,8 +304,8 @@ class LayerEntryReader final : public EntryReader {
         info.type = EntryType::kDirectory;
       } else if (type == AE_IFLNK) {
         info.type = EntryType::kSymlink;
-        const char* target = archive_entry_symlink(entry);
-        if (!target) target = archive_entry_symlink_utf8(entry);
+        const char* target = Archive().archive_entry_symlink(entry);
+        if (!target) target = Archive().archive_entry_symlink_utf8(entry);
         info.link_target = target ? target : "";
         if (info.link_target.size() > kMaxEntryPathBytes) {
           return MakeErrorAt(name_, header_offset(),
@@ -314,7 +314,7 @@ class LayerEntryReader final : public EntryReader {
         }
       } else if (type == AE_IFREG) {
         info.type = EntryType::kRegular;
-        info.size = archive_entry_size_is_set(entry) ? static_cast<uint64_t>(archive_entry_size(entry)) : 0;
+        info.size = Archive().archive_entry_size_is_set(entry) ? static_cast<uint64_t>(Archive().archive_entry_size(entry)) : 0;
         entry_path_ = info.path;
         entry_size_ = info.size;
       } else {
@@ -335,7 +335,7 @@ class LayerEntryReader final : public EntryReader {
       const void* data = nullptr;
       size_t size = 0;
       la_int64_t offset = 0;
-      int rc = archive_read_data_block(archive_, &data, &size, &offset);
+      int rc = Archive().archive_read_data_block(archive_, &data, &size, &offset);
       if (rc == ARCHIVE_EOF) {  // its offset is the file's end: a trailing hole may be left
         block_eof_ = true;
         block_offset_ = offset > 0 ? std::max(static_cast<uint64_t>(offset), content_at_) : content_at_;
@@ -377,13 +377,13 @@ class LayerEntryReader final : public EntryReader {
 
  private:
   uint64_t header_offset() const {
-    la_int64_t position = archive_read_header_position(archive_);
+    la_int64_t position = Archive().archive_read_header_position(archive_);
     return position < 0 ? 0 : static_cast<uint64_t>(position);
   }
 
   Error ArchiveError(const std::string& what) {
     if (callback_error_) return *callback_error_;
-    const char* detail = archive_error_string(archive_);
+    const char* detail = Archive().archive_error_string(archive_);
     return MakeErrorAt(name_, tar_bytes_, what + (detail ? std::string(": ") + detail : std::string()));
   }
 
@@ -394,7 +394,7 @@ class LayerEntryReader final : public EntryReader {
     auto view = self->tar_->ReadView(self->buffer_.span());
     if (!view.ok()) {
       self->callback_error_ = view.error();
-      archive_set_error(archive, EIO, "%s", view.error().message.c_str());
+      Archive().archive_set_error(archive, EIO, "%s", view.error().message.c_str());
       return ARCHIVE_FATAL;
     }
     if (self->plan_.tar) self->hasher_->Update(kTarBytes, *view);

@@ -9,6 +9,7 @@
 // libraries.
 #include <doctest/doctest.h>
 
+#include "common/archive_library.h"
 #include "registry/curl_library.h"
 
 #include <cctype>
@@ -223,9 +224,11 @@ TEST_CASE("package: imagelint_*.deb with Depends from the binary, libimagelint-d
     CHECK_MESSAGE(depends.count(package), package);
   }
 
-  // Libraries loaded on demand (dlopen: libcurl, src/registry/curl_library.h)
-  // are invisible to dpkg-shlibdeps: their packages are in Depends too.
-  for (const std::string& soname : {std::string(imagelint::registry::kCurlSoname)}) {
+  // Libraries loaded on demand (dlopen: libcurl, src/registry/curl_library.h;
+  // libarchive, src/common/archive_library.h) are invisible to
+  // dpkg-shlibdeps: their packages are in Depends too.
+  for (const std::string& soname :
+       {std::string(imagelint::registry::kCurlSoname), std::string(imagelint::kArchiveSoname)}) {
     CAPTURE(soname);
     std::string path;
     for (const std::string& line : Lines(RunCommand({"/sbin/ldconfig", "-p"}).out))
@@ -267,6 +270,18 @@ TEST_CASE("integrations: each installs the package with apt, and builds it with 
     std::string dev = OwningPackage(fs::path(library).parent_path() / link_name);
     REQUIRE_MESSAGE(!dev.empty(), link_name << " (the -dev package of " << runtime << ")");
     if (!toolchain.count(dev)) dev_packages.insert(dev);
+  }
+  // Libraries loaded on demand are built against their headers: their -dev
+  // packages are needed as well, though no NEEDED entry names them.
+  for (const std::string& soname :
+       {std::string(imagelint::registry::kCurlSoname), std::string(imagelint::kArchiveSoname)}) {
+    CAPTURE(soname);
+    std::string dev;
+    for (const fs::path dir : {"/usr/lib/x86_64-linux-gnu", "/usr/lib"})
+      if (dev.empty() && fs::exists(dir / soname.substr(0, soname.find(".so") + 3)))
+        dev = OwningPackage(dir / soname.substr(0, soname.find(".so") + 3));
+    REQUIRE_MESSAGE(!dev.empty(), "no -dev package holds the link name of " << soname);
+    dev_packages.insert(dev);
   }
   CHECK(dev_packages.count("libre2-dev"));
   CHECK(dev_packages.count("libarchive-dev"));
