@@ -9,6 +9,7 @@
 // toolkit's reading). libcuda_candidates says which libcuda each loader
 // directory offers, in the loader's search order (ld.so(8): LD_LIBRARY_PATH,
 // ld.so.conf, then the default directories of loader.yaml).
+#include <algorithm>
 #include "dockerfile/output.h"
 
 #include "common/text.h"
@@ -191,7 +192,17 @@ facts::Facts DockerfileFacts(const Context& ctx, const ImageModel& image, size_t
   // is, and no instruction may have added GPU code unseen (compiled without
   // an arch list, an installer or script not read, binaries copied in from
   // where they were not read): then an empty list is a decided "none".
-  bool binaries_known = image.binaries_known && frameworks_known && !image.HasUnknown("binaries");
+  // A GPU build of a framework whose kernels the tables do not give (xformers,
+  // a conda torch of unknown variant, tensorflow) has GPU code nobody listed.
+  // A base read from its image listed its frameworks' code as binaries.
+  bool frameworks_code_known = std::all_of(image.frameworks.begin(), image.frameworks.end(), [&](const facts::Framework& row) {
+    if (image.base_read && row.provenance.origin.value_or("") == "base-image") return true;
+    const bool cpu = row.variant.value_or("") == "cpu" || row.version.value_or("").find("+cpu") != std::string::npos;
+    const bool gpu_build = row.cuda.has_value() || row.cuda_unknown.value_or(false);
+    return cpu || !gpu_build || row.sass.has_value();
+  });
+  bool binaries_known =
+      image.binaries_known && frameworks_known && frameworks_code_known && !image.HasUnknown("binaries");
   if (!binaries.empty() || binaries_known) out.binaries = std::move(binaries);
   out.binaries_complete = binaries_known;
   out.dockerfile = DockerfileSection(ctx, image, target);

@@ -240,6 +240,23 @@ TEST_CASE("uv --torch-backend: a variant selects the index, auto leaves the CUDA
   CHECK(Find(pip["frameworks"], "name", "torch")->at("variant") == "cu126");
 }
 
+// A GPU build whose kernels the tables do not give (xFormers' own, a conda
+// torch of unknown variant, TensorFlow's) is GPU code nobody listed: on a base
+// whose code is known (nvidia/cuda) the binaries list is not complete, so the
+// kernel question stays open instead of "no GPU code, nothing to fail".
+TEST_CASE("frameworks of unknown GPU code leave the binaries list incomplete") {
+  for (const char* run : {"RUN conda install -y pytorch -c pytorch\n", "RUN pip install xformers==0.0.2\n",
+                          "RUN pip install tensorflow==2.11.0\n"}) {
+    CAPTURE(run);
+    json facts = Facts(std::string("FROM nvidia/cuda:11.3.1-cudnn8-devel-ubuntu20.04\n") + run);
+    CHECK(facts["binaries_complete"] == false);
+  }
+  json cpu = Facts("FROM nvidia/cuda:11.3.1-cudnn8-devel-ubuntu20.04\nRUN pip install torch==2.1.0+cpu\n");
+  CHECK(cpu["binaries_complete"] == true);
+  json known = Facts("FROM nvidia/cuda:11.3.1-cudnn8-devel-ubuntu20.04\nRUN pip install torch==2.1.0\n");
+  CHECK(known["binaries_complete"] == true);  // torch's kernels: its arch list
+}
+
 // An install the reader cannot follow (a requirements file outside the
 // context, an unread RUN) may replace a framework installed before it: the
 // row stays, marked replaceable, and what a verdict would rest on (its GPU
