@@ -48,3 +48,13 @@ TEST_CASE("second blind corpus: no error, no missed failure beyond the known gap
   CHECK(figures.missed == 0);
   CHECK(figures.false_alarms * 300 <= figures.cells);
 }
+
+// The third blind corpus (tests/dockerfile/blind3/README.md): 26 Dockerfiles of
+// six new searches, truth written by someone who did not run imagelint.
+TEST_CASE("third blind corpus: no error, no missed failure, few false alarms") {
+  auto figures = Score(imagelint::testing::SourceDir() / "tests" / "dockerfile" / "blind3", "third blind corpus");
+  CHECK(figures.files >= 25);
+  CHECK(figures.errors == 0);
+  CHECK(figures.missed == 0);
+  CHECK(figures.false_alarms * 300 <= figures.cells);
+}
