@@ -189,14 +189,25 @@ const json* Knowledge::FindGpu(std::string_view product) const {
 std::vector<std::string> Knowledge::ClosestGpuNames(std::string_view product, size_t max) const {
   // Compared without the "nvidia " prefix, so that short names do not win
   // only by being short.
+  // Words in common come first, a model number ("5090", "h200") counting
+  // twice ("RTX 5090 Ti" is closer to "RTX 5090" than to "RTX 5070 Ti"), then
+  // the edit distance of the whole name.
   auto strip = [](std::string s) { return StartsWith(s, "nvidia ") ? s.substr(7) : s; };
   std::string wanted = strip(Canonical(product));
-  std::vector<std::pair<size_t, std::string>> scored;
+  std::vector<std::string> wanted_words = SplitOn(wanted, ' ');
+  auto score = [&](const std::string& candidate) {
+    size_t shared = 0;
+    for (const std::string& word : SplitOn(candidate, ' '))
+      if (!word.empty() && std::find(wanted_words.begin(), wanted_words.end(), word) != wanted_words.end())
+        shared += std::any_of(word.begin(), word.end(), [](char c) { return c >= '0' && c <= '9'; }) ? 2 : 1;
+    return std::make_pair(-static_cast<long>(shared), EditDistance(wanted, candidate));
+  };
+  std::vector<std::pair<std::pair<long, size_t>, std::string>> scored;
   for (const auto& row : Table("gpus")) {
     std::string name = row["name"];
-    size_t best = EditDistance(wanted, strip(Canonical(name)));
+    auto best = score(strip(Canonical(name)));
     for (const auto& alias : row.value("aliases", json::array()))
-      best = std::min(best, EditDistance(wanted, strip(Canonical(alias.get<std::string>()))));
+      best = std::min(best, score(strip(Canonical(alias.get<std::string>()))));
     scored.emplace_back(best, name);
   }
   std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first < b.first; });

@@ -118,7 +118,7 @@ TEST_CASE("GPU lookup by nvidia-smi names, aliases and prefixes") {
   CHECK(a6000->at("forward_compat").is_null());  // unknown: NGC-Server-Ready list UNCONFIRMED
 }
 
-TEST_CASE("closest GPU names by edit distance") {
+TEST_CASE("closest GPU names: words in common (model numbers twice), then edit distance") {
   const Knowledge& k = Loaded();
   auto closest = k.ClosestGpuNames("NVIDIA GeForce RTX 3900", 3);
   REQUIRE(closest.size() == 3);
@@ -126,6 +126,11 @@ TEST_CASE("closest GPU names by edit distance") {
   auto h100 = k.ClosestGpuNames("H100 SXM", 1);
   REQUIRE(h100.size() == 1);
   CHECK(h100[0].find("H100") != std::string::npos);
+  // A variant of a known model: the model, not a sibling with the same suffix.
+  auto ti = k.ClosestGpuNames("NVIDIA GeForce RTX 5090 Ti", 2);
+  REQUIRE(ti.size() == 2);
+  CHECK(ti[0].find("5090") != std::string::npos);
+  CHECK(ti[1].find("5090") != std::string::npos);
 }
 
 TEST_CASE("toolkit, branch, PTX, minor floor, compat and torch lookups") {
