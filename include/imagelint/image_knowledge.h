@@ -90,7 +90,10 @@ struct PytorchImageTag {
 struct PytorchImageFlavor {
   std::string flavor;      // "runtime"
   std::string torch_from;  // the first torch release built this way
-  std::string base;        // "os": an operating-system image (no libcuda, no NVIDIA_REQUIRE_*, no nvidia ld.so.conf)
+  // "os": an operating-system image (no libcuda, no NVIDIA_REQUIRE_*, no nvidia ld.so.conf);
+  // "nvidia-cuda-devel": the nvidia/cuda devel image of the tag's CUDA release and cuDNN
+  std::string base;
+  std::string distribution;  // nvidia-cuda-devel: the OS part of that image's tag ("ubuntu")
   std::vector<std::pair<std::string, std::string>> env;  // ENV of the Dockerfile, in order
   std::vector<std::string> architectures;  // where the recipe holds ("amd64"); empty = all
   std::string source;

@@ -259,8 +259,32 @@ void TorchBase(const Context& ctx, const Instruction& from, const ImageRef& ref,
   // A flavor built on an operating-system image: the Dockerfile of the
   // images says what else is there (nothing of NVIDIA's but the torch install).
   const PytorchImageFlavor* recipe = flavor.empty() ? nullptr : ctx.images.FindPytorchFlavor(flavor, torch_version);
-  if (recipe && recipe->base == "os" && !(row && row->compat.value_or(false)) &&
-      (recipe->architectures.empty() || Has(recipe->architectures, image.architecture))) {
+  const bool recipe_here = recipe && (recipe->architectures.empty() || Has(recipe->architectures, image.architecture));
+  if (recipe_here && recipe->base == "nvidia-cuda-devel" && !row) {
+    // FROM nvidia/cuda:<the tag's CUDA>-cudnn<N>-devel-<distribution>: the
+    // tag names no patch release, so the newest of that minor stands for it
+    // (CudaBase says so, UNCONFIRMED); the image's own ENV comes on top.
+    const BaseImageFamily* cuda_family = ctx.images.FamilyOf("nvidia/cuda");
+    auto tag = ParseTorchTag(ref.tag, family.flavors);
+    if (cuda_family && tag) {
+      ImageRef devel{"nvidia/cuda", cuda + "-cudnn" + tag->cudnn + "-devel-" + recipe->distribution, ""};
+      const facts::BaseImage before = base;
+      CudaBase(ctx, from, devel, *cuda_family, image);
+      if (base.known == facts::Known::kYes) {
+        base.known = facts::Known::kPartial;  // the patch release is assumed
+        base.torch = before.torch;
+        base.cuda_version = before.cuda_version;  // what the tag says; the patch is the tag_resolution's
+        base.compat_source = recipe->source;
+        base.env_source = ctx.knowledge.DescribeSource(recipe->source);
+        for (const auto& [name, value] : recipe->env) image.SetEnv(name, value, from.line, "base-image");
+        return;
+      }
+      const facts::BaseImage failed = base;
+      base = before;
+      if (failed.reason) ctx.AddNote(image, from, "its nvidia/cuda devel base: " + *failed.reason);
+    }
+  }
+  if (recipe_here && recipe->base == "os" && !(row && row->compat.value_or(false))) {
     base.flavor = flavor;
     base.compat = false;
     base.compat_source = recipe->source;

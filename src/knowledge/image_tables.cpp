@@ -208,8 +208,10 @@ Result<BaseImageKnowledge> BuildBaseImages(const Knowledge& k) {
     out.pytorch_tags.push_back(std::move(tag));
   }
   for (const json& row : k.Table("pytorch_image_flavors")) {
-    PytorchImageFlavor flavor{Text(row, "flavor"), Text(row, "torch_from"), Text(row, "base"), {},
-                              List(row, "architectures"), Text(row, "source")};
+    PytorchImageFlavor flavor{Text(row, "flavor"),       Text(row, "torch_from"),    Text(row, "base"),
+                              Text(row, "distribution"), {}, List(row, "architectures"), Text(row, "source")};
+    if (flavor.base == "nvidia-cuda-devel" && flavor.distribution.empty())
+      return RowError(row, "base nvidia-cuda-devel needs `distribution` (the OS part of the nvidia/cuda tag)");
     for (const std::string& entry : List(row, "env")) {
       size_t eq = entry.find('=');
       if (eq == std::string::npos || eq == 0) return RowError(row, "env entry '" + entry + "' is not NAME=value");

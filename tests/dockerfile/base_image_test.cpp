@@ -127,9 +127,9 @@ TEST_CASE("unknown bases and unread constructs stay unknown, never guessed") {
   CHECK(Find(unresolved["frameworks"], "name", "torch")->at("version").is_null());
 
   // pytorch/pytorch tags: torch and CUDA from the tag, drivers unknown unless a
-  // row says (the runtime flavor's recipe: below).
-  json torch_base = Facts("FROM pytorch/pytorch:2.1.0-cuda12.1-cudnn8-devel\n");
-  CHECK(Find(torch_base["frameworks"], "name", "torch")->at("cuda") == "12.1");
+  // row says (the flavors' recipes: below).
+  json torch_base = Facts("FROM pytorch/pytorch:1.7.1-cuda11.0-cudnn8-devel\n");
+  CHECK(Find(torch_base["frameworks"], "name", "torch")->at("cuda") == "11.0");
   CHECK_FALSE(torch_base["cuda"].contains("drivers"));
   json torch_known = Facts("FROM pytorch/pytorch:2.0.0-cuda11.7-cudnn8-devel\n");
   CHECK(torch_known["cuda"]["drivers"].empty());
@@ -260,13 +260,29 @@ TEST_CASE("pytorch/pytorch runtime tags: an operating-system base, no libcuda, n
   CHECK_FALSE(HasUnknown(runtime, "cuda.requirements"));
   CHECK(runtime["cuda"]["loader"]["ld_library_path"] == json::array({"/usr/local/nvidia/lib", "/usr/local/nvidia/lib64"}));
   CHECK(runtime["cuda"]["requirements"]["complete"] == true);
-  CHECK_FALSE(runtime["cuda"]["requirements"]["variables"].contains("NVIDIA_REQUIRE_CUDA"));
+  CHECK_FALSE(runtime["cuda"]["requirements"].contains("NVIDIA_REQUIRE_CUDA"));
   CHECK(runtime["cuda"]["runtimes"][0]["version"] == "12.1");
 
-  // Older tags were built from Dockerfiles that are not public; devel starts
-  // from an nvidia/cuda image of a patch release the tag does not name.
+  // Older tags were built from Dockerfiles that are not public.
   CHECK(HasUnknown(Facts("FROM pytorch/pytorch:1.7.1-cuda11.0-cudnn8-runtime\n"), "cuda.drivers"));
-  CHECK(HasUnknown(Facts("FROM pytorch/pytorch:2.1.0-cuda12.1-cudnn8-devel\n"), "cuda.drivers"));
+
+  // devel starts from the nvidia/cuda devel image of the tag's CUDA (the
+  // newest patch of that minor, said UNCONFIRMED): its compat library, stub,
+  // requirement and nvidia.conf, with the pytorch Dockerfile's LD_LIBRARY_PATH.
+  json devel = Facts("FROM pytorch/pytorch:2.1.0-cuda12.1-cudnn8-devel\n");
+  CHECK_FALSE(HasUnknown(devel, "cuda.drivers"));
+  CHECK(devel["image"]["base"]["kind"] == "pytorch/pytorch");
+  CHECK(devel["image"]["base"]["torch"] == "2.1.0");
+  CHECK(devel["image"]["base"]["tag_resolution"].get<std::string>().find("UNCONFIRMED") != std::string::npos);
+  REQUIRE(devel["cuda"]["drivers"].is_array());
+  CHECK(Find(devel["cuda"]["drivers"], "kind", "compat") != nullptr);
+  CHECK(Find(devel["cuda"]["drivers"], "kind", "stub") != nullptr);
+  CHECK(devel["cuda"]["requirements"]["NVIDIA_REQUIRE_CUDA"].get<std::string>().rfind("cuda>=12.1 ", 0) == 0);
+  CHECK(devel["cuda"]["loader"]["ld_library_path"] == json::array({"/usr/local/nvidia/lib", "/usr/local/nvidia/lib64"}));
+  CHECK(Find(devel["frameworks"], "name", "torch")->at("version") == "2.1.0");
+  // A row of the exact tag wins over the flavor's recipe.
+  json row = Facts("FROM pytorch/pytorch:2.0.0-cuda11.7-cudnn8-devel\n");
+  CHECK(row["cuda"]["drivers"].empty());
 
   // The recipe is for amd64: arm64 builds install CPU-only wheels.
   imagelint::dockerfile::DockerfileOptions arm64;
