@@ -175,6 +175,8 @@ void TorchPackage(const Context& ctx, const Instruction& inst, ImageModel& image
       }
     }
   }
+  // A torch pinned by an assumption (an unpinned package's newest release pins it).
+  if (!version.empty() && !r.assumed_because.empty()) row.version_assumed = r.assumed_because;
   if (chosen.empty() && from_pypi && !version.empty() && r.exact) {
     std::string torch_mm = MajorMinor(version);
     bool companion_unconfirmed = false;
@@ -493,7 +495,17 @@ std::optional<Requirement> CompanionTorch(const Context& ctx, const ImageModel& 
     torch.name = "torch";
     torch.raw = r.raw;
     std::string version = r.version.substr(0, r.version.find('+'));
-    if (version.empty()) {
+    const TorchPin* newest = nullptr;  // an unpinned package that pins torch: its newest release the tables know
+    if (version.empty() && r.specifier.empty())
+      for (const TorchPin& row : ctx.packages.torch_pins)
+        if (row.package == r.name && (!newest || CompareNaturalVersions(row.release, newest->release) > 0)) newest = &row;
+    if (newest) {
+      torch.version = newest->torch;
+      torch.assumed_because = r.name + " is not pinned: assumed " + r.name + " " + newest->release +
+                     ", the newest release the knowledge tables know, which requires torch==" + newest->torch +
+                     (newest->unconfirmed.empty() ? "" : " (UNCONFIRMED: " + newest->unconfirmed + ")") +
+                     "; pin it to make this certain";
+    } else if (version.empty()) {
       torch.assumed_because = r.name + " is not pinned and brings torch";
     } else if (const TorchPin* pin = ctx.packages.FindTorchPin(r.name, version)) {
       torch.version = pin->torch;

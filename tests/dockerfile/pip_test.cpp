@@ -207,6 +207,13 @@ TEST_CASE("a package that pins torch brings that torch: vllm==0.7.2 is torch 2.5
   json kept = Facts("FROM python:3.11-slim\nRUN pip install torch==2.5.1\nRUN pip install vllm==0.7.2\n");
   CHECK(Find(kept["frameworks"], "name", "torch")->at("dockerfile_line") == 2);
 
+  // Unpinned: the newest release the tables know, and the torch it pins, said as an assumption.
+  json unpinned = Facts("FROM python:3.12-slim\nRUN pip install vllm\n");
+  const json* assumed = Find(unpinned["frameworks"], "name", "torch");
+  REQUIRE(assumed != nullptr);
+  CHECK((*assumed)["version"].is_string());
+  CHECK((*assumed)["version_assumed"].get<std::string>().find("vllm is not pinned: assumed vllm") != std::string::npos);
+
   // A release the table does not record pins nothing: torch stays unknown.
   json unknown = Facts("FROM python:3.11-slim\nRUN pip install vllm==0.2.0\n");
   CHECK(Find(unknown["frameworks"], "name", "torch") == nullptr);
