@@ -56,7 +56,7 @@ Result<FleetImport> Finish(Result<fleet_import::ImportResult> imported, const st
 Result<std::vector<rules::RuleInfo>> ListRules(const std::vector<std::string>& rule_files,
                                                const std::vector<rules::RuleOverride>& overrides,
                                                const Context& context) {
-  auto rule_set = rules::LoadRuleSet(context.rules_dir, rule_files);
+  auto rule_set = rules::LoadRuleSet(context.rules_dir, rule_files, context.cache_dir);
   if (!rule_set.ok()) return rule_set.error();
   IMAGELINT_TRY(rule_set->ApplyOverrides(overrides));
   return rule_set->List();
@@ -64,7 +64,7 @@ Result<std::vector<rules::RuleInfo>> ListRules(const std::vector<std::string>& r
 
 Result<RuleDocs> ExplainRule(const std::string& id_or_name, const std::vector<std::string>& rule_files,
                              const Context& context) {
-  auto rule_set = rules::LoadRuleSet(context.rules_dir, rule_files);
+  auto rule_set = rules::LoadRuleSet(context.rules_dir, rule_files, context.cache_dir);
   if (!rule_set.ok()) return rule_set.error();
   std::string upper = id_or_name;
   for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));

@@ -7,11 +7,9 @@
 #include <set>
 #include <sstream>
 
-#include <yaml-cpp/yaml.h>
-
 #include <utility>
 
-#include "common/yaml.h"
+#include "common/marked_yaml.h"
 #include "imagelint/rules.h"
 
 namespace imagelint::rules {
@@ -113,44 +111,41 @@ class RuleFileReader {
   Result<std::vector<Rule>> Read() {
     if (text_.size() > limits_.max_file_bytes)
       return MakeError(file_, "rule file larger than " + std::to_string(limits_.max_file_bytes) + " bytes");
-    auto loaded = LoadYaml(text_, file_, {}, memo_);
+    auto loaded = LoadMarkedYaml(text_, file_, {}, memo_);
     if (!loaded.ok()) return loaded.error();
-    YAML::Node root = std::move(*loaded);
+    const MarkedNode& root = *loaded;
     std::vector<Rule> rules;
-    try {
-      if (!root.IsMap() || !root["rules"]) return MakeError(file_, "a rule file is a map with a 'rules:' list");
-      for (auto it = root.begin(); it != root.end(); ++it) {
-        std::string key = it->first.as<std::string>();
-        if (key != "rules" && key != "version")
-          return At(it->first, "unknown top-level key '" + key + "' (expected 'rules')");
-      }
-      YAML::Node list = root["rules"];
-      if (!list.IsSequence()) return At(list, "'rules' must be a list");
-      if (list.size() > limits_.max_rules)
-        return At(list, "more than " + std::to_string(limits_.max_rules) + " rules in one file");
-      for (const auto& entry : list) {
-        auto rule = ReadRule(entry);
-        if (!rule.ok()) return rule.error();
-        rules.push_back(std::move(*rule));
-      }
-    } catch (const YAML::Exception& e) {
-      return MakeErrorAtLine(file_, e.mark.line + 1, e.mark.column + 1, e.msg);
+    if (!root.IsMap() || !root["rules"]) return MakeError(file_, "a rule file is a map with a 'rules:' list");
+    for (const auto& [key_node, value] : root.Entries()) {
+      auto key = Key(key_node);
+      if (!key.ok()) return key.error();
+      if (*key != "rules" && *key != "version")
+        return At(key_node, "unknown top-level key '" + *key + "' (expected 'rules')");
+    }
+    const MarkedNode& list = root["rules"];
+    if (!list.IsSequence()) return At(list, "'rules' must be a list");
+    if (list.size() > limits_.max_rules)
+      return At(list, "more than " + std::to_string(limits_.max_rules) + " rules in one file");
+    for (const auto& entry : list.Items()) {
+      auto rule = ReadRule(entry);
+      if (!rule.ok()) return rule.error();
+      rules.push_back(std::move(*rule));
     }
     return rules;
   }
 
  private:
-  Error At(const YAML::Node& node, const std::string& message) const {
-    YAML::Mark mark = node.Mark();
+  Error At(const MarkedNode& node, const std::string& message) const {
+    MarkedNode::Mark mark = node.mark();
     if (mark.line < 0) return MakeError(file_, message);
     return MakeErrorAtLine(file_, mark.line + 1, mark.column + 1, message);
   }
 
   // Where the scalar's text starts in the file, by looking at its style.
-  SourceLocation Locate(const YAML::Node& node) const {
+  SourceLocation Locate(const MarkedNode& node) const {
     SourceLocation where;
     where.file = file_;
-    YAML::Mark mark = node.Mark();
+    MarkedNode::Mark mark = node.mark();
     if (mark.line < 0 || static_cast<size_t>(mark.line) >= lines_.size()) return where;
     std::string_view line = lines_[mark.line];
     char first = static_cast<size_t>(mark.column) < line.size() ? line[mark.column] : ' ';
@@ -173,12 +168,18 @@ class RuleFileReader {
     return where;
   }
 
-  Result<std::string> Scalar(const YAML::Node& node, const std::string& field) const {
+  Result<std::string> Scalar(const MarkedNode& node, const std::string& field) const {
     if (!node.IsScalar()) return At(node, "'" + field + "' must be a string");
-    return node.as<std::string>();
+    return node.Scalar();
   }
 
-  Result<Expression> ParseExpression(const YAML::Node& node, const std::string& field) const {
+  // A map key: yaml-cpp reads only scalar keys as strings.
+  Result<std::string> Key(const MarkedNode& node) const {
+    if (!node.IsScalar()) return At(node, "a key must be a string");
+    return node.Scalar();
+  }
+
+  Result<Expression> ParseExpression(const MarkedNode& node, const std::string& field) const {
     auto text = Scalar(node, field);
     if (!text.ok()) return text.error();
     if (text->size() > limits_.max_expression_bytes) return At(node, "'" + field + "' is too long");
@@ -186,7 +187,7 @@ class RuleFileReader {
     return Expression::Parse(*text, Locate(node));
   }
 
-  Result<Template> ParseTemplate(const YAML::Node& node, const std::string& field) const {
+  Result<Template> ParseTemplate(const MarkedNode& node, const std::string& field) const {
     auto text = Scalar(node, field);
     if (!text.ok()) return text.error();
     if (text->size() > limits_.max_expression_bytes) return At(node, "'" + field + "' is too long");
@@ -195,24 +196,23 @@ class RuleFileReader {
     return Template::Parse(trimmed, Locate(node));
   }
 
-  Result<Prediction> ReadPrediction(const YAML::Node& node) const {
+  Result<Prediction> ReadPrediction(const MarkedNode& node) const {
     if (!node.IsMap()) return At(node, "a prediction is a map with code, name and stage");
     static const std::set<std::string> kKeys = {"when", "code", "name", "stage", "message", "severity"};
     Prediction prediction;
-    for (auto it = node.begin(); it != node.end(); ++it) {
-      std::string key = it->first.as<std::string>();
-      if (!kKeys.count(key)) return At(it->first, "unknown key '" + key + "' in a prediction");
+    for (const auto& [key_node, value] : node.Entries()) {
+      auto key = Key(key_node);
+      if (!key.ok()) return key.error();
+      if (!kKeys.count(*key)) return At(key_node, "unknown key '" + *key + "' in a prediction");
     }
     if (!node["name"] || !node["stage"]) return At(node, "a prediction needs 'name' and 'stage'");
     auto name = Scalar(node["name"], "name");
     if (!name.ok()) return name.error();
     prediction.name = *name;
     if (node["code"]) {
-      try {
-        prediction.code = node["code"].as<int>();
-      } catch (const YAML::Exception&) {
-        return At(node["code"], "'code' must be a CUDA error number");
-      }
+      auto code = node["code"].AsInt();
+      if (!code) return At(node["code"], "'code' must be a CUDA error number");
+      prediction.code = *code;
     }
     auto stage_text = Scalar(node["stage"], "stage");
     if (!stage_text.ok()) return stage_text.error();
@@ -240,22 +240,23 @@ class RuleFileReader {
     return prediction;
   }
 
-  Result<Rule> ReadRule(const YAML::Node& node) const {
+  Result<Rule> ReadRule(const MarkedNode& node) const {
     if (!node.IsMap()) return At(node, "a rule is a map");
     static const std::set<std::string> kKeys = {"id", "name", "title", "summary", "severity", "scope", "docs",
                                                 "let", "foreach", "condition", "message", "fix", "predicts",
                                                 "demote", "evidence", "on_unknown", "enabled", "priority",
                                                 "workloads"};
-    for (auto it = node.begin(); it != node.end(); ++it) {
-      std::string key = it->first.as<std::string>();
-      if (!kKeys.count(key)) return At(it->first, "unknown key '" + key + "' in a rule");
+    for (const auto& [key_node, value] : node.Entries()) {
+      auto key = Key(key_node);
+      if (!key.ok()) return key.error();
+      if (!kKeys.count(*key)) return At(key_node, "unknown key '" + *key + "' in a rule");
     }
     for (const char* required : {"id", "name", "title", "severity", "scope", "condition", "message"}) {
       if (!node[required]) return At(node, std::string("a rule needs '") + required + "'");
     }
     Rule rule;
     rule.file = file_;
-    rule.line = node.Mark().line + 1;
+    rule.line = node.mark().line + 1;
     auto id = Scalar(node["id"], "id");
     if (!id.ok()) return id.error();
     if (!IsRuleId(*id)) return At(node["id"], "rule id '" + *id + "' must look like IL001");
@@ -295,15 +296,16 @@ class RuleFileReader {
       rule.docs = *docs;
     }
     if (node["let"]) {
-      const YAML::Node& lets = node["let"];
+      const MarkedNode& lets = node["let"];
       if (!lets.IsMap()) return At(lets, "'let' is a map of name: expression");
       if (lets.size() > 64) return At(lets, "too many 'let' bindings");
-      for (auto it = lets.begin(); it != lets.end(); ++it) {
-        std::string var = it->first.as<std::string>();
-        if (!IsVariableName(var)) return At(it->first, "'" + var + "' is not a variable name");
-        auto expression = ParseExpression(it->second, "let " + var);
+      for (const auto& [var_node, value] : lets.Entries()) {
+        auto var = Key(var_node);
+        if (!var.ok()) return var.error();
+        if (!IsVariableName(*var)) return At(var_node, "'" + *var + "' is not a variable name");
+        auto expression = ParseExpression(value, "let " + *var);
         if (!expression.ok()) return expression.error();
-        rule.lets.emplace_back(var, std::move(*expression));
+        rule.lets.emplace_back(*var, std::move(*expression));
       }
     }
     if (node["foreach"]) {
@@ -329,10 +331,10 @@ class RuleFileReader {
       rule.fix = std::move(*fix);
     }
     if (node["predicts"]) {
-      const YAML::Node& predicts = node["predicts"];
+      const MarkedNode& predicts = node["predicts"];
       if (predicts.IsSequence()) {
         if (predicts.size() > 32) return At(predicts, "too many predictions");
-        for (const auto& entry : predicts) {
+        for (const auto& entry : predicts.Items()) {
           auto prediction = ReadPrediction(entry);
           if (!prediction.ok()) return prediction.error();
           rule.predicts.push_back(std::move(*prediction));
@@ -344,7 +346,7 @@ class RuleFileReader {
       }
     }
     if (node["demote"]) {
-      const YAML::Node& demote = node["demote"];
+      const MarkedNode& demote = node["demote"];
       if (!demote.IsMap() || !demote["when"] || !demote["severity"] || demote.size() != 2)
         return At(demote, "demote is a map with 'when' and 'severity'");
       auto when = ParseExpression(demote["when"], "demote.when");
@@ -382,18 +384,14 @@ class RuleFileReader {
       else return At(node["workloads"], "workloads must be gpu or any");
     }
     if (node["priority"]) {
-      try {
-        rule.priority = node["priority"].as<int>();
-      } catch (const YAML::Exception&) {
-        return At(node["priority"], "'priority' must be a number");
-      }
+      auto priority = node["priority"].AsInt();
+      if (!priority) return At(node["priority"], "'priority' must be a number");
+      rule.priority = *priority;
     }
     if (node["enabled"]) {
-      try {
-        rule.enabled = node["enabled"].as<bool>();
-      } catch (const YAML::Exception&) {
-        return At(node["enabled"], "'enabled' must be true or false");
-      }
+      auto enabled = node["enabled"].AsBool();
+      if (!enabled) return At(node["enabled"], "'enabled' must be true or false");
+      rule.enabled = *enabled;
     }
     return rule;
   }

@@ -45,7 +45,8 @@ TEST_CASE("cache subdirectories that are links to elsewhere: nothing written the
   WriteFileText(victim / "keep", "not the cache's");
   const fs::path cache = dir / "cache";
   fs::create_directories(cache);
-  for (const char* name : {"layers", "verified", "knowledge", "checked-yaml"}) fs::create_directory_symlink(victim, cache / name);
+  for (const char* name : {"layers", "verified", "knowledge", "checked-yaml", "parsed-yaml"})
+    fs::create_directory_symlink(victim, cache / name);
   const auto before = Listing(victim);
   for (int pass = 0; pass < 2; ++pass) {
     auto run = RunBounded({"facts", image.string(), "--cache-dir", cache.string()});
