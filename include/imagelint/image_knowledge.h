@@ -171,6 +171,7 @@ struct FrameworkRuntime {
   std::string manager;     // pip | conda
   std::string framework;   // "torch"
   std::string cuda_major;  // "12"; "" = any
+  std::string extra;       // the pip extra that brings it ("and-cuda"); "" = every CUDA build does
   std::string library;     // under site-packages or the prefix; {soname}
   std::string unconfirmed;
   std::string source;
@@ -221,10 +222,11 @@ struct PackageKnowledge {
   const TorchPin* FindTorchPin(std::string_view package, std::string_view release) const;
   // Whether the table records pins of `package` at all.
   bool PinsTorch(std::string_view package) const;
-  // The runtime `framework` installed by `manager` brings for a build of CUDA
-  // `cuda` ("12.4", "11.8"); null when the table has none.
+  // The runtime `framework` installed by `manager` with `extras` brings for a
+  // build of CUDA `cuda` ("12.4", "11.8"); null when the table has none.
   const FrameworkRuntime* FindFrameworkRuntime(std::string_view manager, std::string_view framework,
-                                               std::string_view cuda) const;
+                                               std::string_view cuda,
+                                               const std::vector<std::string>& extras = {}) const;
   const SystemPackage* FindSystemPackage(std::string_view name, std::map<std::string, std::string>* captured) const;
   // The installer row for a download URL (any scheme), or null.
   const InstallerScript* FindInstallerScript(std::string_view url) const;

@@ -50,12 +50,13 @@ void AddArchList(const Context& ctx, facts::Framework& row) {
   }
 }
 
-void AddFrameworkRuntime(const Context& ctx, ImageModel& image, const facts::Framework& row, const std::string& manager) {
+void AddFrameworkRuntime(const Context& ctx, ImageModel& image, const facts::Framework& row, const std::string& manager,
+                         const std::vector<std::string>& extras) {
   // "12.4", or "12" where only the major is pinned (conda's pytorch-cuda=12):
   // the driver floor of minor-version compatibility is the major's.
   if (!row.cuda || !IsDottedNumber(*row.cuda)) return;
   const std::string& cuda = *row.cuda;
-  const FrameworkRuntime* layout = ctx.packages.FindFrameworkRuntime(manager, row.name, cuda);
+  const FrameworkRuntime* layout = ctx.packages.FindFrameworkRuntime(manager, row.name, cuda, extras);
   std::optional<std::string> soname = ctx.knowledge.CudartSoname(cuda);
   if (!layout || !soname) return;
   facts::Runtime runtime;

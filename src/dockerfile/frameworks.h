@@ -24,8 +24,9 @@ void AddArchList(const Context& context, facts::Framework& row);
 // <site-packages> (pip) or <conda-prefix> (conda), so a torch wheel on a base
 // without CUDA still needs its release's driver. A later install replaces the
 // row of the same file.
+// `extras`: the pip extras of the install (a row naming one applies only with it).
 void AddFrameworkRuntime(const Context& context, ImageModel& image, const facts::Framework& row,
-                         const std::string& manager);
+                         const std::string& manager, const std::vector<std::string>& extras = {});
 
 // A later install of a framework replaces the earlier one (one copy per image).
 void ReplaceFramework(ImageModel& image, facts::Framework row);

@@ -231,8 +231,12 @@ void TorchPackage(const Context& ctx, const Instruction& inst, ImageModel& image
   ReplaceFramework(image, std::move(row));
 }
 
-// jax, jaxlib, jax-cuda12-plugin: CUDA from an extra, a local version or the name.
-void JaxPackage(ImageModel& image, facts::Framework row, const Requirement& r, const std::string& local) {
+// jax, jaxlib, jax-cuda12-plugin: CUDA from an extra, a local version or the
+// name. The jax[cudaNN] extras install NVIDIA's CUDA wheels, so the image has
+// a runtime of that major (framework_runtimes rows name the extra); the
+// cudaNN-local extras use the system's CUDA instead.
+void JaxPackage(const Context& ctx, ImageModel& image, facts::Framework row, const Requirement& r,
+                const std::string& local) {
   row.name = "jax";
   std::string cuda;
   for (const std::string& extra : r.extras)
@@ -242,11 +246,14 @@ void JaxPackage(ImageModel& image, facts::Framework row, const Requirement& r, c
   if (r.name == "jax" && cuda.empty()) return;  // CPU jax
   if (!cuda.empty()) row.cuda = cuda;
   row.cuda_source = "package extra or name";
+  if (r.name == "jax" && !cuda.empty()) AddFrameworkRuntime(ctx, image, row, "pip", r.extras);
   ReplaceFramework(image, std::move(row));
 }
 
+// tensorflow: the CUDA its release was built with; tensorflow[and-cuda]
+// installs NVIDIA's CUDA wheels of that release (framework_runtimes).
 void TensorflowPackage(const Context& ctx, const Instruction& inst, ImageModel& image, facts::Framework row,
-                       const std::string& version) {
+                       const Requirement& r, const std::string& version) {
   row.name = "tensorflow";
   const PypiRelease* release = version.empty() ? nullptr : ctx.packages.FindPypiRelease("tensorflow", MajorMinor(version));
   if (release && !release->cuda.empty()) {
@@ -254,6 +261,7 @@ void TensorflowPackage(const Context& ctx, const Instruction& inst, ImageModel& 
     row.cuda_source = "packages.yaml pypi_releases";
     row.provenance.knowledge = ctx.knowledge.DescribeSource(release->source);
     if (!release->unconfirmed.empty()) row.provenance.unconfirmed = "TensorFlow build CUDA";
+    AddFrameworkRuntime(ctx, image, row, "pip", r.extras);
   } else {
     row.cuda_unknown = true;
     std::vector<std::string> known;
@@ -333,8 +341,8 @@ void PipPackage(const Context& ctx, const Instruction& inst, ImageModel& image, 
   if (framework == "torch" || framework == "torchvision" || framework == "torchaudio")
     TorchPackage(ctx, inst, image, std::move(row), r, version, local, ChooseVariant(indexes, known->index_hosts, uv),
                  indexes.from_pypi);
-  else if (framework == "jax") JaxPackage(image, std::move(row), r, local);
-  else if (framework == "tensorflow") TensorflowPackage(ctx, inst, image, std::move(row), version);
+  else if (framework == "jax") JaxPackage(ctx, image, std::move(row), r, local);
+  else if (framework == "tensorflow") TensorflowPackage(ctx, inst, image, std::move(row), r, version);
   else if (framework == "cupy") CupyPackage(image, std::move(row), r);
   else if (!framework.empty()) {
     row.name = framework;
@@ -416,7 +424,8 @@ std::optional<Requirement> ParseRequirement(const ShellWord& word) {
     if (close != std::string_view::npos) {
       for (std::string extra : SplitOn(text.substr(pos + 1, close - pos - 1), ',')) {
         extra.erase(std::remove(extra.begin(), extra.end(), ' '), extra.end());
-        if (!extra.empty()) r.extras.push_back(ToLower(extra.substr(0, kMaxName)));
+        // PEP 685: extras compare normalized, as package names do.
+        if (!extra.empty()) r.extras.push_back(NormalizePackageName(extra.substr(0, kMaxName)));
       }
       pos = close + 1;
       while (pos < text.size() && IsSpace(text[pos])) ++pos;

@@ -264,7 +264,8 @@ Result<PackageKnowledge> BuildPackages(const Knowledge& k) {
     out.distro_pythons.push_back({Text(row, "distribution"), Text(row, "python"), Text(row, "source")});
   for (const json& row : k.Table("framework_runtimes")) {
     FrameworkRuntime runtime{Text(row, "manager"), Text(row, "framework"), Text(row, "cuda_major"),
-                             Text(row, "library"), Unconfirmed(row), Text(row, "source")};
+                             Text(row, "extra"),   Text(row, "library"),   Unconfirmed(row),
+                             Text(row, "source")};
     if (!runtime.cuda_major.empty() && !std::all_of(runtime.cuda_major.begin(), runtime.cuda_major.end(),
                                                     [](char c) { return c >= '0' && c <= '9'; }))
       return RowError(row, "cuda_major is a CUDA major (digits), or absent for any");
@@ -445,10 +446,12 @@ const PypiRelease* PackageKnowledge::FindPypiRelease(std::string_view package, s
 }
 
 const FrameworkRuntime* PackageKnowledge::FindFrameworkRuntime(std::string_view manager, std::string_view framework,
-                                                               std::string_view cuda) const {
+                                                               std::string_view cuda,
+                                                               const std::vector<std::string>& extras) const {
   std::string_view major = cuda.substr(0, cuda.find('.'));
   for (const FrameworkRuntime& row : framework_runtimes)
-    if (row.manager == manager && row.framework == framework && (row.cuda_major.empty() || row.cuda_major == major))
+    if (row.manager == manager && row.framework == framework && (row.cuda_major.empty() || row.cuda_major == major) &&
+        (row.extra.empty() || std::find(extras.begin(), extras.end(), row.extra) != extras.end()))
       return &row;
   return nullptr;
 }

@@ -326,6 +326,7 @@ const std::vector<TableSchema>& Schemas() {
        {{"manager", F::kEnum, true, "pip|conda"},
         {"framework", F::kString, true},
         {"cuda_major", F::kString, false},
+        {"extra", F::kString, false},
         {"library", F::kString, true},
         {"note", F::kString, false}}},
       {{"installer_scripts", "packages.yaml", "url", "installer scripts Dockerfiles download and run, and whether they add GPU code"},

@@ -40,7 +40,7 @@ TEST_CASE("requirement scanner: names, extras, pins, markers, wheels; URLs and p
   CHECK(torch->version == "0.16.0");
   auto jax = parse("jax [CUDA12_pip, cuda12] ==0.4.23");
   REQUIRE(jax.has_value());
-  CHECK(jax->extras == std::vector<std::string>{"cuda12_pip", "cuda12"});
+  CHECK(jax->extras == std::vector<std::string>{"cuda12-pip", "cuda12"});
   CHECK(jax->version == "0.4.23");
   CHECK(parse("torch===2.2.0")->version == "2.2.0");
   CHECK(parse("pytorch=2.1")->version == "2.1");  // conda style
@@ -107,6 +107,43 @@ TEST_CASE("frameworks and their CUDA: companions, jax, cupy, tensorflow, onnxrun
   CHECK(Find(cpu["frameworks"], "name", "jax") == nullptr);
   CHECK(Find(cpu["frameworks"], "name", "tensorflow")->at("cuda").is_null());
   CHECK(HasUnknown(cpu, "frameworks"));
+}
+
+// tensorflow[and-cuda] and jax[cuda12]/[cuda13] install NVIDIA's CUDA runtime
+// wheel, so a base without CUDA still holds a runtime of that release; the
+// plain package (and jax's cudaNN-local extras) use the system's CUDA instead.
+TEST_CASE("the CUDA runtime an extra brings: tensorflow[and-cuda], jax[cuda12], jax[cuda13]; not without the extra") {
+  const auto runtime_of = [](const json& facts, const std::string& package) -> const json* {
+    for (const json& runtime : facts["cuda"]["runtimes"])
+      if (runtime.value("source", "") == "framework" && runtime.value("version_source", "").rfind(package, 0) == 0)
+        return &runtime;
+    return nullptr;
+  };
+  json tf = Facts("FROM python:3.12-slim\nRUN pip install 'tensorflow[and-cuda]==2.20.0'\n");
+  const json* tf_runtime = runtime_of(tf, "tensorflow");
+  REQUIRE(tf_runtime != nullptr);
+  CHECK((*tf_runtime)["version"] == "12.5");  // the CUDA 2.20 was built with
+  CHECK((*tf_runtime)["path"] == "<site-packages>/nvidia/cuda_runtime/lib/libcudart.so.12");
+  CHECK(runtime_of(Facts("FROM python:3.12-slim\nRUN pip install tensorflow==2.20.0\n"), "tensorflow") == nullptr);
+  // PEP 685: the extra's spelling does not matter.
+  CHECK(runtime_of(Facts("FROM python:3.12-slim\nRUN pip install 'tensorflow[And_CUDA]==2.18.1'\n"), "tensorflow") !=
+        nullptr);
+
+  json jax12 = Facts("FROM python:3.12-slim\nRUN pip install -U 'jax[cuda12]'\n");
+  const json* jax_runtime = runtime_of(jax12, "jax");
+  REQUIRE(jax_runtime != nullptr);
+  CHECK((*jax_runtime)["version"] == "12");  // >=12.1.105: pip takes the newest 12.x
+  CHECK((*jax_runtime)["version_precision"] == "major");
+  json jax13 = Facts("FROM python:3.12-slim\nRUN pip install 'jax[cuda13]==0.8.0'\n");
+  REQUIRE(runtime_of(jax13, "jax") != nullptr);
+  CHECK((*runtime_of(jax13, "jax"))["path"] == "<site-packages>/nvidia/cu13/lib/libcudart.so.13");
+  CHECK(runtime_of(Facts("FROM python:3.12-slim\nRUN pip install 'jax[cuda12-local]'\n"), "jax") == nullptr);
+
+  // torchaudio 2.10 was the last release in lockstep with torch.
+  json audio = Facts("FROM python:3.12-slim\nRUN pip install torchaudio==2.10.0\n");
+  const json* torchaudio = Find(audio["frameworks"], "name", "torchaudio");
+  REQUIRE(torchaudio != nullptr);
+  CHECK_FALSE((*torchaudio)["cuda"].is_null());
 }
 
 TEST_CASE("pip and uv choose between --index-url and --extra-index-url differently") {
