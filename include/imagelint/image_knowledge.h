@@ -40,6 +40,9 @@ struct CudaImageRelease {
   std::string require;  // NVIDIA_REQUIRE_CUDA, expanded from the row
   std::string require_source;
   bool require_unconfirmed = false;
+  // Why the images' NVIDIA_REQUIRE_CUDA is not recorded ("" = it is): the
+  // requirement is then an unknown fact, not a guessed clause list.
+  std::string require_unread;
   std::string compat_libcuda;  // "" = no compat package in the image
   std::string compat_source;
   bool compat_unconfirmed = false;

@@ -90,6 +90,20 @@ json SelectionJson(const nvidia::LibcudaSelection& selection) {
           {"launch_path", LaunchPathJson(selection.path_info)}};
 }
 
+// facts.cuda.requirements says its list is partial (complete: false).
+bool RequirementsPartial(const json& facts) {
+  const json* cuda = facts.is_object() && facts.contains("cuda") ? &facts["cuda"] : nullptr;
+  if (!cuda || !cuda->is_object() || !cuda->contains("requirements")) return false;
+  const json& requirements = (*cuda)["requirements"];
+  return requirements.is_object() && requirements.contains("complete") && requirements["complete"] == false;
+}
+
+bool HasEnv(const json& facts, const char* name) {
+  const json* image = facts.is_object() && facts.contains("image") ? &facts["image"] : nullptr;
+  return image && image->is_object() && image->contains("env") && (*image)["env"].is_object() &&
+         (*image)["env"].contains(name);
+}
+
 void Add(FunctionRegistry& registry, std::string name, int min_args, int max_args, std::string summary,
          rules::FunctionImpl impl) {
   registry.Register(FunctionSpec{std::move(name), min_args, max_args, false, std::move(summary), std::move(impl)});
@@ -139,6 +153,13 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
         auto pool = PoolFromJson(a[1].json);
         if (!pool.ok()) return pool.error();
         nvidia::StartCheck check = nvidia::CheckStart(a[0].json, *pool, *k);
+        // Requirements read from a partial environment: one that fails is a
+        // refusal whatever else the image sets, but "all satisfied" cannot be
+        // told, nor can the legacy CUDA_VERSION rule (it applies only where
+        // NVIDIA_REQUIRE_CUDA is absent, and the base may set it).
+        if (check.checked && !check.disabled && RequirementsPartial(a[0].json) &&
+            (check.satisfied || !HasEnv(a[0].json, "NVIDIA_REQUIRE_CUDA")))
+          return Value::Unknown();
         return Value::Of(json{{"checked", check.checked},
                               {"gpu_container", check.gpu_container},
                               {"disabled", check.disabled},

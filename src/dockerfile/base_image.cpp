@@ -149,6 +149,11 @@ void CudaBase(const Context& ctx, const Instruction& from, const ImageRef& ref, 
   image.ld_so_conf_known = image.binaries_known = true;
 
   std::set<std::string> set_here;  // the first applicable row of a variable wins
+  if (!release->require_unread.empty()) {
+    set_here.insert("NVIDIA_REQUIRE_CUDA");
+    ctx.Unknown(image, from, "cuda.requirements",
+                "nvidia/cuda " + release->cuda + ": NVIDIA_REQUIRE_CUDA is not recorded (" + release->require_unread + ")");
+  }
   for (const CudaImageEnv& row : ctx.images.cuda_env) {
     if (set_here.count(row.name) ||
         !EnvApplies(row, release->cuda, tag->flavor, image.architecture, distribution, with_compat))

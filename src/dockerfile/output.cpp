@@ -24,8 +24,11 @@ facts::Requirements Requirements(const ImageModel& image) {
   std::map<std::string, facts::EnvProvenance> provenance;
   for (const auto& [name, value] : out.variables) provenance[name] = image.env_provenance.at(name);
   out.provenance = std::move(provenance);
-  out.complete = image.env_known;
-  if (!image.env_known) {
+  // A base whose NVIDIA_REQUIRE_CUDA is not recorded leaves the list partial
+  // too: the legacy CUDA_VERSION rule applies only where that variable is absent.
+  const bool complete = image.env_known && !image.HasUnknown("cuda.requirements");
+  out.complete = complete;
+  if (!complete) {
     // The base image may set CUDA_VERSION or NVIDIA_REQUIRE_CUDA the Dockerfile
     // does not show: whether the image is legacy cannot be told.
     out.legacy.reset();

@@ -178,6 +178,9 @@ Result<BaseImageKnowledge> BuildBaseImages(const Knowledge& k) {
     for (const std::string& extra : List(row, "require_extra")) release.require += " " + extra;
     release.require_source = row.contains("require_source") ? Text(row, "require_source") : release.source;
     release.require_unconfirmed = Flag(row, "require_unconfirmed");
+    release.require_unread = Text(row, "require_unread");
+    if (!release.require_unread.empty() && (has_branches || !set.empty()))
+      return RowError(row, "release " + release.cuda + ": require_unread and a recorded clause list contradict");
     release.compat_libcuda = Text(row, "compat_libcuda");
     release.compat_source = Text(row, "compat_source");
     release.compat_unconfirmed = Flag(row, "compat_unconfirmed");

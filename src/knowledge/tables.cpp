@@ -235,6 +235,7 @@ const std::vector<TableSchema>& Schemas() {
         {"require_extra", F::kStringList, false},
         {"require_source", F::kString, false},
         {"require_unconfirmed", F::kBool, false},
+        {"require_unread", F::kString, false},
         {"compat_libcuda", F::kVersion, false},
         {"compat_source", F::kString, false},
         {"compat_unconfirmed", F::kBool, false},

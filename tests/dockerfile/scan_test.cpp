@@ -86,6 +86,44 @@ TEST_CASE("torch 1.12.1 from PyPI (cu102, sm_37..sm_70) on an A100: no kernel im
   CHECK(il007[0]["evidence"][0]["dockerfile_line"] == 3);
 }
 
+// nvidia/cuda 13.4.1: its cudart and compat package are recorded, its
+// NVIDIA_REQUIRE_CUDA brand clauses are not (require_unread). The start check
+// is then undecided, never the legacy CUDA_VERSION rule the missing variable
+// would mean; later-stage failures still decide a pool.
+TEST_CASE("a base whose NVIDIA_REQUIRE_CUDA is not recorded: the start check is undecided, not guessed") {
+  json facts = ScanFacts("FROM nvidia/cuda:13.4.1-runtime-ubuntu24.04\n");
+  CHECK(facts["cuda"]["requirements"]["complete"] == false);
+  CHECK_FALSE(facts["image"]["env"].contains("NVIDIA_REQUIRE_CUDA"));
+  CHECK(facts["image"]["env"]["CUDA_VERSION"] == "13.4.1");
+  CHECK_FALSE(facts["cuda"]["requirements"].contains("legacy"));
+  const char* fleet = R"(pools:
+  - name: h100-590
+    gpu: NVIDIA H100 80GB HBM3
+    driver: "590.48.01"
+    container_toolkit: "1.17.4"
+    runtime: docker-gpus
+  - name: rtx3090-460
+    gpu: NVIDIA GeForce RTX 3090
+    driver: "460.67"
+    container_toolkit: "1.4.0"
+    runtime: docker-gpus
+)";
+  json report = Run({facts}, fleet);
+  // Only the requirement could fail on h100-590 (R590 < the 13.4 branch; the compat package runs there).
+  json h100 = Verdict(report, 0, "h100-590");
+  CHECK(h100["status"] == "undecided");
+  for (const json& finding : Findings(report, 0, "IL001")) {
+    CAPTURE(finding.dump());
+    CHECK(finding["unknown"] == true);
+  }
+  // The 804 of the compat package on a GeForce pool is certain whatever the requirement says.
+  CHECK(Verdict(report, 0, "rtx3090-460")["status"] == "fail");
+  // A recorded requirement is still checked: 13.3.1 lists no R460 clause.
+  json recorded = Run({ScanFacts("FROM nvidia/cuda:13.3.1-runtime-ubuntu24.04\n")}, fleet);
+  REQUIRE_FALSE(Findings(recorded, 0, "IL001").empty());
+  CHECK(Findings(recorded, 0, "IL001")[0]["severity"] == "error");
+}
+
 TEST_CASE("an unknown base gives no verdict of failure from missing facts") {
   json report = Run({ScanFacts("FROM python:3.11-slim\nRUN pip install numpy\n")}, kScanFleet);
   for (const char* pool : {"rtx3090-460", "a100-460", "rtx4090-535"}) {
