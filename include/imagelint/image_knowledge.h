@@ -214,7 +214,10 @@ struct PackageKnowledge {
   std::vector<FrameworkRuntime> framework_runtimes;
   std::vector<SystemPackage> system_packages;  // first match wins
   std::vector<TorchPin> torch_pins;
+  std::vector<std::string> pypi_mirrors;  // "pypi.tuna.tsinghua.edu.cn/simple": no scheme, no trailing '/'
 
+  // Whether an index URL serves PyPI's own files (pypi_mirrors).
+  bool IsPypiIndex(std::string_view url) const;
   // The first row of `manager` whose name pattern matches `name`
   // (normalized); `captured` receives the {placeholder} digits.
   const PythonPackage* FindPythonPackage(std::string_view manager, std::string_view name,

@@ -575,7 +575,7 @@ void ReadInputs(const Context& ctx, const Instruction& inst, ImageModel& image, 
   }
   if (!read.index_url.empty() && indexes.index_url.empty()) {
     indexes.index_url = read.index_url;
-    indexes.from_pypi = false;
+    indexes.from_pypi = ctx.packages.IsPypiIndex(read.index_url);
   }
   for (const std::string& url : read.extra_index_urls) indexes.extra_urls.push_back(url);
   for (const std::string& url : read.find_links) indexes.find_links.push_back(url);
@@ -638,7 +638,12 @@ bool ApplyLockedInstall(const Context& ctx, const Instruction& inst, ImageModel&
     return true;
   }
   std::string dir = image.run_cwd;
+  // UV_NO_SYNC (any value but 0/false/no/off/empty) is uv's --no-sync.
   bool no_sync = false;
+  if (auto env = image.env.find("UV_NO_SYNC"); tool == "uv" && env != image.env.end()) {
+    const std::string value = ToLower(env->second);
+    no_sync = !(value.empty() || value == "0" || value == "false" || value == "no" || value == "off");
+  }
   for (size_t i = 2; i < w.size(); ++i) {
     const std::string& word = w[i].value;
     if (tool == "uv" && sub == "run" && !StartsWith(word, "-")) break;  // the command uv runs
@@ -650,6 +655,23 @@ bool ApplyLockedInstall(const Context& ctx, const Instruction& inst, ImageModel&
     if (!value.empty()) dir = NormalPath(StartsWith(value, "/") ? value : image.run_cwd + "/" + value);
   }
   if (no_sync) return true;  // uv run --no-sync installs nothing
+  // `uv run` / `pixi run` sync only a project they find: one the build context
+  // shows absent from where the command runs is none (uv then just runs).
+  if (command.runner_sync) {
+    // Nothing copied from the context: no project of the repository's is there.
+    if (image.context_copies.empty()) return true;
+    bool absent = true;
+    for (const char* name : {"pyproject.toml", lock.c_str()}) {
+      ContextSource source = FindInContext(ctx, image, (dir == "/" ? "" : dir) + "/" + name);
+      if (!absent || !source.path) {
+        absent = false;
+        continue;
+      }
+      auto text = ReadContextFile(ctx, *source.path);
+      absent = !text.ok() && text.error().message.ends_with("does not exist");
+    }
+    if (absent) return true;
+  }
   RequirementsRead read;
   ReadTomlLock(ctx, image, dir, lock, read);
   // Without its lock, uv sync resolves the project's dependencies as pip
@@ -742,7 +764,7 @@ Status ApplyPip(const Context& ctx, const Instruction& inst, ImageModel& image, 
         }
       } else if (option == "-i" || option == "--index-url" || option == "--index" || option == "--default-index") {
         indexes.index_url = value;
-        indexes.from_pypi = false;
+        indexes.from_pypi = ctx.packages.IsPypiIndex(value);  // a PyPI mirror serves PyPI's wheels
       } else if (option == "--extra-index-url" || option == "--extra-index") {
         indexes.extra_urls.push_back(value);
       } else if (option == "-f" || option == "--find-links") {

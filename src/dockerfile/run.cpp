@@ -219,6 +219,17 @@ void Unread(const Context& ctx, const Instruction& inst, ImageModel& image, cons
   image.frameworks_partial = true;
 }
 
+Status ApplyStartCommand(const Context& ctx, const Instruction& inst, ImageModel& image) {
+  if (image.non_posix_shell && !inst.json_form) return OkStatus();
+  image.run_cwd = image.workdir;
+  RunScripts run = ScriptsOf(inst, ctx.file.escape);
+  auto vars = image.Vars();
+  for (const std::string& script : run.scripts)
+    for (const ShellCommand& command : ParseShell(script, vars).commands)
+      if (!command.words.empty()) (void)ApplyLockedInstall(ctx, inst, image, command);
+  return OkStatus();
+}
+
 Status ApplyRun(const Context& ctx, const Instruction& inst, ImageModel& image) {
   if (image.non_posix_shell && !inst.json_form) {
     Unread(ctx, inst, image, "command for a non-POSIX SHELL not read");

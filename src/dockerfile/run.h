@@ -13,6 +13,13 @@ namespace imagelint::dockerfile {
 
 Status ApplyRun(const Context& context, const Instruction& inst, ImageModel& image);
 
+// CMD and ENTRYPOINT: what the container runs at start. An installer that
+// syncs an environment before it runs the program (`uv run`, `pixi run`, or
+// `poetry install && ...` in the shell form) changes what the process loads,
+// so it is read as the same install in a RUN would be; nothing else in the
+// command is.
+Status ApplyStartCommand(const Context& context, const Instruction& inst, ImageModel& image);
+
 // The scripts a RUN runs: the shell form's text; the exec form quoted back
 // into one command; heredoc bodies when the command is a shell (or none),
 // else the command line without the heredoc markers. Heredocs fed to other

@@ -21,6 +21,12 @@ struct CommandRunner {
   int positionals;             // words after the options that are not the command (gosu's user)
   std::vector<std::string> valued_options;  // options that take the next word as their value
   bool input_arguments = false;  // xargs: more arguments arrive on standard input
+  // The subcommand the runner performs first, as its own command: `uv run`
+  // syncs the project's environment before it runs anything (unless
+  // --no-sync), `pixi run` installs the environment (docs.astral.sh/uv
+  // "uv run"; pixi.sh "pixi run"). Null when it installs nothing.
+  const char* syncs_with = nullptr;
+  std::vector<std::string> no_sync_options = {};
 };
 
 const std::vector<CommandRunner>& CommandRunners() {
@@ -28,12 +34,13 @@ const std::vector<CommandRunner>& CommandRunners() {
       {"conda", "run", 0, {"-n", "--name", "-p", "--prefix", "--cwd"}},
       {"mamba", "run", 0, {"-n", "--name", "-p", "--prefix", "--cwd"}},
       {"micromamba", "run", 0, {"-n", "--name", "-p", "--prefix", "--cwd", "-a", "--attach", "-r", "--root-prefix"}},
-      {"pixi", "run", 0, {"-e", "--environment", "--manifest-path"}},
+      {"pixi", "run", 0, {"-e", "--environment", "--manifest-path"}, false, "install", {"--frozen-env"}},
       {"poetry", "run", 0, {"-C", "--directory", "-P", "--project"}},
       {"pipenv", "run", 0, {}},
       {"pdm", "run", 0, {"-p", "--project"}},
       {"uv", "run", 0, {"--with", "--python", "-p", "--project", "--directory", "--package", "--extra", "--group",
-                         "--index", "--index-url", "--extra-index-url", "--env-file", "-w"}},
+                         "--index", "--index-url", "--extra-index-url", "--env-file", "-w"},
+       false, "sync", {"--no-sync", "--no-project", "--script", "--isolated"}},
       {"gosu", nullptr, 1, {}},
       {"su-exec", nullptr, 1, {}},
       {"chroot", nullptr, 1, {"--userspec", "--groups"}},
@@ -172,6 +179,25 @@ class Reader {
     }
   }
 
+  // `uv run --project P cmd`: `uv sync --project P` first (flagged as a
+  // runner's sync: no project there means nothing is synced), unless an
+  // option says it syncs nothing.
+  static void SyncFirst(const CommandRunner& runner, const std::vector<ShellWord>& words, size_t start, size_t after,
+                        const ShellCommand& command, ShellScript& out) {
+    ShellCommand sync;
+    sync.env = command.env;
+    sync.runner_sync = true;
+    sync.words.push_back(words[start]);
+    sync.words.push_back(ShellWord{runner.syncs_with, true, false});
+    for (size_t k = start + 2; k < after && k < words.size(); ++k) {
+      const std::string option = words[k].value.substr(0, words[k].value.find('='));
+      if (std::find(runner.no_sync_options.begin(), runner.no_sync_options.end(), option) != runner.no_sync_options.end())
+        return;
+      sync.words.push_back(words[k]);
+    }
+    out.commands.push_back(std::move(sync));
+  }
+
   // Strips assignments, wrappers and reserved words; expands `sh -c SCRIPT`.
   void Normalize(ShellCommand& command, ShellScript& out, size_t max_commands, int depth) {
     auto& words = command.words;
@@ -212,7 +238,9 @@ class Reader {
         continue;
       }
       if (const CommandRunner* runner = FindRunner(words, start)) {
-        start = CommandAfter(*runner, words, start);
+        const size_t after = CommandAfter(*runner, words, start);
+        if (runner->syncs_with) SyncFirst(*runner, words, start, after, command, out);
+        start = after;
         // Arguments from standard input: one more word nothing can read.
         if (runner->input_arguments) words.push_back(ShellWord{"", false, false});
         continue;

@@ -29,6 +29,9 @@ struct ShellCommand {
   std::vector<ShellWord> words;  // assignments and wrappers (sudo, env) already removed
   std::vector<ShellRedirect> redirects;
   bool inexact_structure = false;  // control flow the reader does not follow (if/for/case bodies)
+  // The sync a runner does before its command (`uv run` -> `uv sync`): where
+  // no project is found it syncs nothing, where `uv sync` would fail.
+  bool runner_sync = false;
   // What the script adds to the command's environment (exact values only):
   // variables it exported so far and the command's own `NAME=value` prefix.
   // ARG and ENV values come on top of these from the image.

@@ -225,6 +225,7 @@ class StageWalker {
       return CheckVariableBytes(inst, image);
     }
     if (k == "RUN") return ApplyRun(ctx_, inst, image);
+    if (k == "CMD" || k == "ENTRYPOINT") return ApplyStartCommand(ctx_, inst, image);
     if (k == "COPY" || k == "ADD") return ApplyCopy(ctx_, inst, image);
     if (k == "WORKDIR") {
       bool exact = true;

@@ -275,6 +275,12 @@ Result<PackageKnowledge> BuildPackages(const Knowledge& k) {
     if (runtime.library.find("{soname}") == std::string::npos) return RowError(row, "library needs {soname}");
     out.framework_runtimes.push_back(std::move(runtime));
   }
+  for (const json& row : k.Table("pypi_mirrors")) {
+    std::string url = Text(row, "url");
+    if (url.find("://") != std::string::npos || url.ends_with('/'))
+      return RowError(row, "url is written without its scheme and trailing '/'");
+    out.pypi_mirrors.push_back(std::move(url));
+  }
   for (const json& row : k.Table("installer_scripts")) {
     InstallerScript script{Text(row, "url"), Text(row, "installs"), Flag(row, "gpu_code"), Text(row, "source")};
     if (script.url.find("://") != std::string::npos) return RowError(row, "url is written without its scheme");
@@ -457,6 +463,14 @@ const FrameworkRuntime* PackageKnowledge::FindFrameworkRuntime(std::string_view 
         (row.extra.empty() || std::find(extras.begin(), extras.end(), row.extra) != extras.end()))
       return &row;
   return nullptr;
+}
+
+bool PackageKnowledge::IsPypiIndex(std::string_view url) const {
+  if (size_t scheme = url.find("://"); scheme != std::string_view::npos) url = url.substr(scheme + 3);
+  if (size_t at = url.find('@'); at != std::string_view::npos && at < url.find('/')) url = url.substr(at + 1);  // user:token@
+  while (url.ends_with('/')) url.remove_suffix(1);
+  const std::string lower = ToLower(url);
+  return std::find(pypi_mirrors.begin(), pypi_mirrors.end(), lower) != pypi_mirrors.end();
 }
 
 const InstallerScript* PackageKnowledge::FindInstallerScript(std::string_view url) const {

@@ -123,6 +123,36 @@ TEST_CASE("pip install . reads pyproject.toml dependencies and the extras asked 
   CHECK(plain["frameworks_complete"] == true);
 }
 
+// Pattern: `CMD ["uv", "run", ...]` (astral's uv images): uv syncs the
+// project's environment when the container starts, before the program runs.
+TEST_CASE("uv run syncs the project first, in RUN and in CMD/ENTRYPOINT; --no-sync, UV_NO_SYNC or no project: nothing") {
+  TempDir dir;
+  WriteFileText(dir / "pyproject.toml", "[project]\nname = \"api\"\ndependencies = [\"torch==2.5.1\"]\n");
+  for (const char* start : {"CMD [\"uv\", \"run\", \"python\", \"-m\", \"api\"]",
+                            "ENTRYPOINT [\"uv\", \"run\", \"--frozen\", \"api\"]", "CMD uv run python -m api",
+                            "RUN uv run python -c 'import api'"}) {
+    CAPTURE(start);
+    json facts = ContextFacts(dir, std::string("FROM python:3.12-slim\nWORKDIR /app\nCOPY . .\n") + start + "\n");
+    const json* torch = Find(facts["frameworks"], "name", "torch");
+    REQUIRE(torch != nullptr);
+    CHECK((*torch)["version"] == "2.5.1");
+    CHECK((*torch)["dockerfile_line"] == 4);
+  }
+  for (const char* quiet : {"CMD [\"uv\", \"run\", \"--no-sync\", \"python\", \"-m\", \"api\"]",
+                            "ENV UV_NO_SYNC=1\nCMD [\"uv\", \"run\", \"api\"]", "CMD [\"python\", \"-m\", \"api\"]"}) {
+    CAPTURE(quiet);
+    json facts = ContextFacts(dir, std::string("FROM python:3.12-slim\nWORKDIR /app\nCOPY . .\n") + quiet + "\n");
+    CHECK(Find(facts["frameworks"], "name", "torch") == nullptr);
+    CHECK(facts["frameworks_complete"] == true);
+  }
+  // No project where the command runs (the context holds none): uv just runs it.
+  TempDir empty;
+  WriteFileText(empty / "api.py", "print('hi')\n");
+  json none = ContextFacts(empty, "FROM python:3.12-slim\nWORKDIR /app\nCOPY . .\nCMD [\"uv\", \"run\", \"api.py\"]\n");
+  CHECK(none["frameworks_complete"] == true);
+  CHECK(UnknownReasons(none).empty());
+}
+
 // Pattern: a uv project that locks torch from PyTorch's CUDA index for Linux
 // and from PyPI for macOS, installed with `uv sync --frozen`.
 TEST_CASE("uv sync reads uv.lock: the Linux torch with its CUDA variant, on the uv line") {

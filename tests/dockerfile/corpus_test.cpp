@@ -58,3 +58,14 @@ TEST_CASE("third blind corpus: no error, no missed failure, few false alarms") {
   CHECK(figures.missed == 0);
   CHECK(figures.false_alarms * 300 <= figures.cells);
 }
+
+// The fourth blind corpus (tests/dockerfile/blind4/README.md): 21 Dockerfiles
+// of six more searches, truth written by someone who did not run imagelint.
+TEST_CASE("fourth blind corpus: no error, plain services clean, no missed failure, few false alarms") {
+  auto figures = Score(imagelint::testing::SourceDir() / "tests" / "dockerfile" / "blind4", "fourth blind corpus");
+  CHECK(figures.files >= 20);
+  CHECK(figures.errors == 0);
+  CHECK(figures.plain_noisy == 0);
+  CHECK(figures.missed == 0);
+  CHECK(figures.false_alarms * 300 <= figures.cells);
+}

@@ -146,6 +146,26 @@ TEST_CASE("the CUDA runtime an extra brings: tensorflow[and-cuda], jax[cuda12], 
   CHECK_FALSE((*torchaudio)["cuda"].is_null());
 }
 
+// A public PyPI mirror serves PyPI's files: torch==2.1.2 from it is PyPI's
+// default CUDA 12.1 wheel. Any other index stays an index of unknown files.
+TEST_CASE("-i a PyPI mirror installs PyPI's wheel; a private index stays unknown") {
+  for (const char* index : {"https://pypi.tuna.tsinghua.edu.cn/simple", "http://mirrors.aliyun.com/pypi/simple/",
+                            "https://PyPI.org/simple/"}) {
+    CAPTURE(index);
+    json facts = Facts(std::string("FROM ubuntu:22.04\nRUN apt-get update && apt-get install -y python3-pip\n"
+                                   "RUN pip3 install -i ") + index + " torch==2.1.2\n");
+    const json* torch = Find(facts["frameworks"], "name", "torch");
+    REQUIRE(torch != nullptr);
+    CHECK(torch->at("cuda") == "12.1");
+  }
+  json private_index = Facts("FROM ubuntu:22.04\nRUN apt-get update && apt-get install -y python3-pip\n"
+                             "RUN pip3 install -i https://pypi.corp.example/simple torch==2.1.2\n");
+  const json* torch = Find(private_index["frameworks"], "name", "torch");
+  REQUIRE(torch != nullptr);
+  CHECK_FALSE(torch->contains("sass"));
+  CHECK(torch->value("cuda", json()).is_null());
+}
+
 TEST_CASE("pip and uv choose between --index-url and --extra-index-url differently") {
   const std::string indexes =
       "--index-url https://download.pytorch.org/whl/cu121 --extra-index-url https://download.pytorch.org/whl/cu118";
