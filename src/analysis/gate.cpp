@@ -15,8 +15,6 @@ using rules::Severity;
 namespace {
 
 const json& Arr(const json& j, const char* key) { return ArrayField(j, key); }
-std::string Str(const json& j, const char* key) { return StringField(j, key); }
-
 int64_t Count(const json& counts, Severity severity) {
   if (!counts.is_object()) return 0;
   auto it = counts.find(std::string(rules::SeverityName(severity)));
@@ -26,7 +24,7 @@ int64_t Count(const json& counts, Severity severity) {
 }  // namespace
 
 Severity FindingSeverity(const json& finding) {
-  return rules::ParseSeverity(Str(finding, "severity")).value_or(Severity::kError);
+  return rules::ParseSeverity(StringField(finding, "severity")).value_or(Severity::kError);
 }
 
 bool IsUndecided(const json& finding) {
@@ -95,7 +93,7 @@ json Finalize(const json& input, const FinalizeOptions& options, const GateOptio
   for (auto& image : report["images"]) {
     if (!image.is_object()) continue;
     // The gate first, over every finding that was not suppressed, shown or not.
-    bool image_fails = Str(image, "gate") == "fail";
+    bool image_fails = StringField(image, "gate") == "fail";
     for (const auto& finding : Arr(image, "findings")) image_fails = image_fails || FailsGate(finding, gate);
     image["gate"] = image_fails ? "fail" : "pass";
     failed = failed || image_fails;
@@ -110,7 +108,7 @@ json Finalize(const json& input, const FinalizeOptions& options, const GateOptio
       }
       for (auto& verdict : image["verdicts"]) {
         if (!verdict.is_object()) continue;
-        const bool fails = Str(verdict, "gate") == "fail" || failing_pools.count(Str(verdict, "pool")) > 0;
+        const bool fails = StringField(verdict, "gate") == "fail" || failing_pools.count(StringField(verdict, "pool")) > 0;
         verdict["gate"] = fails ? "fail" : "pass";
       }
     }
@@ -128,9 +126,9 @@ json Finalize(const json& input, const FinalizeOptions& options, const GateOptio
     image["findings"] = kept;
     suppressed += Arr(image, "suppressed").size();
     for (const auto& verdict : Arr(image, "verdicts")) {
-      std::string status = Str(verdict, "status");
+      std::string status = StringField(verdict, "status");
       if (verdict_counts.contains(status)) verdict_counts[status] = verdict_counts[status].get<int64_t>() + 1;
-      pools[Str(verdict, "pool")] = true;
+      pools[StringField(verdict, "pool")] = true;
     }
   }
   json summary = json::object();

@@ -4,6 +4,7 @@
 // user can act on: which fact of which thing is unknown ("the CUDA runtime of
 // the base image `registry.corp/ml/base:2024.06`"), where the Dockerfile
 // explains why (facts' dockerfile.unknown[]), and how to decide it.
+#include "common/json.h"
 #include "analysis/undecided.h"
 
 #include <algorithm>
@@ -81,12 +82,6 @@ constexpr std::array kFields = {
 
 constexpr std::array<std::string_view, 7> kTopLevel = {"facts", "image", "env", "cuda", "binaries", "frameworks", "pool"};
 
-std::string Str(const json& j, const char* key) {
-  if (!j.is_object()) return "";
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
 int Int(const json& j, const char* key) {
   if (!j.is_object()) return 0;
   auto it = j.find(key);
@@ -128,10 +123,10 @@ std::pair<std::string, std::string> SplitRoot(const std::string& path) {
 
 // The name of a list entry, for a sentence: its path, or "torch 2.1".
 std::string EntryName(const json& entry) {
-  std::string path = Str(entry, "path");
+  std::string path = StringField(entry, "path");
   if (!path.empty()) return "`" + path + "`";
-  std::string name = Str(entry, "name");
-  std::string version = Str(entry, "version");
+  std::string name = StringField(entry, "name");
+  std::string version = StringField(entry, "version");
   if (!name.empty()) return "`" + name + (version.empty() ? "" : " " + version) + "`";
   return "";
 }
@@ -142,8 +137,8 @@ std::string UnknownBase(const json& facts) {
   const json* base = Find(facts, "image.base");
   if (!base || !base->is_object()) return "";
   bool known = base->contains("known") && (*base)["known"].is_boolean() && (*base)["known"].get<bool>();
-  if (known || Str(*base, "ref").empty()) return "";
-  return "the base image `" + Str(*base, "ref") + "`";
+  if (known || StringField(*base, "ref").empty()) return "";
+  return "the base image `" + StringField(*base, "ref") + "`";
 }
 
 // The Dockerfile's own account of a gap: dockerfile.unknown[] entries for
@@ -154,7 +149,7 @@ const json* DockerfileGap(const json& facts, const std::string& fact, bool from_
   const json* base_gap = nullptr;
   const json* framework_gap = nullptr;
   for (const auto& gap : *gaps) {
-    std::string named = Str(gap, "fact");
+    std::string named = StringField(gap, "fact");
     if (named.empty()) continue;
     if (named == fact || StartsWith(fact, named + ".") || StartsWith(named, fact + ".")) return &gap;
     if (named == "base-image" && !base_gap) base_gap = &gap;
@@ -199,8 +194,8 @@ std::optional<Described> DescribeTopLevel(const std::string& path, const json& f
     out.owner = from_base ? base : "the image";
     if (const json* gap = DockerfileGap(facts, fact, from_base)) {
       out.dockerfile_line = Int(*gap, "dockerfile_line");
-      out.reason = Str(*gap, "reason");
-      out.hint = Str(*gap, "decide");  // what would decide it, in the analyzer's words
+      out.reason = StringField(*gap, "reason");
+      out.hint = StringField(*gap, "decide");  // what would decide it, in the analyzer's words
     }
     if (from_base && out.hint.empty())
       out.hint = "scan the built image instead of the Dockerfile (docker save IMAGE -o image.tar)";

@@ -205,6 +205,12 @@ std::string StringField(const Json& object, std::string_view key) {
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+std::string StringField(const Json& object, std::string_view key, std::string_view fallback) {
+  if (!object.is_object()) return std::string(fallback);
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string(fallback);
+}
+
 const Json& ArrayField(const Json& object, std::string_view key) {
   static const Json empty = Json::array();
   if (!object.is_object()) return empty;

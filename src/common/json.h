@@ -49,6 +49,8 @@ Result<nlohmann::json> ParseCbor(std::span<const uint8_t> bytes, const std::stri
 // another type, or `object` not an object). For fields whose type was checked
 // already, or where a wrong type should read as nothing.
 std::string StringField(const nlohmann::json& object, std::string_view key);
+// The same, with `fallback` where it reads "" above.
+std::string StringField(const nlohmann::json& object, std::string_view key, std::string_view fallback);
 // The field `key` of `object` when it is an array, else an empty array.
 const nlohmann::json& ArrayField(const nlohmann::json& object, std::string_view key);
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string_view>
 
+#include "common/json.h"
 #include "common/text.h"
 
 #include "imagelint/analysis.h"
@@ -15,19 +16,13 @@ using nlohmann::json;
 
 namespace {
 
-std::string Str(const json& j, const char* key) {
-  if (!j.is_object()) return "";
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
 std::string StripSlash(std::string path) {
   while (!path.empty() && path[0] == '/') path = path.substr(1);
   return path;
 }
 
 bool RuleMatches(const Suppression& s, const json& finding) {
-  return s.rule == Str(finding, "rule") || (!Str(finding, "name").empty() && s.rule == Str(finding, "name"));
+  return s.rule == StringField(finding, "rule") || (!StringField(finding, "name").empty() && s.rule == StringField(finding, "name"));
 }
 
 bool EvidenceMatches(const Suppression& s, const json& finding) {
@@ -35,7 +30,7 @@ bool EvidenceMatches(const Suppression& s, const json& finding) {
   if (!s.path.empty()) {
     bool any = false;
     for (const auto& item : evidence) {
-      if (GlobMatch(StripSlash(s.path), StripSlash(Str(item, "path")))) any = true;
+      if (GlobMatch(StripSlash(s.path), StripSlash(StringField(item, "path")))) any = true;
     }
     if (!any) return false;
   }
@@ -145,7 +140,7 @@ json ApplySuppressions(const json& input, const std::vector<Suppression>& suppre
       json kept = json::array();
       json suppressed = image.contains("suppressed") && image["suppressed"].is_array() ? image["suppressed"] : json::array();
       size_t before = suppressed.size();
-      std::string ref = Str(image, "ref");
+      std::string ref = StringField(image, "ref");
       for (const auto& original : image["findings"]) {
         json finding = original;
         bool gone = false;

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <deque>
 
+#include "common/json.h"
 #include "common/text.h"
 #include "cuda/facts_builder.h"
 #include "cuda/scan_text.h"
@@ -45,7 +46,7 @@ const std::vector<const CudaFile*> kNoFiles;
 ImageFiles::ImageFiles(const CudaFactsInput& input) : input_(input), env_(ParseEnv(input.config)) {
   for (const CudaFile& file : input_.files) by_path_[file.path] = &file;
   for (const CudaFile& file : input_.files)
-    if (file.text != nullptr) texts_[Str(*file.text, "kind")].push_back(&file);
+    if (file.text != nullptr) texts_[StringField(*file.text, "kind")].push_back(&file);
 }
 
 const CudaFile* ImageFiles::Find(const std::string& path) const {
@@ -117,12 +118,6 @@ facts::Provenance ImageFiles::Where(const CudaFile& file) const {
 
 std::string Shown(const std::string& path) { return "/" + path; }
 
-std::string Str(const json& object, const char* key) {
-  if (!object.is_object()) return "";
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
 const json& Array(const json& object, const char* key) {
   static const json kEmpty = json::array();
   if (!object.is_object()) return kEmpty;
@@ -188,7 +183,7 @@ std::vector<facts::Toolkit> BuildToolkits(const ImageFiles& files) {
     facts::Toolkit row;
     row.provenance.layer = file->layer;
     row.path = Shown(file->path);
-    row.version = NumberAfter(Str(*file->text, "text"), "CUDA Version ");
+    row.version = NumberAfter(StringField(*file->text, "text"), "CUDA Version ");
     out.push_back(std::move(row));
   }
   return out;
@@ -200,10 +195,10 @@ std::vector<facts::Package> BuildPackages(const ImageFiles& files) {
   for (const CudaFile* file : files.Texts("dpkg_status"))
     for (const auto& package : Array(*file->text, "packages")) {
       facts::Package row;
-      row.name = Str(package, "name");
-      row.version = Str(package, "version");
-      if (package.contains("status")) row.status = Str(package, "status");
-      if (package.contains("architecture")) row.architecture = Str(package, "architecture");
+      row.name = StringField(package, "name");
+      row.version = StringField(package, "version");
+      if (package.contains("status")) row.status = StringField(package, "status");
+      if (package.contains("architecture")) row.architecture = StringField(package, "architecture");
       row.evidence = Shown(file->path);
       out.push_back(std::move(row));
     }

@@ -82,11 +82,11 @@ std::vector<Reach> ImageReachability(const ImageFiles& files, const facts::Loade
   for (const CudaFile& file : files.All()) {
     if (file.elf == nullptr || (file.type != EntryType::kRegular && file.type != EntryType::kHardlink)) continue;
     const json& elf = *file.elf;
-    if (Str(elf, "format") != "elf" || Str(elf, "machine") == "cuda") continue;
+    if (StringField(elf, "format") != "elf" || StringField(elf, "machine") == "cuda") continue;
     ReachNode node;
     node.path = file.path;
-    node.soname = Str(elf, "soname");
-    node.executable = Str(elf, "type") == "exec" || elf.contains("interp");
+    node.soname = StringField(elf, "soname");
+    node.executable = StringField(elf, "type") == "exec" || elf.contains("interp");
     node.needed = Strings(elf, "needed");
     node.rpath = Strings(elf, "rpath");
     node.runpath = Strings(elf, "runpath");
@@ -100,7 +100,7 @@ std::vector<Reach> ImageReachability(const ImageFiles& files, const facts::Loade
     if (auto words = ConfigWords(files.Config(), key); !words.empty()) in.programs.push_back(words.front());
   const json& config = files.Config();
   const json& inner = config.is_object() && config.contains("config") ? config["config"] : config;
-  in.working_dir = Str(inner, "WorkingDir");
+  in.working_dir = StringField(inner, "WorkingDir");
   in.ld_library_path = loader.ld_library_path.value_or(std::vector<std::string>{});
   for (const facts::LdSoConfEntry& entry : loader.ld_so_conf.value_or(std::vector<facts::LdSoConfEntry>{}))
     in.ld_so_conf_dirs.push_back(entry.dir);
@@ -146,7 +146,7 @@ BinaryFacts BuildBinaries(const ImageFiles& files, const facts::Loader& loader, 
       if (IsCudaLibrary(name, knowledge)) cuda_needed = true;
       if (StartsWith(name, "libcudart")) cudart_needed = name;
     }
-    std::string soname = Str(elf, "soname");
+    std::string soname = StringField(elf, "soname");
     std::string base = BaseName(file.path);
     bool has_device_code = elf.contains("fatbin") || elf.contains("cubin");
     bool is_cuda_lib = IsCudaLibrary(soname, knowledge) || IsCudaLibrary(base, knowledge);
@@ -163,9 +163,9 @@ BinaryFacts BuildBinaries(const ImageFiles& files, const facts::Loader& loader, 
     facts::Binary row;
     row.provenance = files.Where(file);
     row.path = Shown(file.path);
-    if (elf.contains("machine")) row.machine = Str(elf, "machine");
+    if (elf.contains("machine")) row.machine = StringField(elf, "machine");
     if (elf.contains("class") && elf["class"].is_number_integer()) row.elf_class = elf["class"].get<int64_t>();
-    if (elf.contains("type")) row.type = Str(elf, "type");
+    if (elf.contains("type")) row.type = StringField(elf, "type");
     row.soname = soname;
     row.needed = needed;
     if (elf.contains("runpath")) row.runpath = Strings(elf, "runpath");

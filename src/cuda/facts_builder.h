@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/json.h"
 #include "cuda/cuda.h"
 #include "imagelint/facts.h"
 #include "imagelint/knowledge.h"
@@ -47,8 +48,6 @@ class ImageFiles {
 
 // "/" + path.
 std::string Shown(const std::string& path);
-// A string field of an analyzer result ("" when absent or not a string).
-std::string Str(const nlohmann::json& object, const char* key);
 // The array field of an analyzer result (empty when absent or not an array).
 const nlohmann::json& Array(const nlohmann::json& object, const char* key);
 // Strings of an analyzer result's array field (non-strings skipped).

@@ -67,9 +67,9 @@ facts::Driver DriverRow(const ImageFiles& files, const CudaFile& file, const std
     // A real libcuda.so.1 without the version in its name: dpkg may know (the last package listed wins).
     for (const CudaFile* status : files.Texts("dpkg_status"))
       for (const auto& package : Array(*status->text, "packages")) {
-        std::string name = Str(package, "name");
+        std::string name = StringField(package, "name");
         if (!IsLibcudaPackage(name)) continue;
-        row.version = nvidia::PackageUpstreamVersion(Str(package, "version"));
+        row.version = nvidia::PackageUpstreamVersion(StringField(package, "version"));
         row.source = "dpkg";
         row.evidence_path = Shown(status->path) + " (" + name + ")";
       }
@@ -77,7 +77,7 @@ facts::Driver DriverRow(const ImageFiles& files, const CudaFile& file, const std
   if (auto toolkit = ToolkitDirVersion(file.path)) row.toolkit_dir = *toolkit;
   row.note = json::object();
   if (file.elf) {
-    row.soname = Str(*file.elf, "soname");
+    row.soname = StringField(*file.elf, "soname");
     if (file.elf->contains("fwd_compat") && (*file.elf)["fwd_compat"].is_object()) row.note = (*file.elf)["fwd_compat"];
     if (file.elf->contains("problems")) {
       auto problems = facts::ReadProblems((*file.elf)["problems"], "problems");

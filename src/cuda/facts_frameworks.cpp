@@ -27,7 +27,7 @@ facts::Framework Row(const ImageFiles& files, const std::string& name, const std
 // PyTorch from torch/version.py, with the architectures of its CUDA libraries.
 void Torch(const ImageFiles& files, std::vector<facts::Framework>& out) {
   for (const CudaFile* file : files.Texts("torch_version")) {
-    std::string text = Str(*file->text, "text");
+    std::string text = StringField(*file->text, "text");
     std::string torch_lib = DirName(file->path) + "/lib/";
     std::set<std::string> sass;
     std::map<std::string, facts::Ptx> ptx;  // by "arch isa", sorted
@@ -37,7 +37,7 @@ void Torch(const ImageFiles& files, std::vector<facts::Framework>& out) {
       libraries.push_back(Shown(lib.path));
       for (const std::string& arch : Strings(*lib.elf, "sass")) sass.insert(arch);
       for (const auto& entry : Array(*lib.elf, "ptx")) {
-        facts::Ptx row{Str(entry, "arch"), Str(entry, "isa")};
+        facts::Ptx row{StringField(entry, "arch"), StringField(entry, "isa")};
         if (!entry.contains("isa")) row.isa.reset();
         ptx[entry.dump()] = row;
       }
@@ -55,16 +55,16 @@ void Torch(const ImageFiles& files, std::vector<facts::Framework>& out) {
 
 void Tensorflow(const ImageFiles& files, std::vector<facts::Framework>& out) {
   for (const CudaFile* file : files.Texts("tensorflow_build_info")) {
-    std::string text = Str(*file->text, "text");
+    std::string text = StringField(*file->text, "text");
     std::string cuda = PythonDictValue(text, "cuda_version");
     if (cuda.empty()) cuda = PythonAssignment(text, "cuda_version_number");
     std::string version;
     std::string site = SitePackages(file->path);
     for (const CudaFile* meta : files.Texts("pip_metadata")) {
-      std::string name = NormalizeDistribution(Str(*meta->text, "name"));
+      std::string name = NormalizeDistribution(StringField(*meta->text, "name"));
       if (SitePackages(meta->path) == site &&
           (name == "tensorflow" || name == "tensorflow-gpu" || name == "tf-nightly" || name == "tensorflow-cpu"))
-        version = Str(*meta->text, "version");
+        version = StringField(*meta->text, "version");
     }
     facts::Framework row = Row(files, "tensorflow", version, cuda, *file);
     row.cudnn = PythonDictValue(text, "cudnn_version");
@@ -92,10 +92,10 @@ std::string CudaFromLocalVersion(const std::string& version) {
 void Wheels(const ImageFiles& files, std::vector<facts::Framework>& out) {
   std::map<std::string, std::string> onnx_cuda;  // site-packages -> cuda_version
   for (const CudaFile* file : files.Texts("onnxruntime_version_info"))
-    onnx_cuda[SitePackages(file->path)] = PythonAssignment(Str(*file->text, "text"), "cuda_version");
+    onnx_cuda[SitePackages(file->path)] = PythonAssignment(StringField(*file->text, "text"), "cuda_version");
   for (const CudaFile* meta : files.Texts("pip_metadata")) {
-    std::string name = NormalizeDistribution(Str(*meta->text, "name"));
-    std::string version = Str(*meta->text, "version");
+    std::string name = NormalizeDistribution(StringField(*meta->text, "name"));
+    std::string version = StringField(*meta->text, "version");
     std::string cuda = CudaFromDistributionName(name).value_or("");
     if (cuda.empty()) cuda = CudaFromLocalVersion(version);
     std::string framework;
@@ -110,7 +110,7 @@ void Wheels(const ImageFiles& files, std::vector<facts::Framework>& out) {
       if (name == "onnxruntime" && cuda.empty()) continue;  // CPU build
     }
     facts::Framework row = Row(files, framework, version, cuda, *meta);
-    row.package = Str(*meta->text, "name");
+    row.package = StringField(*meta->text, "name");
     out.push_back(std::move(row));
   }
 }
@@ -121,15 +121,15 @@ void Conda(const ImageFiles& files, std::vector<facts::Framework>& out) {
       {"jaxlib", "jax"},    {"cupy", "cupy"},             {"cupy-core", "cupy"},
       {"onnxruntime", "onnxruntime"}, {"tensorrt", "tensorrt"}, {"libnvinfer", "tensorrt"}};
   for (const CudaFile* meta : files.Texts("conda_meta")) {
-    std::string name = Str(*meta->text, "name");
-    std::string build = Str(*meta->text, "build");
+    std::string name = StringField(*meta->text, "name");
+    std::string build = StringField(*meta->text, "build");
     auto it = kFrameworks.find(name);
     if (it == kFrameworks.end()) continue;
     const std::string& framework = it->second;
     std::string cuda = CudaFromCondaBuild(build).value_or("");
     if (framework != "torch" && framework != "tensorflow" && cuda.empty() && build.find("cuda") == std::string::npos)
       continue;
-    facts::Framework row = Row(files, framework, Str(*meta->text, "version"), cuda, *meta);
+    facts::Framework row = Row(files, framework, StringField(*meta->text, "version"), cuda, *meta);
     row.package = name;
     row.build = build;
     out.push_back(std::move(row));
@@ -141,8 +141,8 @@ void Conda(const ImageFiles& files, std::vector<facts::Framework>& out) {
 void TensorrtPackages(const ImageFiles& files, std::vector<facts::Framework>& out) {
   for (const CudaFile* status : files.Texts("dpkg_status")) {
     for (const auto& package : Array(*status->text, "packages")) {
-      std::string name = Str(package, "name");
-      std::string version = Str(package, "version");
+      std::string name = StringField(package, "name");
+      std::string version = StringField(package, "version");
       if (!(name == "tensorrt" || StartsWith(name, "libnvinfer"))) continue;
       if (EndsWith(name, "-dev") || name.find("plugin") != std::string::npos ||
           name.find("lean") != std::string::npos || name.find("dispatch") != std::string::npos ||

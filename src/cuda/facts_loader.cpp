@@ -28,7 +28,7 @@ void ReadLdSoConf(const ImageFiles& files, const std::string& path, int depth, s
     if (resolved) file = files.Find(*resolved);
   }
   if (file == nullptr || file->text == nullptr) return;
-  for (std::string line : SplitOn(Str(*file->text, "text"), '\n')) {
+  for (std::string line : SplitOn(StringField(*file->text, "text"), '\n')) {
     line = Trim(line.substr(0, line.find('#')));
     if (line.empty()) continue;
     if (StartsWith(line, "include") && line.size() > 7 && (line[7] == ' ' || line[7] == '\t')) {

@@ -25,10 +25,10 @@ std::string PipReleaseVersion(const std::string& version) { return version.subst
 void DpkgEvidence(const ImageFiles& files, const std::string& major, std::vector<Evidence>& evidence) {
   for (const CudaFile* status : files.Texts("dpkg_status")) {
     for (const auto& package : Array(*status->text, "packages")) {
-      std::string name = Str(package, "name");
+      std::string name = StringField(package, "name");
       bool is_cudart = StartsWith(name, "cuda-cudart-" + major + "-") || StartsWith(name, "libcudart" + major);
       if (!is_cudart || EndsWith(name, "-dev") || name.find("-dev-") != std::string::npos) continue;
-      std::string version = nvidia::PackageUpstreamVersion(Str(package, "version"));
+      std::string version = nvidia::PackageUpstreamVersion(StringField(package, "version"));
       if (Major(version) == major && Components(version) >= 2)
         evidence.push_back({"dpkg", version, Shown(status->path) + " (" + name + ")", 1});
     }
@@ -42,9 +42,9 @@ void PythonEvidence(const ImageFiles& files, const CudaFile& file, const std::st
   if (!torch_copy) {
     for (const CudaFile* meta : files.Texts("pip_metadata")) {
       if (SitePackages(meta->path) != site) continue;
-      std::string name = NormalizeDistribution(Str(*meta->text, "name"));
+      std::string name = NormalizeDistribution(StringField(*meta->text, "name"));
       if (name != "nvidia-cuda-runtime-cu" + major && name != "nvidia-cuda-runtime") continue;
-      std::string version = Str(*meta->text, "version");
+      std::string version = StringField(*meta->text, "version");
       if (Major(version) == major || major.empty())
         evidence.push_back({"pip", PipReleaseVersion(version), Shown(meta->path), 2});
     }
@@ -52,7 +52,7 @@ void PythonEvidence(const ImageFiles& files, const CudaFile& file, const std::st
   }
   for (const CudaFile* torch : files.Texts("torch_version")) {
     if (SitePackages(torch->path) != site) continue;
-    std::string cuda = PythonAssignment(Str(*torch->text, "text"), "cuda");
+    std::string cuda = PythonAssignment(StringField(*torch->text, "text"), "cuda");
     if (!cuda.empty() && (major.empty() || Major(cuda) == major))
       evidence.push_back({"torch/version.py", cuda, Shown(torch->path), 5});
   }
@@ -63,9 +63,9 @@ void CondaEvidence(const ImageFiles& files, const std::string& prefix, const std
                    std::vector<Evidence>& evidence) {
   for (const CudaFile* meta : files.Texts("conda_meta")) {
     if (DirName(meta->path) != prefix + "/conda-meta") continue;
-    std::string name = Str(*meta->text, "name");
+    std::string name = StringField(*meta->text, "name");
     if (name != "cuda-cudart" && name != "cudatoolkit" && name != "cuda-cudart_linux-64") continue;
-    std::string version = Str(*meta->text, "version");
+    std::string version = StringField(*meta->text, "version");
     if (major.empty() || Major(version) == major) evidence.push_back({"conda", version, Shown(meta->path), 3});
   }
 }
@@ -79,7 +79,7 @@ void ToolkitEvidence(const ImageFiles& files, const std::string& path, std::vect
     std::string dir = DirName(version_file->path);
     if (dir != *root && (!resolved_root || dir != *resolved_root)) continue;
     const json& versions = version_file->text->contains("versions") ? (*version_file->text)["versions"] : json();
-    std::string version = Str(versions, "cuda_cudart");
+    std::string version = StringField(versions, "cuda_cudart");
     if (!version.empty()) evidence.push_back({"version.json", version, Shown(version_file->path), 4});
   }
 }
@@ -89,7 +89,7 @@ std::optional<facts::Runtime> RuntimeRow(const ImageFiles& files, const CudaFile
   if (!name || name->stem != "libcudart" || (!name->hashed && name->prefix != "libcudart")) return std::nullopt;
   std::vector<Evidence> evidence;
   const std::string& suffix = name->version;
-  std::string soname = file.elf ? Str(*file.elf, "soname") : "";
+  std::string soname = file.elf ? StringField(*file.elf, "soname") : "";
   std::string soname_major;
   if (StartsWith(soname, "libcudart.so.")) soname_major = Major(soname.substr(13));
   if (Components(suffix) >= 3) evidence.push_back({"filename", suffix, Shown(file.path), 0});

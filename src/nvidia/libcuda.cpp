@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "common/json.h"
 #include "common/text.h"
 #include "imagelint/nvidia.h"
 #include "internal.h"
@@ -13,11 +14,6 @@ namespace imagelint::nvidia {
 namespace {
 
 using nlohmann::json;
-
-std::string Str(const json& j, const char* key) {
-  if (!j.is_object() || !j.contains(key) || !j[key].is_string()) return "";
-  return j[key].get<std::string>();
-}
 
 // A directory as the loader sees it, made comparable: leading "/", no
 // trailing "/", /usr/local/cuda-X.Y → /usr/local/cuda, lib64 and the
@@ -65,7 +61,7 @@ std::vector<const json*> DriversInDir(const json& drivers, const std::string& di
   std::vector<const json*> out;
   std::string wanted = NormalizeDir(dir);
   for (const auto& row : drivers) {
-    std::string path = Str(row, "path");
+    std::string path = StringField(row, "path");
     bool match =
         NormalizeDir(DirName(path)) == wanted && (!need_so1_file || BaseName(path) == "libcuda.so.1");
     static const json kNoAliases = json::array();
@@ -83,7 +79,7 @@ std::vector<const json*> DriversInDir(const json& drivers, const std::string& di
     // LD_LIBRARY_PATH the loader looks for the file libcuda.so.1 by name (the
     // CUDA runtime dlopens libcuda.so.1), so a bare libcuda.so there is only
     // found by programs that dlopen("libcuda.so"): IL005's warning, not 34.
-    if (!match && !need_so1_file && Str(row, "kind") == "stub" && NormalizeDir(DirName(path)) == wanted) match = true;
+    if (!match && !need_so1_file && StringField(row, "kind") == "stub" && NormalizeDir(DirName(path)) == wanted) match = true;
     if (match) out.push_back(&row);
   }
   return out;
@@ -91,13 +87,13 @@ std::vector<const json*> DriversInDir(const json& drivers, const std::string& di
 
 LibcudaSelection FromRow(const json& row, const std::string& via, const std::string& reason) {
   LibcudaSelection s;
-  s.kind = Str(row, "kind").empty() ? "bundled" : Str(row, "kind");
-  s.path = Str(row, "path");
-  s.version = Str(row, "version");
+  s.kind = StringField(row, "kind").empty() ? "bundled" : StringField(row, "kind");
+  s.path = StringField(row, "path");
+  s.version = StringField(row, "version");
   s.via = via;
   s.reason = reason;
   s.note = row.contains("note") && row["note"].is_object() && !row["note"].empty() ? row["note"] : json(nullptr);
-  s.toolkit_dir = Str(row, "toolkit_dir");
+  s.toolkit_dir = StringField(row, "toolkit_dir");
   if (row.contains("missing_needed") && row["missing_needed"].is_array())
     for (const auto& name : row["missing_needed"])
       if (name.is_string()) s.missing_needed.push_back(name.get<std::string>());
@@ -114,9 +110,9 @@ const json* Preferred(const std::vector<const json*>& rows) {
   const json* best = nullptr;
   for (const json* row : rows) {
     if (best == nullptr) best = row;
-    else if (Str(*best, "version").empty() && !Str(*row, "version").empty()) best = row;
-    else if (!Str(*row, "version").empty() && !Str(*best, "version").empty() &&
-             CompareVersions(Str(*row, "version"), Str(*best, "version")).value_or(0) > 0)
+    else if (StringField(*best, "version").empty() && !StringField(*row, "version").empty()) best = row;
+    else if (!StringField(*row, "version").empty() && !StringField(*best, "version").empty() &&
+             CompareVersions(StringField(*row, "version"), StringField(*best, "version")).value_or(0) > 0)
       best = row;
   }
   return best;
@@ -171,7 +167,7 @@ LibcudaSelection SelectLibcuda(const nlohmann::json& facts, const Pool& pool, co
   // Only libcuda rows (facts list other driver libraries separately).
   json libcuda = json::array();
   for (const auto& row : drivers)
-    if (row.is_object() && StartsWith(BaseName(Str(row, "path")), "libcuda.so")) libcuda.push_back(row);
+    if (row.is_object() && StartsWith(BaseName(StringField(row, "path")), "libcuda.so")) libcuda.push_back(row);
   json loader = cuda.contains("loader") && cuda["loader"].is_object() ? cuda["loader"] : json::object();
   auto env = internal::ImageEnv(facts);
   LaunchPath launch = ResolveLaunchPath(pool, knowledge);
@@ -202,11 +198,11 @@ LibcudaSelection SelectLibcuda(const nlohmann::json& facts, const Pool& pool, co
   auto candidate_row = [&](const std::string& dir, const std::string& via) -> const json* {
     if (!loader.contains("libcuda_candidates") || !loader["libcuda_candidates"].is_array()) return nullptr;
     for (const auto& candidate : loader["libcuda_candidates"]) {
-      if (!candidate.is_object() || Str(candidate, "via") != via) continue;
-      if (NormalizeDir(Str(candidate, "dir")) != NormalizeDir(dir)) continue;
-      std::string target = Str(candidate, "resolves_to");
+      if (!candidate.is_object() || StringField(candidate, "via") != via) continue;
+      if (NormalizeDir(StringField(candidate, "dir")) != NormalizeDir(dir)) continue;
+      std::string target = StringField(candidate, "resolves_to");
       for (const auto& row : libcuda)
-        if (!target.empty() && Str(row, "path") == target) return &row;
+        if (!target.empty() && StringField(row, "path") == target) return &row;
     }
     return nullptr;
   };
@@ -216,7 +212,7 @@ LibcudaSelection SelectLibcuda(const nlohmann::json& facts, const Pool& pool, co
     if (const json* row = candidate_row(dir, "LD_LIBRARY_PATH")) rows.insert(rows.begin(), row);
     if (const json* row = Preferred(rows))
       return finish(FromRow(*row, "LD_LIBRARY_PATH",
-                            "LD_LIBRARY_PATH entry " + dir + " holds " + Str(*row, "path") +
+                            "LD_LIBRARY_PATH entry " + dir + " holds " + StringField(*row, "path") +
                                 ", which the loader finds before the host driver in the ld.so cache"));
   }
 
@@ -234,9 +230,9 @@ LibcudaSelection SelectLibcuda(const nlohmann::json& facts, const Pool& pool, co
     }
   if (driver_dirs != "command-line" && loader.contains("ld_so_conf") && loader["ld_so_conf"].is_array()) {
     for (const auto& entry : loader["ld_so_conf"]) {
-      std::string dir = entry.is_object() ? Str(entry, "dir") : entry.is_string() ? entry.get<std::string>() : "";
+      std::string dir = entry.is_object() ? StringField(entry, "dir") : entry.is_string() ? entry.get<std::string>() : "";
       if (dir.empty() || IsSystemDir(dir, knowledge)) continue;
-      std::string file = entry.is_object() ? Str(entry, "file") : "";
+      std::string file = entry.is_object() ? StringField(entry, "file") : "";
       if (driver_dirs == "conf-file" && !file.empty() && file != "/etc/ld.so.conf" && BaseName(file) >= conf_prefix)
         continue;
       auto rows = DriversInDir(libcuda, dir, false, knowledge);
@@ -244,7 +240,7 @@ LibcudaSelection SelectLibcuda(const nlohmann::json& facts, const Pool& pool, co
       if (const json* row = Preferred(rows))
         return finish(FromRow(*row, "ld.so.conf",
                               "the image's ld.so.conf" + (file.empty() ? std::string() : " (" + file + ")") +
-                                  " lists " + dir + ", so ldconfig puts " + Str(*row, "path") +
+                                  " lists " + dir + ", so ldconfig puts " + StringField(*row, "path") +
                                   " ahead of the host driver"));
     }
   }
@@ -252,10 +248,10 @@ LibcudaSelection SelectLibcuda(const nlohmann::json& facts, const Pool& pool, co
   // 3. The container toolkit's own compat decision.
   std::vector<const json*> compat;
   for (const auto& row : libcuda) {
-    if (Str(row, "kind") != "compat") continue;
-    if (NormalizeDir(DirName(Str(row, "path"))).size() < 7) continue;
-    std::string dir = DirName(Str(row, "path"));
-    if (dir.size() >= 7 && dir.compare(dir.size() - 7, 7, "/compat") == 0 && !Str(row, "version").empty())
+    if (StringField(row, "kind") != "compat") continue;
+    if (NormalizeDir(DirName(StringField(row, "path"))).size() < 7) continue;
+    std::string dir = DirName(StringField(row, "path"));
+    if (dir.size() >= 7 && dir.compare(dir.size() - 7, 7, "/compat") == 0 && !StringField(row, "version").empty())
       compat.push_back(&row);
   }
   std::string mechanism = launch.compat_mechanism;
@@ -265,7 +261,7 @@ LibcudaSelection SelectLibcuda(const nlohmann::json& facts, const Pool& pool, co
     if (lnc_path && !CapabilitiesIncludeCompute(env)) why_not = "NVIDIA_DRIVER_CAPABILITIES lacks compute/video";
     if ((mechanism == "hook" || mechanism == "hook-elf")) {
       std::set<std::string> versions;
-      for (const json* row : compat) versions.insert(Str(*row, "version"));
+      for (const json* row : compat) versions.insert(StringField(*row, "version"));
       if (versions.size() > 1) why_not = "more than one libcuda.so.*.* in the compat directory: the hook does nothing";
       const json* behaviour = knowledge.ToolkitBehaviour(launch.toolkit);
       if (behaviour && behaviour->at("hook_needs_ld_so_cache").get<bool>() && loader.contains("ld_so_cache") &&
@@ -276,8 +272,8 @@ LibcudaSelection SelectLibcuda(const nlohmann::json& facts, const Pool& pool, co
       const json* chosen = nullptr;
       for (const json* row : compat) {
         json note = row->contains("note") ? (*row)["note"] : json(nullptr);
-        if (!CompatWouldBeUsed(mechanism, Str(*row, "version"), host, note)) continue;
-        if (chosen == nullptr || CompareVersions(Str(*row, "version"), Str(*chosen, "version")).value_or(0) > 0)
+        if (!CompatWouldBeUsed(mechanism, StringField(*row, "version"), host, note)) continue;
+        if (chosen == nullptr || CompareVersions(StringField(*row, "version"), StringField(*chosen, "version")).value_or(0) > 0)
           chosen = row;
       }
       if (chosen != nullptr) {
@@ -289,7 +285,7 @@ LibcudaSelection SelectLibcuda(const nlohmann::json& facts, const Pool& pool, co
                                                      : "uses compat libraries whose major is newer than the host driver's";
         return finish(FromRow(*chosen, "toolkit",
                               "container toolkit " + launch.toolkit + " (" + launch.runtime + ", " + mechanism + ") " +
-                                  rule + ": " + Str(*chosen, "path") + " " + Str(*chosen, "version") + " vs host " + host));
+                                  rule + ": " + StringField(*chosen, "path") + " " + StringField(*chosen, "version") + " vs host " + host));
       }
     }
   }
@@ -298,15 +294,15 @@ LibcudaSelection SelectLibcuda(const nlohmann::json& facts, const Pool& pool, co
   // to it and ldconfig points libcuda.so.1 at the highest version.
   const json* bundled = nullptr;
   for (const auto& row : libcuda) {
-    if (Str(row, "kind") != "bundled" || !IsSystemDir(DirName(Str(row, "path")), knowledge)) continue;
-    if (Str(row, "version").empty()) continue;
-    if (CompareVersions(Str(row, "version"), host).value_or(0) <= 0) continue;
-    if (bundled == nullptr || CompareVersions(Str(row, "version"), Str(*bundled, "version")).value_or(0) > 0)
+    if (StringField(row, "kind") != "bundled" || !IsSystemDir(DirName(StringField(row, "path")), knowledge)) continue;
+    if (StringField(row, "version").empty()) continue;
+    if (CompareVersions(StringField(row, "version"), host).value_or(0) <= 0) continue;
+    if (bundled == nullptr || CompareVersions(StringField(row, "version"), StringField(*bundled, "version")).value_or(0) > 0)
       bundled = &row;
   }
   if (bundled != nullptr)
     return finish(FromRow(*bundled, "ldconfig-highest",
-                          Str(*bundled, "path") + " is newer than the host's " + host +
+                          StringField(*bundled, "path") + " is newer than the host's " + host +
                               " in the same library directory, so ldconfig points libcuda.so.1 at it"));
 
   LibcudaSelection s;

@@ -55,7 +55,7 @@ struct Annotation {
 
 std::string FirstPath(const json& finding) {
   for (const auto& item : Arr(finding, "evidence")) {
-    std::string path = Str(item, "path");
+    std::string path = StringField(item, "path");
     if (!path.empty()) return path;
   }
   return "";
@@ -79,13 +79,13 @@ std::string Line(const Annotation& a) {
   std::string title = a.rule + (a.name.empty() ? "" : " " + a.name);
   if (Undecided(*a.first)) title += " undecided";
   std::string refs;
-  for (size_t i = 0; i < a.images.size() && i < 2; ++i) refs += (i ? ", " : "") + Str(*a.images[i], "ref", "image");
+  for (size_t i = 0; i < a.images.size() && i < 2; ++i) refs += (i ? ", " : "") + StringField(*a.images[i], "ref", "image");
   if (a.images.size() > 2) refs += " +" + std::to_string(a.images.size() - 2);
   properties += "title=" + EscapeProperty(title + " (" + refs + ")");
   const json& finding = *a.first;
-  std::string message = Str(finding, "message");
+  std::string message = StringField(finding, "message");
   message = ShortenRequirements(message, message);
-  if (Str(finding, "scope") != "image") {
+  if (StringField(finding, "scope") != "image") {
     if (a.images.size() == 1) {
       std::string pools;
       for (const auto& pool : a.pools[0]) pools += (pools.empty() ? "" : ", ") + pool;
@@ -95,19 +95,19 @@ std::string Line(const Annotation& a) {
       for (size_t i = 0; i < a.images.size(); ++i) {
         std::string pools;
         for (const auto& pool : a.pools[i]) pools += (pools.empty() ? "" : ", ") + pool;
-        message += " " + Str(*a.images[i], "ref", "image") + " (" + pools + ")" + (i + 1 < a.images.size() ? ";" : "");
+        message += " " + StringField(*a.images[i], "ref", "image") + " (" + pools + ")" + (i + 1 < a.images.size() ? ";" : "");
       }
     }
   } else if (a.images.size() > 1) {
     message += "\nImages:";
-    for (size_t i = 0; i < a.images.size(); ++i) message += (i ? ", " : " ") + Str(*a.images[i], "ref", "image");
+    for (size_t i = 0; i < a.images.size(); ++i) message += (i ? ", " : " ") + StringField(*a.images[i], "ref", "image");
   }
   const json& predicted = finding.contains("predicted_error") ? finding["predicted_error"] : json();
   if (predicted.is_object()) message += "\nPredicted error: " + PredictedText(predicted);
   for (const auto& item : Arr(finding, "evidence"))
-    message += "\nEvidence: " + ShortenRequirements(EvidenceText(item), Str(finding, "message"));
-  std::string fix = Str(finding, "fix");
-  if (!fix.empty()) message += "\nFix: " + ShortenRequirements(fix, Str(finding, "message"));
+    message += "\nEvidence: " + ShortenRequirements(EvidenceText(item), StringField(finding, "message"));
+  std::string fix = StringField(finding, "fix");
+  if (!fix.empty()) message += "\nFix: " + ShortenRequirements(fix, StringField(finding, "message"));
   return "::" + a.command + " " + properties + "::" + EscapeData(message);
 }
 
@@ -128,9 +128,9 @@ std::string RenderGithub(const json& report, const RenderOptions& options) {
       } else {
         line = 0;
       }
-      std::string rule = Str(finding, "rule");
+      std::string rule = StringField(finding, "rule");
       // Without a Dockerfile line the location is the image and the file in it.
-      std::string where = file.empty() ? Str(image, "ref") + "\n" + FirstPath(finding) : "";
+      std::string where = file.empty() ? StringField(image, "ref") + "\n" + FirstPath(finding) : "";
       auto it = std::find_if(annotations.begin(), annotations.end(), [&](const Annotation& a) {
         return a.rule == rule && a.file == file && a.line == line && a.where == where &&
                Undecided(*a.first) == Undecided(finding);
@@ -141,7 +141,7 @@ std::string RenderGithub(const json& report, const RenderOptions& options) {
         a.line = line;
         a.rule = rule;
         a.where = where;
-        a.name = Str(finding, "name");
+        a.name = StringField(finding, "name");
         annotations.push_back(a);
         it = annotations.end() - 1;
       }
@@ -170,20 +170,20 @@ std::string RenderGithub(const json& report, const RenderOptions& options) {
   });
   std::vector<std::string> lines;
   for (const auto& image : Arr(report, "images")) {  // --images-from, --all-tags: unreadable images first
-    if (Str(image, "status") == "error")
+    if (StringField(image, "status") == "error")
       lines.push_back("::error title=imagelint could not read an image::" +
-                      EscapeData(Str(image, "ref") + ": " + Str(image, "error")));
+                      EscapeData(StringField(image, "ref") + ": " + StringField(image, "error")));
   }
   for (const auto& a : annotations) lines.push_back(Line(a));
   const json& ignores = report.contains("ignores") ? report["ignores"] : json::object();
   for (const auto& entry : Arr(ignores, "expired")) {
     std::string properties;
-    std::string file = Str(entry, "file");
+    std::string file = StringField(entry, "file");
     if (!file.empty() && entry.contains("line") && entry["line"].is_number_integer() && entry["line"].get<int64_t>() > 0)
       properties = "file=" + EscapeProperty(file) + ",line=" + std::to_string(entry["line"].get<int64_t>()) + ",";
     lines.push_back("::warning " + properties + "title=imagelint expired ignore::" +
-                    EscapeData("ignore of " + Str(entry, "rule") + " expired on " + Str(entry, "expires") + ": " +
-                               Str(entry, "reason")));
+                    EscapeData("ignore of " + StringField(entry, "rule") + " expired on " + StringField(entry, "expires") + ": " +
+                               StringField(entry, "reason")));
   }
   const json& summary = report.contains("summary") ? report["summary"] : json::object();
   if (summary.is_object() && summary.contains("suppressed") && summary["suppressed"].is_number_integer() &&

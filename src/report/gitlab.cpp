@@ -29,11 +29,11 @@ std::string GitlabSeverity(const json& finding) {
 }
 
 std::string Description(const json& image, const json& finding) {
-  std::string message = Str(finding, "message");
+  std::string message = StringField(finding, "message");
   std::string text = (Undecided(finding) ? "Undecided: " : "") + ShortenRequirements(message, message);
-  text += " [" + Str(finding, "rule") + " " + Str(finding, "name") + "; image " + Str(image, "ref", "?");
+  text += " [" + StringField(finding, "rule") + " " + StringField(finding, "name") + "; image " + StringField(image, "ref", "?");
   std::string pools = PoolList(finding);
-  if (Str(finding, "scope") != "image" && !pools.empty()) text += "; pools " + pools;
+  if (StringField(finding, "scope") != "image" && !pools.empty()) text += "; pools " + pools;
   text += "]";
   const json& predicted = finding.contains("predicted_error") ? finding["predicted_error"] : json();
   if (predicted.is_object()) text += " Predicted error: " + PredictedText(predicted) + ".";
@@ -51,29 +51,29 @@ std::string RenderGitlab(const json& report, const RenderOptions& options) {
   json issues = json::array();
   std::set<std::string> fingerprints;
   for (const auto& image : Arr(report, "images")) {
-    if (Str(image, "status") == "error") {  // --images-from, --all-tags: an image that could not be read
-      std::string key = "unreadable\n" + Str(image, "ref");
+    if (StringField(image, "status") == "error") {  // --images-from, --all-tags: an image that could not be read
+      std::string key = "unreadable\n" + StringField(image, "ref");
       std::string digest =
           Sha256Digest(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(key.data()), key.size()));
       issues.push_back({{"type", "issue"},
-                        {"description", "could not read image " + Str(image, "ref") + ": " + Str(image, "error")},
+                        {"description", "could not read image " + StringField(image, "ref") + ": " + StringField(image, "error")},
                         {"check_name", "imagelint-unreadable-image"},
                         {"fingerprint", digest.substr(digest.find(':') + 1, 32)},
                         {"severity", "blocker"},
-                        {"location", {{"path", Relative(Str(image, "ref", "image"))}, {"lines", {{"begin", 1}}}}},
+                        {"location", {{"path", Relative(StringField(image, "ref", "image"))}, {"lines", {{"begin", 1}}}}},
                         {"categories", json::array({"Bug Risk"})}});
       continue;
     }
     for (const auto& finding : Arr(image, "findings")) {
       std::string dockerfile = DockerfileFor(image, options);
       int line = DockerfileLine(finding);
-      std::string path = Relative(dockerfile.empty() ? Str(image, "ref", "image") : dockerfile);
+      std::string path = Relative(dockerfile.empty() ? StringField(image, "ref", "image") : dockerfile);
       if (dockerfile.empty() || line <= 0) line = 1;
       // GitLab keeps one issue per fingerprint: two images of one name (two
       // tags) get distinct ones, each stable across runs.
       std::string fingerprint = FindingFingerprint(image, finding).substr(0, 32);
       for (int n = 2; fingerprints.count(fingerprint); ++n) {
-        std::string key = fingerprint + "#" + std::to_string(n) + Str(image, "ref");
+        std::string key = fingerprint + "#" + std::to_string(n) + StringField(image, "ref");
         std::string digest =
             Sha256Digest(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(key.data()), key.size()));
         fingerprint = digest.substr(digest.find(':') + 1, 32);
@@ -81,12 +81,12 @@ std::string RenderGitlab(const json& report, const RenderOptions& options) {
       fingerprints.insert(fingerprint);
       json issue = {{"type", "issue"},
                     {"description", Description(image, finding)},
-                    {"check_name", Str(finding, "rule", "imagelint")},
+                    {"check_name", StringField(finding, "rule", "imagelint")},
                     {"fingerprint", fingerprint},
                     {"severity", GitlabSeverity(finding)},
                     {"location", {{"path", path}, {"lines", {{"begin", line}}}}}};
-      std::string fix = Str(finding, "fix");
-      if (!fix.empty()) issue["content"] = {{"body", ShortenRequirements(fix, Str(finding, "message"))}};
+      std::string fix = StringField(finding, "fix");
+      if (!fix.empty()) issue["content"] = {{"body", ShortenRequirements(fix, StringField(finding, "message"))}};
       issue["categories"] = json::array({Undecided(finding) ? "Clarity" : "Bug Risk"});
       issues.push_back(std::move(issue));
     }

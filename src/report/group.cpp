@@ -19,8 +19,8 @@ namespace {
 std::string EvidenceKey(const json& finding) {
   std::vector<std::string> parts;
   for (const auto& item : Arr(finding, "evidence")) {
-    std::string path = Str(item, "path");
-    parts.push_back(path.empty() ? "detail:" + Str(item, "detail") : "path:" + path);
+    std::string path = StringField(item, "path");
+    parts.push_back(path.empty() ? "detail:" + StringField(item, "detail") : "path:" + path);
   }
   std::sort(parts.begin(), parts.end());
   std::string key;
@@ -40,7 +40,7 @@ std::string CauseKey(const json& finding) {
     return key;
   }
   const json& predicted = finding.contains("predicted_error") ? finding["predicted_error"] : json();
-  return Kind(finding) + "\n" + Str(finding, "rule") + "\n" + PredictedText(predicted) + "\n" + EvidenceKey(finding);
+  return Kind(finding) + "\n" + StringField(finding, "rule") + "\n" + PredictedText(predicted) + "\n" + EvidenceKey(finding);
 }
 
 bool IsClauseChar(char c) {
@@ -94,7 +94,7 @@ Counts CountImage(const json& image) {
   for (const auto& finding : Arr(image, "findings")) ++counts.findings[Kind(finding)];
   for (const auto& cause : RootCauses(image)) ++counts.causes[cause.kind];
   for (const auto& verdict : Arr(image, "verdicts")) {
-    std::string status = Str(verdict, "status");
+    std::string status = StringField(verdict, "status");
     if (counts.verdicts.count(status)) ++counts.verdicts[status];
   }
   return counts;
@@ -116,7 +116,7 @@ std::vector<RootCause> RootCauses(const json& image, const char* list) {
   std::map<std::string, size_t> by_key;
   std::vector<std::set<std::string>> pools_seen;  // per cause: a fleet of thousands of pools stays linear
   std::map<std::string, size_t> pool_rank;        // fleet order, as the verdicts list it
-  for (const auto& verdict : Arr(image, "verdicts")) pool_rank.try_emplace(Str(verdict, "pool"), pool_rank.size());
+  for (const auto& verdict : Arr(image, "verdicts")) pool_rank.try_emplace(StringField(verdict, "pool"), pool_rank.size());
   for (const auto& finding : Arr(image, list)) {
     std::string key = CauseKey(finding);
     auto it = by_key.find(key);
@@ -128,7 +128,7 @@ std::vector<RootCause> RootCauses(const json& image, const char* list) {
     RootCause& cause = causes[it->second];
     std::set<std::string>& seen = pools_seen[it->second];
     cause.findings.push_back(&finding);
-    std::string rule = Str(finding, "rule");
+    std::string rule = StringField(finding, "rule");
     if (std::find(cause.rules.begin(), cause.rules.end(), rule) == cause.rules.end()) cause.rules.push_back(rule);
     for (const auto& pool : Arr(finding, "pools")) {
       if (!pool.is_string()) continue;
@@ -153,7 +153,7 @@ std::vector<RootCause> RootCauses(const json& image, const char* list) {
 std::string BaselineState(const RootCause& cause) {
   std::string state;
   for (const json* finding : cause.findings) {
-    std::string one = Str(*finding, "baseline_state");
+    std::string one = StringField(*finding, "baseline_state");
     if (one == "new") return one;
     if (!one.empty()) state = one;
   }
@@ -237,7 +237,7 @@ std::string ShortenRequirements(const std::string& text, const std::string& deci
 std::vector<std::string> MissingTexts(const json& finding) {
   std::vector<std::string> out;
   for (const auto& item : Arr(finding, "missing")) {
-    std::string text = Str(item, "text");
+    std::string text = StringField(item, "text");
     if (!text.empty() && std::find(out.begin(), out.end(), text) == out.end()) out.push_back(text);
   }
   return out;
@@ -248,10 +248,10 @@ std::vector<std::string> MissingSentences(const std::vector<const json*>& findin
   std::vector<std::string> loose;  // entries without subject/owner (older reports)
   for (const json* finding : findings) {
     for (const auto& item : Arr(*finding, "missing")) {
-      std::string owner = Str(item, "owner");
-      std::string subject = Str(item, "subject");
+      std::string owner = StringField(item, "owner");
+      std::string subject = StringField(item, "subject");
       if (owner.empty() || subject.empty()) {
-        std::string text = Str(item, "text");
+        std::string text = StringField(item, "text");
         if (!text.empty() && std::find(loose.begin(), loose.end(), text) == loose.end()) loose.push_back(text);
         continue;
       }
@@ -277,7 +277,7 @@ std::vector<std::string> MissingSentences(const std::vector<const json*>& findin
 std::vector<std::string> MissingReasons(const json& finding) {
   std::vector<std::string> out;
   for (const auto& item : Arr(finding, "missing")) {
-    std::string reason = Str(item, "reason");
+    std::string reason = StringField(item, "reason");
     if (reason.empty()) continue;
     if (item.contains("dockerfile_line") && item["dockerfile_line"].is_number_integer())
       reason += " [Dockerfile:" + std::to_string(item["dockerfile_line"].get<int64_t>()) + "]";

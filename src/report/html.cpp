@@ -72,15 +72,15 @@ footer { color: var(--muted); padding: 0 28px 24px; font-size: 12px; }
 )CSS";
 
 std::string VerdictCell(const json& image, const json& verdict) {
-  std::string status = Str(verdict, "status", "pass");
-  std::string cell = "<td class=\"verdict verdict-" + Html(status) + "\" data-image=\"" + Html(Str(image, "ref")) +
-                     "\" data-pool=\"" + Html(Str(verdict, "pool")) + "\" data-status=\"" + Html(status) + "\">";
+  std::string status = StringField(verdict, "status", "pass");
+  std::string cell = "<td class=\"verdict verdict-" + Html(status) + "\" data-image=\"" + Html(StringField(image, "ref")) +
+                     "\" data-pool=\"" + Html(StringField(verdict, "pool")) + "\" data-status=\"" + Html(status) + "\">";
   cell += "<span class=\"status\">" + Html(status == "undecided" ? "undecided" : status) + "</span>";
   const json& predicted = verdict.contains("predicted_error") ? verdict["predicted_error"] : json();
   if (predicted.is_object()) {
     cell += "<span class=\"error\">" + Html(PredictedText(predicted)) + "</span>";
-    std::string rule = Str(predicted, "rule");
-    cell += "<span class=\"rule\">" + Html(Str(predicted, "stage")) + (rule.empty() ? "" : " · " + Html(rule)) + "</span>";
+    std::string rule = StringField(predicted, "rule");
+    cell += "<span class=\"rule\">" + Html(StringField(predicted, "stage")) + (rule.empty() ? "" : " · " + Html(rule)) + "</span>";
   } else if (status == "undecided" || !Arr(verdict, "undetermined").empty()) {
     std::string ids;
     size_t n = 0;
@@ -105,10 +105,10 @@ void Matrix(std::string& out, const json& report) {
   static const json kNoFleet = json::object();
   const json& fleet = report.contains("fleet") ? report["fleet"] : kNoFleet;
   const json& fleet_pools = Arr(fleet, "pools");
-  for (const auto& pool : fleet_pools) pools.push_back(Str(pool, "name"));
+  for (const auto& pool : fleet_pools) pools.push_back(StringField(pool, "name"));
   for (const auto& image : images) {
     for (const auto& verdict : Arr(image, "verdicts")) {
-      std::string pool = Str(verdict, "pool");
+      std::string pool = StringField(verdict, "pool");
       if (std::find(pools.begin(), pools.end(), pool) == pools.end()) pools.push_back(pool);
     }
   }
@@ -122,9 +122,9 @@ void Matrix(std::string& out, const json& report) {
   for (const auto& pool : pools) {
     std::string detail;
     for (const auto& entry : fleet_pools) {
-      if (Str(entry, "name") != pool) continue;
-      detail = Str(entry, "gpu");
-      std::string driver = Str(entry, "driver");
+      if (StringField(entry, "name") != pool) continue;
+      detail = StringField(entry, "gpu");
+      std::string driver = StringField(entry, "driver");
       if (!driver.empty()) detail += (detail.empty() ? "driver " : " · ") + driver;
     }
     out += "<th class=\"pool-head\">" + Html(pool) +
@@ -132,23 +132,23 @@ void Matrix(std::string& out, const json& report) {
   }
   out += "</tr></thead>\n<tbody>\n";
   for (const auto& image : images) {
-    out += "<tr><th class=\"image-head\"><code>" + Html(Str(image, "ref", "image")) + "</code>";
-    std::string digest = Str(image, "digest");
+    out += "<tr><th class=\"image-head\"><code>" + Html(StringField(image, "ref", "image")) + "</code>";
+    std::string digest = StringField(image, "digest");
     if (!digest.empty()) out += "<br><span class=\"muted mono\">" + Html(digest.substr(0, 19)) + "</span>";
     out += "</th>";
-    if (Str(image, "status") == "error") {  // --images-from, --all-tags: an image that could not be read
+    if (StringField(image, "status") == "error") {  // --images-from, --all-tags: an image that could not be read
       out += "<td class=\"cell unreadable\" colspan=\"" + std::to_string(std::max<size_t>(pools.size(), 1)) +
-             "\"><b>could not be read</b>: " + Html(Str(image, "error")) + "</td></tr>\n";
+             "\"><b>could not be read</b>: " + Html(StringField(image, "error")) + "</td></tr>\n";
       continue;
     }
     if (pools.empty()) {
-      json pseudo = {{"pool", "image"}, {"status", Str(image, "status", "pass")}, {"predicted_error", nullptr}};
+      json pseudo = {{"pool", "image"}, {"status", StringField(image, "status", "pass")}, {"predicted_error", nullptr}};
       out += VerdictCell(image, pseudo);
     }
     for (const auto& pool : pools) {
       const json* found = nullptr;
       for (const auto& verdict : Arr(image, "verdicts")) {
-        if (Str(verdict, "pool") == pool) found = &verdict;
+        if (StringField(verdict, "pool") == pool) found = &verdict;
       }
       out += found ? VerdictCell(image, *found) : "<td class=\"muted\">–</td>";
     }
@@ -182,17 +182,17 @@ void Card(std::string& out, const json& image, const RootCause& cause, const Ren
   if (kind == "undecided") {
     for (size_t i = 0; i < cause.rules.size(); ++i) out += (i ? ", " : "") + Html(cause.rules[i]);
   } else {
-    out += Html(Str(finding, "rule")) + " " + Html(Str(finding, "name")) + " <span class=\"muted\">" +
-           Html(Str(finding, "title")) + "</span>";
+    out += Html(StringField(finding, "rule")) + " " + Html(StringField(finding, "name")) + " <span class=\"muted\">" +
+           Html(StringField(finding, "title")) + "</span>";
   }
   out += "</div>\n<div>";
-  if (Str(finding, "scope") == "image") {
+  if (StringField(finding, "scope") == "image") {
     out += "<span class=\"pool\">whole image</span>";
   } else {
     for (const auto& pool : cause.pools) out += "<span class=\"pool\">" + Html(pool) + "</span>";
   }
   out += "</div>\n";
-  std::string message = Str(finding, "message");
+  std::string message = StringField(finding, "message");
   if (kind == "undecided") {
     std::vector<std::string> missing = MissingSentences(cause.findings);
     out += "<p><span class=\"label\">Cannot tell:</span>";
@@ -203,10 +203,10 @@ void Card(std::string& out, const json& image, const RootCause& cause, const Ren
     out += "<ul>";
     std::vector<std::string> seen;
     for (const json* one : cause.findings) {
-      std::string rule = Str(*one, "rule");
+      std::string rule = StringField(*one, "rule");
       if (std::find(seen.begin(), seen.end(), rule) != seen.end()) continue;
       seen.push_back(rule);
-      out += "<li>" + Html(rule) + " " + Html(Str(*one, "title")) + "</li>";
+      out += "<li>" + Html(rule) + " " + Html(StringField(*one, "title")) + "</li>";
     }
     out += "</ul>\n";
   } else {
@@ -214,7 +214,7 @@ void Card(std::string& out, const json& image, const RootCause& cause, const Ren
     const json& predicted = finding.contains("predicted_error") ? finding["predicted_error"] : json();
     if (predicted.is_object())
       out += "<p><span class=\"label\">Predicted error:</span><code>" + Html(PredictedText(predicted)) + "</code> at " +
-             Html(Str(predicted, "stage")) + "</p>\n";
+             Html(StringField(predicted, "stage")) + "</p>\n";
     const json& evidence = Arr(finding, "evidence");
     if (!evidence.empty()) {
       out += "<p><span class=\"label\">Evidence:</span></p><ul class=\"evidence\">";
@@ -222,9 +222,9 @@ void Card(std::string& out, const json& image, const RootCause& cause, const Ren
       out += "</ul>\n";
     }
   }
-  std::string fix = Str(finding, "fix");
+  std::string fix = StringField(finding, "fix");
   if (!fix.empty()) out += "<p><span class=\"label\">Fix:</span>" + Html(ShortenRequirements(fix, message)) + "</p>\n";
-  if (cause.rules.size() == 1) out += HelpBlock(cause.rules.front(), options, Str(finding, "docs"));
+  if (cause.rules.size() == 1) out += HelpBlock(cause.rules.front(), options, StringField(finding, "docs"));
   (void)image;
   out += "</div>\n";
 }
@@ -237,7 +237,7 @@ void Fleet(std::string& out, const json& report) {
     out += "<p class=\"muted\">No fleet: image-level checks only (pass <code>--fleet FILE</code> for verdicts).</p>\n";
     return;
   }
-  std::string source = Str(fleet, "source");
+  std::string source = StringField(fleet, "source");
   if (!source.empty()) out += "<p class=\"muted\">From <code>" + Html(source) + "</code></p>\n";
   out += "<table class=\"fleet\"><thead><tr><th>pool</th><th>GPU</th><th>compute capability</th><th>driver</th>"
          "<th>container toolkit</th><th>runtime</th><th>platform</th><th>hosts</th></tr></thead><tbody>\n";
@@ -247,7 +247,7 @@ void Fleet(std::string& out, const json& report) {
       const json& value = pool[key];
       return "<td>" + Html(value.is_string() ? value.get<std::string>() : WriteJson(value)) + "</td>";
     };
-    out += "<tr><th>" + Html(Str(pool, "name")) + "</th>" + cell("gpu") + cell("compute_capability") + cell("driver") +
+    out += "<tr><th>" + Html(StringField(pool, "name")) + "</th>" + cell("gpu") + cell("compute_capability") + cell("driver") +
            cell("container_toolkit") + cell("runtime") + cell("platform") + cell("count") + "</tr>\n";
   }
   out += "</tbody></table>\n";
@@ -279,7 +279,7 @@ std::string RenderHtml(const json& report, const std::vector<RuleMeta>& rules, c
   const json& gate = summary.contains("gate") ? summary["gate"] : json();
   if (gate.is_object()) {
     bool failed = gate.value("failed", false);
-    std::string rule = "--fail-on " + Str(gate, "fail_on", "error");
+    std::string rule = "--fail-on " + StringField(gate, "fail_on", "error");
     if (gate.value("fail_on_undecided", false)) rule += " --fail-on-undecided";
     out += "<span class=\"gate " + std::string(failed ? "failed" : "passed") + "\">gate (" + Html(rule) + "): " +
            (failed ? "failed" : "passed") + "</span>";
@@ -290,8 +290,8 @@ std::string RenderHtml(const json& report, const std::vector<RuleMeta>& rules, c
   out += "<h2>Findings by root cause</h2>\n";
   for (const auto& image : Arr(report, "images")) {
     auto causes = RootCauses(image);
-    out += "<section class=\"image\" data-image=\"" + Html(Str(image, "ref")) + "\"><h3><code>" +
-           Html(Str(image, "ref", "image")) + "</code></h3>\n";
+    out += "<section class=\"image\" data-image=\"" + Html(StringField(image, "ref")) + "\"><h3><code>" +
+           Html(StringField(image, "ref", "image")) + "</code></h3>\n";
     const json& fixed = Arr(image, "fixed");  // --baseline
     if (!fixed.empty()) {
       out += "<details class=\"fixed\" open><summary>" + std::to_string(fixed.size()) +
@@ -300,14 +300,14 @@ std::string RenderHtml(const json& report, const std::vector<RuleMeta>& rules, c
         std::string pools;
         for (const auto& pool : Arr(finding, "pools"))
           if (pool.is_string()) pools += (pools.empty() ? "" : ", ") + pool.get<std::string>();
-        out += "<li data-baseline=\"absent\"><b>" + Html(Str(finding, "rule")) + " " + Html(Str(finding, "name")) +
+        out += "<li data-baseline=\"absent\"><b>" + Html(StringField(finding, "rule")) + " " + Html(StringField(finding, "name")) +
                "</b>" + (pools.empty() ? "" : " <span class=\"muted\">[" + Html(pools) + "]</span>") + ": " +
-               Html(Str(finding, "message")) + "</li>\n";
+               Html(StringField(finding, "message")) + "</li>\n";
       }
       out += "</ul></details>\n";
     }
-    if (Str(image, "status") == "error") {
-      out += "<p class=\"unreadable\"><b>Could not be read</b>: " + Html(Str(image, "error")) + "</p>\n";
+    if (StringField(image, "status") == "error") {
+      out += "<p class=\"unreadable\"><b>Could not be read</b>: " + Html(StringField(image, "error")) + "</p>\n";
     } else if (causes.empty()) {
       out += "<p class=\"muted\">No findings.</p>\n";
     }
@@ -320,8 +320,8 @@ std::string RenderHtml(const json& report, const std::vector<RuleMeta>& rules, c
              " suppressed finding(s)</summary><ul>";
       for (const auto& finding : suppressed) {
         const json& by = finding.contains("suppressed_by") ? finding["suppressed_by"] : json::object();
-        out += "<li>" + Html(Str(finding, "rule")) + " " + Html(Kind(finding)) + ": " + Html(Str(by, "reason")) +
-               " <span class=\"muted\">(" + Html(Str(by, "file", Str(by, "origin"))) + ")</span></li>";
+        out += "<li>" + Html(StringField(finding, "rule")) + " " + Html(Kind(finding)) + ": " + Html(StringField(by, "reason")) +
+               " <span class=\"muted\">(" + Html(StringField(by, "file", StringField(by, "origin"))) + ")</span></li>";
       }
       out += "</ul></details>\n";
     }
@@ -333,8 +333,8 @@ std::string RenderHtml(const json& report, const std::vector<RuleMeta>& rules, c
     if (entries.empty()) continue;
     out += "<h3>" + std::string(list) + " ignores</h3><ul>";
     for (const auto& entry : entries) {
-      out += "<li>" + Html(Str(entry, "rule")) + " <span class=\"muted\">" + Html(Str(entry, "file", Str(entry, "origin"))) +
-             "</span>: " + Html(Str(entry, "problem", Str(entry, "reason"))) + "</li>";
+      out += "<li>" + Html(StringField(entry, "rule")) + " <span class=\"muted\">" + Html(StringField(entry, "file", StringField(entry, "origin"))) +
+             "</span>: " + Html(StringField(entry, "problem", StringField(entry, "reason"))) + "</li>";
     }
     out += "</ul>\n";
   }
@@ -342,9 +342,9 @@ std::string RenderHtml(const json& report, const std::vector<RuleMeta>& rules, c
   if (std::string note = KnowledgeNote(report); !note.empty()) out += "<p class=\"muted\">Note: " + Html(note) + "</p>\n";
   std::string knowledge = KnowledgeLabel(report);
   if (!knowledge.empty())
-    knowledge = " · " + knowledge + " (" + Str(report["knowledge"], "digest").substr(0, 19) + ")";
-  out += "</main>\n<footer>imagelint " + Html(Str(report.contains("tool") ? report["tool"] : json(), "version")) +
-         " · report schema " + Html(Str(report, "schema")) + Html(knowledge) + "</footer>\n</body>\n</html>\n";
+    knowledge = " · " + knowledge + " (" + StringField(report["knowledge"], "digest").substr(0, 19) + ")";
+  out += "</main>\n<footer>imagelint " + Html(StringField(report.contains("tool") ? report["tool"] : json(), "version")) +
+         " · report schema " + Html(StringField(report, "schema")) + Html(knowledge) + "</footer>\n</body>\n</html>\n";
   return out;
 }
 

@@ -20,7 +20,7 @@ namespace {
 std::string Xml(const std::string& text) { return EscapeMarkup(text, "&apos;", '?', true); }
 
 bool OnPool(const json& finding, const std::string& pool) {
-  if (Str(finding, "scope") == "image" && Arr(finding, "pools").empty()) return true;
+  if (StringField(finding, "scope") == "image" && Arr(finding, "pools").empty()) return true;
   for (const auto& name : Arr(finding, "pools")) {
     if (name.is_string() && name.get<std::string>() == pool) return true;
   }
@@ -28,9 +28,9 @@ bool OnPool(const json& finding, const std::string& pool) {
 }
 
 std::string FindingBlock(const json& finding) {
-  std::string text = Kind(finding) + " " + Str(finding, "rule") + ": " + Str(finding, "message") + "\n";
+  std::string text = Kind(finding) + " " + StringField(finding, "rule") + ": " + StringField(finding, "message") + "\n";
   for (const auto& item : Arr(finding, "evidence")) text += "  evidence: " + EvidenceText(item) + "\n";
-  std::string fix = Str(finding, "fix");
+  std::string fix = StringField(finding, "fix");
   if (!fix.empty()) text += "  fix: " + fix + "\n";
   return text;
 }
@@ -63,7 +63,7 @@ Gate GateOf(const json& report) {
   if (!summary.is_object() || !summary.contains("gate") || !summary["gate"].is_object()) return gate;
   const json& g = summary["gate"];
   gate.known = true;
-  std::string fail_on = Str(g, "fail_on", "error");
+  std::string fail_on = StringField(g, "fail_on", "error");
   gate.fail_on_text = fail_on;
   gate.fail_on = fail_on == "none" ? std::nullopt : rules::ParseSeverity(fail_on);
   gate.fail_on_undecided = g.contains("fail_on_undecided") && g["fail_on_undecided"].is_boolean() &&
@@ -91,35 +91,35 @@ std::string RenderJunit(const json& report) {
     if (verdicts.empty()) {
       Case c;
       c.name = "image";
-      c.failed = gate.known ? Str(image, "gate") == "fail" : Str(image, "status") == "fail";
+      c.failed = gate.known ? StringField(image, "gate") == "fail" : StringField(image, "status") == "fail";
       for (const auto& finding : Arr(image, "findings")) {
         bool fails = gate.known ? gate.Fails(finding) : (!Undecided(finding) && SeverityOf(finding) == Severity::kError);
         if (c.failed && fails) {
-          if (c.failure_message.empty()) c.failure_message = Str(finding, "rule") + ": " + Str(finding, "message");
+          if (c.failure_message.empty()) c.failure_message = StringField(finding, "rule") + ": " + StringField(finding, "message");
           c.failure_text += FindingBlock(finding);
         } else {
           c.out_text += FindingBlock(finding);
         }
       }
-      if (Str(image, "status") == "error") {  // --images-from, --all-tags: an image that could not be read
+      if (StringField(image, "status") == "error") {  // --images-from, --all-tags: an image that could not be read
         c.failed = true;
-        c.failure_message = "could not be read: " + Str(image, "error");
+        c.failure_message = "could not be read: " + StringField(image, "error");
       }
-      c.skipped = !c.failed && Str(image, "status") == "undecided";
+      c.skipped = !c.failed && StringField(image, "status") == "undecided";
       if (c.skipped) c.skipped_message = "undecided: imagelint cannot tell whether the image runs";
       cases.push_back(std::move(c));
     }
     for (const auto& verdict : verdicts) {
       Case c;
-      c.name = Str(verdict, "pool", "?");
-      std::string status = Str(verdict, "status");
+      c.name = StringField(verdict, "pool", "?");
+      std::string status = StringField(verdict, "status");
       // The gate decides what fails the build: a warn pool fails under
       // --fail-on warning, an undecided one under --fail-on-undecided.
-      c.failed = gate.known && verdict.contains("gate") ? Str(verdict, "gate") == "fail" : status == "fail";
+      c.failed = gate.known && verdict.contains("gate") ? StringField(verdict, "gate") == "fail" : status == "fail";
       const json& predicted = verdict.contains("predicted_error") ? verdict["predicted_error"] : json();
       if (c.failed && predicted.is_object()) {
         c.failure_message = PredictedText(predicted);
-        std::string rule = Str(predicted, "rule");
+        std::string rule = StringField(predicted, "rule");
         if (!rule.empty()) c.failure_message += " (" + rule + ")";
       } else if (c.failed && status == "undecided") {
         c.failure_message = "undecided: cannot tell (" + UndeterminedText(verdict) + "); --fail-on-undecided";
@@ -140,7 +140,7 @@ std::string RenderJunit(const json& report) {
       for (const auto& finding : Arr(image, "suppressed")) {
         if (!OnPool(finding, c.name)) continue;
         const json& by = finding.contains("suppressed_by") ? finding["suppressed_by"] : json::object();
-        c.out_text += "suppressed " + Str(finding, "rule") + ": " + Str(by, "reason") + "\n";
+        c.out_text += "suppressed " + StringField(finding, "rule") + ": " + StringField(by, "reason") + "\n";
       }
       cases.push_back(std::move(c));
     }
@@ -163,10 +163,10 @@ std::string RenderJunit(const json& report) {
       suite_failures += c.failed ? 1 : 0;
       suite_skipped += c.skipped ? 1 : 0;
     }
-    std::string ref = Str(*image, "ref", "image");
+    std::string ref = StringField(*image, "ref", "image");
     out += "  <testsuite name=\"" + Xml(ref) + "\" tests=\"" + std::to_string(cases.size()) + "\" failures=\"" +
            std::to_string(suite_failures) + "\" errors=\"0\" skipped=\"" + std::to_string(suite_skipped) + "\">\n";
-    std::string digest = Str(*image, "digest");
+    std::string digest = StringField(*image, "digest");
     if (!digest.empty())
       out += "    <properties>\n      <property name=\"digest\" value=\"" + Xml(digest) + "\"/>\n    </properties>\n";
     for (const auto& c : cases) {

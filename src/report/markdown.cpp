@@ -48,7 +48,7 @@ std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rule
     if (tally.Of(verdict_counts, "warn") > 0) out += ", " + std::to_string(tally.Of(verdict_counts, "warn")) + " warn";
   } else {
     int64_t errors = 0;
-    for (const auto& image : images) errors += Str(image, "status") == "fail" ? 1 : 0;
+    for (const auto& image : images) errors += StringField(image, "status") == "fail" ? 1 : 0;
     out += std::to_string(errors) + " of " + std::to_string(images.size()) + " images fail";
   }
   out += "\n\n";
@@ -57,20 +57,20 @@ std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rule
   std::vector<std::string> pools;
   for (const auto& image : images) {
     for (const auto& verdict : Arr(image, "verdicts")) {
-      std::string pool = Str(verdict, "pool");
+      std::string pool = StringField(verdict, "pool");
       if (std::find(pools.begin(), pools.end(), pool) == pools.end()) pools.push_back(pool);
     }
   }
   if (!images.empty()) {
     out += "| Pool |";
-    for (const auto& image : images) out += " " + MarkdownCode(Str(image, "ref", "image")) + " |";
+    for (const auto& image : images) out += " " + MarkdownCode(StringField(image, "ref", "image")) + " |";
     out += "\n|---|";
     for (size_t i = 0; i < images.size(); ++i) out += "---|";
     out += "\n";
     if (pools.empty()) {
       out += "| *(image checks)* |";
       for (const auto& image : images) {
-        std::string status = Str(image, "status", "pass");
+        std::string status = StringField(image, "status", "pass");
         out += " " + Icon(status) + " " + status + " |";
       }
       out += "\n";
@@ -78,10 +78,10 @@ std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rule
     for (const auto& pool : pools) {
       out += "| " + MarkdownText(pool) + " |";
       for (const auto& image : images) {
-        std::string cell = Str(image, "status") == "error" ? "⛔ **could not be read**" : "–";
+        std::string cell = StringField(image, "status") == "error" ? "⛔ **could not be read**" : "–";
         for (const auto& verdict : Arr(image, "verdicts")) {
-          if (Str(verdict, "pool") != pool) continue;
-          std::string status = Str(verdict, "status");
+          if (StringField(verdict, "pool") != pool) continue;
+          std::string status = StringField(verdict, "status");
           cell = Icon(status) + " " + (status == "fail" ? "**fail**" : status);
           const json& predicted = verdict.contains("predicted_error") ? verdict["predicted_error"] : json();
           if (predicted.is_object()) cell += ": " + MarkdownCode(PredictedText(predicted));
@@ -99,8 +99,8 @@ std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rule
   }
 
   for (const auto& image : images) {  // --images-from, --all-tags: images that could not be read
-    if (Str(image, "status") == "error")
-      out += "\n⛔ " + MarkdownCode(Str(image, "ref", "image")) + " **could not be read**: " + MarkdownText(Str(image, "error")) + "\n";
+    if (StringField(image, "status") == "error")
+      out += "\n⛔ " + MarkdownCode(StringField(image, "ref", "image")) + " **could not be read**: " + MarkdownText(StringField(image, "error")) + "\n";
   }
 
   // One item per root cause: errors, undecided, warnings, notes.
@@ -132,10 +132,10 @@ std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rule
     if (shown == options.markdown_top_findings) break;
     ++shown;
     const json* finding = cause.findings.front();
-    std::string id = Str(*finding, "rule", "?");
+    std::string id = StringField(*finding, "rule", "?");
     auto rule = by_id.find(id);
-    std::string docs = rule != by_id.end() ? rule->second->docs : Str(*finding, "docs");
-    std::string name = Str(*finding, "name");
+    std::string docs = rule != by_id.end() ? rule->second->docs : StringField(*finding, "docs");
+    std::string name = StringField(*finding, "name");
     if (name.empty() && rule != by_id.end()) name = rule->second->name;
     std::string uri = HelpUri(options.docs_base_uri, id, docs);
     std::string kind = Kind(*finding);
@@ -144,16 +144,16 @@ std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rule
       std::string ids;
       for (const auto& rule_id : cause.rules) ids += (ids.empty() ? "" : ", ") + MarkdownText(rule_id);
       out += (BaselineState(cause) == "new" ? "" : "- ") + Icon(kind) + " **undecided " + ids + "** (" +
-             MarkdownCode(Str(*image, "ref", "image"));
+             MarkdownCode(StringField(*image, "ref", "image"));
     } else {
       std::string label = uri.empty() ? MarkdownText(id) : "[" + MarkdownText(id) + "](" + uri + ")";
       out += (BaselineState(cause) == "new" ? "" : "- ") + Icon(kind) + " **" + label +
-             (name.empty() ? "" : " " + MarkdownText(name)) + "** (" + MarkdownCode(Str(*image, "ref", "image"));
+             (name.empty() ? "" : " " + MarkdownText(name)) + "** (" + MarkdownCode(StringField(*image, "ref", "image"));
     }
     std::string pools_text;
     for (const auto& pool : cause.pools) pools_text += (pools_text.empty() ? "" : ", ") + pool;
-    if (Str(*finding, "scope") != "image" && !pools_text.empty()) out += "; pools: " + MarkdownText(pools_text);
-    std::string message = Str(*finding, "message");
+    if (StringField(*finding, "scope") != "image" && !pools_text.empty()) out += "; pools: " + MarkdownText(pools_text);
+    std::string message = StringField(*finding, "message");
     if (kind == "undecided") {
       std::string missing;
       for (const auto& text : MissingSentences(cause.findings)) missing += (missing.empty() ? "" : "; ") + text;
@@ -164,7 +164,7 @@ std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rule
     // Markdown hard line breaks ("  \n") keep these lines inside the list item.
     const json& predicted = finding->contains("predicted_error") ? (*finding)["predicted_error"] : json();
     if (predicted.is_object()) out += "  \n  Predicted error: " + MarkdownCode(PredictedText(predicted));
-    std::string fix = Str(*finding, "fix");
+    std::string fix = StringField(*finding, "fix");
     if (!fix.empty()) out += "  \n  **Fix:** " + MarkdownText(ShortenRequirements(fix, message));
     out += "\n";
   }
@@ -178,9 +178,9 @@ std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rule
       std::string pools;
       for (const auto& pool : Arr(finding, "pools"))
         if (pool.is_string()) pools += (pools.empty() ? "" : ", ") + pool.get<std::string>();
-      fixed += "- ✅ **" + MarkdownText(Str(finding, "rule")) + " " + MarkdownText(Str(finding, "name")) + "** (" +
-               MarkdownCode(Str(image, "ref", "image")) + (pools.empty() ? "" : "; pools: " + MarkdownText(pools)) + "): " +
-               MarkdownText(Str(finding, "message")) + "\n";
+      fixed += "- ✅ **" + MarkdownText(StringField(finding, "rule")) + " " + MarkdownText(StringField(finding, "name")) + "** (" +
+               MarkdownCode(StringField(image, "ref", "image")) + (pools.empty() ? "" : "; pools: " + MarkdownText(pools)) + "): " +
+               MarkdownText(StringField(finding, "message")) + "\n";
     }
   }
   if (!fixed.empty()) out += "\n**Fixed since the baseline**\n\n" + fixed;

@@ -18,13 +18,6 @@ namespace internal {
 Severity SeverityOf(const json& finding) { return analysis::FindingSeverity(finding); }
 int Rank(const json& finding) { return static_cast<int>(SeverityOf(finding)); }
 
-std::string Str(const json& j, const char* key, const std::string& fallback) {
-  if (!j.is_object()) return fallback;
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_string()) return fallback;
-  return it->get<std::string>();
-}
-
 const json& Arr(const json& j, const char* key) {
   static const json empty = json::array();
   if (!j.is_object()) return empty;
@@ -38,7 +31,7 @@ std::string PredictedText(const json& predicted) {
   std::string text;
   if (predicted.contains("code") && predicted["code"].is_number_integer() && predicted["code"].get<int64_t>() != 0)
     text = std::to_string(predicted["code"].get<int64_t>()) + " ";
-  text += Str(predicted, "name", "?");
+  text += StringField(predicted, "name", "?");
   return text;
 }
 
@@ -82,12 +75,12 @@ std::string CleanCreatedBy(std::string created_by) {
 
 std::string EvidenceText(const json& item) {
   if (!item.is_object()) return item.is_string() ? item.get<std::string>() : WriteJson(item);
-  std::string text = Str(item, "path", Str(item, "detail", "?"));
+  std::string text = StringField(item, "path", StringField(item, "detail", "?"));
   if (item.contains("path") && item.contains("detail") && item["detail"].is_string())
     text += " — " + item["detail"].get<std::string>();
   if (item.contains("layer") && item["layer"].is_number_integer()) {
     text += " (layer " + std::to_string(item["layer"].get<int64_t>());
-    std::string created_by = CleanCreatedBy(Str(item, "created_by"));
+    std::string created_by = CleanCreatedBy(StringField(item, "created_by"));
     if (created_by.size() > 60) created_by = created_by.substr(0, 57) + "...";
     if (!created_by.empty()) text += ": " + created_by;
     text += ")";
@@ -108,7 +101,7 @@ int DockerfileLine(const json& finding) {
 }
 
 std::string DockerfileFor(const json& image, const RenderOptions& options) {
-  std::string dockerfile = Str(image, "dockerfile");
+  std::string dockerfile = StringField(image, "dockerfile");
   return dockerfile.empty() ? options.dockerfile : dockerfile;
 }
 
@@ -273,14 +266,14 @@ std::vector<RuleMeta> FromRuleInfos(const std::vector<rules::RuleInfo>& infos) {
 std::vector<RuleMeta> RulesFromReport(const json& report) {
   std::vector<RuleMeta> out;
   for (const auto& rule : Arr(report, "rules")) {
-    if (!rule.is_object() || Str(rule, "id").empty()) continue;
+    if (!rule.is_object() || StringField(rule, "id").empty()) continue;
     RuleMeta meta;
-    meta.id = Str(rule, "id");
-    meta.name = Str(rule, "name");
-    meta.title = Str(rule, "title");
-    meta.summary = Str(rule, "summary");
+    meta.id = StringField(rule, "id");
+    meta.name = StringField(rule, "name");
+    meta.title = StringField(rule, "title");
+    meta.summary = StringField(rule, "summary");
     meta.severity = analysis::FindingSeverity(rule);
-    meta.docs = Str(rule, "docs");
+    meta.docs = StringField(rule, "docs");
     meta.enabled = !(rule.contains("enabled") && rule["enabled"].is_boolean() && !rule["enabled"].get<bool>());
     out.push_back(std::move(meta));
   }
@@ -382,7 +375,7 @@ std::string FindingFingerprint(const json& image, const json& finding) {
   // Identity = what the finding is about, not how it is worded or where the
   // bytes sit: rule, the image's name (tags and digests change with every
   // build), the pools and the logical location.
-  std::string key = "imagelint/v2\n" + Str(finding, "rule") + "\n" + ImageName(Str(image, "ref")) + "\n";
+  std::string key = "imagelint/v2\n" + StringField(finding, "rule") + "\n" + ImageName(StringField(image, "ref")) + "\n";
   std::vector<std::string> pools;
   for (const auto& pool : Arr(finding, "pools")) {
     if (pool.is_string()) pools.push_back(pool.get<std::string>());
@@ -391,7 +384,7 @@ std::string FindingFingerprint(const json& image, const json& finding) {
   for (const auto& pool : pools) key += "pool:" + pool + "\n";
   const std::vector<std::string> where = analysis::LogicalLocation(finding);
   for (const auto& part : where) key += part + "\n";
-  if (where.empty()) key += "scope:" + Str(finding, "scope", "pool") + "\n";
+  if (where.empty()) key += "scope:" + StringField(finding, "scope", "pool") + "\n";
   std::string digest = Sha256Digest(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(key.data()), key.size()));
   return digest.substr(digest.find(':') + 1);
 }

@@ -115,15 +115,15 @@ json RuleDescriptor(const RuleMeta& rule, const RenderOptions& options) {
 }
 
 std::string ResultText(const json& image, const json& finding) {
-  std::string text = Str(finding, "message");
+  std::string text = StringField(finding, "message");
   if (!text.empty() && text.back() != '.') text += ".";
   std::string pools = PoolList(finding);
-  text += " Image: " + Str(image, "ref", "?");
-  if (Str(finding, "scope") != "image" && !pools.empty()) text += "; pools: " + pools;
+  text += " Image: " + StringField(image, "ref", "?");
+  if (StringField(finding, "scope") != "image" && !pools.empty()) text += "; pools: " + pools;
   text += ".";
   const json& predicted = finding.contains("predicted_error") ? finding["predicted_error"] : json();
   if (predicted.is_object()) text += " Predicted error: " + PredictedText(predicted) + ".";
-  std::string fix = Str(finding, "fix");
+  std::string fix = StringField(finding, "fix");
   if (!fix.empty()) text += " Fix: " + fix;
   return text;
 }
@@ -131,12 +131,12 @@ std::string ResultText(const json& image, const json& finding) {
 json ImageLocation(const json& item, const std::string& base_id, const json& image) {
   json location = json::object();
   location["physicalLocation"] = {
-      {"artifactLocation", {{"uri", ImagePathUri(Str(item, "path"))}, {"uriBaseId", base_id}}},
+      {"artifactLocation", {{"uri", ImagePathUri(StringField(item, "path"))}, {"uriBaseId", base_id}}},
       {"region", {{"startLine", 1}}}};
-  std::string text = "/" + Str(item, "path") + " in image " + Str(image, "ref", "?");
+  std::string text = "/" + StringField(item, "path") + " in image " + StringField(image, "ref", "?");
   if (item.contains("layer") && item["layer"].is_number_integer()) {
     text += ", layer " + std::to_string(item["layer"].get<int64_t>());
-    std::string created_by = CleanCreatedBy(Str(item, "created_by"));
+    std::string created_by = CleanCreatedBy(StringField(item, "created_by"));
     if (!created_by.empty()) text += " (" + Truncate(created_by, 200) + ")";
   }
   location["message"] = {{"text", text}};
@@ -146,7 +146,7 @@ json ImageLocation(const json& item, const std::string& base_id, const json& ima
 json ToResult(const json& image, const json& finding, const std::map<std::string, size_t>& rule_index,
               const std::string& base_id, size_t artifact_index, const RenderOptions& options) {
   json result = json::object();
-  std::string rule = Str(finding, "rule", "unknown");
+  std::string rule = StringField(finding, "rule", "unknown");
   result["ruleId"] = rule;
   auto it = rule_index.find(rule);
   if (it != rule_index.end()) result["ruleIndex"] = it->second;
@@ -164,9 +164,9 @@ json ToResult(const json& image, const json& finding, const std::map<std::string
 
   std::vector<json> image_locations;
   for (const auto& item : Arr(finding, "evidence")) {
-    if (!Str(item, "path").empty()) image_locations.push_back(ImageLocation(item, base_id, image));
+    if (!StringField(item, "path").empty()) image_locations.push_back(ImageLocation(item, base_id, image));
   }
-  json artifact = {{"uri", HostUri(Str(image, "ref", "image"))}, {"index", artifact_index}};
+  json artifact = {{"uri", HostUri(StringField(image, "ref", "image"))}, {"index", artifact_index}};
   json locations = json::array();
   json related = json::array();
   int line = DockerfileLine(finding);
@@ -185,7 +185,7 @@ json ToResult(const json& image, const json& finding, const std::map<std::string
   } else {
     // Nothing more precise than the image itself.
     locations.push_back({{"physicalLocation", {{"artifactLocation", artifact}, {"region", {{"startLine", 1}}}}},
-                         {"message", {{"text", "image " + Str(image, "ref", "?")}}}});
+                         {"message", {{"text", "image " + StringField(image, "ref", "?")}}}});
   }
   for (size_t i = 0; i < related.size(); ++i) related[i]["id"] = i + 1;
   result["locations"] = locations;
@@ -195,14 +195,14 @@ json ToResult(const json& image, const json& finding, const std::map<std::string
     result["analysisTarget"] = artifact;
 
   // --baseline: new, unchanged, or absent (fixed since the baseline), as SARIF 2.1.0's baselineState.
-  std::string state = Str(finding, "baseline_state");
+  std::string state = StringField(finding, "baseline_state");
   if (state == "new" || state == "unchanged" || state == "absent") result["baselineState"] = state;
   std::string fingerprint = FindingFingerprint(image, finding);
   result["partialFingerprints"] = {{"primaryLocationLineHash", fingerprint.substr(0, 16) + ":1"},
                                    {"imagelintFinding/v1", fingerprint}};
   json properties = json::object();
-  properties["image"] = Str(image, "ref");
-  if (!Str(image, "digest").empty()) properties["digest"] = Str(image, "digest");
+  properties["image"] = StringField(image, "ref");
+  if (!StringField(image, "digest").empty()) properties["digest"] = StringField(image, "digest");
   properties["pools"] = Arr(finding, "pools");
   if (finding.contains("predicted_error") && finding["predicted_error"].is_object())
     properties["predicted_error"] = finding["predicted_error"];
@@ -210,10 +210,10 @@ json ToResult(const json& image, const json& finding, const std::map<std::string
   if (Undecided(finding)) properties["missing"] = Arr(finding, "missing");
   if (finding.contains("suppressed_by") && finding["suppressed_by"].is_object()) {
     const json& by = finding["suppressed_by"];
-    std::string origin = Str(by, "origin");
+    std::string origin = StringField(by, "origin");
     json suppression = {{"kind", origin == "inline" ? "inSource" : "external"},
                         {"status", "accepted"},
-                        {"justification", Str(by, "reason")}};
+                        {"justification", StringField(by, "reason")}};
     result["suppressions"] = json::array({suppression});
     properties["suppressed_by"] = by;
   }
@@ -237,12 +237,12 @@ std::string RenderSarif(const json& report, const std::vector<RuleMeta>& rule_li
   for (const auto& image : images) {
     for (const char* list : {"findings", "suppressed", "fixed"}) {
       for (const auto& finding : Arr(image, list)) {
-        if (rule_index.count(Str(finding, "rule"))) continue;
+        if (rule_index.count(StringField(finding, "rule"))) continue;
         RuleMeta meta;
-        meta.id = Str(finding, "rule", "unknown");
-        meta.name = Str(finding, "name");
-        meta.title = Str(finding, "title");
-        meta.docs = Str(finding, "docs");
+        meta.id = StringField(finding, "rule", "unknown");
+        meta.name = StringField(finding, "name");
+        meta.title = StringField(finding, "title");
+        meta.docs = StringField(finding, "docs");
         meta.severity = SeverityOf(finding);
         add_rule(meta);
       }
@@ -265,18 +265,18 @@ std::string RenderSarif(const json& report, const std::vector<RuleMeta>& rule_li
   json notifications = json::array();
   std::set<std::string> used_base_ids;
   for (const auto& image : images) {
-    std::string ref = Str(image, "ref", "image");
+    std::string ref = StringField(image, "ref", "image");
     // Named without tag or digest, so locations stay put across rebuilds.
     std::string base_id = BaseIdFor(ImageName(ref));
     for (int n = 2; used_base_ids.count(base_id); ++n) base_id = BaseIdFor(ImageName(ref)) + "#" + std::to_string(n);
     used_base_ids.insert(base_id);
     std::string description = "root file system of image " + ref;
-    if (!Str(image, "digest").empty()) description += " (" + Str(image, "digest") + ")";
+    if (!StringField(image, "digest").empty()) description += " (" + StringField(image, "digest") + ")";
     base_ids[base_id] = {{"description", {{"text", description}}}};
     json artifact = {{"location", {{"uri", HostUri(ref)}}},
                      {"roles", {"analysisTarget"}},
                      {"description", {{"text", "container image " + ref}}}};
-    std::string digest = Str(image, "digest");
+    std::string digest = StringField(image, "digest");
     if (digest.rfind("sha256:", 0) == 0) artifact["hashes"] = {{"sha-256", digest.substr(7)}};
     size_t artifact_index = artifacts.size();
     artifacts.push_back(artifact);
@@ -286,18 +286,18 @@ std::string RenderSarif(const json& report, const std::vector<RuleMeta>& rule_li
     }
     json verdicts = json::array();
     for (const auto& verdict : Arr(image, "verdicts")) {
-      verdicts.push_back({{"pool", Str(verdict, "pool")}, {"status", Str(verdict, "status")},
+      verdicts.push_back({{"pool", StringField(verdict, "pool")}, {"status", StringField(verdict, "status")},
                           {"predicted_error", verdict.contains("predicted_error") ? verdict["predicted_error"] : json()}});
     }
-    json properties = {{"ref", ref}, {"digest", Str(image, "digest")}, {"status", Str(image, "status")},
+    json properties = {{"ref", ref}, {"digest", StringField(image, "digest")}, {"status", StringField(image, "status")},
                        {"verdicts", verdicts}};
-    if (Str(image, "status") == "error") {
-      properties["error"] = Str(image, "error");
+    if (StringField(image, "status") == "error") {
+      properties["error"] = StringField(image, "error");
       // A toolExecutionNotification: what kept the tool from analysing a target (SARIF 2.1.0,
       // https://docs.oasis-open.org/sarif/sarif/v2.1.0/sarif-v2.1.0.html, "toolExecutionNotifications").
       json location = {{"physicalLocation", {{"artifactLocation", {{"uri", HostUri(ref)}, {"index", artifact_index}}}}}};
       json notification = {{"level", "error"},
-                           {"message", {{"text", "could not read image " + ref + ": " + Str(image, "error")}}},
+                           {"message", {{"text", "could not read image " + ref + ": " + StringField(image, "error")}}},
                            {"locations", json::array({location})}};
       notifications.push_back(std::move(notification));
     }
@@ -308,7 +308,7 @@ std::string RenderSarif(const json& report, const std::vector<RuleMeta>& rule_li
   // apart between analyses: the image's name, never its tag or digest, so
   // each push of app:<sha> updates the same alerts.
   std::string automation = "imagelint/";
-  if (images.size() == 1) automation += ImageName(Str(images[0], "ref", "image")) + "/";
+  if (images.size() == 1) automation += ImageName(StringField(images[0], "ref", "image")) + "/";
   json run = json::object();
   run["tool"] = {{"driver", driver}};
   run["automationDetails"] = {{"id", automation}};

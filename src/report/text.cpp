@@ -37,8 +37,8 @@ const char* ColorOf(const std::string& kind) {
 }
 
 std::string SuppressionSource(const json& by) {
-  std::string source = Str(by, "file");
-  if (source.empty()) source = Str(by, "origin", "?");
+  std::string source = StringField(by, "file");
+  if (source.empty()) source = StringField(by, "origin", "?");
   if (by.contains("line") && by["line"].is_number_integer() && by["line"].get<int64_t>() > 0)
     source += ":" + std::to_string(by["line"].get<int64_t>());
   return source;
@@ -85,29 +85,29 @@ std::string Cell(const json& verdict) {
 // observation contradicts.
 std::string ObservedLine(const json& verdict) {
   const json& seen = verdict["observed"];
-  std::string text = "observed on " + Str(seen, "host") + ", " + Str(seen, "date");
-  if (Str(verdict, "observation") == "contradicts" && verdict.contains("prediction")) {
+  std::string text = "observed on " + StringField(seen, "host") + ", " + StringField(seen, "date");
+  if (StringField(verdict, "observation") == "contradicts" && verdict.contains("prediction")) {
     const json& before = verdict["prediction"];
-    text += "; CONTRADICTS the prediction " + Str(before, "status") + " " + PredictionCell(before);
-  } else if (!Str(verdict, "observation").empty()) {
-    text += " (" + Str(verdict, "observation") + " with the prediction)";
+    text += "; CONTRADICTS the prediction " + StringField(before, "status") + " " + PredictionCell(before);
+  } else if (!StringField(verdict, "observation").empty()) {
+    text += " (" + StringField(verdict, "observation") + " with the prediction)";
   }
   return text;
 }
 
 std::string PredictionCell(const json& verdict) {
   const json& predicted = verdict.contains("predicted_error") ? verdict["predicted_error"] : json();
-  if (predicted.is_object()) return PredictedText(predicted) + " (" + Str(predicted, "stage") + ")";
+  if (predicted.is_object()) return PredictedText(predicted) + " (" + StringField(predicted, "stage") + ")";
   std::vector<std::string> undetermined;
   for (const auto& id : Arr(verdict, "undetermined")) {
     if (id.is_string()) undetermined.push_back(id.get<std::string>());
   }
-  if (Str(verdict, "status") == "undecided") {
+  if (StringField(verdict, "status") == "undecided") {
     std::vector<std::string> some(undetermined.begin(), undetermined.begin() + std::min<size_t>(3, undetermined.size()));
     std::string more = undetermined.size() > 3 ? " +" + std::to_string(undetermined.size() - 3) : "";
     return "cannot tell: " + Joined(some) + more;
   }
-  if (Str(verdict, "status") == "pass" && !undetermined.empty()) return "- (some checks undetermined)";
+  if (StringField(verdict, "status") == "pass" && !undetermined.empty()) return "- (some checks undetermined)";
   return "-";
 }
 
@@ -117,13 +117,13 @@ std::string PredictionCell(const json& verdict) {
 // resolver's summary) and in full in the JSON report (`base.note`).
 std::string BaseLine(const json& base) {
   if (!base.is_object()) return "";
-  std::string from = Str(base, "resolved_from", "none");
+  std::string from = StringField(base, "resolved_from", "none");
   bool read = from == "docker" || from == "registry" || from == "local";
   if (!read) return "";
-  std::string line = "base " + Str(base, "ref") + ": ";
+  std::string line = "base " + StringField(base, "ref") + ": ";
   line += "read from " + from;
-  std::string digest = Str(base, "digest");
-  if (!digest.empty()) line += " (" + digest.substr(0, std::min<size_t>(digest.size(), 19)) + ", " + Str(base, "platform") + ")";
+  std::string digest = StringField(base, "digest");
+  if (!digest.empty()) line += " (" + digest.substr(0, std::min<size_t>(digest.size(), 19)) + ", " + StringField(base, "platform") + ")";
   return line;
 }
 
@@ -136,15 +136,15 @@ void RenderVerdicts(std::string& out, const json& image, size_t width, const Pai
   size_t pool_width = 4;
   size_t status_width = 7;
   for (const auto& verdict : verdicts) {
-    pool_width = std::max(pool_width, Str(verdict, "pool").size());
-    status_width = std::max(status_width, Str(verdict, "status").size());
+    pool_width = std::max(pool_width, StringField(verdict, "pool").size());
+    status_width = std::max(status_width, StringField(verdict, "status").size());
   }
   pool_width = std::min<size_t>(pool_width, 24);
   out += "  " + Pad("POOL", pool_width) + "  " + Pad("VERDICT", status_width) + "  PREDICTED ERROR\n";
   for (const auto& verdict : verdicts) {
-    std::string status = Str(verdict, "status");
+    std::string status = StringField(verdict, "status");
     std::string rest = Cell(verdict);
-    std::string plain = "  " + Pad(Str(verdict, "pool"), pool_width) + "  " + Pad(status, status_width) + "  " + rest;
+    std::string plain = "  " + Pad(StringField(verdict, "pool"), pool_width) + "  " + Pad(status, status_width) + "  " + rest;
     std::string line = Cut(plain, width);
     // Colour the verdict word only (after cutting, so widths stay right).
     size_t at = 2 + pool_width + 2;
@@ -158,7 +158,7 @@ void RenderVerdicts(std::string& out, const json& image, size_t width, const Pai
 
 std::string PoolsText(const RootCause& cause, const json& image) {
   const json& first = *cause.findings.front();
-  if (Str(first, "scope") == "image") return "image";
+  if (StringField(first, "scope") == "image") return "image";
   size_t all = Arr(image, "verdicts").size();
   if (cause.pools.empty()) return "";
   if (all > 1 && cause.pools.size() == all) return "all " + std::to_string(all) + " pools";
@@ -166,8 +166,8 @@ std::string PoolsText(const RootCause& cause, const json& image) {
 }
 
 std::string HelpLine(const json& finding, const RenderOptions& options) {
-  std::string rule = Str(finding, "rule");
-  std::string uri = HelpUri(options.docs_base_uri, rule, Str(finding, "docs"));
+  std::string rule = StringField(finding, "rule");
+  std::string uri = HelpUri(options.docs_base_uri, rule, StringField(finding, "docs"));
   return uri.empty() ? "imagelint explain " + rule : uri;
 }
 
@@ -177,12 +177,12 @@ void RenderDecided(std::string& out, const RootCause& cause, const json& image, 
   std::string kind = Kind(finding);
   std::string pools = PoolsText(cause, image);
   // Wrap without the colour codes, then paint the first word.
-  std::string plain_head = kind + " " + Str(finding, "rule") + " " + Str(finding, "name") +
+  std::string plain_head = kind + " " + StringField(finding, "rule") + " " + StringField(finding, "name") +
                            (pools.empty() ? "" : " [" + pools + "]") +
                            (BaselineState(cause) == "new" ? " (new since the baseline)" : "");
   std::string wrapped = Wrap(plain_head, "", "    ", width);
   out += paint(kind, ColorOf(kind)) + wrapped.substr(kind.size());
-  std::string message = Str(finding, "message");
+  std::string message = StringField(finding, "message");
   out += Wrap(ShortenRequirements(message, message), "  ", "  ", width);
   if (cause.findings.size() > 1 && !cause.pools.empty()) {
     std::string first_pool = Arr(finding, "pools").empty() ? "" : Arr(finding, "pools")[0].get<std::string>();
@@ -195,14 +195,14 @@ void RenderDecided(std::string& out, const RootCause& cause, const json& image, 
   }
   const json& predicted = finding.contains("predicted_error") ? finding["predicted_error"] : json();
   if (predicted.is_object()) {
-    std::string text = "predicts: " + PredictedText(predicted) + " at " + Str(predicted, "stage");
-    std::string said = Str(predicted, "message");
+    std::string text = "predicts: " + PredictedText(predicted) + " at " + StringField(predicted, "stage");
+    std::string said = StringField(predicted, "message");
     if (!said.empty() && message.find(said) == std::string::npos) text += ": " + said;
     out += Wrap(text, "  ", "    ", width);
   }
   for (const auto& item : Arr(finding, "evidence"))
     out += Wrap(ShortenRequirements(EvidenceText(item), message), "  evidence: ", "    ", width);
-  if (finding.contains("fix")) out += Wrap(ShortenRequirements(Str(finding, "fix"), message), "  fix: ", "    ", width);
+  if (finding.contains("fix")) out += Wrap(ShortenRequirements(StringField(finding, "fix"), message), "  fix: ", "    ", width);
   out += Wrap(HelpLine(finding, options), "  help: ", "    ", width);
   out += "\n";
 }
@@ -217,19 +217,19 @@ void RenderUndecided(std::string& out, const RootCause& cause, const json& image
   out += paint("undecided", ColorOf("undecided")) + wrapped.substr(9);
   // What is unknown, once for the whole cause.
   std::vector<std::string> missing = MissingSentences(cause.findings);
-  if (missing.empty()) missing.push_back(Str(first, "message"));
+  if (missing.empty()) missing.push_back(StringField(first, "message"));
   out += Wrap("cannot tell: " + Joined(missing, "; "), "  ", "    ", width);
   for (const auto& reason : MissingReasons(first)) out += Wrap(reason, "  why: ", "    ", width);
   // What could not be decided: one line per rule.
   std::vector<std::string> seen;
   for (const json* finding : cause.findings) {
-    std::string rule = Str(*finding, "rule");
+    std::string rule = StringField(*finding, "rule");
     if (std::find(seen.begin(), seen.end(), rule) != seen.end()) continue;
     seen.push_back(rule);
-    std::string title = Str(*finding, "title", Str(*finding, "name"));
+    std::string title = StringField(*finding, "title", StringField(*finding, "name"));
     out += Wrap(rule + " " + title, "  - ", "    ", width);
   }
-  if (first.contains("fix")) out += Wrap(Str(first, "fix"), "  ", "    ", width);
+  if (first.contains("fix")) out += Wrap(StringField(first, "fix"), "  ", "    ", width);
   if (cause.rules.size() == 1) out += Wrap(HelpLine(first, options), "  help: ", "    ", width);
   out += "\n";
 }
@@ -262,9 +262,9 @@ std::string RenderSummary(const json& report, const RenderOptions& options) {
     out += "\n" + paint("SUPPRESSED (" + std::to_string(suppressed.size()) + ")", "1") + "\n";
     for (const auto& [index, finding] : suppressed) {
       const json& by = finding->contains("suppressed_by") ? (*finding)["suppressed_by"] : json::object();
-      std::string text = Str(*finding, "rule", "?") + " " + Kind(*finding) + " [#" + std::to_string(index + 1) +
-                         "] by " + SuppressionSource(by) + ": " + Str(by, "reason");
-      std::string expires = Str(by, "expires");
+      std::string text = StringField(*finding, "rule", "?") + " " + Kind(*finding) + " [#" + std::to_string(index + 1) +
+                         "] by " + SuppressionSource(by) + ": " + StringField(by, "reason");
+      std::string expires = StringField(by, "expires");
       if (!expires.empty()) text += " (until " + expires + ")";
       out += Wrap(text, "  ", "      ", width);
     }
@@ -273,8 +273,8 @@ std::string RenderSummary(const json& report, const RenderOptions& options) {
   if (!Arr(ignores, "expired").empty()) {
     out += "\n" + paint("EXPIRED IGNORES (" + std::to_string(Arr(ignores, "expired").size()) + ")", "33") + "\n";
     for (const auto& entry : Arr(ignores, "expired")) {
-      std::string text = Str(entry, "rule", "?") + " expired " + Str(entry, "expires") + " (" +
-                         SuppressionSource(entry) + "): " + Str(entry, "reason") +
+      std::string text = StringField(entry, "rule", "?") + " expired " + StringField(entry, "expires") + " (" +
+                         SuppressionSource(entry) + "): " + StringField(entry, "reason") +
                          "; its findings are reported again";
       out += Wrap(text, "  ", "      ", width);
     }
@@ -282,7 +282,7 @@ std::string RenderSummary(const json& report, const RenderOptions& options) {
   if (!Arr(ignores, "invalid").empty()) {
     out += "\n" + paint("REJECTED IGNORES (" + std::to_string(Arr(ignores, "invalid").size()) + ")", "33") + "\n";
     for (const auto& entry : Arr(ignores, "invalid")) {
-      std::string text = Str(entry, "rule", "?") + " (" + SuppressionSource(entry) + "): " + Str(entry, "problem") +
+      std::string text = StringField(entry, "rule", "?") + " (" + SuppressionSource(entry) + "): " + StringField(entry, "problem") +
                          "; not applied";
       out += Wrap(text, "  ", "      ", width);
     }
@@ -290,7 +290,7 @@ std::string RenderSummary(const json& report, const RenderOptions& options) {
   if (!Arr(ignores, "unused").empty()) {
     out += "\n" + paint("UNUSED IGNORES (" + std::to_string(Arr(ignores, "unused").size()) + ")", "1") + "\n";
     for (const auto& entry : Arr(ignores, "unused")) {
-      std::string text = Str(entry, "rule", "?") + " (" + SuppressionSource(entry) + "): matched no finding";
+      std::string text = StringField(entry, "rule", "?") + " (" + SuppressionSource(entry) + "): matched no finding";
       out += Wrap(text, "  ", "      ", width);
     }
   }
@@ -318,7 +318,7 @@ std::string RenderSummary(const json& report, const RenderOptions& options) {
       Count(hidden, "error") + Count(hidden, "warning") + Count(hidden, "note") + Count(hidden, "undecided");
   line += "; " + std::to_string(Count(summary, "suppressed")) + " suppressed";
   if (hidden_total > 0)
-    line += "; " + std::to_string(hidden_total) + " below --min-severity " + Str(summary, "min_severity");
+    line += "; " + std::to_string(hidden_total) + " below --min-severity " + StringField(summary, "min_severity");
   if (Count(summary, "expired_ignores") > 0)
     line += "; " + Plural(Count(summary, "expired_ignores"), "expired ignore", "expired ignores");
   if (Count(summary, "invalid_ignores") > 0)
@@ -351,12 +351,12 @@ std::string RenderText(const json& report, const RenderOptions& options) {
   Painter paint(options.color);
   std::string out;
   for (const auto& image : Arr(report, "images")) {
-    std::string header = "IMAGE " + Str(image, "ref");
-    std::string digest = Str(image, "digest");
+    std::string header = "IMAGE " + StringField(image, "ref");
+    std::string digest = StringField(image, "digest");
     if (!digest.empty()) header += " (" + digest.substr(0, std::min<size_t>(digest.size(), 19)) + ")";
     out += paint(Cut(header, width), "1") + "\n";
-    if (Str(image, "status") == "error") {  // --images-from, --all-tags: an image that could not be read
-      out += Wrap(paint("could not be read", "31") + ": " + Str(image, "error"), "  ", "    ", width) + "\n\n";
+    if (StringField(image, "status") == "error") {  // --images-from, --all-tags: an image that could not be read
+      out += Wrap(paint("could not be read", "31") + ": " + StringField(image, "error"), "  ", "    ", width) + "\n\n";
       continue;
     }
     // Dockerfile inputs: where FROM was read, when it was read or the reason
@@ -366,7 +366,7 @@ std::string RenderText(const json& report, const RenderOptions& options) {
         std::vector<std::string> pools;
         for (const auto& pool : Arr(platform, "pools"))
           if (pool.is_string()) pools.push_back(pool.get<std::string>());
-        std::string line = "built for " + Str(platform, "platform") + " (" + Joined(pools) + ")";
+        std::string line = "built for " + StringField(platform, "platform") + " (" + Joined(pools) + ")";
         std::string base = BaseLine(platform.contains("base") ? platform["base"] : json::object());
         out += Wrap(line + (base.empty() ? "" : "; " + base), "  ", "      ", width);
       }
@@ -383,8 +383,8 @@ std::string RenderText(const json& report, const RenderOptions& options) {
         std::string pools;
         for (const auto& pool : Arr(finding, "pools"))
           if (pool.is_string()) pools += (pools.empty() ? "" : ", ") + pool.get<std::string>();
-        fixed_text += Wrap("fixed " + Str(finding, "rule") + " " + Str(finding, "name") +
-                               (pools.empty() ? "" : " [" + pools + "]") + ": " + Str(finding, "message"),
+        fixed_text += Wrap("fixed " + StringField(finding, "rule") + " " + StringField(finding, "name") +
+                               (pools.empty() ? "" : " [" + pools + "]") + ": " + StringField(finding, "message"),
                            "  ", "    ", width);
       }
       fixed_text += "\n";

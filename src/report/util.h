@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/bytes_text.h"
+#include "common/json.h"
 #include "imagelint/report.h"
 
 namespace imagelint::report::internal {
@@ -20,7 +21,6 @@ using nlohmann::json;
 Severity SeverityOf(const json& finding);
 int Rank(const json& finding);
 // j[key] as a string when it is one, else `fallback`.
-std::string Str(const json& j, const char* key, const std::string& fallback = "");
 // j[key] as an array (an empty one when missing or not an array).
 const json& Arr(const json& j, const char* key);
 
@@ -72,11 +72,11 @@ std::string HelpUri(const std::string& base, const std::string& rule_id, const s
 inline std::string KnowledgeLabel(const json& report) {
   if (!report.contains("knowledge") || !report["knowledge"].is_object()) return "";
   const json& k = report["knowledge"];
-  return "knowledge " + Str(k, "revision", "?") + " of " + Str(k, "date", "?");
+  return "knowledge " + StringField(k, "revision", "?") + " of " + StringField(k, "date", "?");
 }
 inline std::string KnowledgeNote(const json& report) {
   if (!report.contains("knowledge") || !report["knowledge"].is_object()) return "";
-  return Str(report["knowledge"], "note");
+  return StringField(report["knowledge"], "note");
 }
 
 // Whether the rule behind a finding could not decide (analysis::IsUndecided).
