@@ -3,7 +3,6 @@
 #include <cstring>
 
 #include "common/sealed_file.h"
-#include "imagelint/digest.h"
 
 namespace imagelint {
 
@@ -182,25 +181,11 @@ std::optional<MarkedNode> MarkedNode::Decode(std::string_view bytes) {
   return node;
 }
 
-namespace {
-
-std::filesystem::path RecordPath(const YamlCheckMemo& memo, std::string_view text, const YamlLimits& limits) {
-  const std::string header = std::string(kFormat) + "\n" + std::to_string(limits.max_aliases) + " " +
-                             std::to_string(limits.max_alias_nodes) + " " + std::to_string(limits.max_alias_bytes) +
-                             " " + std::to_string(limits.max_depth) + "\n";
-  Sha256 hash;
-  hash.Update({reinterpret_cast<const uint8_t*>(header.data()), header.size()});
-  hash.Update({reinterpret_cast<const uint8_t*>(text.data()), text.size()});
-  return memo.dir / "parsed-yaml" / hash.FinishDigest().substr(7);
-}
-
-}  // namespace
-
 Result<MarkedNode> LoadMarkedYaml(std::string_view text, const std::string& file, const YamlLimits& limits,
                                   const YamlCheckMemo& memo) {
   std::filesystem::path record;
   if (!memo.dir.empty()) {
-    record = RecordPath(memo, text, limits);
+    record = YamlMemoRecord(memo, "parsed-yaml", kFormat, text, limits);
     nlohmann::json payload;
     // Only a record this user wrote is read (ReadSealedFile); one that does
     // not decode is parsed again and rewritten.

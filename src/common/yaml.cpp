@@ -129,25 +129,26 @@ Status CheckYamlLimits(std::string_view text, const std::string& file, const Yam
   return OkStatus();
 }
 
-namespace {
-
-// Bump when the check changes what it refuses: earlier passes then miss.
-constexpr std::string_view kCheckVersion = "imagelint yaml limit check 1";
-
-std::filesystem::path PassRecord(const YamlCheckMemo& memo, std::string_view text, const YamlLimits& limits) {
-  const std::string header = std::string(kCheckVersion) + "\n" + std::to_string(limits.max_aliases) + " " +
+std::filesystem::path YamlMemoRecord(const YamlCheckMemo& memo, std::string_view folder, std::string_view format,
+                                     std::string_view text, const YamlLimits& limits) {
+  const std::string header = std::string(format) + "\n" + std::to_string(limits.max_aliases) + " " +
                              std::to_string(limits.max_alias_nodes) + " " + std::to_string(limits.max_alias_bytes) +
                              " " + std::to_string(limits.max_depth) + "\n";
   Sha256 hash;
   hash.Update({reinterpret_cast<const uint8_t*>(header.data()), header.size()});
   hash.Update({reinterpret_cast<const uint8_t*>(text.data()), text.size()});
-  return memo.dir / "checked-yaml" / hash.FinishDigest().substr(7);
+  return memo.dir / std::string(folder) / hash.FinishDigest().substr(7);
 }
+
+namespace {
+
+// Bump when the check changes what it refuses: earlier passes then miss.
+constexpr std::string_view kCheckVersion = "imagelint yaml limit check 1";
 
 Status CheckYamlLimitsOnce(std::string_view text, const std::string& file, const YamlLimits& limits,
                            const YamlCheckMemo& memo) {
   if (memo.dir.empty()) return CheckYamlLimits(text, file, limits);
-  const std::filesystem::path record = PassRecord(memo, text, limits);
+  const std::filesystem::path record = YamlMemoRecord(memo, "checked-yaml", kCheckVersion, text, limits);
   // Only a record this user wrote counts: one placed by someone else in a
   // shared cache directory would let a file skip the check.
   if (TrustedFileExists(memo.dir, record)) return OkStatus();

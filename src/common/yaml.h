@@ -50,6 +50,12 @@ struct YamlCheckMemo {
   std::filesystem::path dir;
 };
 
+// Where `memo` keeps a record about `text` read under `limits`:
+// <dir>/<folder>/<sha256 of `format`, the limits and the text>. `format`
+// names what the record holds and its version (bump it to retire old ones).
+std::filesystem::path YamlMemoRecord(const YamlCheckMemo& memo, std::string_view folder, std::string_view format,
+                                     std::string_view text, const YamlLimits& limits);
+
 // Parses the first document of `text` (an empty text is a null node).
 // Errors: YAML syntax (line:column of `file`), and the limits above.
 Result<YAML::Node> LoadYaml(std::string_view text, const std::string& file, const YamlLimits& limits = {},
