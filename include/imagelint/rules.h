@@ -70,6 +70,11 @@ struct Argument {
 };
 using Arguments = std::vector<Argument>;
 using FunctionImpl = std::function<Result<Value>(const Arguments& args)>;
+// A function that keeps its results (a memo) hands out the kept value, valid
+// for the rest of the evaluation, so `driver_compat(...).error` copies one
+// field instead of the whole result; a result it does not keep goes to
+// `slot`, and the pointer returned is then `&slot`.
+using KeptImpl = std::function<Result<const Value*>(const Arguments& args, Value& slot)>;
 
 struct FunctionSpec {
   std::string name;
@@ -79,6 +84,7 @@ struct FunctionSpec {
   std::string summary;  // one line, for docs and `imagelint rules --functions`
   FunctionImpl impl;
   bool accepts_null = false;
+  KeptImpl kept;  // optional; when set, the evaluator calls it instead of impl
 };
 
 class FunctionRegistry {

@@ -6,6 +6,7 @@
 #include <thread>
 #include <cstdint>
 #include <map>
+#include <unordered_map>
 #include <mutex>
 #include <set>
 
@@ -410,7 +411,7 @@ Result<json> AnalyzeImage(size_t index, const json& facts, const std::vector<Poo
   // made the pairwise comparisons take minutes).
   std::vector<json> merged;
   std::vector<std::vector<std::string>> merged_pools;
-  std::map<std::string, size_t> merged_index;
+  std::unordered_map<std::string, size_t> merged_index;
   std::vector<std::set<std::string>> merged_pool_set;
   auto add = [&](std::vector<json>& found, const std::vector<std::string>& on_pools) {
     for (auto& finding : found) {

@@ -114,16 +114,28 @@ void Add(FunctionRegistry& registry, std::string name, int min_args, int max_arg
 // open (analysis/pool_memo.h).
 void AddPerPool(FunctionRegistry& registry, std::string name, int min_args, int max_args,
                 std::optional<size_t> facts_arg, size_t pool_arg, std::string summary, rules::FunctionImpl impl) {
-  auto remembered = [name, facts_arg, pool_arg, impl = std::move(impl)](const Arguments& a) -> Result<Value> {
+  // The result as the memo keeps it, or in `slot` when it is not kept.
+  auto kept = [name, facts_arg, pool_arg, impl](const Arguments& a, Value& slot) -> Result<const Value*> {
     PoolMemoScope* memo = PoolMemoScope::Active();
     std::optional<std::string> key = memo ? memo->Key(name, a, facts_arg, pool_arg) : std::nullopt;
-    if (!key) return impl(a);
-    if (const Value* known = memo->Find(*key)) return *known;
+    if (key)
+      if (const Value* known = memo->Find(*key)) return known;
     auto result = impl(a);
-    if (result.ok()) memo->Put(std::move(*key), *result);
-    return result;
+    if (!result.ok()) return result.error();
+    if (key)
+      if (const Value* stored = memo->Put(std::move(*key), std::move(*result))) return stored;
+    slot = std::move(*result);
+    return &slot;
   };
-  Add(registry, std::move(name), min_args, max_args, std::move(summary), std::move(remembered));
+  auto copied = [kept](const Arguments& a) -> Result<Value> {
+    Value slot;
+    auto at = kept(a, slot);
+    if (!at.ok()) return at.error();
+    return *at == &slot ? std::move(slot) : **at;
+  };
+  FunctionSpec spec{std::move(name), min_args, max_args, false, std::move(summary), std::move(copied)};
+  spec.kept = std::move(kept);
+  registry.Register(std::move(spec));
 }
 
 // SelectLibcuda(facts, pool), remembered like a per-pool function while a

@@ -30,8 +30,13 @@ std::optional<std::string> PoolMemoScope::Key(const std::string& function, const
     if (facts_arg && i == *facts_arg) {
       key += std::to_string(reinterpret_cast<uintptr_t>(&args[i].json));
     } else if (i == pool_arg) {
-      auto known = pool_keys_.find(&args[i].json);
-      key += known != pool_keys_.end() ? *known->second : PoolKey(args[i].json);
+      if (auto known = pool_ids_.find(&args[i].json); known != pool_ids_.end()) {
+        key += '#';
+        key += std::to_string(known->second);
+      } else {
+        key += 'P';
+        key += PoolKey(args[i].json);
+      }
     } else if (args[i].unknown) {
       key += '?';
     } else {
@@ -60,8 +65,9 @@ const rules::Value* PoolMemoScope::Find(const std::string& key) const {
   return it == results_.end() ? nullptr : &it->second;
 }
 
-void PoolMemoScope::Put(std::string key, const rules::Value& value) {
-  if (results_.size() < kMaxEntries) results_.emplace(std::move(key), value);
+const rules::Value* PoolMemoScope::Put(std::string key, rules::Value value) {
+  if (results_.size() >= kMaxEntries) return nullptr;
+  return &results_.emplace(std::move(key), std::move(value)).first->second;
 }
 
 const nvidia::LibcudaSelection* PoolMemoScope::FindSelection(const std::string& key) const {

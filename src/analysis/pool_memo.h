@@ -16,9 +16,9 @@
 #include <cstddef>
 #include <map>
 #include <optional>
-#include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <nlohmann/json.hpp>
 
@@ -40,7 +40,10 @@ class PoolMemoScope {
   void Trust(const nlohmann::json* facts) { trusted_.insert(facts); }
   // The pool value at `pool` (bound for the whole scope) has this
   // PoolKey: worked out once per fleet, not on every call.
-  void TrustPool(const nlohmann::json* pool, const std::string* key) { pool_keys_[pool] = key; }
+  // Pools with the same key share one short id in the keys of calls.
+  void TrustPool(const nlohmann::json* pool, const std::string* key) {
+    pool_ids_[pool] = pool_key_ids_.try_emplace(*key, pool_key_ids_.size()).first->second;
+  }
   // The pool's part of a key: its fields but those that only name it.
   static std::string PoolKey(const nlohmann::json& pool);
   // The key of `function` called with `args`, whose `facts_arg` (if any) is
@@ -50,7 +53,9 @@ class PoolMemoScope {
                                  std::optional<size_t> facts_arg, size_t pool_arg) const;
 
   const rules::Value* Find(const std::string& key) const;
-  void Put(std::string key, const rules::Value& value);
+  // The value as kept (valid while the scope is open), or null when the
+  // memo is full.
+  const rules::Value* Put(std::string key, rules::Value value);
   // The libcuda a process loads, as SelectLibcuda returns it: libcuda() and
   // every driver_compat() call (one per runtime version) of a pool share it.
   const nvidia::LibcudaSelection* FindSelection(const std::string& key) const;
@@ -62,8 +67,9 @@ class PoolMemoScope {
   static constexpr size_t kMaxEntries = 65536;
   std::unordered_map<std::string, rules::Value> results_;
   std::unordered_map<std::string, nvidia::LibcudaSelection> selections_;
-  std::set<const nlohmann::json*> trusted_;
-  std::unordered_map<const nlohmann::json*, const std::string*> pool_keys_;
+  std::unordered_set<const nlohmann::json*> trusted_;
+  std::unordered_map<std::string, size_t> pool_key_ids_;
+  std::unordered_map<const nlohmann::json*, size_t> pool_ids_;
   PoolMemoScope* previous_ = nullptr;
 };
 

@@ -160,6 +160,18 @@ class Evaluator {
       if (*at == nullptr) return Argument{true, slot.json};  // slot.json is null
       return Argument{false, **at};
     }
+    if (node.kind == NodeKind::kCall) {  // a kept result is read where the function keeps it
+      if (++steps_ > limits_.max_steps) return Fail(node, "evaluation exceeded its step limit");
+      if (trace_) ++trace_->steps;
+      auto at = Invoke(node, slot);
+      if (!at.ok()) return at.error();
+      if (*at == &slot) {
+        auto charged = Charged(node, std::move(slot));
+        if (!charged.ok()) return charged.error();
+        slot = std::move(*charged);
+      }
+      return Argument{(*at)->unknown, (*at)->json};
+    }
     auto value = Eval(node);
     if (!value.ok()) return value.error();
     slot = std::move(*value);
@@ -418,6 +430,16 @@ class Evaluator {
   }
 
   Result<Value> Call(const Node& node) {
+    Value slot;
+    auto at = Invoke(node, slot);
+    if (!at.ok()) return at.error();
+    if (*at == &slot) return std::move(slot);
+    return **at;
+  }
+
+  // Calls the function of `node`: its result where the function keeps it,
+  // else in `slot`.
+  Result<const Value*> Invoke(const Node& node, Value& slot) {
     const FunctionSpec* spec = functions_.Find(node.name);
     if (!spec) return Fail(node, "unknown function '" + node.name + "'");
     int count = static_cast<int>(node.children.size());
@@ -437,8 +459,18 @@ class Evaluator {
       unknown = unknown || value->unknown || (!spec->accepts_null && value->json.is_null());
       args.push_back(*value);
     }
-    if (unknown && !spec->accepts_unknown) return Value::Unknown();
-    auto result = spec->impl(args);
+    if (unknown && !spec->accepts_unknown) {
+      slot = Value::Unknown();
+      return &slot;
+    }
+    Result<const Value*> result = &slot;
+    if (spec->kept) {
+      result = spec->kept(args, slot);
+    } else if (auto value = spec->impl(args); value.ok()) {
+      slot = std::move(*value);
+    } else {
+      result = value.error();
+    }
     if (!result.ok()) {
       Error error = result.error();
       if (error.line == 0) {
