@@ -45,9 +45,12 @@ def main():
     parser.add_argument("--imagelint", default=os.path.join(ROOT, "build/src/cli/imagelint"))
     parser.add_argument("--images", type=int, default=10000)
     parser.add_argument("--pools", type=int, default=100)
+    parser.add_argument("--keep", metavar="DIR", help="write the estate to DIR and keep it (for profiling)")
     args = parser.parse_args()
     env = dict(os.environ, IMAGELINT_BASE_FROM="knowledge")
-    with tempfile.TemporaryDirectory() as work:
+    with tempfile.TemporaryDirectory() as scratch:
+        work = args.keep or scratch
+        os.makedirs(work, exist_ok=True)
         bases = []
         for name, text in DOCKERFILES.items():
             path = os.path.join(work, name + ".Dockerfile")
@@ -56,7 +59,7 @@ def main():
             facts = subprocess.run([args.imagelint, "facts", path], env=env, check=True, capture_output=True, text=True)
             bases.append(json.loads(facts.stdout))
         listing = []
-        os.mkdir(os.path.join(work, "facts"))
+        os.makedirs(os.path.join(work, "facts"), exist_ok=True)
         for i in range(args.images):
             doc = copy.deepcopy(bases[i % len(bases)])
             doc["image"]["digest"] = "sha256:%064x" % i

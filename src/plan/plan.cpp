@@ -4,11 +4,13 @@
 // estate of thousands of images holds only one chunk's facts at a time.
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <set>
 
 #include "common/file_text.h"
 #include "common/json.h"
+#include "imagelint/analysis.h"
 #include "imagelint/knowledge.h"
 #include "plan/plan_steps.h"
 
@@ -54,6 +56,22 @@ std::vector<std::string> CapabilitiesOf(const std::vector<std::string>& pools, c
   return out;
 }
 
+// The pools of `fleet` that `other` does not hold unchanged (same name, every
+// field equal). A pool's verdict is a function of the image and that pool
+// alone, so a pool the change leaves as it was cannot change verdict: only
+// the others need judging to tell what changes.
+Fleet PoolsNotIn(const Fleet& fleet, const Fleet& other) {
+  std::map<std::string, json> others;
+  for (const Pool& pool : other.pools) others.emplace(pool.name, analysis::PoolToJson(pool));
+  Fleet out;
+  out.source = fleet.source;
+  for (const Pool& pool : fleet.pools) {
+    auto same = others.find(pool.name);
+    if (same == others.end() || same->second != analysis::PoolToJson(pool)) out.pools.push_back(pool);
+  }
+  return out;
+}
+
 class Planner {
  public:
   Planner(const PlanRequest& request, const Context& context, Evaluator& evaluator, Fleet before, Fleet after)
@@ -61,6 +79,12 @@ class Planner {
     for (const auto& fleet : {&before_, &after_})
       for (const std::string& platform : PoolPlatforms(*fleet))
         if (std::find(platforms_.begin(), platforms_.end(), platform) == platforms_.end()) platforms_.push_back(platform);
+    // The fix search reads every pool's verdict after the change; without
+    // it, only the pools the change touches are judged.
+    if (!request_.fixes) {
+      changed_before_ = PoolsNotIn(before_, after_);
+      changed_after_ = PoolsNotIn(after_, before_);
+    }
   }
 
   Status PlanChunk(const std::vector<std::string>& inputs, std::vector<ImagePlan>& out) {
@@ -73,9 +97,11 @@ class Planner {
         return read[i].error();
       }
     }
-    auto before = evaluator_.Evaluate(images, before_);
+    const Fleet& judged_before = request_.fixes ? before_ : changed_before_;
+    const Fleet& judged_after = request_.fixes ? after_ : changed_after_;
+    auto before = evaluator_.Evaluate(images, judged_before);
     if (!before.ok()) return before.error();
-    auto after = evaluator_.Evaluate(images, after_);
+    auto after = evaluator_.Evaluate(images, judged_after);
     if (!after.ok()) return after.error();
     size_t next = 0;
     for (size_t i = 0; i < read.size(); ++i) {
@@ -91,7 +117,7 @@ class Planner {
       ++next;
       one.digest = then.value("digest", "");
       if (!request_.changes.empty() || !request_.fleet_after.empty())
-        one.changes = plan::CompareVerdicts(then, before_, now, after_);
+        one.changes = plan::CompareVerdicts(then, judged_before, now, judged_after);
       if (request_.minimum_driver) {
         auto minimum = plan::FindMinimumDrivers(*read[i], after_, evaluator_.knowledge(), Evaluate());
         if (!minimum.ok()) return minimum.error();
@@ -216,6 +242,7 @@ class Planner {
   const Context& context_;
   Evaluator& evaluator_;
   Fleet before_, after_;
+  Fleet changed_before_, changed_after_;  // the pools a change touches (PoolsNotIn)
   std::vector<std::string> platforms_;
   ScanRequest tables_only_request_;
   std::unique_ptr<Evaluator> tables_only_;

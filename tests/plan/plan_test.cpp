@@ -135,6 +135,46 @@ TEST_CASE("moving a pool to GeForce shows the 804 of an image with a newer compa
   CHECK(quiet->images[0].changes.empty());
 }
 
+// Plan judges only the pools a change touches (a pool's verdict depends on
+// the image and that pool alone): what it reports must be exactly what two
+// full scans, before and after, differ by.
+TEST_CASE("a plan reports exactly what two full scans of the fleets differ by") {
+  PlanFixture f;
+  const std::string wider = std::string(kSeedFleet) +
+                            "  - name: t4-470\n    gpu: Tesla T4\n    driver: \"470.182.03\"\n"
+                            "  - name: rtx3090-470-copy\n    gpu: NVIDIA GeForce RTX 3090\n    driver: \"470.182.03\"\n";
+  testing::WriteFileText(f.dir / "fleet.yaml", wider);
+  const std::vector<std::string> after_fleets = {
+      // one pool changed, the others as they were
+      std::string(kSeedFleet).replace(std::string(kSeedFleet).find("460.67"), 6, "470.182.03") +
+          "  - name: t4-470\n    gpu: Tesla T4\n    driver: \"470.182.03\"\n"
+          "  - name: rtx3090-470-copy\n    gpu: NVIDIA GeForce RTX 3090\n    driver: \"470.182.03\"\n",
+      // one pool removed, one added, one renamed
+      std::string(kSeedFleet) + "  - name: h100-550\n    gpu: NVIDIA H100 80GB HBM3\n    driver: \"550.54.15\"\n"
+                                "  - name: t4-470-renamed\n    gpu: Tesla T4\n    driver: \"470.182.03\"\n",
+  };
+  for (const char* dockerfile : {kCompatBase, kPypiTorch}) {
+    for (const std::string& after_text : after_fleets) {
+      testing::WriteFileText(f.dir / "after.yaml", after_text);
+      PlanRequest request = f.Request("Dockerfile", dockerfile);
+      request.fleet_after = (f.dir / "after.yaml").string();
+      auto plan = Plan(request, f.context);
+      REQUIRE_MESSAGE(plan.ok(), plan.error().ToString());
+      std::map<std::string, std::string> before = f.Statuses(dockerfile, (f.dir / "fleet.yaml").string());
+      std::map<std::string, std::string> after = f.Statuses(dockerfile, (f.dir / "after.yaml").string());
+      std::map<std::string, std::pair<std::string, std::string>> expected;  // pool -> (before, after) status
+      for (const auto& [pool, status] : after)
+        if (!before.count(pool) || before[pool] != status) expected[pool] = {before.count(pool) ? before[pool] : "", status};
+      for (const auto& [pool, status] : before)
+        if (!after.count(pool)) expected[pool] = {status, ""};
+      std::map<std::string, std::pair<std::string, std::string>> reported;
+      for (const auto& change : plan->images[0].changes)
+        if (change.before.status != change.after.status) reported[change.pool] = {change.before.status, change.after.status};
+      CHECK(reported == expected);
+    }
+  }
+}
+
 TEST_CASE("the oldest driver is the first candidate the rules pass, with the verdict just below") {
   PlanFixture f;
   PlanRequest request = f.Request("compat.Dockerfile", kCompatBase);
