@@ -310,6 +310,45 @@ void TorchBase(const Context& ctx, const Instruction& from, const ImageRef& ref,
               "pytorch/pytorch:" + ref.tag + ": its NVIDIA_REQUIRE_* environment is not in base-images.yaml");
 }
 
+// The CUDA major of an NGC release missing from ngc_releases that lies
+// between two recorded releases of the same major: NGC's monthly releases
+// move to newer CUDA releases and never back (the framework support matrix,
+// S30), so its CUDA is that major, minor unknown. A missing release at either
+// end, or between two majors, stays unknown.
+bool NgcMajorBetween(const Context& ctx, const Instruction& from, const std::string& name, const std::string& release,
+                     ImageModel& image) {
+  const NgcRelease* before = nullptr;
+  const NgcRelease* after = nullptr;
+  for (const NgcRelease& one : ctx.images.ngc_releases) {
+    int order = CompareNaturalVersions(one.release, release);
+    if (order < 0 && (!before || CompareNaturalVersions(one.release, before->release) > 0)) before = &one;
+    if (order > 0 && (!after || CompareNaturalVersions(one.release, after->release) < 0)) after = &one;
+  }
+  if (!before || !after) return false;
+  const std::string major = before->cuda.substr(0, before->cuda.find('.'));
+  if (major.empty() || after->cuda.substr(0, after->cuda.find('.')) != major) return false;
+  facts::BaseImage& base = image.base;
+  base.known = facts::Known::kPartial;
+  base.cuda_tag_version = release;
+  base.cuda_version = major;
+  base.source = ctx.knowledge.DescribeSource(before->source);
+  base.tag_resolution = name + ": NGC release " + release + " is not in base-images.yaml (ngc_releases); it lies between " +
+                        before->release + " (CUDA " + before->cuda + ") and " + after->release + " (CUDA " + after->cuda +
+                        "), so its CUDA is " + major + ".x, the minor release unknown";
+  ctx.AddNote(image, from, *base.tag_resolution);
+  facts::Runtime runtime;
+  runtime.provenance = ctx.Where(from, image, "base-image");
+  runtime.provenance.knowledge = *base.source;
+  runtime.version = major;
+  runtime.version_precision = "major";
+  runtime.source = "base-image";
+  image.runtimes.push_back(std::move(runtime));
+  image.runtimes_known = true;
+  ctx.Unknown(image, from, "cuda.drivers", name + ": its compat library is not in base-images.yaml");
+  ctx.Unknown(image, from, "cuda.requirements", name + ": its NVIDIA_REQUIRE_* environment is not in base-images.yaml");
+  return true;
+}
+
 // nvcr.io/nvidia/<framework>:<YY.MM>[-<suffix>]: the release gives the CUDA
 // release (ngc_releases); the image's requirement and compat library are not
 // recorded, so those facts stay unknown.
@@ -327,6 +366,7 @@ void NgcBase(const Context& ctx, const Instruction& from, const ImageRef& ref, c
   }
   std::string release(tag.substr(0, 5));
   const NgcRelease* row = ctx.images.FindNgcRelease(release);
+  if (!row && NgcMajorBetween(ctx, from, name, release, image)) return;
   if (!row) {
     std::vector<std::string> known;
     for (const auto& one : ctx.images.ngc_releases) known.push_back(one.release);

@@ -320,7 +320,20 @@ TEST_CASE("NGC tags get their CUDA release from ngc_releases; the rest of the im
   CHECK(pytorch2307["cuda"]["runtimes"][0]["version"] == "12.1.1");
   CHECK(pytorch2307["cuda"]["runtimes"][0].contains("unconfirmed"));
 
-  for (const char* ref : {"nvcr.io/nvidia/pytorch:23.05-py3", "nvcr.io/nvidia/pytorch:latest",
+  // A release missing between two recorded ones of the same CUDA major
+  // (23.04: 12.1.0, 23.07: 12.1.1): that major, the minor release unknown.
+  json between = Facts("FROM nvcr.io/nvidia/pytorch:23.05-py3\n");
+  CHECK(between["image"]["base"]["known"] == "partial");
+  CHECK(between["cuda"]["runtimes"][0]["version"] == "12");
+  CHECK(between["cuda"]["runtimes"][0]["version_precision"] == "major");
+  CHECK(between["image"]["base"]["tag_resolution"].get<std::string>().find("between 23.04 (CUDA 12.1.0) and 23.07") !=
+        std::string::npos);
+  CHECK(HasUnknown(between, "cuda.drivers"));
+
+  // Between two majors (25.06: 12.9.1, 25.08: 13.0.0), before the first
+  // recorded release or after the newest: unknown.
+  for (const char* ref : {"nvcr.io/nvidia/pytorch:25.07-py3", "nvcr.io/nvidia/pytorch:17.01-py3",
+                          "nvcr.io/nvidia/pytorch:27.01-py3", "nvcr.io/nvidia/pytorch:latest",
                           "nvcr.io/nvidia/pytorch:2510-py3", "nvcr.io/nvidia/pytorch:25.1"}) {
     CAPTURE(ref);
     json unknown = Facts(std::string("FROM ") + ref + "\n");
