@@ -584,6 +584,13 @@ Status ApplyBaseImage(const Context& ctx, const Instruction& from, const std::st
                      : base.reason.value_or("unknown NGC release"));
     return OkStatus();
   }
+  if (kind == "cuda-application") {
+    // A GPU image whose CUDA facts are not recorded: GpuSection says it is a
+    // GPU image, so the GPU rules run and stay undecided.
+    base.source = ctx.knowledge.DescribeSource(family->source);
+    finish(kind, "base image " + ref_text.substr(0, 200) + " is a GPU serving engine's image: its CUDA facts are not recorded");
+    return OkStatus();
+  }
   if (kind == "l4t") {
     // Jetson user space: what it holds is for Tegra GPUs; IL018 reads the kind.
     base.source = ctx.knowledge.DescribeSource(family->source);

@@ -107,8 +107,11 @@ facts::Gpu GpuSection(const facts::Facts& facts, const ImageModel& image) {
   const facts::BaseImage& base = image.base;
   std::string kind = base.kind.value_or("unknown");
   std::string ref = ToLower(base.ref);
-  if (kind == "nvidia/cuda" || kind == "pytorch/pytorch" || kind == "ngc" || kind == "l4t" || ref.find("cuda") != std::string::npos ||
-      StartsWith(ref, "nvcr.io/nvidia/") || StartsWith(ref, "nvidia/"))
+  if (kind == "cuda-application" && ref.find("rocm") != std::string::npos)
+    facts::AddGpuSignal(gpu, {"rocm", base.ref.substr(0, 200), std::nullopt, base.dockerfile_line});
+  else if (kind == "nvidia/cuda" || kind == "pytorch/pytorch" || kind == "ngc" || kind == "l4t" ||
+           kind == "cuda-application" || ref.find("cuda") != std::string::npos || StartsWith(ref, "nvcr.io/nvidia/") ||
+           StartsWith(ref, "nvidia/"))
     facts::AddGpuSignal(gpu, {"base-image", base.ref.substr(0, 200), std::nullopt, base.dockerfile_line});
   else if (ref.empty() || ref.find('$') != std::string::npos)  // not resolved: checked as a GPU image
     facts::AddGpuSignal(gpu, {"base-image", "base image not resolved: " + base.reason.value_or("").substr(0, 200),

@@ -216,7 +216,7 @@ const std::vector<TableSchema>& Schemas() {
       // table. Typed views and cross-table checks: src/knowledge/image_tables.cpp.
       {{"base_image_families", "base-images.yaml", "family", "base image families: repositories, tag flavors, NGC prefix"},
        true,
-       {{"family", F::kEnum, true, "nvidia/cuda|pytorch/pytorch|ngc|l4t|no-cuda"},
+       {{"family", F::kEnum, true, "nvidia/cuda|pytorch/pytorch|ngc|l4t|cuda-application|no-cuda"},
         {"repositories", F::kStringList, false},
         {"repository_prefix", F::kString, false},
         {"flavors", F::kStringList, false},

@@ -295,6 +295,22 @@ TEST_CASE("pytorch/pytorch runtime tags: an operating-system base, no libcuda, n
   CHECK(replaced["cuda"]["runtimes"][0]["version"].is_null());
 }
 
+TEST_CASE("serving engines' images are GPU images whose CUDA facts are unknown, never plain services") {
+  for (const char* ref : {"vllm/vllm-openai:latest", "docker.io/vllm/vllm-openai:v0.11.0",
+                          "ghcr.io/huggingface/text-generation-inference:2.4.1", "lmsysorg/sglang:latest"}) {
+    CAPTURE(ref);
+    json facts = Facts(std::string("FROM ") + ref + "\nENTRYPOINT [\"python3\", \"-m\", \"server\"]\n");
+    CHECK(facts["image"]["base"]["kind"] == "cuda-application");
+    CHECK(facts["gpu"]["workload"] == "nvidia");
+    CHECK(HasUnknown(facts, "base-image"));
+    CHECK_FALSE(facts["cuda"]["runtimes_complete"].get<bool>());
+  }
+  json rocm = Facts("FROM ghcr.io/huggingface/text-generation-inference:2.4.1-rocm\n");
+  CHECK(rocm["gpu"]["workload"] == "rocm");
+  // Another repository of the same owner is not the engine's image.
+  CHECK(Facts("FROM vllm/other-tool:latest\n")["image"]["base"]["kind"] == "unknown");
+}
+
 TEST_CASE("NGC tags get their CUDA release from ngc_releases; the rest of the image stays unknown") {
   json sglang = Facts("FROM nvcr.io/nvidia/sglang:25.10-py3\n");
   const json& base = sglang["image"]["base"];
