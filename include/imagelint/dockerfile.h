@@ -119,7 +119,9 @@ Result<Dockerfile> ParseDockerfile(std::string_view text, const std::string& pat
 // "Dockerfile" (services/api/build.docker, stdin...).
 bool LooksLikeDockerfile(ByteView bytes);
 // For command lines: `path` is a regular file (not a directory, tarball or
-// JSON document) whose first 64 KiB LooksLikeDockerfile. Never an error:
+// JSON document) whose first 64 KiB LooksLikeDockerfile, or a text file named
+// as a Dockerfile (IsDockerfileName), so its parse error names the line that
+// is wrong. Never an error:
 // unreadable paths are simply not Dockerfiles (the image reader reports them).
 bool IsDockerfilePath(const std::string& path);
 

@@ -86,4 +86,10 @@ std::string ClosestMatch(std::string_view word, const std::vector<std::string>& 
   return best;
 }
 
+bool IsDockerfileName(std::string_view base) {
+  std::string lower = ToLower(std::string(base));
+  return lower == "dockerfile" || lower == "containerfile" || StartsWith(lower, "dockerfile.") ||
+         StartsWith(lower, "containerfile.") || EndsWith(lower, ".dockerfile") || EndsWith(lower, ".containerfile");
+}
+
 }  // namespace imagelint

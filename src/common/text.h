@@ -64,4 +64,9 @@ size_t EditDistance(std::string_view a, std::string_view b);
 // ClosestMatch("expain", {"scan", "explain"}) -> "explain".
 std::string ClosestMatch(std::string_view word, const std::vector<std::string>& candidates, size_t max_distance = 3);
 
+// A file name that docker build and podman read as a Dockerfile by
+// convention: Dockerfile, Containerfile, Dockerfile.<x>, <x>.Dockerfile (any
+// case; the last component of a path).
+bool IsDockerfileName(std::string_view base);
+
 }  // namespace imagelint

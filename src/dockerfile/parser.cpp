@@ -458,7 +458,11 @@ bool IsDockerfilePath(const std::string& path) {
   std::string head(64 * 1024, '\0');
   in.read(head.data(), static_cast<std::streamsize>(head.size()));
   head.resize(static_cast<size_t>(in.gcount()));
-  return LooksLikeDockerfile(ByteView(std::string_view(head)));
+  if (LooksLikeDockerfile(ByteView(std::string_view(head)))) return true;
+  // Named as a Dockerfile and text: read as one, so that what is wrong in it
+  // is reported at its line (as docker build does), not as an unknown archive.
+  return IsDockerfileName(std::filesystem::path(path).filename().string()) && !head.empty() &&
+         head.find('\0') == std::string::npos;
 }
 
 // ---------------------------------------------------------------- expansion

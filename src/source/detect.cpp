@@ -21,12 +21,6 @@ namespace {
 constexpr std::array<std::string_view, 9> kLocalSuffixes = {".tar", ".tar.gz", ".tgz", ".tar.zst", ".tar.zstd",
                                                             ".oci", ".json", ".yaml", ".yml"};
 
-bool IsDockerfileName(std::string_view base) {
-  std::string lower = ToLower(std::string(base));
-  return lower == "dockerfile" || lower == "containerfile" || StartsWith(lower, "dockerfile.") ||
-         StartsWith(lower, "containerfile.") || EndsWith(lower, ".dockerfile") || EndsWith(lower, ".containerfile");
-}
-
 // A first component that a registry reference would read as a host name.
 bool LooksLikeRegistryHost(std::string_view component) {
   return component.find('.') != std::string_view::npos || component.find(':') != std::string_view::npos ||

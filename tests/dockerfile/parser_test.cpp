@@ -299,6 +299,15 @@ TEST_CASE("IsDockerfilePath and suppressions in the report module's shape") {
   CHECK_FALSE(IsDockerfilePath((dir / "facts.json").string()));
   CHECK_FALSE(IsDockerfilePath(dir.path().string()));  // a directory (rootfs / OCI layout)
   CHECK_FALSE(IsDockerfilePath((dir / "missing").string()));
+  // Named as a Dockerfile and text, whatever its first line: read as one, so
+  // the parser names the line that is wrong (an editor's status line saved
+  // into the file); a binary file of that name is not.
+  imagelint::testing::WriteFileText(dir / "app.Dockerfile", "\"Dockerfile\" 71L, 2614B   39,1   All\nFROM alpine\n");
+  CHECK(IsDockerfilePath((dir / "app.Dockerfile").string()));
+  imagelint::testing::WriteFileText(dir / "notes.txt", "\"Dockerfile\" 71L\nFROM alpine\n");
+  CHECK_FALSE(IsDockerfilePath((dir / "notes.txt").string()));
+  imagelint::testing::WriteFileText(dir / "Dockerfile", std::string("ustar\0\0\0", 8));
+  CHECK_FALSE(IsDockerfilePath((dir / "Dockerfile").string()));
 
   Dockerfile file = Parse("FROM a\n# imagelint ignore=IL003,IL010 A100 only\nRUN x\n# imagelint global ignore=IL001 ok\n");
   auto converted = imagelint::config::FromInlinePragmas(file.suppressions);
