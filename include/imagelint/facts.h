@@ -198,6 +198,9 @@ struct Runtime {
   std::optional<std::string> package;            // Dockerfile: the package that installs it
   std::optional<std::string> installer;          // Dockerfile: "pip" | "uv pip"
   std::optional<std::string> version_unknown_reason;
+  // Dockerfile: where `version` is null, the lowest release it can be (a base
+  // image family whose every tag ships at least this CUDA release).
+  std::optional<std::string> version_min;
   bool operator==(const Runtime&) const = default;
 };
 

@@ -32,6 +32,7 @@ struct BaseImageFamily {
   std::vector<std::string> flavors;       // the tag grammar's last word: base, runtime, devel
   std::string default_distribution;       // the OS a tag without an OS part means ("ubuntu")
   std::string source;
+  std::string cuda_min;                   // every tag ships at least this CUDA release ("" = not recorded)
 };
 
 struct CudaImageRelease {

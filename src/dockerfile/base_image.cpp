@@ -588,6 +588,21 @@ Status ApplyBaseImage(const Context& ctx, const Instruction& from, const std::st
     // A GPU image whose CUDA facts are not recorded: GpuSection says it is a
     // GPU image, so the GPU rules run and stay undecided.
     base.source = ctx.knowledge.DescribeSource(family->source);
+    if (!family->cuda_min.empty() && ref.repository.find("rocm") == std::string::npos &&
+        ref.tag.find("rocm") == std::string::npos) {
+      // Its release is not known, only the lowest it can be: enough to decide
+      // a driver below that major's floor (IL002), nothing else.
+      facts::Runtime runtime;
+      runtime.provenance = ctx.Where(from, image, "base-image");
+      runtime.provenance.knowledge = *base.source;
+      runtime.version = std::nullopt;
+      runtime.version_min = family->cuda_min;
+      runtime.source = "base-image";
+      runtime.version_unknown_reason = "the CUDA release of " + ref_text.substr(0, 200) +
+                                       " is not recorded; every tag of the image ships CUDA " + family->cuda_min +
+                                       " or later";
+      image.runtimes.push_back(std::move(runtime));
+    }
     finish(kind, "base image " + ref_text.substr(0, 200) + " is a GPU serving engine's image: its CUDA facts are not recorded");
     return OkStatus();
   }

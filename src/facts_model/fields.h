@@ -155,6 +155,7 @@ void Visit(V& visit, S& row) {
   visit("package", row.package);
   visit("installer", row.installer);
   visit("version_unknown_reason", row.version_unknown_reason);
+  visit("version_min", row.version_min);
 }
 
 template <class V, Is<StaticRuntime> S>

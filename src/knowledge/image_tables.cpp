@@ -6,6 +6,7 @@
 // Dockerfile facts need. Errors name the row's file:line.
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 #include "common/text.h"
 #include "common/version.h"
@@ -152,9 +153,18 @@ bool Has(const std::vector<std::string>& list, std::string_view value) {
 
 Result<BaseImageKnowledge> BuildBaseImages(const Knowledge& k) {
   BaseImageKnowledge out;
-  for (const json& row : k.Table("base_image_families"))
+  // A family may take several rows (repositories with different facts); a
+  // repository or prefix belongs to one row only.
+  std::set<std::string> claimed;
+  for (const json& row : k.Table("base_image_families")) {
     out.families.push_back({Text(row, "family"), List(row, "repositories"), Text(row, "repository_prefix"),
-                            List(row, "flavors"), Text(row, "default_distribution"), Text(row, "source")});
+                            List(row, "flavors"), Text(row, "default_distribution"), Text(row, "source"),
+                            Text(row, "cuda_min")});
+    std::vector<std::string> names = out.families.back().repositories;
+    if (!out.families.back().repository_prefix.empty()) names.push_back(out.families.back().repository_prefix + "*");
+    for (const std::string& name : names)
+      if (!claimed.insert(name).second) return RowError(row, "repository " + name + " is in two base image families");
+  }
   for (const json& row : k.Table("cuda_image_brand_sets")) out.brand_sets[Text(row, "id")] = List(row, "brands");
   for (const json& row : k.Table("cuda_images")) {
     CudaImageRelease release;

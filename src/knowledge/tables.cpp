@@ -214,13 +214,14 @@ const std::vector<TableSchema>& Schemas() {
       // Dockerfile mode (src/dockerfile/, docs/dockerfile.md): base-images.yaml
       // and packages.yaml hold several tables each, one YAML document per
       // table. Typed views and cross-table checks: src/knowledge/image_tables.cpp.
-      {{"base_image_families", "base-images.yaml", "family", "base image families: repositories, tag flavors, NGC prefix"},
+      {{"base_image_families", "base-images.yaml", "", "base image families: repositories, tag flavors, NGC prefix"},
        true,
        {{"family", F::kEnum, true, "nvidia/cuda|pytorch/pytorch|ngc|l4t|cuda-application|no-cuda"},
         {"repositories", F::kStringList, false},
         {"repository_prefix", F::kString, false},
         {"flavors", F::kStringList, false},
         {"default_distribution", F::kString, false},
+        {"cuda_min", F::kVersion, false},
         {"note", F::kString, false}}},
       {{"cuda_image_brand_sets", "base-images.yaml", "id", "brand sets of the official images' NVIDIA_REQUIRE_CUDA"},
        true,

@@ -305,6 +305,12 @@ TEST_CASE("serving engines' images are GPU images whose CUDA facts are unknown, 
     CHECK(HasUnknown(facts, "base-image"));
     CHECK_FALSE(facts["cuda"]["runtimes_complete"].get<bool>());
   }
+  // vLLM's image: no release recorded, but none older than CUDA 12.1.
+  json vllm = Facts("FROM vllm/vllm-openai:latest\n");
+  REQUIRE(vllm["cuda"]["runtimes"].size() == 1);
+  CHECK(vllm["cuda"]["runtimes"][0]["version"].is_null());
+  CHECK(vllm["cuda"]["runtimes"][0]["version_min"] == "12.1");
+  CHECK_FALSE(Facts("FROM ghcr.io/huggingface/text-generation-inference:2.4.1\n")["cuda"].contains("runtimes"));
   json rocm = Facts("FROM ghcr.io/huggingface/text-generation-inference:2.4.1-rocm\n");
   CHECK(rocm["gpu"]["workload"] == "rocm");
   // Another repository of the same owner is not the engine's image.

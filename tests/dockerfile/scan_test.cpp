@@ -124,6 +124,22 @@ TEST_CASE("a base whose NVIDIA_REQUIRE_CUDA is not recorded: the start check is 
   CHECK(Findings(recorded, 0, "IL001")[0]["severity"] == "error");
 }
 
+TEST_CASE("a base whose CUDA release is only bounded below: 35 where every release of the range fails, else undecided") {
+  json facts = ScanFacts("FROM vllm/vllm-openai:latest\nCMD [\"python3\", \"-m\", \"vllm.entrypoints.openai.api_server\"]\n");
+  json report = Run({facts}, kScanFleet);
+  // GeForce on R460: below CUDA 12's floor, and no compat library helps a GeForce GPU.
+  json geforce = Verdict(report, 0, "rtx3090-460");
+  CHECK(geforce["status"] == "fail");
+  CHECK(geforce["predicted_error"]["code"] == 35);
+  auto il002 = Findings(report, 0, "IL002");
+  REQUIRE_FALSE(il002.empty());
+  CHECK(il002[0]["message"].get<std::string>().find("CUDA 12.1 or later") != std::string::npos);
+  // A100 on R460: a compat library of the unknown image could make it run.
+  CHECK(Verdict(report, 0, "a100-460")["status"] == "undecided");
+  // GeForce on R535 meets CUDA 12's floor but not 13's: cannot tell.
+  CHECK(Verdict(report, 0, "rtx4090-535")["status"] == "undecided");
+}
+
 TEST_CASE("an unknown base gives no verdict of failure from missing facts") {
   json report = Run({ScanFacts("FROM python:3.11-slim\nRUN pip install numpy\n")}, kScanFleet);
   for (const char* pool : {"rtx3090-460", "a100-460", "rtx4090-535"}) {
