@@ -63,3 +63,10 @@ TEST_CASE("third blind corpus: no error, no missed failure, few false alarms") {
 TEST_CASE("fourth blind corpus: no error, plain services clean, no missed failure, few false alarms") {
   CheckCorpus("blind4", "fourth blind corpus", 20, 2);
 }
+
+// The fifth blind corpus (tests/dockerfile/blind5/README.md): 21 Dockerfiles of
+// six more searches (NGC, conda, serving engines, JAX/TF, old CUDA bases,
+// multi-stage venvs), truth written by someone who did not run imagelint.
+TEST_CASE("fifth blind corpus: no error, plain services clean, no missed failure, few false alarms") {
+  CheckCorpus("blind5", "fifth blind corpus", 21, 1);
+}
