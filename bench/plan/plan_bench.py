@@ -7,7 +7,11 @@ tests/plan, each with its own digest: what a warm cache hands plan), then
 times, in the same run:
 
   floor: imagelint scan --images-from LIST --fleet FLEET -f json   (one fleet)
-  plan:  imagelint plan --images-from LIST --fleet FLEET --change '*: driver=580.95.05' -f json
+  plan:  imagelint plan --images-from LIST --fleet FLEET --change CHANGE -f json
+
+CHANGE is '*: driver=580.95.05' (every pool changes: the worst case) unless
+--change gives another ('pool003: driver=580.95.05': plan judges only the pools
+a change touches).
 
 and prints wall seconds and peak memory of each (GNU time), and their ratio.
 
@@ -45,6 +49,7 @@ def main():
     parser.add_argument("--imagelint", default=os.path.join(ROOT, "build/src/cli/imagelint"))
     parser.add_argument("--images", type=int, default=10000)
     parser.add_argument("--pools", type=int, default=100)
+    parser.add_argument("--change", default="*: driver=580.95.05")
     parser.add_argument("--keep", metavar="DIR", help="write the estate to DIR and keep it (for profiling)")
     args = parser.parse_args()
     env = dict(os.environ, IMAGELINT_BASE_FROM="knowledge")
@@ -77,7 +82,7 @@ def main():
         common = ["--images-from", os.path.join(work, "images.txt"), "--fleet", os.path.join(work, "fleet.yaml"),
                   "-f", "json"]
         scan_s, scan_mb, _ = timed([args.imagelint, "scan"] + common + ["-o", os.path.join(work, "scan.json")], env)
-        plan_s, plan_mb, rc = timed([args.imagelint, "plan"] + common + ["--change", "*: driver=580.95.05", "-o",
+        plan_s, plan_mb, rc = timed([args.imagelint, "plan"] + common + ["--change", args.change, "-o",
                                                                           os.path.join(work, "plan.json")], env)
         with open(os.path.join(work, "plan.json")) as f:
             summary = json.load(f)["summary"]
