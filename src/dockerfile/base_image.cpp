@@ -339,6 +339,10 @@ bool NgcMajorBetween(const Context& ctx, const Instruction& from, const std::str
   facts::Runtime runtime;
   runtime.provenance = ctx.Where(from, image, "base-image");
   runtime.provenance.knowledge = *base.source;
+  // As sure as the rows it rests on.
+  for (const NgcRelease* row : {before, after})
+    if (!row->unconfirmed.empty() && !runtime.provenance.unconfirmed)
+      runtime.provenance.unconfirmed = "NGC release " + row->release + ": " + row->unconfirmed;
   runtime.version = major;
   runtime.version_precision = "major";
   runtime.source = "base-image";

@@ -351,6 +351,8 @@ TEST_CASE("NGC tags get their CUDA release from ngc_releases; the rest of the im
   CHECK(between["image"]["base"]["tag_resolution"].get<std::string>().find("between 23.04 (CUDA 12.1.0) and 23.07") !=
         std::string::npos);
   CHECK(HasUnknown(between, "cuda.drivers"));
+  // 23.04's row was recalled, not re-read: the major is as unconfirmed as that row.
+  CHECK(between["cuda"]["runtimes"][0]["unconfirmed"].get<std::string>().find("NGC release 23.04") != std::string::npos);
 
   // Between two majors (25.06: 12.9.1, 25.08: 13.0.0), before the first
   // recorded release or after the newest: unknown.
