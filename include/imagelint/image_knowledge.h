@@ -33,6 +33,7 @@ struct BaseImageFamily {
   std::string default_distribution;       // the OS a tag without an OS part means ("ubuntu")
   std::string source;
   std::string cuda_min;                   // every tag ships at least this CUDA release ("" = not recorded)
+  std::string tag_word;                   // the family holds only tags with this word ("gpu"); "" = every tag
 };
 
 struct CudaImageRelease {

@@ -523,6 +523,10 @@ Status ApplyBaseImage(const Context& ctx, const Instruction& from, const std::st
     }
   };
   const BaseImageFamily* family = ctx.images.FamilyOf(ref.repository);
+  // A family of some tags only (TensorFlow's `-gpu` tags): the other tags
+  // (and no tag, which is `latest`) are not in it.
+  if (family && !family->tag_word.empty() && ToLower(ref.tag).find(family->tag_word) == std::string::npos)
+    family = nullptr;
   std::string kind = family ? family->family : "unknown";
   auto nothing_cuda = [&] {
     image.drivers_known = image.runtimes_known = image.frameworks_known = image.env_known = true;

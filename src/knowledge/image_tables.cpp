@@ -159,7 +159,7 @@ Result<BaseImageKnowledge> BuildBaseImages(const Knowledge& k) {
   for (const json& row : k.Table("base_image_families")) {
     out.families.push_back({Text(row, "family"), List(row, "repositories"), Text(row, "repository_prefix"),
                             List(row, "flavors"), Text(row, "default_distribution"), Text(row, "source"),
-                            Text(row, "cuda_min")});
+                            Text(row, "cuda_min"), Text(row, "tag_word")});
     std::vector<std::string> names = out.families.back().repositories;
     if (!out.families.back().repository_prefix.empty()) names.push_back(out.families.back().repository_prefix + "*");
     for (const std::string& name : names)

@@ -313,6 +313,17 @@ TEST_CASE("serving engines' images are GPU images whose CUDA facts are unknown, 
   CHECK_FALSE(Facts("FROM ghcr.io/huggingface/text-generation-inference:2.4.1\n")["cuda"].contains("runtimes"));
   json rocm = Facts("FROM ghcr.io/huggingface/text-generation-inference:2.4.1-rocm\n");
   CHECK(rocm["gpu"]["workload"] == "rocm");
+  // TensorFlow's images: GPU images only where the tag says gpu.
+  for (const char* ref : {"tensorflow/tensorflow:latest-gpu", "tensorflow/tensorflow:2.15.0-gpu-jupyter"}) {
+    CAPTURE(ref);
+    json tf = Facts(std::string("FROM ") + ref + "\n");
+    CHECK(tf["image"]["base"]["kind"] == "cuda-application");
+    CHECK(tf["gpu"]["workload"] == "nvidia");
+  }
+  for (const char* ref : {"tensorflow/tensorflow:2.15.0", "tensorflow/tensorflow"}) {
+    CAPTURE(ref);
+    CHECK(Facts(std::string("FROM ") + ref + "\n")["image"]["base"]["kind"] == "unknown");
+  }
   // Another repository of the same owner is not the engine's image.
   CHECK(Facts("FROM vllm/other-tool:latest\n")["image"]["base"]["kind"] == "unknown");
 }
