@@ -603,7 +603,6 @@ Status ApplyBaseImage(const Context& ctx, const Instruction& from, const std::st
       facts::Runtime runtime;
       runtime.provenance = ctx.Where(from, image, "base-image");
       runtime.provenance.knowledge = *base.source;
-      runtime.version = std::nullopt;
       runtime.version_min = family->cuda_min;
       runtime.source = "base-image";
       runtime.version_unknown_reason = "the CUDA release of " + ref_text.substr(0, 200) +
@@ -611,7 +610,8 @@ Status ApplyBaseImage(const Context& ctx, const Instruction& from, const std::st
                                        " or later";
       image.runtimes.push_back(std::move(runtime));
     }
-    finish(kind, "base image " + ref_text.substr(0, 200) + " is a GPU serving engine's image: its CUDA facts are not recorded");
+    finish(kind, "base image " + ref_text.substr(0, 200) +
+                     " is a GPU image (cuda-application in base-images.yaml): its CUDA facts are not recorded");
     return OkStatus();
   }
   if (kind == "l4t") {
