@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "imagelint/fleet.h"
+#include "imagelint/report_model.h"
 #include "imagelint/result.h"
 #include "imagelint/rules.h"
 
@@ -90,6 +91,18 @@ Result<nlohmann::json> AnalyzeReferenced(const std::vector<const nlohmann::json*
                                const rules::RuleSet& rules, const rules::FunctionRegistry& functions,
                                const AnalyzeOptions& options = {});
 
+// The typed result of the same analysis: one ImageReport per facts, in
+// input order (findings merged across pools, verdicts derived); Analyze and
+// AnalyzeReferenced are ReportDocument over it.
+Result<std::vector<ImageReport>> AnalyzeImages(const std::vector<const nlohmann::json*>& facts,
+                                               const std::vector<std::vector<PoolFacts>>& pool_facts,
+                                               const Fleet& fleet, const rules::RuleSet& rules,
+                                               const rules::FunctionRegistry& functions,
+                                               const AnalyzeOptions& options = {});
+// The report document of analysed images: schema, tool, fleet, rules and
+// the images written by the report model's writer.
+nlohmann::json ReportDocument(const std::vector<ImageReport>& images, const Fleet& fleet, const rules::RuleSet& rules);
+
 // The severity of a report finding (or of a report's rule entry): its
 // "severity" read with rules::ParseSeverity, the one severity parser. The one
 // fallback: a severity that is missing or not error|warning|note counts as an
@@ -141,37 +154,43 @@ struct FinalizeOptions {
 nlohmann::json Finalize(const nlohmann::json& report, const FinalizeOptions& options = {},
                         const GateOptions& gate = {});
 
-// Derives each verdict of one report image ({pool}) from the image's findings
-// (each with its `pools`): a decided error fails; else an undecided finding
-// at warning level makes it `undecided`; else a warning warns; else it
-// passes. The predicted error is the error finding met first (stage, then the
+// Derives each verdict of one report image from the image's findings (each
+// with its `pools`): a decided error fails; else an undecided finding at
+// warning level makes it `undecided`; else a warning warns; else it passes.
+// The predicted error is the error finding met first (stage, then the
 // rule's priority); `rules` and `undetermined` list the findings behind it.
 // Also sets the image's overall `status` (from the findings alone when there
 // are no pools). Analyze uses it, and so does anything that later removes
 // findings from a report (suppressions), so both always agree.
-void DeriveVerdicts(nlohmann::json& image);
+void DeriveVerdicts(ImageReport& image);
+// The same on a report image as JSON (a report written earlier or edited):
+// read by the report model's reader, derived, written back. Errors: the
+// image is not a report image (naming the field).
+Status DeriveVerdicts(nlohmann::json& image);
 
 // Observations (`observed:` of a pool, docs/probe.md). FactKey: what an
 // observation's `fact` names, a finding's rule and logical location joined
 // by spaces ("IL004 path:/usr/local/cuda/compat/libcuda.so.1").
+std::string FactKey(const Finding& finding);
 std::string FactKey(const nlohmann::json& finding);
 // Puts on each verdict of a report image the observation of its pool that
-// applies (`observed` {code, name, api, host, date, key image|fact, image,
-// fact, line}): one for the image's digest first, else one whose fact is a
+// applies: one for the image's digest first, else one whose fact is a
 // finding of the image on that pool. DeriveVerdicts then applies it.
-void AttachObservations(nlohmann::json& image, const Fleet& fleet);
+void AttachObservations(ImageReport& image, const Fleet& fleet);
 // On a verdict DeriveVerdicts just decided from findings: with `observed`,
 // moves the prediction to `prediction` {status, predicted_error}, sets
 // `observation` agrees|contradicts|settles (settles: the prediction was
 // undecided) and takes status and predicted_error (with `observed: true`)
 // from what was observed.
-void ApplyObservation(nlohmann::json& verdict);
+void ApplyObservation(Verdict& verdict);
 
 // --baseline: an earlier report of the same images and fleet. Errors: it is
 // not an imagelint.report/v1 document with an images list.
 // What a finding is about, apart from its wording and pools: "path:P" per
 // evidence path, "detail:NAME" per NAME=VALUE evidence, "missing:FACT" per
 // missing fact; sorted, distinct. Report fingerprints and --baseline match on it.
+std::vector<std::string> LogicalLocation(const Finding& finding);
+// The same of a report finding as JSON, read leniently (any report file).
 std::vector<std::string> LogicalLocation(const nlohmann::json& finding);
 
 Status CheckBaseline(const nlohmann::json& baseline, const std::string& name);

@@ -161,8 +161,9 @@ Status CheckIgnoredRules(const std::vector<Suppression>& ignores, const std::vec
 // and records `ignores.expired` (expired entries, which are not applied),
 // `ignores.unused` (entries that matched nothing) and `ignores.invalid`
 // (entries without a reason or a single rule, or with a `problem`: not applied). `today` is
-// "YYYY-MM-DD".
-nlohmann::json ApplySuppressions(const nlohmann::json& report, const std::vector<Suppression>& suppressions,
-                                 const std::string& today);
+// "YYYY-MM-DD". Errors: an image of `report` is not a report image (the
+// report model's reader names the field).
+Result<nlohmann::json> ApplySuppressions(const nlohmann::json& report, const std::vector<Suppression>& suppressions,
+                                         const std::string& today);
 
 }  // namespace imagelint::config

@@ -26,6 +26,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "imagelint/nullable.h"
 #include "imagelint/result.h"
 
 namespace imagelint::facts {
@@ -33,15 +34,7 @@ namespace imagelint::facts {
 inline constexpr const char* kSchemaName = "imagelint.facts/v1";
 
 // A value that is written as JSON null when empty (see above).
-template <class T>
-struct Nullable : std::optional<T> {
-  using std::optional<T>::optional;
-  using std::optional<T>::operator=;
-  Nullable(const std::optional<T>& value) : std::optional<T>(value) {}  // NOLINT: implicit by design
-  friend bool operator==(const Nullable& a, const Nullable& b) {
-    return static_cast<const std::optional<T>&>(a) == static_cast<const std::optional<T>&>(b);
-  }
-};
+using imagelint::Nullable;
 
 // Where a row came from. Image rows carry `layer`/`layer_digest`; Dockerfile
 // rows the instruction behind them; `imagelint scan IMAGE --dockerfile FILE`

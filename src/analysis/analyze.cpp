@@ -15,6 +15,7 @@
 #include "analysis/pool_memo.h"
 #include "analysis/undecided.h"
 #include "common/bytes_text.h"
+#include "common/json.h"
 
 namespace imagelint::analysis {
 
@@ -74,67 +75,75 @@ Environment BaseEnvironment(const json& facts) {
   return env;
 }
 
-// One evidence item from a rule's evidence list (a path string or a facts
-// entry), with the layer resolved to its digest and created_by.
-json ResolveEvidence(const json& item, const json& facts) {
-  json out = json::object();
-  if (item.is_string()) {
-    out["path"] = item;
-  } else if (item.is_object()) {
-    for (const char* key : {"path", "file", "dir"}) {
-      if (item.contains(key) && item[key].is_string()) {
-        out["path"] = item[key];
-        break;
-      }
-    }
-    if (item.contains("dockerfile_line")) out["dockerfile_line"] = item["dockerfile_line"];
-    if (item.contains("detail")) out["detail"] = item["detail"];
-    // A fact the knowledge tables gave without a path (the CUDA of a base
-    // image's framework): the table row is the evidence.
-    if (!out.contains("path") && !out.contains("detail") && item.contains("knowledge") && item["knowledge"].is_string())
-      out["detail"] = "knowledge tables, " + item["knowledge"].get<std::string>();
-    const json* layers = nullptr;
-    if (facts.contains("image") && facts["image"].is_object() && facts["image"].contains("layers") &&
-        facts["image"]["layers"].is_array())
-      layers = &facts["image"]["layers"];
-    if (item.contains("layer")) {
-      const json& layer = item["layer"];
-      if (layer.is_number_integer()) {
-        int64_t index = layer.get<int64_t>();
-        out["layer"] = index;
-        if (layers && index >= 0 && static_cast<size_t>(index) < layers->size()) {
-          const json& entry = (*layers)[static_cast<size_t>(index)];
-          if (entry.contains("digest")) out["layer_digest"] = entry["digest"];
-          if (entry.contains("created_by")) out["created_by"] = entry["created_by"];
-          if (!out.contains("dockerfile_line") && entry.contains("dockerfile_line"))
-            out["dockerfile_line"] = entry["dockerfile_line"];
-        }
-      } else if (layer.is_string()) {
-        out["layer_digest"] = layer;
-        if (layers) {
-          for (size_t i = 0; i < layers->size(); ++i) {
-            const json& entry = (*layers)[i];
-            if (entry.value("digest", "") == layer.get<std::string>() ||
-                entry.value("diff_id", "") == layer.get<std::string>()) {
-              out["layer"] = i;
-              if (entry.contains("created_by")) out["created_by"] = entry["created_by"];
-              break;
-            }
-          }
-        }
-      }
-    }
-    if (!out.contains("layer_digest") && item.contains("layer_digest")) out["layer_digest"] = item["layer_digest"];
-  } else {
-    out["detail"] = rules::RenderValue(Value::Of(item));
-  }
-  return out;
+// A JSON value read as an evidence string: text as is, anything else as the
+// rule language prints it.
+std::string EvidenceText(const json& value) {
+  return value.is_string() ? value.get<std::string>() : rules::RenderValue(Value::Of(value));
+}
+std::optional<int64_t> EvidenceLine(const json& item) {
+  auto it = item.find("dockerfile_line");
+  if (it == item.end() || !it->is_number_integer()) return std::nullopt;
+  return it->get<int64_t>();
 }
 
-struct Outcome {
-  json finding;  // without "pools"
-  std::string pool;  // empty for image scope
-};
+// One evidence item from a rule's evidence list (a path string or a facts
+// entry), with the layer resolved to its digest and created_by.
+Evidence ResolveEvidence(const json& item, const json& facts) {
+  Evidence out;
+  if (item.is_string()) {
+    out.path = item.get<std::string>();
+    return out;
+  }
+  if (!item.is_object()) {
+    out.detail = rules::RenderValue(Value::Of(item));
+    return out;
+  }
+  for (const char* key : {"path", "file", "dir"}) {
+    if (item.contains(key) && item[key].is_string()) {
+      out.path = item[key].get<std::string>();
+      break;
+    }
+  }
+  out.dockerfile_line = EvidenceLine(item);
+  if (item.contains("detail")) out.detail = EvidenceText(item["detail"]);
+  // A fact the knowledge tables gave without a path (the CUDA of a base
+  // image's framework): the table row is the evidence.
+  if (!out.path && !out.detail && item.contains("knowledge") && item["knowledge"].is_string())
+    out.detail = "knowledge tables, " + item["knowledge"].get<std::string>();
+  static const json kNoLayers = json::array();
+  const json& layers = facts.contains("image") && facts["image"].is_object() ? ArrayField(facts["image"], "layers")
+                                                                               : kNoLayers;
+  auto string_of = [](const json& entry, const char* key) -> std::optional<std::string> {
+    auto it = entry.find(key);
+    if (it == entry.end() || !it->is_string()) return std::nullopt;
+    return it->get<std::string>();
+  };
+  if (item.contains("layer")) {
+    const json& layer = item["layer"];
+    if (layer.is_number_integer()) {
+      const int64_t index = layer.get<int64_t>();
+      out.layer = index;
+      if (index >= 0 && static_cast<size_t>(index) < layers.size()) {
+        const json& entry = layers[static_cast<size_t>(index)];
+        out.layer_digest = string_of(entry, "digest");
+        out.created_by = string_of(entry, "created_by");
+        if (!out.dockerfile_line) out.dockerfile_line = EvidenceLine(entry);
+      }
+    } else if (layer.is_string()) {
+      out.layer_digest = layer.get<std::string>();
+      for (size_t i = 0; i < layers.size(); ++i) {
+        const json& entry = layers[i];
+        if (StringField(entry, "digest") == *out.layer_digest || StringField(entry, "diff_id") == *out.layer_digest) {
+          out.layer = static_cast<int64_t>(i);
+          out.created_by = string_of(entry, "created_by");
+          break;
+        }
+      }
+    }
+  }
+  if (!out.layer_digest) out.layer_digest = string_of(item, "layer_digest");
+  return out;
+}
 
 class RuleRunner {
  public:
@@ -146,7 +155,7 @@ class RuleRunner {
   // Evaluates one rule in `env` (pool already bound); appends findings.
   // `foreach` is evaluated first (it cannot see `let` names); the `let`
   // bindings, condition and templates then run once per element.
-  Status Run(const Rule& rule, const Environment& env, const json& facts, std::vector<json>& out) {
+  Status Run(const Rule& rule, const Environment& env, const json& facts, std::vector<Finding>& out) {
     if (steps_used_.load(std::memory_order_relaxed) > step_budget_) {
       return MakeError(rule.file, "the rules took more than " + std::to_string(step_budget_) +
                                       " evaluation steps in all (imagelint's limit for this run: " +
@@ -188,7 +197,7 @@ class RuleRunner {
   }
 
   Status RunOnce(const Rule& rule, const Environment& outer, const json& facts, const json* element,
-                 std::vector<json>& out) {
+                 std::vector<Finding>& out) {
     Environment env(&outer);  // the rule's `let` names
     EvalTrace trace;
     StepCharge charge{trace, steps_used_};
@@ -205,17 +214,16 @@ class RuleRunner {
                              "rule " + rule.id + ": the condition must be a boolean");
     if (!fired->json.get<bool>()) return OkStatus();
 
-    json finding = Base(rule);
+    Finding finding = Base(rule);
     auto message = rule.message.Render(env, functions_, &trace, options_.limits);
     if (!message.ok()) return Tag(rule, message.error());
-    finding["message"] = *message;
+    finding.message = std::move(*message);
     if (rule.fix) {
       auto fix = rule.fix->Render(env, functions_, &trace, options_.limits);
       if (!fix.ok()) return Tag(rule, fix.error());
-      finding["fix"] = *fix;
+      finding.fix = std::move(*fix);
     }
     Severity severity = rule.severity;
-    finding["predicted_error"] = nullptr;
     bool demoted = false;
     if (rule.demote) {
       auto when = rule.demote->when.Evaluate(env, functions_, &trace, options_.limits);
@@ -232,38 +240,36 @@ class RuleRunner {
         if (!when.ok()) return Tag(rule, when.error());
         if (!when->IsTrue()) continue;
       }
-      json predicted = {{"code", prediction.code},
-                        {"name", prediction.name},
-                        {"stage", std::string(rules::StageName(prediction.stage))}};
+      PredictedError predicted;
+      predicted.code = prediction.code;
+      predicted.name = prediction.name;
+      predicted.stage = prediction.stage;
       if (prediction.message) {
         auto text = prediction.message->Render(env, functions_, &trace, options_.limits);
         if (!text.ok()) return Tag(rule, text.error());
-        predicted["message"] = *text;
+        predicted.message = std::move(*text);
       }
       if (prediction.severity) severity = *prediction.severity;
-      finding["predicted_error"] = predicted;
+      finding.predicted_error = std::move(predicted);
       break;
     }
-    finding["severity"] = std::string(rules::SeverityName(severity));
-    json evidence = json::array();
+    finding.severity = severity;
     if (rule.evidence) {
       auto items = rule.evidence->Evaluate(env, functions_, &trace, options_.limits);
       if (!items.ok()) return Tag(rule, items.error());
       if (!items->unknown && !items->json.is_null()) {
         if (items->json.is_array()) {
           for (const auto& item : items->json) {
-            if (evidence.size() >= 50) break;
-            if (!item.is_null()) evidence.push_back(ResolveEvidence(item, facts));
+            if (finding.evidence.size() >= 50) break;
+            if (!item.is_null()) finding.evidence.push_back(ResolveEvidence(item, facts));
           }
         } else {
-          evidence.push_back(ResolveEvidence(items->json, facts));
+          finding.evidence.push_back(ResolveEvidence(items->json, facts));
         }
       }
     } else if (element && element->is_object() && element->contains("path")) {
-      evidence.push_back(ResolveEvidence(*element, facts));
+      finding.evidence.push_back(ResolveEvidence(*element, facts));
     }
-    finding["evidence"] = evidence;
-    finding["unknown"] = false;
     out.push_back(std::move(finding));
     return OkStatus();
   }
@@ -271,7 +277,7 @@ class RuleRunner {
   // The condition could not be evaluated: an undecided finding that names
   // the missing facts in user terms (undecided.cpp), never a silent pass.
   Status Unknown(const Rule& rule, const Environment& env, const json& facts, const EvalTrace& trace,
-                 std::vector<json>& out, const json* element = nullptr) {
+                 std::vector<Finding>& out, const json* element = nullptr) {
     if (rule.on_unknown == rules::OnUnknown::kIgnore) return OkStatus();
     Severity severity = rule.on_unknown == rules::OnUnknown::kNote ? Severity::kNote : Severity::kWarning;
     severity = std::min(severity, rule.severity);
@@ -280,29 +286,32 @@ class RuleRunner {
     if (bound != nullptr && !bound->unknown && bound->json.is_object()) pool = bound->json.value("name", "");
     internal::Undecided undecided = internal::DescribeUndecided(
         trace.missing, facts, pool, rule.foreach ? rule.foreach->first : std::string(), element);
-    json finding = Base(rule);
-    finding["message"] = "cannot tell whether this applies (" + rule.title + "): " + undecided.text;
-    finding["severity"] = std::string(rules::SeverityName(severity));
-    finding["predicted_error"] = nullptr;
-    finding["unknown"] = true;
-    finding["missing_facts"] = trace.missing;
-    finding["missing"] = undecided.missing;
+    Finding finding = Base(rule);
+    finding.message = "cannot tell whether this applies (" + rule.title + "): " + undecided.text;
+    finding.severity = severity;
+    finding.unknown = true;
+    finding.missing_facts = trace.missing;
+    finding.missing = std::move(undecided.missing);
     if (!undecided.hints.empty()) {
       std::string fix = "To decide it: ";
       for (size_t i = 0; i < undecided.hints.size(); ++i) fix += (i ? "; " : "") + undecided.hints[i];
-      finding["fix"] = fix + ".";
+      finding.fix = fix + ".";
     }
-    json evidence = json::array();
-    if (element && element->is_object() && element->contains("path")) evidence.push_back(ResolveEvidence(*element, facts));
-    for (const auto& item : undecided.evidence) evidence.push_back(item);
-    finding["evidence"] = evidence;
+    if (element && element->is_object() && element->contains("path"))
+      finding.evidence.push_back(ResolveEvidence(*element, facts));
+    for (auto& item : undecided.evidence) finding.evidence.push_back(std::move(item));
     out.push_back(std::move(finding));
     return OkStatus();
   }
 
-  static json Base(const Rule& rule) {
-    return json{{"rule", rule.id}, {"name", rule.name}, {"title", rule.title}, {"docs", rule.docs},
-                {"priority", rule.priority}};
+  static Finding Base(const Rule& rule) {
+    Finding finding;
+    finding.rule = rule.id;
+    finding.name = rule.name;
+    finding.title = rule.title;
+    finding.docs = rule.docs;
+    finding.priority = rule.priority;
+    return finding;
   }
 
   const rules::FunctionRegistry& functions_;
@@ -311,24 +320,20 @@ class RuleRunner {
   std::atomic<int64_t>& steps_used_;
 };
 
-int StageRank(const json& predicted) {
-  auto stage = rules::ParseStage(predicted.value("stage", "runtime"));
-  return stage ? static_cast<int>(*stage) : 99;
-}
-
 std::string ImageRef(const json& facts, size_t index) {
   if (facts.contains("image") && facts["image"].is_object()) {
-    const json& image = facts["image"];
-    if (image.contains("ref") && image["ref"].is_string() && !image["ref"].get<std::string>().empty())
-      return image["ref"];
+    const std::string ref = StringField(facts["image"], "ref");
+    if (!ref.empty()) return ref;
   }
   return "image-" + std::to_string(index + 1);
 }
 
-size_t PoolIndex(const Fleet& fleet, const std::string& name) {
-  for (size_t p = 0; p < fleet.pools.size(); ++p)
-    if (fleet.pools[p].name == name) return p;
-  return fleet.pools.size();
+// The fleet's pools by name, found once per run (the first pool of a name).
+using PoolIndexes = std::unordered_map<std::string, size_t>;
+PoolIndexes IndexPools(const Fleet& fleet) {
+  PoolIndexes out;
+  for (size_t p = 0; p < fleet.pools.size(); ++p) out.try_emplace(fleet.pools[p].name, p);
+  return out;
 }
 
 // One set of facts of an image and the pools evaluated against it.
@@ -346,7 +351,8 @@ struct ImageVariant {
 // there are none, or no pools at all), then each PoolFacts with its pools.
 // Facts that no pool is evaluated against are left out, except the image's
 // own when the fleet is empty.
-std::vector<ImageVariant> Variants(const json& facts, const std::vector<PoolFacts>& by_pool, const Fleet& fleet) {
+std::vector<ImageVariant> Variants(const json& facts, const std::vector<PoolFacts>& by_pool, const Fleet& fleet,
+                                   const PoolIndexes& pool_indexes) {
   std::vector<ImageVariant> out;
   auto make = [&](const json& of) {
     ImageVariant variant;
@@ -363,10 +369,10 @@ std::vector<ImageVariant> Variants(const json& facts, const std::vector<PoolFact
   for (const PoolFacts& one : by_pool) {
     ImageVariant variant = make(one.facts);
     for (const std::string& name : one.pools) {
-      size_t p = PoolIndex(fleet, name);
-      if (p >= fleet.pools.size() || claimed[p]) continue;
-      claimed[p] = true;
-      variant.pools.push_back(p);
+      auto found = pool_indexes.find(name);
+      if (found == pool_indexes.end() || claimed[found->second]) continue;
+      claimed[found->second] = true;
+      variant.pools.push_back(found->second);
     }
     std::sort(variant.pools.begin(), variant.pools.end());
     if (!variant.pools.empty()) others.push_back(std::move(variant));
@@ -381,15 +387,73 @@ std::vector<ImageVariant> Variants(const json& facts, const std::vector<PoolFact
   return out;
 }
 
+// What two equal findings share, cheaply: merged findings are found by it,
+// then compared whole.
+size_t FindingHash(const Finding& finding) {
+  size_t hash = std::hash<std::string>{}(finding.rule);
+  auto mix = [&hash](size_t value) { hash ^= value + 0x9e3779b97f4a7c15ULL + (hash << 6) + (hash >> 2); };
+  mix(std::hash<std::string>{}(finding.message));
+  mix(static_cast<size_t>(finding.severity) * 3 + (finding.unknown ? 1 : 0));
+  mix(finding.scope ? static_cast<size_t>(*finding.scope) + 1 : 0);
+  mix(finding.evidence.size());
+  for (const Evidence& item : finding.evidence) mix(std::hash<std::string>{}(item.path.value_or(item.detail.value_or(""))));
+  return hash;
+}
+
+// Findings in rule order; identical findings on several pools are merged
+// (found again by a hash and pools by name: a 10,000-pool fleet made
+// pairwise comparisons take minutes).
+class MergedFindings {
+ public:
+  void Add(std::vector<Finding>& found, const std::vector<std::string>& on_pools) {
+    for (Finding& finding : found) {
+      std::vector<size_t>& bucket = by_hash_[FindingHash(finding)];
+      size_t at = merged_.size();
+      for (size_t candidate : bucket)
+        if (merged_[candidate] == finding) at = candidate;
+      if (at == merged_.size()) {
+        bucket.push_back(at);
+        merged_.push_back(std::move(finding));
+        pools_.emplace_back();
+        pool_sets_.emplace_back();
+      }
+      for (const auto& pool : on_pools)
+        if (pool_sets_[at].insert(pool).second) pools_[at].push_back(pool);
+    }
+  }
+  // The findings with their pools, in fleet order when several sets of facts
+  // found them (whichever facts found a finding first).
+  std::vector<Finding> Take(bool reorder, const PoolIndexes& pool_indexes, size_t pool_count) {
+    auto index_of = [&](const std::string& name) {
+      auto it = pool_indexes.find(name);
+      return it == pool_indexes.end() ? pool_count : it->second;
+    };
+    for (size_t i = 0; i < merged_.size(); ++i) {
+      if (reorder)
+        std::stable_sort(pools_[i].begin(), pools_[i].end(),
+                         [&](const auto& a, const auto& b) { return index_of(a) < index_of(b); });
+      merged_[i].pools = std::move(pools_[i]);
+    }
+    return std::move(merged_);
+  }
+
+ private:
+  std::vector<Finding> merged_;  // without pools while they are merged: found by equality
+  std::vector<std::vector<std::string>> pools_;
+  std::vector<std::set<std::string>> pool_sets_;
+  std::unordered_map<size_t, std::vector<size_t>> by_hash_;
+};
+
 // One image: every enabled rule over each set of its facts and their pools,
 // findings merged across pools, verdicts derived.
-Result<json> AnalyzeImage(size_t index, const json& facts, const std::vector<PoolFacts>& by_pool, const Fleet& fleet,
-                          const std::vector<json>& pool_values, const std::vector<std::string>& pool_keys,
-                          const rules::RuleSet& rules, RuleRunner& runner) {
+Result<ImageReport> AnalyzeImage(size_t index, const json& facts, const std::vector<PoolFacts>& by_pool,
+                                 const Fleet& fleet, const PoolIndexes& pool_indexes,
+                                 const std::vector<json>& pool_values, const std::vector<std::string>& pool_keys,
+                                 const rules::RuleSet& rules, RuleRunner& runner) {
   // Which facts each pool is evaluated against: the image's own, or those
   // built for its platform (PoolFacts); every set of facts with its pools.
   // (The variants point into pool_facts: no temporary copy of it here.)
-  std::vector<ImageVariant> variants = Variants(facts, by_pool, fleet);
+  std::vector<ImageVariant> variants = Variants(facts, by_pool, fleet, pool_indexes);
   // After Variants returns, no variant moves: environments may point at theirs.
   for (ImageVariant& variant : variants) {
     variant.pool_environments.reserve(variant.pools.size());
@@ -406,83 +470,47 @@ Result<json> AnalyzeImage(size_t index, const json& facts, const std::vector<Poo
     for (size_t i = 0; i < variant.pools.size(); ++i)
       memo.TrustPool(&variant.pool_environments[i].Find("pool")->json, &pool_keys[variant.pools[i]]);
   }
-  // Findings in rule order; identical findings on several pools are merged.
-  // Found again by their encoding and pools by name (a 10,000-pool fleet
-  // made the pairwise comparisons take minutes).
-  std::vector<json> merged;
-  std::vector<std::vector<std::string>> merged_pools;
-  std::unordered_map<std::string, size_t> merged_index;
-  std::vector<std::set<std::string>> merged_pool_set;
-  auto add = [&](std::vector<json>& found, const std::vector<std::string>& on_pools) {
-    for (auto& finding : found) {
-      // CBOR: an exact encoding of the value (names that are not UTF-8
-      // included) at a fraction of the cost of escaped JSON text.
-      const std::vector<uint8_t> encoded = json::to_cbor(finding);
-      auto [at, fresh] = merged_index.try_emplace(std::string(encoded.begin(), encoded.end()), merged.size());
-      if (fresh) {
-        merged.push_back(std::move(finding));
-        merged_pools.emplace_back();
-        merged_pool_set.emplace_back();
-      }
-      const size_t i = at->second;
-      for (const auto& pool : on_pools)
-        if (merged_pool_set[i].insert(pool).second) merged_pools[i].push_back(pool);
-    }
-  };
+  MergedFindings merged;
   for (const auto& rule : rules.rules()) {
     if (!rule.enabled) continue;
     for (const ImageVariant& variant : variants) {
       if (!variant.gpu_image && !rule.any_workload) continue;
       if (rule.scope == rules::Scope::kImage) {
-        std::vector<json> found;
+        std::vector<Finding> found;
         IMAGELINT_TRY(runner.Run(rule, variant.environment, *variant.facts, found));
-        for (auto& finding : found) finding["scope"] = "image";
-        add(found, variant.pool_names);
+        for (auto& finding : found) finding.scope = Scope::kImage;
+        merged.Add(found, variant.pool_names);
         continue;
       }
       for (size_t i = 0; i < variant.pools.size(); ++i) {
         const size_t p = variant.pools[i];
-        std::vector<json> found;
+        std::vector<Finding> found;
         auto status = runner.Run(rule, variant.pool_environments[i], *variant.facts, found);
         if (!status.ok()) {
           Error error = status.error();
           error.message += " (pool " + fleet.pools[p].name + ")";
           return error;
         }
-        for (auto& finding : found) finding["scope"] = "pool";
-        add(found, {fleet.pools[p].name});
+        for (auto& finding : found) finding.scope = Scope::kPool;
+        merged.Add(found, {fleet.pools[p].name});
       }
     }
   }
-  json findings = json::array();
-  for (size_t i = 0; i < merged.size(); ++i) {
-    json finding = merged[i];
-    // In fleet order, whichever facts found it first.
-    if (variants.size() > 1) {
-      std::map<std::string, size_t> order;
-      for (size_t p = 0; p < fleet.pools.size(); ++p) order.try_emplace(fleet.pools[p].name, p);
-      auto index_of = [&](const std::string& name) {
-        auto it = order.find(name);
-        return it == order.end() ? fleet.pools.size() : it->second;
-      };
-      std::sort(merged_pools[i].begin(), merged_pools[i].end(),
-                [&](const auto& a, const auto& b) { return index_of(a) < index_of(b); });
-    }
-    finding["pools"] = merged_pools[i];
-    findings.push_back(std::move(finding));
-  }
 
-  json image = json::object();
-  image["ref"] = ImageRef(facts, index);
-  image["digest"] = facts.contains("image") && facts["image"].is_object() ? facts["image"].value("digest", "") : "";
+  ImageReport image;
+  image.ref = ImageRef(facts, index);
   if (facts.contains("image") && facts["image"].is_object()) {
     const json& meta = facts["image"];
+    image.digest = StringField(meta, "digest");
     if (meta.contains("os") && meta.contains("architecture"))
-      image["platform"] = meta.value("os", "") + "/" + meta.value("architecture", "");
+      image.platform = StringField(meta, "os") + "/" + StringField(meta, "architecture");
   }
-  image["findings"] = findings;
-  image["verdicts"] = json::array();
-  for (const auto& pool : fleet.pools) image["verdicts"].push_back({{"pool", pool.name}});
+  image.findings = merged.Take(variants.size() > 1, pool_indexes, fleet.pools.size());
+  for (const auto& pool : fleet.pools) {
+    Verdict verdict;
+    verdict.pool = pool.name;
+    image.verdicts.push_back(std::move(verdict));
+  }
   AttachObservations(image, fleet);
   DeriveVerdicts(image);
   return image;
@@ -507,21 +535,37 @@ Result<json> AnalyzeReferenced(const std::vector<const json*>& all_facts,
                                const std::vector<std::vector<PoolFacts>>& pool_facts, const Fleet& fleet,
                                const rules::RuleSet& rules, const rules::FunctionRegistry& functions,
                                const AnalyzeOptions& options) {
+  auto images = AnalyzeImages(all_facts, pool_facts, fleet, rules, functions, options);
+  if (!images.ok()) return images.error();
+  return ReportDocument(*images, fleet, rules);
+}
+
+json ReportDocument(const std::vector<ImageReport>& images, const Fleet& fleet, const rules::RuleSet& rules) {
   json report = json::object();
   report["schema"] = kReportSchema;
   report["tool"] = {{"name", "imagelint"}, {"version", IMAGELINT_VERSION}};
   json pools = json::array();
-  std::vector<json> pool_values;
-  for (const auto& pool : fleet.pools) {
-    pool_values.push_back(PoolToJson(pool));
-    pools.push_back(pool_values.back());
-  }
-  report["fleet"] = {{"source", fleet.source}, {"pools", pools}};
-  std::vector<std::string> pool_keys;  // each pool's part of a memo key (analysis/pool_memo.h)
-  for (const json& pool : pool_values) pool_keys.push_back(PoolMemoScope::PoolKey(pool));
+  for (const auto& pool : fleet.pools) pools.push_back(PoolToJson(pool));
+  report["fleet"] = {{"source", fleet.source}, {"pools", std::move(pools)}};
   json rule_table = json::array();
   for (const auto& info : rules.List()) rule_table.push_back(rules::RuleInfoToJson(info));
-  report["rules"] = rule_table;
+  report["rules"] = std::move(rule_table);
+  json written = json::array();
+  for (const ImageReport& image : images) written.push_back(WriteImageReport(image));
+  report["images"] = std::move(written);
+  return report;
+}
+
+Result<std::vector<ImageReport>> AnalyzeImages(const std::vector<const json*>& all_facts,
+                                               const std::vector<std::vector<PoolFacts>>& pool_facts,
+                                               const Fleet& fleet, const rules::RuleSet& rules,
+                                               const rules::FunctionRegistry& functions,
+                                               const AnalyzeOptions& options) {
+  std::vector<json> pool_values;
+  for (const auto& pool : fleet.pools) pool_values.push_back(PoolToJson(pool));
+  std::vector<std::string> pool_keys;  // each pool's part of a memo key (analysis/pool_memo.h)
+  for (const json& pool : pool_values) pool_keys.push_back(PoolMemoScope::PoolKey(pool));
+  const PoolIndexes pool_indexes = IndexPools(fleet);
 
   // The run's budget of evaluation steps grows with its work: images x pools.
   const int64_t cells = static_cast<int64_t>(std::max<size_t>(all_facts.size(), 1)) *
@@ -537,7 +581,7 @@ Result<json> AnalyzeReferenced(const std::vector<const json*>& all_facts,
   size_t jobs = options.jobs > 0 ? static_cast<size_t>(options.jobs)
                                  : std::min<size_t>(16, std::max(1u, std::thread::hardware_concurrency()));
   jobs = std::max<size_t>(1, std::min(jobs, all_facts.size()));
-  std::vector<std::optional<Result<json>>> analysed(all_facts.size());
+  std::vector<std::optional<Result<ImageReport>>> analysed(all_facts.size());
   std::atomic<size_t> next{0};
   std::atomic<bool> failed{false};
   std::exception_ptr thrown;
@@ -550,7 +594,8 @@ Result<json> AnalyzeReferenced(const std::vector<const json*>& all_facts,
     for (size_t i = next++; i < all_facts.size() && !failed; i = next++) {
       try {
         const std::vector<PoolFacts>& by_pool = i < pool_facts.size() ? pool_facts[i] : kNoPoolFacts;
-        analysed[i] = AnalyzeImage(i, *all_facts[i], by_pool, fleet, pool_values, pool_keys, rules, runner);
+        analysed[i] =
+            AnalyzeImage(i, *all_facts[i], by_pool, fleet, pool_indexes, pool_values, pool_keys, rules, runner);
         if (!analysed[i]->ok()) failed = true;
       } catch (...) {
         std::lock_guard<std::mutex> lock(thrown_mutex);
@@ -567,112 +612,13 @@ Result<json> AnalyzeReferenced(const std::vector<const json*>& all_facts,
     for (auto& thread : threads) thread.join();
   }
   if (thrown) std::rethrow_exception(thrown);
-  json images = json::array();
+  std::vector<ImageReport> images;
   for (auto& image : analysed) {
     if (!image) break;  // not started: an earlier image failed
     if (!image->ok()) return image->error();
     images.push_back(std::move(**image));
   }
-  report["images"] = images;
-  return report;
-}
-
-void DeriveVerdicts(json& image) {
-  static const json kNone = json::array();
-  const json& findings = image.contains("findings") && image["findings"].is_array() ? image["findings"] : kNone;
-  auto severity_of = [](const json& finding) { return static_cast<int>(FindingSeverity(finding)); };
-  auto on_pool = [](const json& finding, const json& pool) {
-    if (!finding.contains("pools") || !finding["pools"].is_array()) return false;
-    const auto& on = finding["pools"];
-    return std::find(on.begin(), on.end(), pool) != on.end();
-  };
-  // A real error fails; a rule that could not decide (at warning level: its
-  // rule says not knowing matters) makes the verdict undecided, which a real
-  // warning does not hide; then warnings; notes pass.
-  auto status_of = [](int rank, bool undecided) {
-    return rank >= static_cast<int>(Severity::kError)     ? "fail"
-           : undecided                                    ? "undecided"
-           : rank >= static_cast<int>(Severity::kWarning) ? "warn"
-                                                          : "pass";
-  };
-  auto blocks = [&](const json& finding) {
-    return IsUndecided(finding) && severity_of(finding) >= static_cast<int>(Severity::kWarning);
-  };
-  int image_rank = -1;
-  bool image_undecided = false;
-  bool has_verdicts = image.contains("verdicts") && image["verdicts"].is_array() && !image["verdicts"].empty();
-  if (has_verdicts) {
-    // Each pool's findings, in report order, found once (not per verdict).
-    std::map<std::string, std::vector<const json*>> by_pool;
-    std::vector<const json*> on_unnamed;  // a verdict without a pool name
-    for (const auto& finding : findings) {
-      if (!finding.contains("pools") || !finding["pools"].is_array()) continue;
-      std::set<std::string> seen;
-      for (const auto& pool : finding["pools"])
-        if (pool.is_string() && seen.insert(pool.get<std::string>()).second) by_pool[pool.get<std::string>()].push_back(&finding);
-      if (std::any_of(finding["pools"].begin(), finding["pools"].end(), [](const json& p) { return !p.is_string(); }))
-        on_unnamed.push_back(&finding);
-    }
-    static const std::vector<const json*> kNoFindings;
-    for (auto& verdict : image["verdicts"]) {
-      const json pool = verdict.contains("pool") ? verdict["pool"] : json();
-      int worst_rank = -1;
-      bool undecided = false;
-      const json* deciding = nullptr;
-      json rule_ids = json::array();
-      json undetermined = json::array();
-      const auto it = pool.is_string() ? by_pool.find(pool.get<std::string>()) : by_pool.end();
-      const std::vector<const json*>& candidates =
-          pool.is_string() ? (it == by_pool.end() ? kNoFindings : it->second) : on_unnamed;
-      for (const json* found : candidates) {
-        const json& finding = *found;
-        if (!on_pool(finding, pool)) continue;
-        json id = finding.contains("rule") ? finding["rule"] : json();
-        json& list = IsUndecided(finding) ? undetermined : rule_ids;
-        if (std::find(list.begin(), list.end(), id) == list.end()) list.push_back(id);
-        if (IsUndecided(finding)) {
-          undecided = undecided || blocks(finding);
-          continue;
-        }
-        int rank = severity_of(finding);
-        worst_rank = std::max(worst_rank, rank);
-        if (rank == static_cast<int>(Severity::kError) && finding.contains("predicted_error") &&
-            finding["predicted_error"].is_object()) {
-          auto key = [](const json& f) {
-            return std::make_pair(StageRank(f["predicted_error"]), f.value("priority", 100));
-          };
-          if (!deciding || key(finding) < key(*deciding)) deciding = &finding;
-        }
-      }
-      verdict["status"] = status_of(worst_rank, undecided);
-      if (deciding) {
-        json predicted = (*deciding)["predicted_error"];
-        predicted["rule"] = (*deciding)["rule"];
-        verdict["predicted_error"] = predicted;
-      } else {
-        verdict["predicted_error"] = nullptr;
-      }
-      verdict["rules"] = rule_ids;
-      verdict["undetermined"] = undetermined;
-      ApplyObservation(verdict);
-      if (verdict.contains("observed")) {  // what the host showed counts for the image too
-        worst_rank = verdict["status"] == "fail" ? static_cast<int>(Severity::kError)
-                                                 : std::min(worst_rank, static_cast<int>(Severity::kWarning));
-        undecided = false;
-      }
-      image_rank = std::max(image_rank, worst_rank);
-      image_undecided = image_undecided || undecided;
-    }
-  } else {
-    for (const auto& finding : findings) {
-      if (IsUndecided(finding)) {
-        image_undecided = image_undecided || blocks(finding);
-      } else {
-        image_rank = std::max(image_rank, severity_of(finding));
-      }
-    }
-  }
-  image["status"] = status_of(image_rank, image_undecided);
+  return images;
 }
 
 }  // namespace imagelint::analysis

@@ -71,21 +71,40 @@ const json* MatchImage(const json& baseline, const std::string& ref) {
 
 }  // namespace
 
-std::vector<std::string> LogicalLocation(const json& finding) {
+std::vector<std::string> LogicalLocation(const Finding& finding) {
   std::set<std::string> where;
-  for (const auto& item : ArrayField(finding, "evidence")) {
-    std::string path = StringField(item, "path");
-    if (!path.empty()) {
-      where.insert("path:" + path);
+  for (const Evidence& item : finding.evidence) {
+    if (item.path && !item.path->empty()) {
+      where.insert("path:" + *item.path);
       continue;
     }
     // "ENV NVIDIA_REQUIRE_CUDA=cuda>=12.4 ...": the variable, not its value.
-    std::string detail = StringField(item, "detail");
-    size_t equals = detail.find('=');
+    const std::string detail = item.detail.value_or("");
+    const size_t equals = detail.find('=');
     if (!detail.empty() && equals != std::string::npos) where.insert("detail:" + detail.substr(0, equals));
   }
-  for (const auto& item : ArrayField(finding, "missing")) where.insert("missing:" + StringField(item, "fact"));
+  if (finding.missing)
+    for (const MissingFact& item : *finding.missing) where.insert("missing:" + item.fact);
   return {where.begin(), where.end()};
+}
+
+std::vector<std::string> LogicalLocation(const json& finding) {
+  // What the location reads of a report finding written anywhere (a
+  // baseline file, an edited report): paths, details and missing facts.
+  Finding view;
+  for (const auto& item : ArrayField(finding, "evidence")) {
+    Evidence evidence;
+    evidence.path = StringField(item, "path");
+    evidence.detail = StringField(item, "detail");
+    view.evidence.push_back(std::move(evidence));
+  }
+  view.missing.emplace();
+  for (const auto& item : ArrayField(finding, "missing")) {
+    MissingFact missing;
+    missing.fact = StringField(item, "fact");
+    view.missing->push_back(std::move(missing));
+  }
+  return LogicalLocation(view);
 }
 
 Status CheckBaseline(const json& baseline, const std::string& name) {

@@ -286,22 +286,24 @@ Undecided DescribeUndecided(const std::vector<std::string>& missing, const json&
     sentences.push_back(JoinAnd(subjects) + " of " + owner + (subjects.size() == 1 ? " is" : " are") + " unknown");
   }
   for (const auto& d : described) {
-    json entry = {{"fact", d.fact},
-                  {"subject", d.subject},
-                  {"owner", d.owner},
-                  {"text", d.subject + " of " + d.owner + " is unknown"}};
-    if (d.dockerfile_line > 0) entry["dockerfile_line"] = d.dockerfile_line;
-    if (!d.reason.empty()) entry["reason"] = d.reason;
-    if (!d.hint.empty()) entry["hint"] = d.hint;
+    MissingFact entry;
+    entry.fact = d.fact;
+    entry.subject = d.subject;
+    entry.owner = d.owner;
+    entry.text = d.subject + " of " + d.owner + " is unknown";
+    if (d.dockerfile_line > 0) entry.dockerfile_line = d.dockerfile_line;
+    if (!d.reason.empty()) entry.reason = d.reason;
+    if (!d.hint.empty()) entry.hint = d.hint;
     out.missing.push_back(std::move(entry));
     if (!d.hint.empty() && std::find(out.hints.begin(), out.hints.end(), d.hint) == out.hints.end())
       out.hints.push_back(d.hint);
     if (d.dockerfile_line > 0) {
-      bool seen = false;
-      for (const auto& item : out.evidence) seen = seen || Int(item, "dockerfile_line") == d.dockerfile_line;
+      const bool seen = std::any_of(out.evidence.begin(), out.evidence.end(),
+                                    [&](const Evidence& item) { return item.dockerfile_line == d.dockerfile_line; });
       if (!seen) {
-        json item = {{"detail", d.reason.empty() ? d.subject + " of " + d.owner + " is unknown" : d.reason},
-                     {"dockerfile_line", d.dockerfile_line}};
+        Evidence item;
+        item.detail = d.reason.empty() ? d.subject + " of " + d.owner + " is unknown" : d.reason;
+        item.dockerfile_line = d.dockerfile_line;
         out.evidence.push_back(std::move(item));
       }
     }

@@ -6,15 +6,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "imagelint/report_model.h"
+
 namespace imagelint::analysis::internal {
 
 struct Undecided {
   // "the CUDA runtime (libcudart) of the base image `x:1` is unknown"
   std::string text;
-  // One entry per missing fact: {fact, text, dockerfile_line?, reason?, hint?}.
-  nlohmann::json missing = nlohmann::json::array();
-  // Where the Dockerfile says why ({detail, dockerfile_line}), for evidence.
-  nlohmann::json evidence = nlohmann::json::array();
+  // One entry per missing fact.
+  std::vector<MissingFact> missing;
+  // Where the Dockerfile says why (detail and dockerfile_line), for evidence.
+  std::vector<Evidence> evidence;
   // How to decide it ("set `brand:` for pool `p` in the fleet file").
   std::vector<std::string> hints;
 };

@@ -21,42 +21,41 @@ std::string StripSlash(std::string path) {
   return path;
 }
 
-bool RuleMatches(const Suppression& s, const json& finding) {
-  return s.rule == StringField(finding, "rule") || (!StringField(finding, "name").empty() && s.rule == StringField(finding, "name"));
+bool RuleMatches(const Suppression& s, const analysis::Finding& finding) {
+  return s.rule == finding.rule || (!finding.name.empty() && s.rule == finding.name);
 }
 
-bool EvidenceMatches(const Suppression& s, const json& finding) {
-  const json& evidence = finding.contains("evidence") && finding["evidence"].is_array() ? finding["evidence"] : json::array();
-  if (!s.path.empty()) {
-    bool any = false;
-    for (const auto& item : evidence) {
-      if (GlobMatch(StripSlash(s.path), StripSlash(StringField(item, "path")))) any = true;
-    }
-    if (!any) return false;
-  }
-  if (s.dockerfile_line > 0) {
-    bool any = false;
-    for (const auto& item : evidence) {
-      if (item.is_object() && item.contains("dockerfile_line") && item["dockerfile_line"].is_number_integer() &&
-          item["dockerfile_line"].get<int64_t>() == s.dockerfile_line)
-        any = true;
-    }
-    if (!any) return false;
-  }
+bool EvidenceMatches(const Suppression& s, const analysis::Finding& finding) {
+  if (!s.path.empty() && std::none_of(finding.evidence.begin(), finding.evidence.end(), [&](const auto& item) {
+        return GlobMatch(StripSlash(s.path), StripSlash(item.path.value_or("")));
+      }))
+    return false;
+  if (s.dockerfile_line > 0 && std::none_of(finding.evidence.begin(), finding.evidence.end(), [&](const auto& item) {
+        return item.dockerfile_line == s.dockerfile_line;
+      }))
+    return false;
   return true;
 }
 
-json Describe(const Suppression& s) {
-  json j = {{"rule", s.rule}, {"reason", s.reason}, {"origin", s.origin.empty() ? "config" : s.origin}};
-  if (!s.file.empty()) j["file"] = s.file;
-  if (s.line > 0) j["line"] = s.line;
-  if (!s.expires.empty()) j["expires"] = s.expires;
-  if (!s.image.empty()) j["image"] = s.image;
-  if (!s.pool.empty()) j["pool"] = s.pool;
-  if (!s.path.empty()) j["path"] = s.path;
-  if (s.dockerfile_line > 0) j["dockerfile_line"] = s.dockerfile_line;
-  return j;
+analysis::SuppressedBy SuppressedBy(const Suppression& s) {
+  analysis::SuppressedBy out;
+  out.rule = s.rule;
+  out.reason = s.reason;
+  out.origin = s.origin.empty() ? "config" : s.origin;
+  auto set = [](std::optional<std::string>& field, const std::string& value) {
+    if (!value.empty()) field = value;
+  };
+  set(out.file, s.file);
+  if (s.line > 0) out.line = s.line;
+  set(out.expires, s.expires);
+  set(out.image, s.image);
+  set(out.pool, s.pool);
+  set(out.path, s.path);
+  if (s.dockerfile_line > 0) out.dockerfile_line = s.dockerfile_line;
+  return out;
 }
+
+json Describe(const Suppression& s) { return analysis::WriteSuppressedBy(SuppressedBy(s)); }
 
 // ignores[key] with `entries` appended: a list an earlier pass wrote (a
 // report suppressed twice) is kept, anything else under the key replaced.
@@ -112,7 +111,7 @@ Status CheckIgnoredRules(const std::vector<Suppression>& ignores, const std::vec
   return OkStatus();
 }
 
-json ApplySuppressions(const json& input, const std::vector<Suppression>& suppressions, const std::string& today) {
+Result<json> ApplySuppressions(const json& input, const std::vector<Suppression>& suppressions, const std::string& today) {
   json report = input;
   json expired = json::array();
   json invalid = json::array();
@@ -135,50 +134,48 @@ json ApplySuppressions(const json& input, const std::vector<Suppression>& suppre
   }
   std::vector<bool> used(active.size(), false);
   if (report.contains("images") && report["images"].is_array()) {
-    for (auto& image : report["images"]) {
-      if (!image.is_object() || !image.contains("findings") || !image["findings"].is_array()) continue;
-      json kept = json::array();
-      json suppressed = image.contains("suppressed") && image["suppressed"].is_array() ? image["suppressed"] : json::array();
-      size_t before = suppressed.size();
-      std::string ref = StringField(image, "ref");
-      for (const auto& original : image["findings"]) {
-        json finding = original;
+    for (auto& written : report["images"]) {
+      if (!written.is_object() || !written.contains("findings")) continue;
+      auto image = analysis::ReadImageReport(written, "report image " + StringField(written, "ref"));
+      if (!image.ok()) return image.error();
+      std::vector<analysis::Finding> kept;
+      std::vector<analysis::Finding> suppressed = image->suppressed.value_or(std::vector<analysis::Finding>{});
+      const size_t before = suppressed.size();
+      for (analysis::Finding finding : image->findings) {
         bool gone = false;
         for (size_t i = 0; i < active.size() && !gone; ++i) {
           const Suppression& s = *active[i];
           if (!RuleMatches(s, finding) || !EvidenceMatches(s, finding)) continue;
-          if (!s.image.empty() && !GlobMatch(s.image, ref)) continue;
+          if (!s.image.empty() && !GlobMatch(s.image, image->ref)) continue;
           if (s.pool.empty()) {
-            finding["suppressed_by"] = Describe(s);
+            finding.suppressed_by = SuppressedBy(s);
             suppressed.push_back(finding);
             used[i] = true;
             gone = true;
             break;
           }
           // Narrowed to some pools: split the finding.
-          json on = json::array(), off = json::array();
-          for (const auto& pool : finding.value("pools", json::array())) {
-            bool match = pool.is_string() && GlobMatch(s.pool, pool.get<std::string>());
-            (match ? on : off).push_back(pool);
-          }
+          std::vector<std::string> on, off;
+          for (const auto& pool : finding.pools) (GlobMatch(s.pool, pool) ? on : off).push_back(pool);
           if (on.empty()) continue;
           used[i] = true;
-          json part = finding;
-          part["pools"] = on;
-          part["suppressed_by"] = Describe(s);
-          suppressed.push_back(part);
+          analysis::Finding part = finding;
+          part.pools = on;
+          part.suppressed_by = SuppressedBy(s);
+          suppressed.push_back(std::move(part));
           if (off.empty()) {
             gone = true;
           } else {
-            finding["pools"] = off;
+            finding.pools = off;
           }
         }
-        if (!gone) kept.push_back(finding);
+        if (!gone) kept.push_back(std::move(finding));
       }
       if (suppressed.size() != before) {
-        image["findings"] = kept;
-        image["suppressed"] = suppressed;
-        analysis::DeriveVerdicts(image);
+        image->findings = std::move(kept);
+        image->suppressed = std::move(suppressed);
+        analysis::DeriveVerdicts(*image);
+        written = analysis::WriteImageReport(*image);
       }
     }
   }

@@ -67,21 +67,26 @@ Status AnnotateWithDockerfile(json& facts, const ScanRequest& request) {
 // reports (docs/dockerfile.md "Base images"): resolved_from, digest and
 // platform of the image read, or the note saying why it was not read;
 // nothing when the knowledge tables answered without a lookup.
-std::optional<json> BaseOfReport(const json& facts) {
+std::optional<analysis::BaseImage> BaseOfReport(const json& facts) {
   auto image = facts.find("image");
   if (image == facts.end() || !image->is_object() || StringField(*image, "kind") != "dockerfile") return std::nullopt;
   auto base = image->find("base");
   if (base == image->end() || !base->is_object()) return std::nullopt;
-  json out = json::object();
-  for (const char* key : {"ref", "resolved_from", "digest", "platform"})
-    if (base->contains(key) && (*base)[key].is_string() && !(*base)[key].get<std::string>().empty()) out[key] = (*base)[key];
+  analysis::BaseImage out;
+  auto set = [&](std::optional<std::string>& field, const char* key) {
+    if (std::string value = StringField(*base, key); !value.empty()) field = std::move(value);
+  };
+  set(out.ref, "ref");
+  set(out.resolved_from, "resolved_from");
+  set(out.digest, "digest");
+  set(out.platform, "platform");
   // The report's note is the one the Dockerfile's notes carry for the failed lookup.
   if (const std::string failure = StringField(*base, "lookup_failure"); !failure.empty())
-    out["note"] = dockerfile::BaseLookupNote(StringField(*base, "ref"), failure);
+    out.note = dockerfile::BaseLookupNote(StringField(*base, "ref"), failure);
   // Knowledge-table answers without a failed lookup are what Dockerfile mode
   // always gave: the report says nothing new then.
-  std::string from = StringField(out, "resolved_from");
-  if (from != "docker" && from != "registry" && from != "local" && !out.contains("note")) return std::nullopt;
+  const std::string from = out.resolved_from.value_or("");
+  if (from != "docker" && from != "registry" && from != "local" && !out.note) return std::nullopt;
   return out;
 }
 
@@ -98,30 +103,32 @@ std::string PlatformOf(const json& facts) {
 // pool was evaluated with, and `platforms[]` lists each build with its pools
 // and its base image (as `base` does for one build). The image as a whole
 // has no one platform then.
-void ReportPlatforms(json& image, const json& facts, const std::vector<analysis::PoolFacts>& pool_facts) {
-  json platforms = json::array();
+void ReportPlatforms(analysis::ImageReport& image, const json& facts,
+                     const std::vector<analysis::PoolFacts>& pool_facts) {
+  std::vector<analysis::PlatformBuild> platforms;
   std::map<std::string, std::string> platform_of_pool;
   std::vector<std::string> own_pools;
   for (const auto& one : pool_facts)
     for (const std::string& pool : one.pools) platform_of_pool[pool] = PlatformOf(one.facts);
-  for (const json& verdict : image["verdicts"])
-    if (!platform_of_pool.count(StringField(verdict, "pool"))) own_pools.push_back(StringField(verdict, "pool"));
+  for (const analysis::Verdict& verdict : image.verdicts)
+    if (!platform_of_pool.count(verdict.pool)) own_pools.push_back(verdict.pool);
   auto add = [&](const json& of, const std::vector<std::string>& pools) {
     if (pools.empty()) return;
-    json entry = {{"platform", PlatformOf(of)}, {"pools", pools}};
+    analysis::PlatformBuild entry{PlatformOf(of), pools};
     if (auto image_facts = of.find("image"); image_facts != of.end() && image_facts->is_object())
-      if (!StringField(*image_facts, "platform_source").empty()) entry["platform_source"] = (*image_facts)["platform_source"];
-    if (auto base = BaseOfReport(of)) entry["base"] = std::move(*base);
+      if (std::string source = StringField(*image_facts, "platform_source"); !source.empty())
+        entry.platform_source = std::move(source);
+    entry.base = BaseOfReport(of);
     platforms.push_back(std::move(entry));
   };
   add(facts, own_pools);
   for (const auto& one : pool_facts) add(one.facts, one.pools);
-  for (json& verdict : image["verdicts"]) {
-    auto found = platform_of_pool.find(StringField(verdict, "pool"));
-    verdict["platform"] = found != platform_of_pool.end() ? found->second : PlatformOf(facts);
+  for (analysis::Verdict& verdict : image.verdicts) {
+    auto found = platform_of_pool.find(verdict.pool);
+    verdict.platform = found != platform_of_pool.end() ? found->second : PlatformOf(facts);
   }
-  image["platforms"] = std::move(platforms);
-  image.erase("platform");
+  image.platforms = std::move(platforms);
+  image.platform = std::nullopt;
 }
 
 // The per-platform builds of an image as analysis wants them: each build
@@ -296,18 +303,18 @@ Result<json> Evaluator::Evaluate(const std::vector<const ImageFacts*>& images, c
     facts.push_back(&image->facts);
     pool_facts.push_back(PoolFactsOn(*image, fleet));
   }
-  auto analysed = analysis::AnalyzeReferenced(facts, pool_facts, fleet, *state_->rule_set, state_->functions);
+  auto analysed = analysis::AnalyzeImages(facts, pool_facts, fleet, *state_->rule_set, state_->functions);
   if (!analysed.ok()) return analysed.error();
-  json& report = *analysed;
   // Reporters (SARIF, GitHub) locate findings in the Dockerfile an image names.
-  for (size_t i = 0; i < images.size() && i < report["images"].size(); ++i) {
+  for (size_t i = 0; i < images.size() && i < analysed->size(); ++i) {
+    analysis::ImageReport& image = (*analysed)[i];
     const json& own = images[i]->facts;
-    auto image = own.find("image");
-    if (image != own.end() && image->is_object() && image->contains("dockerfile"))
-      report["images"][i]["dockerfile"] = (*image)["dockerfile"];
-    if (auto base = BaseOfReport(own)) report["images"][i]["base"] = std::move(*base);
-    if (!images[i]->platform.empty()) ReportPlatforms(report["images"][i], own, pool_facts[i]);
+    if (auto meta = own.find("image"); meta != own.end() && meta->is_object() && meta->contains("dockerfile"))
+      image.dockerfile = StringField(*meta, "dockerfile");
+    image.base = BaseOfReport(own);
+    if (!images[i]->platform.empty()) ReportPlatforms(image, own, pool_facts[i]);
   }
+  const json report = analysis::ReportDocument(*analysed, fleet, *state_->rule_set);
   std::vector<config::Suppression> suppressions = request_.ignores;
   if (request_.inline_ignores) {
     for (const ImageFacts* image : images) {
@@ -322,8 +329,9 @@ Result<json> Evaluator::Evaluate(const std::vector<const ImageFacts*>& images, c
       }
     }
   }
-  json finalised = analysis::Finalize(config::ApplySuppressions(report, suppressions, state_->today),
-                                      {.min_severity = request_.min_severity},
+  auto suppressed = config::ApplySuppressions(report, suppressions, state_->today);
+  if (!suppressed.ok()) return suppressed.error();
+  json finalised = analysis::Finalize(*suppressed, {.min_severity = request_.min_severity},
                                       {request_.fail_on, request_.fail_on_undecided});
   // The bundle the verdicts rest on, its age and, past 90 days, a note.
   auto bundle = BundleOf(*state_->knowledge);

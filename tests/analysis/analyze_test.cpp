@@ -303,7 +303,7 @@ TEST_CASE("gate: --fail-on is separate from --min-severity") {
   config::Suppression s;
   s.rule = "IL003";
   s.reason = "accepted";
-  json suppressed = Finalize(config::ApplySuppressions(SampleReport(), {s}, "2026-01-01"));
+  json suppressed = Finalize(testing::Suppress(SampleReport(), {s}, "2026-01-01"));
   CHECK(Gate(suppressed, Severity::kError) == 0);
   CHECK(Gate(suppressed, Severity::kWarning) == 1);
 }
@@ -327,9 +327,14 @@ TEST_CASE("one severity fallback: a finding that cannot be ranked counts as an e
   json report = imagelint::testing::SampleReport();
   json& image = report["images"][1];  // passes everywhere with a note
   image["findings"][0]["severity"] = "critical";
-  analysis::DeriveVerdicts(image);
-  CHECK(image["status"] == "fail");
-  CHECK(image["verdicts"][0]["status"] == "fail");
+  // Verdicts are derived from typed findings: the reader refuses the value
+  // and names it, and the image is left as it was.
+  json before = image;
+  auto derived = analysis::DeriveVerdicts(image);
+  REQUIRE_FALSE(derived.ok());
+  CHECK(derived.error().message ==
+        "findings[0].severity: expected \"error\", \"warning\" or \"note\", got \"critical\"");
+  CHECK(image == before);
   json shown = analysis::Finalize(report, {.min_severity = Severity::kError});  // never hidden
   CHECK(shown["images"][1]["findings"].size() == 1);
   CHECK(shown["summary"]["findings"]["error"] == 2);

@@ -222,7 +222,7 @@ Suppression Ignore(const std::string& rule, const std::string& reason = "accepte
 }
 
 TEST_CASE("suppressions: the finding moves, the verdict follows") {
-  json report = ApplySuppressions(testing::SampleReport(), {Ignore("IL003")}, "2026-06-01");
+  json report = testing::Suppress(testing::SampleReport(), {Ignore("IL003")}, "2026-06-01");
   const json& image = report["images"][0];
   REQUIRE(image["findings"].size() == 2);
   CHECK(image["findings"][0]["rule"] == "IL010");
@@ -246,7 +246,7 @@ TEST_CASE("suppressions: the finding moves, the verdict follows") {
 TEST_CASE("suppressions: by name, narrowed by image, pool and path") {
   auto by_name = Ignore("no-sass-for-gpu");
   by_name.pool = "a100-*";
-  json report = ApplySuppressions(testing::SampleReport(), {by_name}, "2026-06-01");
+  json report = testing::Suppress(testing::SampleReport(), {by_name}, "2026-06-01");
   const json& image = report["images"][0];
   // Split: suppressed on the A100 pool only, still reported on the GeForce pool.
   REQUIRE(image["suppressed"].size() == 1);
@@ -261,7 +261,7 @@ TEST_CASE("suppressions: by name, narrowed by image, pool and path") {
   path_mismatch.path = "usr/lib/*";
   auto path_match = Ignore("IL020");
   path_match.path = "/usr/local/cuda/lib64/libcudart.so.*";
-  json narrowed = ApplySuppressions(testing::SampleReport(), {other_image, path_mismatch, path_match}, "2026-06-01");
+  json narrowed = testing::Suppress(testing::SampleReport(), {other_image, path_mismatch, path_match}, "2026-06-01");
   CHECK(narrowed["images"][0]["findings"].size() == 3);
   CHECK(narrowed["images"][1]["findings"].empty());
   CHECK(narrowed["images"][1]["suppressed"][0]["rule"] == "IL020");
@@ -278,11 +278,11 @@ TEST_CASE("suppressions: inline pragmas apply to their instruction's line") {
   pragma.file = "Dockerfile";
   pragma.line = 6;
   pragma.dockerfile_line = 8;  // not the instruction that installed the compat package
-  json missed = ApplySuppressions(testing::SampleReport(), {pragma}, "2026-06-01");
+  json missed = testing::Suppress(testing::SampleReport(), {pragma}, "2026-06-01");
   CHECK(missed["images"][0]["findings"].size() == 3);
   CHECK(missed["ignores"]["unused"].size() == 1);
   pragma.dockerfile_line = 7;
-  json hit = ApplySuppressions(testing::SampleReport(), {pragma}, "2026-06-01");
+  json hit = testing::Suppress(testing::SampleReport(), {pragma}, "2026-06-01");
   CHECK(hit["images"][0]["findings"].size() == 2);
   CHECK(hit["images"][0]["suppressed"][0]["suppressed_by"]["origin"] == "inline");
   CHECK(hit["images"][0]["suppressed"][0]["suppressed_by"]["line"] == 6);
@@ -295,7 +295,7 @@ TEST_CASE("suppressions: a pragma without a reason is rejected, and says so") {
   pragma.file = "Dockerfile";
   pragma.line = 6;
   pragma.dockerfile_line = 7;
-  json report = ApplySuppressions(testing::SampleReport(), {pragma}, "2026-06-01");
+  json report = testing::Suppress(testing::SampleReport(), {pragma}, "2026-06-01");
   CHECK(report["images"][0]["findings"].size() == 3);
   REQUIRE(report["ignores"]["invalid"].size() == 1);
   CHECK(report["ignores"]["invalid"][0]["problem"] == "has no reason");
@@ -318,7 +318,7 @@ TEST_CASE("suppressions: from the Dockerfile parser's pragmas") {
   CHECK(suppressions[1].rule == "IL010");
   CHECK(suppressions[1].dockerfile_line == 7);
   CHECK(suppressions[1].origin == "inline");
-  json report = ApplySuppressions(testing::SampleReport(), suppressions, "2026-06-01");
+  json report = testing::Suppress(testing::SampleReport(), suppressions, "2026-06-01");
   // IL003 has evidence on line 7; IL010's evidence has no Dockerfile line; IL020 is global.
   CHECK(report["images"][0]["findings"].size() == 1);
   CHECK(report["images"][0]["findings"][0]["rule"] == "IL010");
@@ -328,13 +328,13 @@ TEST_CASE("suppressions: from the Dockerfile parser's pragmas") {
 TEST_CASE("suppressions: expired entries are reported and not applied") {
   auto expired = Ignore("IL003", "until the driver upgrade");
   expired.expires = "2026-05-31";
-  json after = ApplySuppressions(testing::SampleReport(), {expired}, "2026-06-01");
+  json after = testing::Suppress(testing::SampleReport(), {expired}, "2026-06-01");
   CHECK(after["images"][0]["findings"].size() == 3);
   REQUIRE(after["ignores"]["expired"].size() == 1);
   CHECK(after["ignores"]["expired"][0]["expires"] == "2026-05-31");
   CHECK(after["ignores"]["unused"].empty());
   // On the expiry day itself it still applies.
-  json on_day = ApplySuppressions(testing::SampleReport(), {expired}, "2026-05-31");
+  json on_day = testing::Suppress(testing::SampleReport(), {expired}, "2026-05-31");
   CHECK(on_day["images"][0]["findings"].size() == 2);
   CHECK(on_day["ignores"]["expired"].empty());
   CHECK(analysis::Finalize(after)["summary"]["expired_ignores"] == 1);
@@ -464,7 +464,7 @@ TEST_CASE("docs/report-schema.json describes the report") {
   Suppression s = Ignore("IL003");
   Suppression expired = Ignore("IL010");
   expired.expires = "2020-01-01";
-  json report = analysis::Finalize(ApplySuppressions(testing::SampleReport(), {s, expired}, "2026-06-01"));
+  json report = analysis::Finalize(testing::Suppress(testing::SampleReport(), {s, expired}, "2026-06-01"));
   testing::WriteFileText(dir / "report.json", report.dump());
   auto result = testing::RunCommand({"python3", "-c", kValidate, schema, (dir / "report.json").string()});
   CHECK_MESSAGE(result.exit_code == 0, (result.out + result.err));
@@ -540,7 +540,7 @@ TEST_CASE("suppressions: an entry with a problem is listed as rejected, not appl
   Suppression s = Ignore("IL03");
   s.origin = "inline";
   s.problem = "names no rule (did you mean IL003?)";
-  json report = ApplySuppressions(testing::SampleReport(), {s}, "2026-06-01");
+  json report = testing::Suppress(testing::SampleReport(), {s}, "2026-06-01");
   REQUIRE(report["ignores"]["invalid"].size() == 1);
   CHECK(report["ignores"]["invalid"][0]["problem"] == "names no rule (did you mean IL003?)");
   CHECK(report["ignores"]["unused"].empty());

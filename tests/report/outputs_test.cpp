@@ -24,7 +24,7 @@ using testing::SampleReport;
 json Image(const std::string& ref, json findings, const std::vector<std::string>& pools) {
   json image = {{"ref", ref}, {"digest", ""}, {"findings", findings}, {"verdicts", json::array()}};
   for (const auto& pool : pools) image["verdicts"].push_back({{"pool", pool}});
-  analysis::DeriveVerdicts(image);
+  testing::Derive(image);
   return image;
 }
 

@@ -52,7 +52,7 @@ json Shown(Severity min = Severity::kNote) {
   expired.file = ".imagelint.yaml";
   expired.line = 4;
   expired.expires = "2026-01-31";
-  json report = config::ApplySuppressions(SampleReport(), {inline_ignore, expired}, "2026-11-22");
+  json report = testing::Suppress(SampleReport(), {inline_ignore, expired}, "2026-11-22");
   return Finalize(report, {.min_severity = min});
 }
 

@@ -2,11 +2,27 @@
 // hand so that the reporters can be tested without the rule engine.
 #pragma once
 
+#include <stdexcept>
+
 #include <nlohmann/json.hpp>
 
 #include "imagelint/analysis.h"
+#include "imagelint/config.h"
 
 namespace imagelint::testing {
+
+// The verdicts of a report image the tests composed (it is always a report
+// image: a failure is the test's error, thrown so doctest names it).
+inline void Derive(nlohmann::json& image) {
+  if (auto status = analysis::DeriveVerdicts(image); !status.ok()) throw std::runtime_error(status.error().ToString());
+}
+// config::ApplySuppressions on such a report.
+inline nlohmann::json Suppress(const nlohmann::json& report, const std::vector<config::Suppression>& suppressions,
+                               const std::string& today) {
+  auto out = config::ApplySuppressions(report, suppressions, today);
+  if (!out.ok()) throw std::runtime_error(out.error().ToString());
+  return *out;
+}
 
 inline nlohmann::json SampleFinding(const std::string& rule, const std::string& name, const std::string& severity,
                                     const std::string& message, nlohmann::json pools, nlohmann::json evidence,
@@ -195,7 +211,7 @@ inline nlohmann::json UndecidedReport() {
                                         "the GPU code (SASS/PTX) of the binaries"),
                               il010, il013})},
                 {"verdicts", json::array({{{"pool", "rtx3090-460"}}, {{"pool", "a100-535"}}, {{"pool", "gh200-arm64"}}})}};
-  analysis::DeriveVerdicts(image);
+  Derive(image);
   json report = SampleReport();
   report["fleet"]["pools"].push_back({{"name", "gh200-arm64"}, {"gpu", "NVIDIA GH200 480GB"}, {"driver", "580.126.20"},
                                       {"platform", "linux/arm64"}});

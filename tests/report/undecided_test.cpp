@@ -134,7 +134,7 @@ TEST_CASE("gate: undecided findings fail only --fail-on-undecided, shown or hidd
   json& findings = only_undecided["images"][0]["findings"];
   findings.erase(3);  // IL013
   findings.erase(2);  // IL010
-  analysis::DeriveVerdicts(only_undecided["images"][0]);
+  testing::Derive(only_undecided["images"][0]);
 
   CHECK_FALSE(analysis::GateFailed(Finalize(only_undecided)));
   // Not a warning: --fail-on warning (and note) let it pass.

@@ -1,0 +1,235 @@
+// The field list of every record of the report model (report_model.h), once:
+// the JSON key and the member behind it. WriteImageReport and ReadImageReport
+// both walk these lists (common/json_record.h), so a field added here is
+// written, read and type-checked alike; docs/report-schema.json describes
+// the result.
+#include "imagelint/report_model.h"
+
+#include <array>
+#include <utility>
+
+#include "common/json_record.h"
+
+namespace imagelint {
+
+using json_record::Is;
+using nlohmann::json;
+
+namespace {
+
+// One name per enum value, as the JSON spells it.
+template <class E, size_t N>
+std::string_view NameIn(const std::array<std::pair<E, std::string_view>, N>& names, E value) {
+  for (const auto& [each, name] : names)
+    if (each == value) return name;
+  return "";
+}
+template <class E, size_t N>
+std::optional<E> ValueIn(const std::array<std::pair<E, std::string_view>, N>& names, std::string_view text) {
+  for (const auto& [each, name] : names)
+    if (name == text) return each;
+  return std::nullopt;
+}
+// An enum read from its name; `what` lists the names for the message.
+template <class E>
+void ReadNamed(const json& value, E& out, std::string& problem, std::optional<E> (*parse)(std::string_view),
+               std::string_view what) {
+  std::optional<E> parsed = value.is_string() ? parse(value.get<std::string>()) : std::nullopt;
+  if (parsed) {
+    out = *parsed;
+  } else {
+    problem = "expected " + std::string(what) + ", got " +
+              (value.is_string() ? "\"" + value.get<std::string>().substr(0, 64) + "\"" : json_record::JsonType(value));
+  }
+}
+
+constexpr std::array<std::pair<analysis::Scope, std::string_view>, 2> kScopeNames{{
+    {analysis::Scope::kImage, "image"},
+    {analysis::Scope::kPool, "pool"},
+}};
+constexpr std::array<std::pair<analysis::Outcome, std::string_view>, 5> kOutcomeNames{{
+    {analysis::Outcome::kPass, "pass"},
+    {analysis::Outcome::kWarn, "warn"},
+    {analysis::Outcome::kFail, "fail"},
+    {analysis::Outcome::kUndecided, "undecided"},
+    {analysis::Outcome::kError, "error"},
+}};
+
+std::optional<analysis::Scope> ParseScope(std::string_view text) { return ValueIn(kScopeNames, text); }
+
+}  // namespace
+
+// The rule language's enums, written by name (found by argument-dependent
+// lookup from json_record.h, hence in their own namespace).
+namespace rules {
+static json WriteValue(const Severity& value) { return std::string(SeverityName(value)); }
+static void ReadValue(const json& value, Severity& out, std::string& problem) {
+  ReadNamed<Severity>(value, out, problem, &ParseSeverity, "\"error\", \"warning\" or \"note\"");
+}
+static json WriteValue(const Stage& value) { return std::string(StageName(value)); }
+static void ReadValue(const json& value, Stage& out, std::string& problem) {
+  ReadNamed<Stage>(value, out, problem, &ParseStage, "a stage name");
+}
+}  // namespace rules
+
+namespace analysis {
+
+std::string_view ScopeName(Scope scope) { return NameIn(kScopeNames, scope); }
+std::string_view OutcomeName(Outcome status) { return NameIn(kOutcomeNames, status); }
+std::optional<Outcome> ParseOutcome(std::string_view text) { return ValueIn(kOutcomeNames, text); }
+
+static json WriteValue(const Scope& value) { return std::string(ScopeName(value)); }
+static void ReadValue(const json& value, Scope& out, std::string& problem) {
+  ReadNamed<Scope>(value, out, problem, &ParseScope, "\"image\" or \"pool\"");
+}
+static json WriteValue(const Outcome& value) { return std::string(OutcomeName(value)); }
+static void ReadValue(const json& value, Outcome& out, std::string& problem) {
+  ReadNamed<Outcome>(value, out, problem, &ParseOutcome, "\"pass\", \"warn\", \"fail\", \"undecided\" or \"error\"");
+}
+
+template <class V, Is<Evidence> S>
+void Visit(V& visit, S& row) {
+  visit("path", row.path);
+  visit("layer", row.layer);
+  visit("layer_digest", row.layer_digest);
+  visit("created_by", row.created_by);
+  visit("dockerfile_line", row.dockerfile_line);
+  visit("detail", row.detail);
+}
+
+template <class V, Is<PredictedError> S>
+void Visit(V& visit, S& row) {
+  visit("code", row.code);
+  visit("name", row.name);
+  visit("stage", row.stage);
+  visit("message", row.message);
+  visit("rule", row.rule);
+  visit("observed", row.observed);
+}
+
+template <class V, Is<MissingFact> S>
+void Visit(V& visit, S& row) {
+  visit("fact", row.fact);
+  visit("subject", row.subject);
+  visit("owner", row.owner);
+  visit("text", row.text);
+  visit("dockerfile_line", row.dockerfile_line);
+  visit("reason", row.reason);
+  visit("hint", row.hint);
+}
+
+template <class V, Is<SuppressedBy> S>
+void Visit(V& visit, S& row) {
+  visit("rule", row.rule);
+  visit("reason", row.reason);
+  visit("origin", row.origin);
+  visit("file", row.file);
+  visit("line", row.line);
+  visit("expires", row.expires);
+  visit("image", row.image);
+  visit("pool", row.pool);
+  visit("path", row.path);
+  visit("dockerfile_line", row.dockerfile_line);
+}
+
+template <class V, Is<Finding> S>
+void Visit(V& visit, S& row) {
+  visit("rule", row.rule);
+  visit("name", row.name);
+  visit("title", row.title);
+  visit("docs", row.docs);
+  visit("priority", row.priority);
+  visit("scope", row.scope);
+  visit("severity", row.severity);
+  visit("message", row.message);
+  visit("fix", row.fix);
+  visit("pools", row.pools);
+  visit("evidence", row.evidence);
+  visit("predicted_error", row.predicted_error);
+  visit("unknown", row.unknown);
+  visit("missing_facts", row.missing_facts);
+  visit("missing", row.missing);
+  visit("suppressed_by", row.suppressed_by);
+  visit("baseline_state", row.baseline_state);
+  visit("new_pools", row.new_pools);
+}
+
+template <class V, Is<Observed> S>
+void Visit(V& visit, S& row) {
+  visit("code", row.code);
+  visit("host", row.host);
+  visit("date", row.date);
+  visit("key", row.key);
+  visit("line", row.line);
+  visit("image", row.image);
+  visit("fact", row.fact);
+  visit("name", row.name);
+  visit("api", row.api);
+}
+
+template <class V, Is<Prediction> S>
+void Visit(V& visit, S& row) {
+  visit("status", row.status);
+  visit("predicted_error", row.predicted_error);
+}
+
+template <class V, Is<Verdict> S>
+void Visit(V& visit, S& row) {
+  visit("pool", row.pool);
+  visit("status", row.status);
+  visit("predicted_error", row.predicted_error);
+  visit("rules", row.rules);
+  visit("undetermined", row.undetermined);
+  visit("gate", row.gate);
+  visit("observed", row.observed);
+  visit("prediction", row.prediction);
+  visit("observation", row.observation);
+  visit("platform", row.platform);
+}
+
+template <class V, Is<BaseImage> S>
+void Visit(V& visit, S& row) {
+  visit("ref", row.ref);
+  visit("resolved_from", row.resolved_from);
+  visit("digest", row.digest);
+  visit("platform", row.platform);
+  visit("note", row.note);
+}
+
+template <class V, Is<PlatformBuild> S>
+void Visit(V& visit, S& row) {
+  visit("platform", row.platform);
+  visit("pools", row.pools);
+  visit("platform_source", row.platform_source);
+  visit("base", row.base);
+}
+
+template <class V, Is<ImageReport> S>
+void Visit(V& visit, S& row) {
+  visit("ref", row.ref);
+  visit("digest", row.digest);
+  visit("platform", row.platform);
+  visit("dockerfile", row.dockerfile);
+  visit("base", row.base);
+  visit("platforms", row.platforms);
+  visit("status", row.status);
+  visit("error", row.error);
+  visit("gate", row.gate);
+  visit("findings", row.findings);
+  visit("suppressed", row.suppressed);
+  visit("verdicts", row.verdicts);
+  visit("fixed", row.fixed);
+}
+
+json WriteFinding(const Finding& finding) { return json_record::Write(finding); }
+json WriteImageReport(const ImageReport& image) { return json_record::Write(image); }
+json WriteSuppressedBy(const SuppressedBy& entry) { return json_record::Write(entry); }
+Result<Finding> ReadFinding(const json& value, const std::string& subject) {
+  return json_record::Read<Finding>(value, subject);
+}
+Result<ImageReport> ReadImageReport(const json& value, const std::string& subject) {
+  return json_record::Read<ImageReport>(value, subject);
+}
+
+}  // namespace analysis
+}  // namespace imagelint
