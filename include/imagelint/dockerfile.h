@@ -206,6 +206,10 @@ struct DockerfileOptions {
   std::map<std::string, std::string> build_args;  // --build-arg NAME=VALUE
   std::string target;                             // --target; "" = last stage
   std::string platform = "linux/amd64";           // TARGETPLATFORM when FROM has no --platform
+  // BUILDPLATFORM (and BUILDOS/BUILDARCH/BUILDVARIANT): the machine docker
+  // build runs on (--build-platform). linux/amd64 by default, as on the usual
+  // CI runner; `FROM --platform=$BUILDPLATFORM` stages read this platform's image.
+  std::string build_platform = "linux/amd64";
   // The caller chose `platform` (--platform): the image's platform is fixed.
   // Otherwise docker build makes the builder's platform, and facts say
   // image.platform_source "builder" (IL013 then does not fire).

@@ -112,6 +112,9 @@ struct ScanRequest {
   // Dockerfile inputs: --build-arg values (already resolved) and the --target stage.
   std::map<std::string, std::string> build_args;
   std::string target;
+  // --build-platform: the platform docker build runs on ($BUILDPLATFORM);
+  // "" = DockerfileOptions' default, linux/amd64.
+  std::string build_platform;
   // --context DIR: the build context of every Dockerfile input; empty = each
   // Dockerfile's own folder (standard input: none).
   std::string context_dir;

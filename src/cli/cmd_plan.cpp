@@ -35,6 +35,7 @@ struct PlanArgs {
   ImageListFlags many;  // --images-from, --all-tags, --tags, --image-jobs
   std::vector<std::string> build_args;
   std::string target;
+  std::string build_platform;  // --build-platform ($BUILDPLATFORM)
   std::string context;
   std::string format = "text";
   std::string output;
@@ -115,6 +116,7 @@ int RunPlan(PlanArgs& args, const Environment& environment) {
   if (!build_args.ok()) return ReportToolError(build_args.error());
   request.scan.build_args = std::move(*build_args);
   request.scan.target = args.target;
+  request.scan.build_platform = args.build_platform;
   request.scan.context_dir = args.context;
   request.scan.keep_going = list->many;
   request.scan.image_jobs = args.many.image_jobs;
@@ -168,6 +170,9 @@ RunFunction SetupPlan(CLI::App& app) {
   app.add_option("--build-arg", args->build_args, "Dockerfile inputs: NAME=VALUE for an ARG (repeatable)")
       ->type_name("NAME[=VALUE]");
   app.add_option("--target", args->target, "Dockerfile inputs: the stage to check")->type_name("STAGE");
+  app.add_option("--build-platform", args->build_platform,
+                 "Dockerfile inputs: the platform the build runs on, $BUILDPLATFORM (default linux/amd64)")
+      ->type_name("OS/ARCH");
   app.add_option("--context", args->context, "Dockerfile inputs: the build context")->type_name("DIR");
   app.add_option("--platform", args->options.platform, "os/arch[/variant] of a multi-platform image")
       ->type_name("OS/ARCH");

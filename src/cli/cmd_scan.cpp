@@ -30,6 +30,7 @@ struct ScanArgs {
   ImageInputFlags input;
   std::vector<std::string> build_args;  // Dockerfile inputs: --build-arg NAME[=VALUE]
   std::string target;                   // Dockerfile inputs: --target STAGE
+  std::string build_platform;           // Dockerfile inputs: --build-platform OS/ARCH ($BUILDPLATFORM)
   std::string context;                  // Dockerfile inputs: --context DIR
   SharedCacheFlags shared_cache;        // --cache-backend, --cache-ttl
   ImageListFlags many;                  // --images-from, --all-tags, --tags, --image-jobs
@@ -67,6 +68,7 @@ int RunScan(ScanArgs& args, const Environment& environment) {
   if (!build_args.ok()) return ReportToolError(build_args.error());
   request->build_args = std::move(*build_args);
   request->target = args.target;
+  request->build_platform = args.build_platform;
   request->context_dir = args.context;
   request->baseline_file = args.baseline;
   request->fail_on_new = args.fail_on_new;
@@ -128,6 +130,9 @@ RunFunction SetupScan(CLI::App& app) {
       ->type_name("NAME[=VALUE]");
   app.add_option("--target", args->target, "Dockerfile inputs: the stage to check (default: the last)")
       ->type_name("STAGE");
+  app.add_option("--build-platform", args->build_platform,
+                 "Dockerfile inputs: the platform the build runs on, $BUILDPLATFORM (default linux/amd64)")
+      ->type_name("OS/ARCH");
   app.add_option("--context", args->context,
                  "Dockerfile inputs: the build context whose requirement, project and conda files installs read "
                  "(default: the Dockerfile's folder)")

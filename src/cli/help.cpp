@@ -27,7 +27,7 @@ const std::vector<HelpGroup>& Groups() {
       {"Images and registries",
        {"platform", "image", "rootfs", "images-from", "all-tags", "tags", "image-jobs", "image-src", "username",
         "password-stdin", "insecure-registry", "ca-file", "connect-to"}},
-      {"Dockerfile inputs", {"dockerfile", "build-arg", "target", "base-from", "base-image", "base-timeout"}},
+      {"Dockerfile inputs", {"dockerfile", "build-arg", "target", "build-platform", "base-from", "base-image", "base-timeout"}},
       {"Cache", {"cache-dir", "no-cache", "cache-backend", "cache-ttl", "redis-ca", "redis-cert", "redis-key"}},
       {"Limits and verification",
        {"no-verify", "verify-diff-ids", "max-layer-bytes", "jobs", "timeout", "max-memory"}},

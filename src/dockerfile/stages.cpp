@@ -41,7 +41,7 @@ class StageWalker {
     const Dockerfile& file = ctx_.file;
     ctx_.stage_model = [this](const std::string& name, size_t before) { return NamedStage(name, before); };
     ctx_.image_model = [this](const std::string& ref, const Instruction& inst) { return NamedImage(ref, inst); };
-    ctx_.global_args = PlatformArgs(ctx_.options.platform);
+    ctx_.global_args = PlatformArgs(ctx_.options.platform, ctx_.options.build_platform);
     for (const Instruction& inst : file.instructions) {
       if (inst.stage != SIZE_MAX) break;
       IMAGELINT_TRY(DeclareArgs(inst, ctx_.global_args, {}, ctx_.global_args));
@@ -103,8 +103,8 @@ class StageWalker {
   }
 
   // A FROM whose image is of the build's target platform: no --platform, or
-  // one naming $TARGETPLATFORM. $BUILDPLATFORM (imagelint models amd64
-  // builders) and a constant do not follow it.
+  // one naming $TARGETPLATFORM. $BUILDPLATFORM (the builder's,
+  // DockerfileOptions::build_platform) and a constant do not follow it.
   static bool FollowsTarget(const Stage& stage) {
     if (stage.platform.find("BUILDPLATFORM") != std::string::npos) return false;
     return stage.platform.empty() || stage.platform.find("TARGETPLATFORM") != std::string::npos;
@@ -318,18 +318,19 @@ class StageWalker {
 
 }  // namespace
 
-std::map<std::string, std::string> PlatformArgs(const std::string& platform) {
+std::map<std::string, std::string> PlatformArgs(const std::string& platform, const std::string& build_platform) {
   auto parts = SplitOn(platform, '/');
-  // BuildKit's automatic platform ARGs; the build platform is this machine's
-  // (imagelint models amd64 builders).
+  auto build = SplitOn(build_platform, '/');
+  // BuildKit's automatic platform ARGs: TARGET* of the platform built for,
+  // BUILD* of the machine the build runs on (DockerfileOptions::build_platform).
   return {{"TARGETPLATFORM", platform},
           {"TARGETOS", !parts.empty() ? parts[0] : "linux"},
           {"TARGETARCH", parts.size() > 1 ? parts[1] : "amd64"},
           {"TARGETVARIANT", parts.size() > 2 ? parts[2] : ""},
-          {"BUILDPLATFORM", "linux/amd64"},
-          {"BUILDOS", "linux"},
-          {"BUILDARCH", "amd64"},
-          {"BUILDVARIANT", ""}};
+          {"BUILDPLATFORM", build_platform},
+          {"BUILDOS", !build.empty() ? build[0] : "linux"},
+          {"BUILDARCH", build.size() > 1 ? build[1] : "amd64"},
+          {"BUILDVARIANT", build.size() > 2 ? build[2] : ""}};
 }
 
 Result<DockerfileAnalysis> AnalyzeDockerfileText(std::string_view text, const std::string& path,

@@ -14,6 +14,6 @@ namespace imagelint::dockerfile {
 Status ApplyCopy(const Context& context, const Instruction& inst, ImageModel& image);
 
 // TARGETPLATFORM, TARGETOS, TARGETARCH... for `platform` ("linux/arm64/v8").
-std::map<std::string, std::string> PlatformArgs(const std::string& platform);
+std::map<std::string, std::string> PlatformArgs(const std::string& platform, const std::string& build_platform);
 
 }  // namespace imagelint::dockerfile

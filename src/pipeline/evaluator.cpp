@@ -216,6 +216,11 @@ static Result<ImageFacts> AnalyzeDockerfileInput(const std::string& name, const 
   dockerfile::DockerfileOptions options;
   options.build_args = request.build_args;
   options.target = request.target;
+  if (!request.build_platform.empty()) {
+    auto build = Platform::Parse(request.build_platform);
+    if (!build.ok()) return WithSubject(build.error(), "--build-platform");
+    options.build_platform = build->ToString();
+  }
   options.context_dir = request.context_dir;
   if (!request.read.platform.empty()) {
     options.platform = request.read.platform;

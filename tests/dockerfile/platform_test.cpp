@@ -148,6 +148,27 @@ TEST_CASE("platform: a Dockerfile that fixes its platform keeps one build for ev
   CHECK(built->facts["image"]["platform_source"] == "builder");
 }
 
+TEST_CASE("platform: $BUILDPLATFORM is the builder's platform (--build-platform), linux/amd64 by default") {
+  const std::string text = std::string("FROM --platform=$BUILDPLATFORM ") + kBase +
+                           "\nARG BUILDARCH\nARG BUILDOS\nENV BUILT_ON=$BUILDOS-$BUILDARCH\n";
+  RecordingResolver amd;
+  auto default_builder = Analyze(text, WithPools(&amd, {}));
+  REQUIRE(default_builder.ok());
+  CHECK(amd.asked == std::vector<std::string>{std::string(kBase) + " linux/amd64"});
+  CHECK(default_builder->facts["image"]["env"]["BUILT_ON"] == "linux-amd64");
+
+  // An arm64 runner: the stage reads the arm64 image of its base, the target stays amd64.
+  RecordingResolver arm;
+  auto options = WithPools(&arm, {});
+  options.build_platform = "linux/arm64";
+  auto arm_builder = Analyze(text, options);
+  REQUIRE(arm_builder.ok());
+  CHECK(arm.asked == std::vector<std::string>{std::string(kBase) + " linux/arm64"});
+  CHECK(arm_builder->facts["image"]["architecture"] == "arm64");
+  CHECK(arm_builder->facts["image"]["env"]["BUILT_ON"] == "linux-arm64");
+  CHECK(arm_builder->facts["image"]["platform_source"] == "builder");
+}
+
 TEST_CASE("platform: the chain's first stage decides; $TARGETPLATFORM and COPY --from=<image> follow each pool") {
   RecordingResolver resolver;
   const std::string text = std::string("FROM --platform=$TARGETPLATFORM ") + kBase +
