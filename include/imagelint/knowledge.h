@@ -155,6 +155,9 @@ class Knowledge {
   // runtime-libraries.yaml row for a library name without ".so..."
   // ("libcublasLt", "libcudnn_ops_infer"): {cuda_library, driver_library}.
   const nlohmann::json* FindRuntimeLibrary(std::string_view name) const;
+  // Whether a file name ("libcuda.so.535.104.05", "libnvidia-ml.so.1") is one
+  // of the NVIDIA driver's user-space libraries (driver-files.yaml prefixes).
+  bool IsDriverFile(std::string_view file_name) const;
 
   // ---- the Dockerfile module's tables, typed (include/imagelint/image_knowledge.h) ----
 

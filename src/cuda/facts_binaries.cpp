@@ -25,12 +25,6 @@ bool IsCudaLibrary(const std::string& name, const Knowledge& knowledge) {
   return row != nullptr && row->value("cuda_library", false);
 }
 
-// Driver libraries (libcuda carries ~200 internal cubins) are reported in
-// cuda.drivers / cuda.driver_libraries; their kernels are not the application's.
-bool IsDriverComponent(const std::string& base) {
-  return StartsWith(base, "libcuda.so") || StartsWith(base, "libnvidia-") || StartsWith(base, "libcudadebugger.so");
-}
-
 bool Contains(const std::vector<std::string>& list, const std::string& value) {
   return std::find(list.begin(), list.end(), value) != list.end();
 }
@@ -158,7 +152,10 @@ BinaryFacts BuildBinaries(const ImageFiles& files, const facts::Loader& loader, 
     bool static_cudart = Contains(markers, "cudaErrorInsufficientDriver") && !is_cudart && cudart_needed.empty() &&
                          (has_device_code || Contains(markers, "cuGetProcAddress"));
     if (!(has_device_code || cuda_needed || is_cuda_lib || problems || static_cudart)) continue;
-    if (!problems && IsDriverComponent(base)) continue;
+    // Driver libraries (driver-files.yaml; libcuda carries ~200 internal cubins)
+    // are reported in cuda.drivers / cuda.driver_libraries: their kernels are
+    // not the application's.
+    if (!problems && knowledge.IsDriverFile(base)) continue;
 
     facts::Binary row;
     row.provenance = files.Where(file);

@@ -1,5 +1,5 @@
 // Knowledge accessors of loader.yaml, cuda-targets.yaml, cudart-sonames.yaml
-// and runtime-libraries.yaml (the schemas are in knowledge.cpp).
+// runtime-libraries.yaml and driver-files.yaml (the schemas are in tables.cpp).
 #include <algorithm>
 #include <utility>
 
@@ -61,6 +61,12 @@ std::optional<std::string> Knowledge::CudartSoname(std::string_view cuda_version
     return soname;
   }
   return std::nullopt;
+}
+
+bool Knowledge::IsDriverFile(std::string_view file_name) const {
+  for (const auto& row : Table("driver_files"))
+    if (file_name.starts_with(row["prefix"].get_ref<const std::string&>())) return true;
+  return false;
 }
 
 const json* Knowledge::FindRuntimeLibrary(std::string_view name) const {

@@ -211,6 +211,10 @@ const std::vector<TableSchema>& Schemas() {
         {"driver_library", F::kBool, true},
         {"reference", F::kString, false},
         {"note", F::kString, false}}},
+      {{"driver_files", "driver-files.yaml", "prefix",
+        "file-name prefixes of the NVIDIA driver's user-space libraries (their device code is not the application's)"},
+       true,
+       {{"prefix", F::kString, true}, {"reference", F::kString, false}, {"note", F::kString, false}}},
       // Dockerfile mode (src/dockerfile/, docs/dockerfile.md): base-images.yaml
       // and packages.yaml hold several tables each, one YAML document per
       // table. Typed views and cross-table checks: src/knowledge/image_tables.cpp.

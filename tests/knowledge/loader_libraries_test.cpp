@@ -1,6 +1,8 @@
 // loader.yaml, cuda-targets.yaml, cudart-sonames.yaml, runtime-libraries.yaml
-// and their Knowledge accessors, on the real files.
+// driver-files.yaml and their Knowledge accessors, on the real files.
 #include <doctest/doctest.h>
+
+#include <filesystem>
 
 #include "imagelint/knowledge.h"
 #include "support/checkout_knowledge.h"
@@ -74,4 +76,36 @@ TEST_CASE("FindRuntimeLibrary: exact names and families") {
   CHECK(role("libnvidia-glcore") == "none");
   CHECK(role("libcudartx") == "none");
   CHECK(role("libc") == "none");
+}
+
+TEST_CASE("IsDriverFile: the driver-files.yaml prefixes, and only they") {
+  const Knowledge& k = LoadedForLibraries();
+  CHECK(k.IsDriverFile("libcuda.so.535.104.05"));
+  CHECK(k.IsDriverFile("libnvidia-ml.so.1"));
+  CHECK(k.IsDriverFile("libnvidia-glcore.so.550.54.15"));  // any libnvidia-, not only runtime_libraries' rows
+  CHECK(k.IsDriverFile("libcudadebugger.so.1"));
+  CHECK_FALSE(k.IsDriverFile("libcudart.so.12"));
+  CHECK_FALSE(k.IsDriverFile("libcudnn.so.9"));
+  CHECK_FALSE(k.IsDriverFile("app.so"));
+  // A row is what makes a prefix one: without the libnvidia- row, no libnvidia-* file is.
+  imagelint::testing::TempDir dir;
+  std::filesystem::path copy = dir / "knowledge";
+  std::filesystem::create_directories(copy);
+  for (const auto& entry : std::filesystem::directory_iterator(imagelint::testing::SourceDir() / "rules" / "knowledge"))
+    std::filesystem::copy_file(entry.path(), copy / entry.path().filename());
+  std::string text = imagelint::testing::ReadFileText(copy / "driver-files.yaml");
+  size_t row = text.find("  - prefix: libnvidia-");
+  REQUIRE(row != std::string::npos);
+  text.erase(row, text.find("  - prefix:", row + 1) - row);
+  imagelint::testing::WriteFileText(copy / "driver-files.yaml", text);
+  auto fewer = Knowledge::Load(copy);
+  REQUIRE_MESSAGE(fewer.ok(), imagelint::testing::ErrorText(fewer));
+  CHECK_FALSE(fewer->IsDriverFile("libnvidia-ml.so.1"));
+  CHECK(fewer->IsDriverFile("libcuda.so.1"));
+  auto missing = Knowledge::ParseTable("driver_files", "kind: driver_files\nschema: 1\nrows:\n  - {note: no prefix, source: CUDA-LIBS}\n",
+                                       "driver-files.yaml");
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().subject == "driver-files.yaml");
+  CHECK(missing.error().line == 4);
+  CHECK(missing.error().message.find("missing required field 'prefix'") != std::string::npos);
 }
