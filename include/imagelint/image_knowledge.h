@@ -152,6 +152,9 @@ struct PythonPackage {
   std::string library;    // under site-packages; {soname}
   std::string unconfirmed;
   std::string source;
+  // pip: how the package names its CUDA build, the grammar that reads it
+  // (torch | jax | tensorflow | cupy); "" = not known from the install line.
+  std::string cuda_naming;
 };
 
 struct PypiRelease {

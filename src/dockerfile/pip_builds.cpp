@@ -1,9 +1,9 @@
 // pip and uv pip: what one requirement installs, the framework and its CUDA build.
 //
 // What a package is comes from packages.yaml (python_packages: the framework a
-// name installs, NVIDIA's CUDA wheels; pypi_releases: the CUDA of PyPI's
-// default wheel). What stays here is the grammar each project uses to name its
-// CUDA build:
+// name installs and, in cuda_naming, which grammar below names its CUDA build;
+// NVIDIA's CUDA wheels; pypi_releases: the CUDA of PyPI's default wheel). What
+// stays here is the grammar each project uses to name its CUDA build:
 //   torch      `torch==2.1.0+cu121` (local version), an index URL ending in
 //              /whl/cu121 or /whl/cpu (https://pytorch.org/get-started/previous-versions/),
 //              else PyPI's default wheel of that release;
@@ -299,13 +299,15 @@ void PipPackage(const Context& ctx, const Instruction& inst, ImageModel& image, 
   std::map<std::string, std::string> captured;
   const PythonPackage* known = ctx.packages.FindPythonPackage("pip", r.name, &captured);
   if (!known) return;
+  // The row's cuda_naming (python_packages) says which grammar names its CUDA build.
   const std::string& framework = known->framework;
-  if (framework == "torch" || framework == "torchvision" || framework == "torchaudio")
+  const std::string& naming = known->cuda_naming;
+  if (naming == "torch")
     TorchPackage(ctx, inst, image, std::move(row), r, version, local, ChooseVariant(indexes, known->index_hosts, uv),
                  indexes.from_pypi);
-  else if (framework == "jax") JaxPackage(ctx, image, std::move(row), r, local);
-  else if (framework == "tensorflow") TensorflowPackage(ctx, inst, image, std::move(row), r, version);
-  else if (framework == "cupy") CupyPackage(image, std::move(row), r);
+  else if (naming == "jax") JaxPackage(ctx, image, std::move(row), r, local);
+  else if (naming == "tensorflow") TensorflowPackage(ctx, inst, image, std::move(row), r, version);
+  else if (naming == "cupy") CupyPackage(image, std::move(row), r);
   else if (!framework.empty()) {
     row.name = framework;
     row.cuda_unknown = true;

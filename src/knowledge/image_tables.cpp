@@ -250,8 +250,10 @@ Result<PackageKnowledge> BuildPackages(const Knowledge& k) {
   for (const json& row : k.Table("python_packages")) {
     PythonPackage package{Text(row, "manager"), Text(row, "name"), Text(row, "framework"), Flag(row, "cuda_selector"),
                           List(row, "index_hosts"), Text(row, "component"), Text(row, "library"), Unconfirmed(row),
-                          Text(row, "source")};
+                          Text(row, "source"), Text(row, "cuda_naming")};
     IMAGELINT_TRY(CheckPattern(row, package.name));
+    if (!package.cuda_naming.empty() && (package.manager != "pip" || package.framework.empty()))
+      return RowError(row, "cuda_naming is the CUDA grammar of a pip row's framework: it needs manager pip and a framework");
     if (!seen.emplace(package.manager + " " + package.name, &row).second)
       return RowError(row, "duplicate " + package.manager + " package '" + package.name + "'");
     out.python_packages.push_back(std::move(package));

@@ -305,6 +305,8 @@ const std::vector<TableSchema>& Schemas() {
         {"name", F::kString, true},
         {"framework", F::kString, false},
         {"cuda_selector", F::kBool, false},
+        // How the package names its CUDA build (pip): the grammar pip_builds.cpp reads.
+        {"cuda_naming", F::kEnum, false, "torch|jax|tensorflow|cupy"},
         {"index_hosts", F::kStringList, false},
         {"component", F::kString, false},
         {"library", F::kString, false},

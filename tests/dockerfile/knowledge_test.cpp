@@ -12,6 +12,7 @@
 using imagelint::FillTemplate;
 using imagelint::Knowledge;
 using imagelint::MatchNamePattern;
+using nlohmann::json;
 using imagelint::testing::dockerfile_fixture::CheckoutKnowledge;
 namespace fs = std::filesystem;
 
@@ -243,4 +244,47 @@ TEST_CASE("tables behind: a tag or release newer than every row says so, with th
   auto gap = gaps(Facts("FROM nvidia/cuda:12.4.9-runtime-ubuntu22.04\n"));
   CHECK(gap.find("nvidia/cuda 12.4.9 is not in base-images.yaml") != std::string::npos);
   CHECK(gap.find("newer than") == std::string::npos);
+}
+
+// commands.yaml and python_packages' cuda_naming: the rows, not the code,
+// decide which wrappers, shells and CUDA grammars the reader follows.
+namespace {
+
+json FactsWith(const Knowledge& knowledge, const std::string& text) {
+  imagelint::dockerfile::DockerfileOptions options;
+  options.knowledge = &knowledge;
+  return imagelint::testing::dockerfile_fixture::Facts(text, options);
+}
+
+Knowledge LoadOrFail(const fs::path& dir) {
+  auto loaded = Knowledge::Load(dir);
+  REQUIRE_MESSAGE(loaded.ok(), imagelint::testing::ErrorText(loaded));
+  return std::move(*loaded);
+}
+
+}  // namespace
+
+TEST_CASE("packages.yaml cuda_naming: the row picks the grammar that reads a framework's CUDA build") {
+  using imagelint::testing::dockerfile_fixture::Find;
+  const std::string text = "FROM ubuntu:22.04\nRUN pip install torch==2.1.0+cu121\n";
+  const json named = FactsWith(CheckoutKnowledge(), text);
+  const json* torch = Find(named["frameworks"], "name", "torch");
+  REQUIRE(torch != nullptr);
+  CHECK((*torch)["cuda"] == "12.1");
+  // The same row without cuda_naming: a framework whose CUDA the install line does not tell.
+  imagelint::testing::TempDir dir;
+  Knowledge unnamed = LoadOrFail(KnowledgeWith(
+      dir, "packages.yaml", Replace(CheckoutFile("packages.yaml"), "name: torch, framework: torch, cuda_naming: torch,", "name: torch, framework: torch,")));
+  json facts = FactsWith(unnamed, text);
+  torch = Find(facts["frameworks"], "name", "torch");
+  REQUIRE(torch != nullptr);
+  CHECK(torch->value("cuda", json()).is_null());  // written as null: not known
+  CHECK((*torch)["cuda_unknown"] == true);
+  // Only a pip row with a framework has a CUDA grammar.
+  auto conda = Knowledge::Load(KnowledgeWith(
+      dir, "packages.yaml", Replace(CheckoutFile("packages.yaml"), "{manager: conda, name: cupy, framework: cupy,", "{manager: conda, name: cupy, framework: cupy, cuda_naming: cupy,")));
+  REQUIRE_FALSE(conda.ok());
+  CHECK(conda.error().message.find("cuda_naming") != std::string::npos);
+  CHECK(conda.error().subject.find("packages.yaml") != std::string::npos);
+  CHECK(conda.error().line > 0);
 }
