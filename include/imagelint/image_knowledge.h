@@ -243,6 +243,33 @@ struct PackageKnowledge {
   const InstallerScript* FindInstallerScript(std::string_view url) const;
 };
 
+// ------------------------------------------------------------- commands.yaml
+
+// A program that runs the rest of its words as a command (command_runners):
+// `conda run -n env CMD`, `gosu USER CMD`, `xargs CMD`.
+struct CommandRunner {
+  std::string program;     // file name, without its directory ("conda")
+  std::string subcommand;  // "run" for `conda run`; "" = the program itself
+  int positionals = 0;     // words after the options that are not the command (gosu's user)
+  std::vector<std::string> valued_options;  // options that take the next word as their value
+  bool input_arguments = false;  // xargs: more arguments arrive on standard input
+  // The subcommand the runner performs first, as its own command (`uv run`
+  // -> `uv sync`), unless one of `no_sync_options` is given; "" = none.
+  std::string syncs_with;
+  std::vector<std::string> no_sync_options;
+  std::string source;
+};
+
+struct CommandKnowledge {
+  std::vector<std::string> posix_shells;  // "sh", "bash": shells whose -c reads POSIX shell script
+  std::vector<CommandRunner> command_runners;
+
+  bool IsPosixShell(std::string_view program) const;
+  // The runner `program` (a file name) is when followed by `next` (the word
+  // after it; "" when none), or null.
+  const CommandRunner* FindRunner(std::string_view program, std::string_view next) const;
+};
+
 // Matches a knowledge name pattern: literal text, at most one `*` (one or more
 // characters) and `{key}` placeholders (one or more ASCII digits, never
 // followed by a digit in the pattern). Linear in the name's length.

@@ -35,6 +35,7 @@ namespace imagelint {
 
 struct BaseImageKnowledge;  // include/imagelint/image_knowledge.h
 struct PackageKnowledge;
+struct CommandKnowledge;
 class Knowledge;
 // Builds the typed base-images / packages tables of a loaded Knowledge and
 // checks them across rows (src/knowledge/image_tables.cpp; called by Load).
@@ -161,9 +162,11 @@ class Knowledge {
 
   // ---- the Dockerfile module's tables, typed (include/imagelint/image_knowledge.h) ----
 
-  // base-images.yaml and packages.yaml; empty tables before Load.
+  // base-images.yaml, packages.yaml and commands.yaml; empty tables before Load.
   const BaseImageKnowledge& base_images() const;
   const PackageKnowledge& packages() const;
+  // commands.yaml: POSIX shells and command runners of RUN lines.
+  const CommandKnowledge& commands() const;
   // A row's `source` spelled out: a sources.yaml id ("S10") becomes
   // "S10: <title>"; any other text comes back as it is.
   std::string DescribeSource(std::string_view source) const;
@@ -177,6 +180,7 @@ class Knowledge {
   std::map<std::string, size_t, std::less<>> gpu_rows_;
   std::shared_ptr<const BaseImageKnowledge> base_images_;
   std::shared_ptr<const PackageKnowledge> packages_;
+  std::shared_ptr<const CommandKnowledge> commands_;
 };
 
 }  // namespace imagelint

@@ -225,7 +225,7 @@ Status ApplyStartCommand(const Context& ctx, const Instruction& inst, ImageModel
   RunScripts run = ScriptsOf(inst, ctx.file.escape);
   auto vars = image.Vars();
   for (const std::string& script : run.scripts)
-    for (const ShellCommand& command : ParseShell(script, vars).commands)
+    for (const ShellCommand& command : ParseShell(script, vars, ctx.knowledge.commands()).commands)
       if (!command.words.empty()) (void)ApplyLockedInstall(ctx, inst, image, command);
   return OkStatus();
 }
@@ -241,7 +241,7 @@ Status ApplyRun(const Context& ctx, const Instruction& inst, ImageModel& image) 
   for (const std::string& program : run.unread) Unread(ctx, inst, image, "heredoc fed to " + program.substr(0, 200) + " not read");
   auto vars = image.Vars();
   for (const std::string& script : run.scripts) {
-    ShellScript parsed = ParseShell(script, vars);
+    ShellScript parsed = ParseShell(script, vars, ctx.knowledge.commands());
     if (parsed.truncated) Unread(ctx, inst, image, "script over the command limit; the rest was not read");
     Printed printed;
     for (const ShellCommand& command : parsed.commands) {

@@ -7,65 +7,22 @@
 
 #include "common/text.h"
 #include "imagelint/dockerfile.h"
+#include "imagelint/image_knowledge.h"
 
 namespace imagelint::dockerfile {
 namespace {
 
-// Programs that run the rest of their words as a command: in an environment
-// (`conda run -n env pip install ...`), as another user (`gosu app pip ...`),
-// or with arguments read from standard input (`xargs pip install`). The
-// command they run is read as if it stood alone.
-struct CommandRunner {
-  const char* program;
-  const char* subcommand;      // "run" for `conda run`; null when none
-  int positionals;             // words after the options that are not the command (gosu's user)
-  std::vector<std::string> valued_options;  // options that take the next word as their value
-  bool input_arguments = false;  // xargs: more arguments arrive on standard input
-  // The subcommand the runner performs first, as its own command: `uv run`
-  // syncs the project's environment before it runs anything (unless
-  // --no-sync), `pixi run` installs the environment (docs.astral.sh/uv
-  // "uv run"; pixi.sh "pixi run"). Null when it installs nothing.
-  const char* syncs_with = nullptr;
-  std::vector<std::string> no_sync_options = {};
-};
-
-const std::vector<CommandRunner>& CommandRunners() {
-  static const std::vector<CommandRunner> runners = {
-      {"conda", "run", 0, {"-n", "--name", "-p", "--prefix", "--cwd"}},
-      {"mamba", "run", 0, {"-n", "--name", "-p", "--prefix", "--cwd"}},
-      {"micromamba", "run", 0, {"-n", "--name", "-p", "--prefix", "--cwd", "-a", "--attach", "-r", "--root-prefix"}},
-      {"pixi", "run", 0, {"-e", "--environment", "--manifest-path"}, false, "install", {"--frozen-env"}},
-      {"poetry", "run", 0, {"-C", "--directory", "-P", "--project"}},
-      {"pipenv", "run", 0, {}},
-      {"pdm", "run", 0, {"-p", "--project"}},
-      {"uv", "run", 0, {"--with", "--python", "-p", "--project", "--directory", "--package", "--extra", "--group",
-                         "--index", "--index-url", "--extra-index-url", "--env-file", "-w"},
-       false, "sync", {"--no-sync", "--no-project", "--script", "--isolated"}},
-      {"gosu", nullptr, 1, {}},
-      {"su-exec", nullptr, 1, {}},
-      {"chroot", nullptr, 1, {"--userspec", "--groups"}},
-      {"nice", nullptr, 0, {"-n", "--adjustment"}},
-      {"ionice", nullptr, 0, {"-c", "-n", "-p"}},
-      {"timeout", nullptr, 1, {"-s", "--signal", "-k", "--kill-after"}},
-      {"xargs", nullptr, 0, {"-I", "-i", "-n", "-P", "-L", "-d", "-a", "-E", "-s", "--max-args", "--max-procs",
-                             "--delimiter", "--arg-file", "--replace"}, true},
-  };
-  return runners;
-}
-
-const CommandRunner* FindRunner(const std::vector<ShellWord>& words, size_t start) {
-  const std::string program = BaseName(words[start].value);
-  for (const CommandRunner& runner : CommandRunners()) {
-    if (program != runner.program) continue;
-    if (runner.subcommand == nullptr) return &runner;
-    if (start + 1 < words.size() && words[start + 1].value == runner.subcommand) return &runner;
-  }
-  return nullptr;
+// Programs that run the rest of their words as a command (`conda run -n env
+// pip install ...`, `gosu app pip ...`, `xargs pip install`) are rows of
+// commands.yaml's command_runners; the command they run is read as if it
+// stood alone. `words[start]` is the runner when FindRunner says so.
+const CommandRunner* FindRunner(const CommandKnowledge& commands, const std::vector<ShellWord>& words, size_t start) {
+  return commands.FindRunner(BaseName(words[start].value), start + 1 < words.size() ? words[start + 1].value : "");
 }
 
 // Where the command a runner starts begins (words.size() when it names none).
 size_t CommandAfter(const CommandRunner& runner, const std::vector<ShellWord>& words, size_t start) {
-  size_t k = start + (runner.subcommand ? 2 : 1);
+  size_t k = start + (runner.subcommand.empty() ? 1 : 2);
   while (k < words.size()) {
     const std::string& word = words[k].value;
     if (word == "--") return k + 1;
@@ -81,7 +38,8 @@ size_t CommandAfter(const CommandRunner& runner, const std::vector<ShellWord>& w
 
 class Reader {
  public:
-  Reader(std::string_view text, const std::map<std::string, std::string>& vars) : text_(text), vars_(vars) {}
+  Reader(std::string_view text, const std::map<std::string, std::string>& vars, const CommandKnowledge& commands)
+      : text_(text), vars_(vars), commands_(commands) {}
 
   // Reads the whole script into `out`.
   void Run(ShellScript& out, size_t max_commands, int depth) {
@@ -227,7 +185,8 @@ class Reader {
         }
       }
       std::string base = BaseName(w);
-      if (base == "sudo" || base == "time" || base == "exec" || base == "nohup" || base == "command") {
+      // The shell's own prefixes (builtins and the `time` reserved word): grammar, not table rows.
+      if (base == "time" || base == "exec" || base == "command") {
         ++start;
         while (start < words.size() && words[start].value.size() > 1 && words[start].value[0] == '-') ++start;
         continue;
@@ -237,9 +196,9 @@ class Reader {
         while (start < words.size() && !words[start].value.empty() && words[start].value[0] == '-') ++start;
         continue;
       }
-      if (const CommandRunner* runner = FindRunner(words, start)) {
+      if (const CommandRunner* runner = FindRunner(commands_, words, start)) {
         const size_t after = CommandAfter(*runner, words, start);
-        if (runner->syncs_with) SyncFirst(*runner, words, start, after, command, out);
+        if (!runner->syncs_with.empty()) SyncFirst(*runner, words, start, after, command, out);
         start = after;
         // Arguments from standard input: one more word nothing can read.
         if (runner->input_arguments) words.push_back(ShellWord{"", false, false});
@@ -265,7 +224,7 @@ class Reader {
     words.erase(words.begin(), words.begin() + static_cast<long>(start));
     if (words.empty()) return;
     std::string base = BaseName(words[0].value);
-    if ((base == "sh" || base == "bash" || base == "dash" || base == "zsh") && depth < 4) {
+    if (commands_.IsPosixShell(base) && depth < 4) {  // posix_shells (commands.yaml)
       for (size_t k = 1; k + 1 < words.size(); ++k) {
         const std::string& flag = words[k].value;
         if (flag.size() >= 2 && flag[0] == '-' && flag.find('c') != std::string::npos) {
@@ -279,7 +238,7 @@ class Reader {
 
   // The commands of a script given as one word (`sh -c SCRIPT`, `su -c SCRIPT`).
   void Nested(const ShellWord& script, ShellScript& out, size_t max_commands, int depth) {
-    ShellScript nested = ParseShell(script.value, vars_, max_commands, depth + 1);
+    ShellScript nested = ParseShell(script.value, vars_, commands_, max_commands, depth + 1);
     for (auto& inner : nested.commands) {
       if (!script.exact)
         for (auto& w : inner.words) w.exact = false;
@@ -438,15 +397,16 @@ class Reader {
   // The build's ARG/ENV values, then the script's own assignments as it goes.
   std::map<std::string, std::string> vars_;
   std::map<std::string, std::string> exports_;  // exported by the script so far
+  const CommandKnowledge& commands_;            // posix_shells, command_runners (commands.yaml)
   size_t pos_ = 0;
 };
 
 }  // namespace
 
-ShellScript ParseShell(std::string_view script, const std::map<std::string, std::string>& vars, size_t max_commands,
-                       int depth) {
+ShellScript ParseShell(std::string_view script, const std::map<std::string, std::string>& vars,
+                       const CommandKnowledge& commands, size_t max_commands, int depth) {
   ShellScript out;
-  Reader reader(script, vars);
+  Reader reader(script, vars, commands);
   reader.Run(out, max_commands, depth);
   return out;
 }

@@ -12,6 +12,10 @@
 #include <string_view>
 #include <vector>
 
+namespace imagelint {
+struct CommandKnowledge;  // include/imagelint/image_knowledge.h
+}
+
 namespace imagelint::dockerfile {
 
 struct ShellWord {
@@ -43,7 +47,9 @@ struct ShellScript {
   bool truncated = false;  // hit a limit; later commands are missing
 };
 
+// `commands`: the shells and command runners the reader follows
+// (Knowledge::commands(), rules/knowledge/commands.yaml).
 ShellScript ParseShell(std::string_view script, const std::map<std::string, std::string>& vars,
-                       size_t max_commands = 4096, int depth = 0);
+                       const CommandKnowledge& commands, size_t max_commands = 4096, int depth = 0);
 
 }  // namespace imagelint::dockerfile

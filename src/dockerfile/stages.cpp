@@ -247,11 +247,8 @@ class StageWalker {
       // (["/bin/bash", "-o", "pipefail", "-c"]) or inside a wrapper that
       // ends in one (["conda", "run", "-n", "env", "/bin/bash", "-c"]).
       std::string shell = BaseName(inst.json_arguments[0]);
-      bool posix = false;
-      for (const std::string& word : inst.json_arguments) {
-        std::string name = BaseName(word);
-        posix = posix || name == "sh" || name == "bash" || name == "dash" || name == "zsh" || name == "ash";
-      }
+      bool posix = false;  // posix_shells (commands.yaml)
+      for (const std::string& word : inst.json_arguments) posix = posix || ctx_.knowledge.commands().IsPosixShell(BaseName(word));
       image.non_posix_shell = !posix;
       if (!posix)
         ctx_.AddNote(image, inst, "SHELL " + shell.substr(0, 200) + ": later RUN commands are not read as POSIX shell");

@@ -1,4 +1,5 @@
-// The Dockerfile module's tables (base-images.yaml, packages.yaml) as C++
+// The Dockerfile module's tables (base-images.yaml, packages.yaml,
+// commands.yaml) as C++
 // structs. The loader has already validated every row against its schema
 // (knowledge.cpp); this builds the typed views once per Load and checks what
 // a row-by-row schema cannot: references between rows (brand sets), keys made
@@ -500,6 +501,58 @@ const SystemPackage* PackageKnowledge::FindSystemPackage(std::string_view name,
   return nullptr;
 }
 
+namespace {
+
+// commands.yaml (posix_shells, command_runners).
+Result<CommandKnowledge> BuildCommands(const Knowledge& k) {
+  CommandKnowledge out;
+  for (const json& row : k.Table("posix_shells")) {
+    std::string name = Text(row, "name");
+    if (name.find('/') != std::string::npos) return RowError(row, "a shell is named by its file name, without a directory");
+    out.posix_shells.push_back(std::move(name));
+  }
+  for (const json& row : k.Table("command_runners")) {
+    CommandRunner runner{Text(row, "program"), Text(row, "subcommand"), 0, List(row, "valued_options"),
+                         Flag(row, "input_arguments"), Text(row, "syncs_with"), List(row, "no_sync_options"),
+                         Text(row, "source")};
+    if (auto it = row.find("positionals"); it != row.end() && it->is_number_integer()) {
+      long long positionals = it->get<long long>();
+      if (positionals < 0 || positionals > 8) return RowError(row, "positionals is a count of words, 0 to 8");
+      runner.positionals = static_cast<int>(positionals);
+    }
+    if (runner.program.find('/') != std::string::npos)
+      return RowError(row, "a program is named by its file name, without a directory");
+    for (const auto* options : {&runner.valued_options, &runner.no_sync_options})
+      for (const std::string& option : *options)
+        if (option.size() < 2 || option[0] != '-') return RowError(row, "option '" + option + "' does not start with '-'");
+    if (!runner.syncs_with.empty() && runner.subcommand.empty())
+      return RowError(row, "syncs_with needs a subcommand: the runner's sync takes the words after it");
+    if (runner.syncs_with.empty() && !runner.no_sync_options.empty())
+      return RowError(row, "no_sync_options without syncs_with");
+    out.command_runners.push_back(std::move(runner));
+  }
+  return out;
+}
+
+}  // namespace
+
+bool CommandKnowledge::IsPosixShell(std::string_view program) const {
+  return std::find(posix_shells.begin(), posix_shells.end(), program) != posix_shells.end();
+}
+
+const CommandRunner* CommandKnowledge::FindRunner(std::string_view program, std::string_view next) const {
+  for (const CommandRunner& runner : command_runners)
+    if (runner.program == program && (runner.subcommand.empty() || runner.subcommand == next)) return &runner;
+  return nullptr;
+}
+
+namespace {
+const CommandKnowledge& EmptyCommands() {
+  static const CommandKnowledge empty;
+  return empty;
+}
+}  // namespace
+
 Status LoadImageTables(Knowledge& knowledge) {
   auto base_images = BuildBaseImages(knowledge);
   if (!base_images.ok()) return base_images.error();
@@ -507,11 +560,15 @@ Status LoadImageTables(Knowledge& knowledge) {
   if (!packages.ok()) return packages.error();
   knowledge.base_images_ = std::make_shared<const BaseImageKnowledge>(std::move(*base_images));
   knowledge.packages_ = std::make_shared<const PackageKnowledge>(std::move(*packages));
+  auto commands = BuildCommands(knowledge);
+  if (!commands.ok()) return commands.error();
+  knowledge.commands_ = std::make_shared<const CommandKnowledge>(std::move(*commands));
   return OkStatus();
 }
 
 const BaseImageKnowledge& Knowledge::base_images() const { return base_images_ ? *base_images_ : EmptyBaseImages(); }
 const PackageKnowledge& Knowledge::packages() const { return packages_ ? *packages_ : EmptyPackages(); }
+const CommandKnowledge& Knowledge::commands() const { return commands_ ? *commands_ : EmptyCommands(); }
 
 std::string Knowledge::DescribeSource(std::string_view source) const {
   for (const json& row : Table("sources"))

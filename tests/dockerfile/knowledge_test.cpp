@@ -264,6 +264,55 @@ Knowledge LoadOrFail(const fs::path& dir) {
 
 }  // namespace
 
+TEST_CASE("commands.yaml: a command_runners row makes a wrapper's install read; posix_shells keeps RUN readable") {
+  using imagelint::testing::dockerfile_fixture::Find;
+  const std::string base = "FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\n";
+  const std::string wrapped = base + "RUN with-proxy --region eu pip install torch==2.5.1\n";
+  // Without a row, the wrapper is not followed (run_test.cpp says so too).
+  CHECK(Find(FactsWith(CheckoutKnowledge(), wrapped)["frameworks"], "name", "torch") == nullptr);
+  imagelint::testing::TempDir dir;
+  Knowledge with_row = LoadOrFail(KnowledgeWith(
+      dir, "commands.yaml",
+      CheckoutFile("commands.yaml") + "  - {program: with-proxy, valued_options: [\"--region\"], source: EXEC-RUNNERS}\n"));
+  REQUIRE(with_row.commands().FindRunner("with-proxy", "--region") != nullptr);
+  json facts = FactsWith(with_row, wrapped);
+  const json* torch = Find(facts["frameworks"], "name", "torch");
+  REQUIRE(torch != nullptr);
+  CHECK((*torch)["version"] == "2.5.1");
+  CHECK(facts["frameworks_complete"] == true);
+
+  // SHELL ["/bin/bash", "-c"] keeps RUN readable because bash is a posix_shells row.
+  const std::string shell = base + "SHELL [\"/bin/bash\", \"-o\", \"pipefail\", \"-c\"]\nRUN pip install torch==2.5.1\n";
+  CHECK(CheckoutKnowledge().commands().IsPosixShell("bash"));
+  CHECK(Find(FactsWith(CheckoutKnowledge(), shell)["frameworks"], "name", "torch") != nullptr);
+  imagelint::testing::TempDir other;
+  Knowledge without_bash =
+      LoadOrFail(KnowledgeWith(other, "commands.yaml", Replace(CheckoutFile("commands.yaml"), "  - {name: bash, source: SHELLS}\n", "")));
+  json unread = FactsWith(without_bash, shell);
+  CHECK(Find(unread["frameworks"], "name", "torch") == nullptr);
+  CHECK(unread["frameworks_complete"] == false);
+}
+
+TEST_CASE("commands.yaml: a malformed row is refused with its file and line") {
+  imagelint::testing::TempDir dir;
+  const std::string commands = CheckoutFile("commands.yaml");
+  auto dashless = Knowledge::Load(KnowledgeWith(dir, "commands.yaml", Replace(commands, "\"--kill-after\"", "\"kill-after\"")));
+  REQUIRE_FALSE(dashless.ok());
+  CHECK(dashless.error().message.find("option 'kill-after' does not start with '-'") != std::string::npos);
+  CHECK(dashless.error().subject.find("commands.yaml") != std::string::npos);
+  CHECK(dashless.error().line > 20);  // the timeout row, in the second document
+  auto sync = Knowledge::Load(KnowledgeWith(dir, "commands.yaml", Replace(commands, "{program: nice,", "{program: nice, syncs_with: install,")));
+  REQUIRE_FALSE(sync.ok());
+  CHECK(sync.error().message.find("syncs_with needs a subcommand") != std::string::npos);
+  auto typo = Knowledge::Load(KnowledgeWith(dir, "commands.yaml", Replace(commands, "positionals: 1", "positional: 1")));
+  REQUIRE_FALSE(typo.ok());
+  CHECK(typo.error().message.find("unknown field 'positional'") != std::string::npos);
+  CHECK(typo.error().line > 0);
+  auto path = Knowledge::Load(KnowledgeWith(dir, "commands.yaml", Replace(commands, "{name: sh,", "{name: /bin/sh,")));
+  REQUIRE_FALSE(path.ok());
+  CHECK(path.error().message.find("without a directory") != std::string::npos);
+}
+
 TEST_CASE("packages.yaml cuda_naming: the row picks the grammar that reads a framework's CUDA build") {
   using imagelint::testing::dockerfile_fixture::Find;
   const std::string text = "FROM ubuntu:22.04\nRUN pip install torch==2.1.0+cu121\n";
