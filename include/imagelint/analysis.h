@@ -43,6 +43,10 @@ rules::FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge);
 // unset optional fields are absent, so rules read them as unknown.
 nlohmann::json PoolToJson(const Pool& pool);
 
+// An image's platform as its facts say it ("linux/arm64", "linux/arm/v7":
+// the variant when there is one); "" without image facts.
+std::string ImagePlatform(const nlohmann::json& facts);
+
 // Variables an expression may read at the top level, besides `let` names and
 // `foreach` variables: facts, image, env, cuda, binaries, frameworks, pool.
 std::vector<std::string> RuleVariables();

@@ -26,6 +26,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "imagelint/gpu_signals.h"
 #include "imagelint/nullable.h"
 #include "imagelint/result.h"
 
@@ -575,7 +576,8 @@ nlohmann::json WriteRequirements(const Requirements& requirements);
 // facts.gpu from the rows every producer fills (env, labels, cuda.*,
 // frameworks, binaries); producers that know more (a Dockerfile's base image
 // and commands) add signals with AddGpuSignal and set workload = GpuWorkload().
-Gpu GpuFromFacts(const Facts& facts);
+// `words`: what marks a GPU image (Knowledge::GpuSignals, gpu-signals.yaml).
+Gpu GpuFromFacts(const Facts& facts, const GpuSignalWords& words);
 // Adds a signal unless it is there already or its kind has enough of them.
 void AddGpuSignal(Gpu& gpu, GpuSignal signal);
 // "nvidia" when any NVIDIA signal is present, else "rocm" when a ROCm one is, else "none".

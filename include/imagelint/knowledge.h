@@ -29,6 +29,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "imagelint/gpu_signals.h"
 #include "imagelint/result.h"
 
 namespace imagelint {
@@ -159,6 +160,8 @@ class Knowledge {
   // Whether a file name ("libcuda.so.535.104.05", "libnvidia-ml.so.1") is one
   // of the NVIDIA driver's user-space libraries (driver-files.yaml prefixes).
   bool IsDriverFile(std::string_view file_name) const;
+  // What marks an image as a GPU image (gpu-signals.yaml), by where it is looked for.
+  GpuSignalWords GpuSignals() const;
 
   // ---- the Dockerfile module's tables, typed (include/imagelint/image_knowledge.h) ----
 

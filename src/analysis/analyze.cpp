@@ -49,6 +49,14 @@ json PoolToJson(const Pool& pool) {
   return j;
 }
 
+std::string ImagePlatform(const json& facts) {
+  if (!facts.contains("image") || !facts["image"].is_object()) return "";
+  const json& image = facts["image"];
+  std::string platform = StringField(image, "os") + "/" + StringField(image, "architecture");
+  if (const std::string variant = StringField(image, "variant"); !variant.empty()) platform += "/" + variant;
+  return platform;
+}
+
 std::vector<std::string> RuleVariables() {
   return {"facts", "image", "env", "cuda", "binaries", "frameworks", "pool"};
 }
@@ -502,8 +510,7 @@ Result<ImageReport> AnalyzeImage(size_t index, const json& facts, const std::vec
   if (facts.contains("image") && facts["image"].is_object()) {
     const json& meta = facts["image"];
     image.digest = StringField(meta, "digest");
-    if (meta.contains("os") && meta.contains("architecture"))
-      image.platform = StringField(meta, "os") + "/" + StringField(meta, "architecture");
+    if (meta.contains("os") && meta.contains("architecture")) image.platform = ImagePlatform(facts);
   }
   image.findings = merged.Take(variants.size() > 1, pool_indexes, fleet.pools.size());
   for (const auto& pool : fleet.pools) {

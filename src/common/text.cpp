@@ -1,4 +1,7 @@
 #include "common/text.h"
+#include "imagelint/gpu_signals.h"
+
+#include <cctype>
 
 #include <algorithm>
 
@@ -90,6 +93,24 @@ bool IsDockerfileName(std::string_view base) {
   std::string lower = ToLower(std::string(base));
   return lower == "dockerfile" || lower == "containerfile" || StartsWith(lower, "dockerfile.") ||
          StartsWith(lower, "containerfile.") || EndsWith(lower, ".dockerfile") || EndsWith(lower, ".containerfile");
+}
+
+}  // namespace imagelint
+
+namespace imagelint {
+
+bool ContainsAnyWord(std::string_view text, const std::vector<std::string>& words) {
+  std::string lower(text);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const std::string& word : words)
+    if (lower.find(word) != std::string::npos) return true;
+  return false;
+}
+
+bool StartsWithAny(std::string_view text, const std::vector<std::string>& prefixes) {
+  for (const std::string& prefix : prefixes)
+    if (text.starts_with(prefix)) return true;
+  return false;
 }
 
 }  // namespace imagelint

@@ -225,7 +225,7 @@ void AddCudaFacts(const CudaFactsInput& input, const Knowledge& knowledge, facts
   facts.cuda = std::move(cuda);
   facts.binaries = std::move(binaries.binaries);
   facts.frameworks = detail::BuildFrameworks(files);
-  facts.gpu = facts::GpuFromFacts(facts);  // after image.env (BuildImageFacts) and every row above
+  facts.gpu = facts::GpuFromFacts(facts, knowledge.GpuSignals());  // after image.env (BuildImageFacts) and every row above
 }
 
 }  // namespace imagelint::cuda

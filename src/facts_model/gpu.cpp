@@ -17,36 +17,13 @@ namespace {
 // Evidence kept per kind: enough to say why, bounded for huge images.
 constexpr size_t kMaxSignalsPerKind = 3;
 
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-bool Contains(std::string_view text, std::string_view word) { return text.find(word) != std::string_view::npos; }
-
-// Names of CUDA libraries and NVIDIA packages (dpkg names, pip wheels).
-bool NamesCudaPackage(std::string_view name) {
-  std::string lower = Lower(name);
-  static const char* kWords[] = {"cuda",     "nvidia",   "cudnn",   "nccl",     "cublas", "cufft",  "curand",
-                                 "cusparse", "cusolver", "nvinfer", "tensorrt", "libnpp", "cudart"};
-  return std::any_of(std::begin(kWords), std::end(kWords), [&](const char* word) { return Contains(lower, word); });
-}
-
-// A loader directory of CUDA or of the NVIDIA driver.
-bool NamesCudaDirectory(std::string_view dir) {
-  std::string lower = Lower(dir);
-  return Contains(lower, "cuda") || Contains(lower, "nvidia");
-}
-
-// NVIDIA_VISIBLE_DEVICES=void (or empty) tells the runtime to leave the container alone.
-bool IsGpuVariable(const std::string& name, const std::string& value) {
+// NVIDIA_VISIBLE_DEVICES=void (or empty) tells the runtime to leave the
+// container alone (the container toolkit's semantics, not a word list).
+bool IsGpuVariable(const std::string& name, const std::string& value, const GpuSignalWords& words) {
   if (name == "NVIDIA_VISIBLE_DEVICES") return !value.empty() && value != "void";
-  return name.rfind("NVIDIA_", 0) == 0 || name.rfind("NV_CUDA_", 0) == 0 || name == "CUDA_VERSION" ||
-         name == "TORCH_CUDA_ARCH_LIST" || name == "CUDA_HOME";
+  return StartsWithAny(name, words.variable_prefixes) ||
+         std::find(words.variables.begin(), words.variables.end(), name) != words.variables.end();
 }
-
-bool IsRocm(std::string_view text) { return Contains(Lower(text), "rocm"); }
 
 }  // namespace
 
@@ -59,12 +36,12 @@ void AddGpuSignal(Gpu& gpu, GpuSignal signal) {
   gpu.signals.push_back(std::move(signal));
 }
 
-Gpu GpuFromFacts(const Facts& facts) {
+Gpu GpuFromFacts(const Facts& facts, const GpuSignalWords& words) {
   Gpu gpu;
   auto add = [&](const char* kind, std::string detail, std::optional<std::string> path,
                  std::optional<int64_t> line) { AddGpuSignal(gpu, {kind, std::move(detail), std::move(path), line}); };
   for (const auto& [name, value] : facts.image.env)
-    if (IsGpuVariable(name, value)) {
+    if (IsGpuVariable(name, value, words)) {
       std::optional<int64_t> line;
       if (facts.image.env_provenance)
         if (auto it = facts.image.env_provenance->find(name); it != facts.image.env_provenance->end())
@@ -72,7 +49,7 @@ Gpu GpuFromFacts(const Facts& facts) {
       add("env", name + "=" + value.substr(0, 200), std::nullopt, line);
     }
   for (const auto& [name, value] : facts.image.labels)
-    if (name.rfind("com.nvidia.", 0) == 0) add("label", name + "=" + value.substr(0, 200), std::nullopt, std::nullopt);
+    if (StartsWithAny(name, words.label_prefixes)) add("label", name + "=" + value.substr(0, 200), std::nullopt, std::nullopt);
   if (facts.cuda) {
     const Cuda& cuda = *facts.cuda;
     for (const Runtime& row : cuda.runtimes.value_or(std::vector<Runtime>{}))
@@ -86,24 +63,24 @@ Gpu GpuFromFacts(const Facts& facts) {
     for (const Toolkit& row : cuda.toolkits.value_or(std::vector<Toolkit>{}))
       add("cuda-runtime", "CUDA toolkit " + row.version, row.path, std::nullopt);
     for (const Package& row : cuda.packages.value_or(std::vector<Package>{}))
-      if (NamesCudaPackage(row.name)) add("package", row.name, std::nullopt, row.provenance.dockerfile_line);
+      if (ContainsAnyWord(row.name, words.package_words)) add("package", row.name, std::nullopt, row.provenance.dockerfile_line);
     if (cuda.loader) {
       for (const std::string& dir : cuda.loader->ld_library_path.value_or(std::vector<std::string>{}))
-        if (NamesCudaDirectory(dir)) add("loader", "LD_LIBRARY_PATH " + dir, std::nullopt, std::nullopt);
+        if (ContainsAnyWord(dir, words.directory_words)) add("loader", "LD_LIBRARY_PATH " + dir, std::nullopt, std::nullopt);
       for (const LdSoConfEntry& entry : cuda.loader->ld_so_conf.value_or(std::vector<LdSoConfEntry>{}))
-        if (NamesCudaDirectory(entry.dir))
+        if (ContainsAnyWord(entry.dir, words.directory_words))
           add("loader", entry.file + ": " + entry.dir, std::nullopt, entry.provenance.dockerfile_line);
     }
   }
   for (const Framework& row : facts.frameworks.value_or(std::vector<Framework>{})) {
     std::string variant = row.variant.value_or("");
     std::string described = row.name + " " + row.version.value_or("") + (variant.empty() ? "" : " (" + variant + ")");
-    if (IsRocm(variant) || IsRocm(row.version.value_or(""))) {
+    if (ContainsAnyWord(variant, words.rocm_words) || ContainsAnyWord(row.version.value_or(""), words.rocm_words)) {
       add("rocm", described, row.path, row.provenance.dockerfile_line);
       continue;
     }
     // A CUDA build, or a build whose variant is not known (PyPI's Linux torch is a CUDA build).
-    bool cpu = variant == "cpu" || Contains(row.version.value_or(""), "+cpu");
+    bool cpu = variant == "cpu" || row.version.value_or("").find("+cpu") != std::string::npos;
     if (!cpu && (row.cuda || row.cuda_unknown.value_or(false)))
       add("framework", described, row.path, row.provenance.dockerfile_line);
   }
@@ -111,7 +88,7 @@ Gpu GpuFromFacts(const Facts& facts) {
     bool gpu_code = (row.sass && !row.sass->empty()) || (row.ptx && !row.ptx->empty());
     bool links_cuda = false;
     for (const std::string& needed : row.needed.value_or(std::vector<std::string>{}))
-      links_cuda = links_cuda || needed.rfind("libcudart.so", 0) == 0 || needed.rfind("libcuda.so", 0) == 0;
+      links_cuda = links_cuda || StartsWithAny(needed, words.needed_prefixes);
     if (gpu_code || links_cuda)
       add("binary", gpu_code ? "GPU code" : "links the CUDA runtime", row.path, row.provenance.dockerfile_line);
   }

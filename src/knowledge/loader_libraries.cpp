@@ -1,5 +1,5 @@
 // Knowledge accessors of loader.yaml, cuda-targets.yaml, cudart-sonames.yaml
-// runtime-libraries.yaml and driver-files.yaml (the schemas are in tables.cpp).
+// runtime-libraries.yaml, driver-files.yaml and gpu-signals.yaml (the schemas are in tables.cpp).
 #include <algorithm>
 #include <utility>
 
@@ -67,6 +67,22 @@ bool Knowledge::IsDriverFile(std::string_view file_name) const {
   for (const auto& row : Table("driver_files"))
     if (file_name.starts_with(row["prefix"].get_ref<const std::string&>())) return true;
   return false;
+}
+
+GpuSignalWords Knowledge::GpuSignals() const {
+  GpuSignalWords out;
+  const std::pair<std::string_view, std::vector<std::string>*> lists[] = {
+      {"package", &out.package_words},          {"directory", &out.directory_words},
+      {"variable", &out.variables},             {"variable-prefix", &out.variable_prefixes},
+      {"label-prefix", &out.label_prefixes},    {"needed-prefix", &out.needed_prefixes},
+      {"base-image", &out.base_image_words},    {"base-image-prefix", &out.base_image_prefixes},
+      {"rocm", &out.rocm_words}};
+  for (const auto& row : Table("gpu_signals")) {
+    const std::string& where = row["where"].get_ref<const std::string&>();
+    for (const auto& [name, list] : lists)
+      if (where == name) list->push_back(row["text"].get<std::string>());
+  }
+  return out;
 }
 
 const json* Knowledge::FindRuntimeLibrary(std::string_view name) const {

@@ -90,15 +90,6 @@ std::optional<analysis::BaseImage> BaseOfReport(const json& facts) {
   return out;
 }
 
-// The image's platform as its facts say it: "linux/arm64".
-std::string PlatformOf(const json& facts) {
-  auto image = facts.find("image");
-  if (image == facts.end() || !image->is_object()) return "";
-  std::string platform = StringField(*image, "os") + "/" + StringField(*image, "architecture");
-  if (!StringField(*image, "variant").empty()) platform += "/" + StringField(*image, "variant");
-  return platform;
-}
-
 // A Dockerfile built per pool platform: each verdict says the platform its
 // pool was evaluated with, and `platforms[]` lists each build with its pools
 // and its base image (as `base` does for one build). The image as a whole
@@ -109,12 +100,14 @@ void ReportPlatforms(analysis::ImageReport& image, const json& facts,
   std::map<std::string, std::string> platform_of_pool;
   std::vector<std::string> own_pools;
   for (const auto& one : pool_facts)
-    for (const std::string& pool : one.pools) platform_of_pool[pool] = PlatformOf(one.facts);
+    for (const std::string& pool : one.pools) platform_of_pool[pool] = analysis::ImagePlatform(one.facts);
   for (const analysis::Verdict& verdict : image.verdicts)
     if (!platform_of_pool.count(verdict.pool)) own_pools.push_back(verdict.pool);
   auto add = [&](const json& of, const std::vector<std::string>& pools) {
     if (pools.empty()) return;
-    analysis::PlatformBuild entry{PlatformOf(of), pools};
+    analysis::PlatformBuild entry;
+    entry.platform = analysis::ImagePlatform(of);
+    entry.pools = pools;
     if (auto image_facts = of.find("image"); image_facts != of.end() && image_facts->is_object())
       if (std::string source = StringField(*image_facts, "platform_source"); !source.empty())
         entry.platform_source = std::move(source);
@@ -125,7 +118,7 @@ void ReportPlatforms(analysis::ImageReport& image, const json& facts,
   for (const auto& one : pool_facts) add(one.facts, one.pools);
   for (analysis::Verdict& verdict : image.verdicts) {
     auto found = platform_of_pool.find(verdict.pool);
-    verdict.platform = found != platform_of_pool.end() ? found->second : PlatformOf(facts);
+    verdict.platform = found != platform_of_pool.end() ? found->second : analysis::ImagePlatform(facts);
   }
   image.platforms = std::move(platforms);
   image.platform = std::nullopt;

@@ -350,3 +350,40 @@ TEST_CASE("one severity fallback: a finding that cannot be ranked counts as an e
   }
   CHECK(found);
 }
+
+TEST_CASE("typed report: AnalyzeImages is what Analyze writes; the reader reads it back; the platform keeps its variant") {
+  RuleSet set = Rules(kRules);
+  json facts = SeedFactsJson();
+  facts["image"]["architecture"] = "arm";
+  facts["image"]["variant"] = "v7";
+  auto typed = analysis::AnalyzeImages({&facts}, {}, TwoPools(), set, WithReplaceDot());
+  REQUIRE_MESSAGE(typed.ok(), imagelint::testing::ErrorText(typed));
+  REQUIRE(typed->size() == 1);
+  const analysis::ImageReport& image = (*typed)[0];
+  CHECK(image.platform == "linux/arm/v7");
+  CHECK(image.status == analysis::Outcome::kFail);
+  REQUIRE(image.verdicts.size() == 2);
+  CHECK(image.verdicts[0].pool == "rtx3090-460");
+  REQUIRE(image.verdicts[0].predicted_error);
+  CHECK(image.verdicts[0].predicted_error->code == 804);
+  CHECK(image.verdicts[0].predicted_error->rule == "T001");
+
+  auto document = analysis::Analyze({facts}, TwoPools(), set, WithReplaceDot());
+  REQUIRE(document.ok());
+  CHECK((*document)["images"][0] == analysis::WriteImageReport(image));
+  auto read = analysis::ReadImageReport((*document)["images"][0], "report.json");
+  REQUIRE_MESSAGE(read.ok(), imagelint::testing::ErrorText(read));
+  CHECK(*read == image);
+
+  // What the model does not have, or a value of the wrong type, is an error naming the field.
+  json extra = (*document)["images"][0];
+  extra["verdicts"][1]["colour"] = "red";
+  auto unknown = analysis::ReadImageReport(extra, "report.json");
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.error().ToString() == "report.json: verdicts[1].colour: unknown field");
+  json wrong = (*document)["images"][0];
+  wrong["findings"][0]["evidence"][0]["layer"] = "two";
+  auto mistyped = analysis::ReadImageReport(wrong, "report.json");
+  REQUIRE_FALSE(mistyped.ok());
+  CHECK(mistyped.error().ToString() == "report.json: findings[0].evidence[0].layer: expected a whole number, got a string");
+}

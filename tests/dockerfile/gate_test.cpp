@@ -4,6 +4,7 @@
 
 #include "analysis/rules_fixture.h"
 #include "dockerfile_fixture.h"
+#include "support/checkout_knowledge.h"
 #include "imagelint/dockerfile.h"
 
 using namespace imagelint;
@@ -142,7 +143,7 @@ TEST_CASE("a built plain image: only the note and IL013 (its platform is a fact)
   image.image.os = "linux";
   image.image.architecture = "amd64";
   image.image.env = {{"PATH", "/usr/local/bin:/usr/bin:/bin"}, {"NODE_VERSION", "20.11.0"}};
-  image.gpu = facts::GpuFromFacts(image);
+  image.gpu = facts::GpuFromFacts(image, imagelint::testing::CheckoutKnowledge().GpuSignals());
   CHECK(image.gpu->workload == "none");
   json report = imagelint::testing::rules_fixture::RunFacts({image}, kGateFleet);
   for (const char* pool : {"t4-r470", "a100-r535-k8s", "h100-r550-cdi"}) CHECK(Verdict(report, 0, pool)["status"] == "pass");

@@ -409,6 +409,16 @@ TEST_CASE("the schema rejects what the writer never emits") {
   CHECK(result.out.find("colour") != std::string::npos);
 }
 
+// The gpu-signals.yaml rows this test needs (the table itself is tested
+// with the knowledge tables).
+GpuSignalWords Words() {
+  GpuSignalWords words;
+  words.variable_prefixes = {"NVIDIA_"};
+  words.rocm_words = {"rocm"};
+  return words;
+}
+Gpu GpuFromFacts(const Facts& facts) { return facts::GpuFromFacts(facts, Words()); }
+
 TEST_CASE("facts.gpu from the rows every producer fills: nvidia, rocm or none") {
   Facts plain = MinimalFacts();
   CHECK(GpuFromFacts(plain).workload == "none");
@@ -422,6 +432,8 @@ TEST_CASE("facts.gpu from the rows every producer fills: nvidia, rocm or none") 
   Facts opted_out = MinimalFacts();
   opted_out.image.env = {{"NVIDIA_VISIBLE_DEVICES", "void"}};
   CHECK(GpuFromFacts(opted_out).workload == "none");
+  // The words decide: without the NVIDIA_ prefix the variable marks nothing.
+  CHECK(facts::GpuFromFacts(env, GpuSignalWords{}).workload == "none");
   Facts cpu_torch = MinimalFacts();
   Framework torch;
   torch.name = "torch";
