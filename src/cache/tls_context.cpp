@@ -8,9 +8,8 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 
-#include <fstream>
-
 #include "cache/tls_transport.h"
+#include "common/file_text.h"
 
 namespace imagelint::redis {
 namespace {
@@ -36,17 +35,7 @@ std::string OpenSslReason() {
 }
 
 Result<std::string> ReadPem(const std::string& path, const char* flag) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return MakeError(path, std::string("cannot read the ") + flag + " file");
-  std::string text;
-  char chunk[16384];
-  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
-    text.append(chunk, static_cast<size_t>(in.gcount()));
-    if (text.size() > kMaxPemBytes)
-      return MakeError(path, std::string(flag) + " file larger than " + std::to_string(kMaxPemBytes) + " bytes");
-  }
-  if (in.bad()) return MakeError(path, std::string("cannot read the ") + flag + " file");
-  return text;
+  return ReadBoundedFile(path, kMaxPemBytes, std::string(flag) + " file", FileKinds::kRegularOnly);
 }
 
 // Every certificate of a PEM file, in order (a CA bundle; a certificate and its chain).

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "cli/command.h"
+#include "common/file_text.h"
 #include "imagelint/pipeline.h"
 #include "imagelint/report.h"
 
@@ -24,15 +25,9 @@ struct FleetImportArgs {
 Result<FleetImport> ImportInput(const std::string& path, fleet_import::InputKind kind, const std::string& fleet_name,
                                 const Context& context) {
   if (path != "-") return ImportFleetFile(kind, path, fleet_name, context);
-  fleet_import::ImportLimits limits;
-  std::string text;
-  char buffer[65536];
-  while (std::cin.read(buffer, sizeof buffer) || std::cin.gcount() > 0) {
-    text.append(buffer, static_cast<size_t>(std::cin.gcount()));
-    if (text.size() > limits.max_input_bytes)
-      return MakeError("<stdin>", "larger than " + std::to_string(limits.max_input_bytes) + " bytes");
-  }
-  return ImportFleet(kind, text, "<stdin>", fleet_name, context);
+  auto text = ReadBoundedStream(std::cin, fleet_import::ImportLimits{}.max_input_bytes, "<stdin>", "standard input");
+  if (!text.ok()) return text.error();
+  return ImportFleet(kind, *text, "<stdin>", fleet_name, context);
 }
 
 int RunImport(const FleetImportArgs& args, const Environment& environment) {

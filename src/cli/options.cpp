@@ -24,15 +24,12 @@ Result<std::string> PasswordFromStdin() {
   static std::once_flag once;
   static std::optional<Result<std::string>> password;
   std::call_once(once, [] {
-    std::string text;
-    char chunk[4096];
-    while (std::cin.read(chunk, sizeof chunk) || std::cin.gcount() > 0) {
-      text.append(chunk, static_cast<size_t>(std::cin.gcount()));
-      if (text.size() > kMaxPasswordBytes) {
-        password.emplace(MakeError("--password-stdin", "more than 64 KiB on standard input"));
-        return;
-      }
+    auto read = ReadBoundedStream(std::cin, kMaxPasswordBytes, "--password-stdin", "standard input");
+    if (!read.ok()) {
+      password.emplace(read.error());
+      return;
     }
+    std::string text = std::move(*read);
     while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
     if (text.empty()) {
       password.emplace(MakeError("--password-stdin", "nothing on standard input"));

@@ -1,12 +1,11 @@
 // .imagelint.yaml: discovery, parsing (file:line:column errors), merging with flags.
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include <yaml-cpp/yaml.h>
 
+#include "common/file_text.h"
 #include "imagelint/config.h"
 
 #include "common/yaml.h"
@@ -256,16 +255,9 @@ Result<Config> ParseConfig(std::string_view text, const std::string& file) {
 }
 
 Result<Config> LoadConfig(const std::string& path) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) return MakeError(path, "config file not found (or not a regular file)");
-  auto size = fs::file_size(path, ec);
-  if (ec) return MakeError(path, "cannot read config file: " + ec.message());
-  if (size > kMaxConfigBytes) return MakeError(path, "config file is larger than 1 MiB");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return MakeError(path, "cannot open config file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return ParseConfig(text.str(), path);
+  auto text = ReadBoundedFile(path, kMaxConfigBytes, "config file", FileKinds::kRegularOnly);
+  if (!text.ok()) return text.error();
+  return ParseConfig(*text, path);
 }
 
 Result<std::optional<std::string>> FindConfigFile(const std::string& explicit_path,

@@ -9,8 +9,8 @@
 #include "dockerfile/build_context.h"
 
 #include <filesystem>
-#include <fstream>
 
+#include "common/file_text.h"
 #include "common/text.h"
 #include "common/yaml.h"
 #include "dockerfile/util.h"
@@ -345,11 +345,10 @@ Result<std::string> ReadContextFile(const Context& ctx, const std::string& conte
   if (ctx.context_bytes + size > limits.max_total_bytes)
     return MakeError(name, "build context file " + name + " not read: the context files read are over the limit of " +
                                std::to_string(limits.max_total_bytes) + " bytes");
-  std::ifstream in(*real, std::ios::binary);
-  if (!in) return MakeError(name, "build context file " + name + " cannot be opened");
-  std::string text(static_cast<size_t>(size), '\0');
-  in.read(text.data(), static_cast<std::streamsize>(size));
-  text.resize(static_cast<size_t>(in.gcount()));
+  auto read = ReadBoundedFile(real->string(), limits.max_file_bytes, "build context file " + name,
+                              FileKinds::kRegularOnly);
+  if (!read.ok()) return MakeError(name, read.error().message);
+  std::string text = std::move(*read);
   ++ctx.context_files;
   ctx.context_bytes += text.size();
   if (StartsWith(text, "\xEF\xBB\xBF")) text = text.substr(3);
@@ -361,9 +360,7 @@ namespace {
 
 // Whether a context file starts with the ELF magic; links and special files are not opened.
 bool IsElfFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  char magic[4] = {};
-  return in.read(magic, 4) && magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' && magic[3] == 'F';
+  return ReadFileHead(path.string(), 4) == "\x7f" "ELF";
 }
 
 struct ElfWalk {

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include <filesystem>
-#include <fstream>
 
+#include "common/file_text.h"
 #include "common/json.h"
 #include "common/lines.h"
 #include "common/text.h"
@@ -453,11 +453,7 @@ bool LooksLikeDockerfile(ByteView bytes) {
 bool IsDockerfilePath(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) return false;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::string head(64 * 1024, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<size_t>(in.gcount()));
+  std::string head = ReadFileHead(path, 64 * 1024);
   if (LooksLikeDockerfile(ByteView(std::string_view(head)))) return true;
   // Named as a Dockerfile and text: read as one, so that what is wrong in it
   // is reported at its line (as docker build does), not as an unknown archive.

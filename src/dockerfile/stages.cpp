@@ -12,9 +12,9 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 
+#include "common/file_text.h"
 #include "common/text.h"
 #include "dockerfile/base_image.h"
 #include "dockerfile/build_context.h"
@@ -378,15 +378,9 @@ Result<DockerfileAnalysis> AnalyzeDockerfileText(std::string_view text, const st
 }
 
 Result<DockerfileAnalysis> AnalyzeDockerfile(const std::string& path, const DockerfileOptions& options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return MakeError(path, "cannot open Dockerfile");
-  std::string text;
-  char buffer[65536];
-  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-    text.append(buffer, static_cast<size_t>(in.gcount()));
-    if (text.size() > options.limits.max_bytes)
-      return MakeError(path, "Dockerfile is over the limit of " + std::to_string(options.limits.max_bytes) + " bytes");
-  }
+  auto read = ReadBoundedFile(path, options.limits.max_bytes, "Dockerfile");
+  if (!read.ok()) return read.error();
+  const std::string& text = *read;
   if (!options.context_dir.empty() || options.no_context) return AnalyzeDockerfileText(text, path, options);
   // docker build -f DIR/Dockerfile DIR: the Dockerfile's folder is the usual context.
   DockerfileOptions with_context = options;

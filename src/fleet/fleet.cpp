@@ -3,10 +3,9 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
 #include <set>
-#include <sstream>
 
+#include "common/file_text.h"
 #include "common/text.h"
 #include "common/yaml.h"
 #include "common/version.h"
@@ -393,15 +392,9 @@ Result<Fleet> ParseFleet(std::string_view yaml_text, const std::string& source, 
 }
 
 Result<Fleet> LoadFleetFile(const std::string& path, const Knowledge& knowledge) {
-  std::error_code ec;
-  auto size = std::filesystem::file_size(path, ec);
-  if (ec) return MakeError(path, "cannot read fleet file: " + ec.message());
-  if (size > kMaxFleetBytes) return MakeError(path, "fleet file too large");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return MakeError(path, "cannot open fleet file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return ParseFleet(text.str(), path, knowledge);
+  auto text = ReadBoundedFile(path, kMaxFleetBytes, "fleet file", FileKinds::kRegularOnly);
+  if (!text.ok()) return text.error();
+  return ParseFleet(*text, path, knowledge);
 }
 
 }  // namespace imagelint

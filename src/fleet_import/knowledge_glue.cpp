@@ -1,6 +1,6 @@
 // The import's link to the knowledge files and to the fleet YAML loader.
-#include <fstream>
 
+#include "common/file_text.h"
 #include "fleet_import/hosts.h"
 #include "imagelint/knowledge.h"
 
@@ -71,16 +71,8 @@ GpuResolver ResolverFromKnowledge(const Knowledge& knowledge) {
 
 Result<Fleet> LoadFleetAnyFormat(const std::string& path, const Knowledge& knowledge) {
   // Only the first bytes decide the kind; the importers read the file again
-  // with their own bound.
-  std::string head;
-  {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return MakeError(path, "cannot open fleet file");
-    head.resize(4096);
-    in.read(head.data(), static_cast<std::streamsize>(head.size()));
-    head.resize(static_cast<size_t>(in.gcount()));
-  }
-  InputKind kind = DetectInputKind(head);
+  // with their own bound (and name what is wrong with it).
+  InputKind kind = DetectInputKind(ReadFileHead(path, 4096));
   if (kind == InputKind::kFleetYaml) return LoadFleetFile(path, knowledge);
   auto imported = ImportFile(path, ResolverFromKnowledge(knowledge), kind);
   if (!imported.ok()) return imported.error();

@@ -1,8 +1,8 @@
 // Input detection, dispatch, and the fleet YAML an import writes.
 #include <cstdio>
-#include <fstream>
 #include <sstream>
 
+#include "common/file_text.h"
 #include "fleet_import/hosts.h"
 
 namespace imagelint::fleet_import {
@@ -54,26 +54,9 @@ Result<ImportResult> ImportText(InputKind kind, std::string_view text, const std
   return MakeError(source, "a fleet YAML file is loaded, not imported");
 }
 
-namespace {
-
-Result<std::string> ReadBounded(const std::string& path, size_t max_bytes) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return MakeError(path, "cannot open");
-  std::string text;
-  char buffer[65536];
-  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-    text.append(buffer, static_cast<size_t>(in.gcount()));
-    if (text.size() > max_bytes) return MakeError(path, "larger than " + std::to_string(max_bytes) + " bytes");
-  }
-  if (in.bad()) return MakeError(path, "read error");
-  return text;
-}
-
-}  // namespace
-
 Result<ImportResult> ImportFile(const std::string& path, const GpuResolver& gpus, std::optional<InputKind> kind,
                                 const ImportLimits& limits) {
-  auto text = ReadBounded(path, limits.max_input_bytes);
+  auto text = ReadBoundedFile(path, limits.max_input_bytes, "fleet file");
   if (!text.ok()) return text.error();
   InputKind chosen = kind ? *kind : DetectInputKind(*text);
   if (chosen == InputKind::kFleetYaml)

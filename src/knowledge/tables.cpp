@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <fstream>
 #include <set>
 #include <sstream>
 
+#include "common/file_text.h"
 #include "common/json.h"
 #include "common/text.h"
 #include "common/version.h"
@@ -632,15 +632,7 @@ class TableParser {
 }  // namespace
 
 Result<std::string> ReadTableFile(const std::filesystem::path& path) {
-  std::error_code ec;
-  auto size = std::filesystem::file_size(path, ec);
-  if (ec) return MakeError(path.string(), "cannot read knowledge file: " + ec.message());
-  if (size > kMaxFileBytes) return MakeError(path.string(), "knowledge file too large");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return MakeError(path.string(), "cannot open knowledge file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return ReadBoundedFile(path.string(), kMaxFileBytes, "knowledge file", FileKinds::kRegularOnly);
 }
 
 Result<std::vector<YAML::Node>> LoadDocuments(std::string_view text, const std::string& file) {

@@ -1,9 +1,8 @@
 // The library side of `imagelint rules`, `explain` and `fleet import`.
 #include <cctype>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
+#include "common/file_text.h"
 #include "common/text.h"
 #include "imagelint/fleet.h"
 #include "imagelint/knowledge.h"
@@ -84,15 +83,9 @@ Result<RuleDocs> ExplainRule(const std::string& id_or_name, const std::vector<st
   }
   auto page = FindDocsPage(*found, context);
   if (!page) return MakeError(found->id, "no documentation page (expected docs/rules/" + found->id + ".md)");
-  std::ifstream in(*page, std::ios::binary);
-  std::string text;
-  char chunk[65536];
-  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
-    text.append(chunk, static_cast<size_t>(in.gcount()));
-    if (text.size() > kMaxDocsPageBytes) return MakeError(*page, "documentation page larger than 4 MiB");
-  }
-  if (!in.eof()) return MakeError(*page, "cannot read");
-  return RuleDocs{std::move(*found), *page, std::move(text)};
+  auto text = ReadBoundedFile(*page, kMaxDocsPageBytes, "documentation page", FileKinds::kRegularOnly);
+  if (!text.ok()) return text.error();
+  return RuleDocs{std::move(*found), *page, std::move(*text)};
 }
 
 Result<FleetImport> ImportFleet(fleet_import::InputKind kind, const std::string& text, const std::string& source,

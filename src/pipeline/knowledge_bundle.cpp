@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include "common/file_text.h"
 #include "imagelint/digest.h"
 #include "imagelint/knowledge_update.h"
 
@@ -25,17 +26,7 @@ std::string Hex(const std::string& digest) { return digest.substr(digest.find(':
 }  // namespace
 
 Result<std::string> ReadKnowledgeFile(const std::string& file) {
-  std::error_code ec;
-  if (!fs::is_regular_file(file, ec)) return MakeError(file, "no such knowledge bundle file");
-  const auto size = fs::file_size(file, ec);
-  if (ec) return MakeError(file, "cannot read: " + ec.message());
-  if (size > kMaxKnowledgeBundleBytes)
-    return MakeError(file, "knowledge bundle of " + std::to_string(size) + " bytes is larger than the " +
-                               std::to_string(kMaxKnowledgeBundleBytes >> 20) + " MiB a bundle may have (refused)");
-  std::ifstream in(file, std::ios::binary);
-  std::string bytes(static_cast<size_t>(size), '\0');
-  if (!in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()))) return MakeError(file, "cannot read");
-  return bytes;
+  return ReadBoundedFile(file, kMaxKnowledgeBundleBytes, "knowledge bundle file", FileKinds::kRegularOnly);
 }
 
 Status SelectKnowledge(Context& context, const std::string& selection, bool fixed) {

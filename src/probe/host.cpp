@@ -2,9 +2,9 @@
 // importer's bounded XML reader) and the container toolkit's version.
 #include <unistd.h>
 
-#include <fstream>
 #include <regex>
 
+#include "common/file_text.h"
 #include "imagelint/probe.h"
 
 namespace imagelint::probe {
@@ -49,19 +49,12 @@ Host ReadHost(const HostOptions& options) {
   Host host;
   host.name = HostName();
   if (!options.nvidia_smi_xml_file.empty()) {
-    std::ifstream in(options.nvidia_smi_xml_file, std::ios::binary);
-    if (!in) {
-      host.why_no_gpu = options.nvidia_smi_xml_file + ": cannot read";
+    auto xml = ReadBoundedFile(options.nvidia_smi_xml_file, kMaxXmlBytes, "nvidia-smi XML file");
+    if (!xml.ok()) {
+      host.why_no_gpu = xml.error().ToString();
       return host;
     }
-    host.nvidia_smi_xml.resize(kMaxXmlBytes + 1);
-    in.read(host.nvidia_smi_xml.data(), static_cast<std::streamsize>(host.nvidia_smi_xml.size()));
-    host.nvidia_smi_xml.resize(static_cast<size_t>(in.gcount()));
-    if (host.nvidia_smi_xml.size() > kMaxXmlBytes) {
-      host.why_no_gpu = options.nvidia_smi_xml_file + ": larger than 8 MiB";
-      host.nvidia_smi_xml.clear();
-      return host;
-    }
+    host.nvidia_smi_xml = std::move(*xml);
   } else {
     auto run = RunProcess({"nvidia-smi", "-q", "-x"}, std::nullopt, options.timeout, kMaxXmlBytes);
     if (!run.ok()) {

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <fstream>
 #include <optional>
-#include <sstream>
 
+#include "common/file_text.h"
 #include "common/text.h"
 #include "imagelint/probe.h"
 
@@ -52,16 +52,13 @@ Observation MakeObservation(const std::string& image_digest, const std::string& 
 
 Status RecordObservation(const std::string& path, const std::string& pool, const std::string& pool_yaml,
                          const Observation& observation) {
-  std::string text;
-  {
-    std::ifstream in(path, std::ios::binary);
-    if (in) {
-      std::ostringstream all;
-      all << in.rdbuf();
-      text = all.str();
-    }
+  std::string text;  // a fleet file that does not exist yet starts empty
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec)) {
+    auto read = ReadBoundedFile(path, 16u << 20, "fleet file", FileKinds::kRegularOnly);
+    if (!read.ok()) return read.error();
+    text = std::move(*read);
   }
-  if (text.size() > (16u << 20)) return MakeError(path, "fleet file too large");
   std::vector<std::string> lines = SplitOn(text, '\n');
   if (!lines.empty() && lines.back().empty()) lines.pop_back();
   const std::string entry = FlowEntry(observation);

@@ -12,11 +12,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "common/file_text.h"
 #include "common/json.h"
 #include "common/text.h"
 
@@ -309,15 +308,12 @@ Result<std::optional<Credentials>> CredentialsFromHelper(const std::string& help
 }
 
 Result<std::optional<Credentials>> LookupCredentials(const Reference& ref, const CredentialStores& stores) {
+  // A credential file that is missing, not regular or too large is skipped, as
+  // skopeo and podman skip it.
   auto read_file = [](const std::string& path) -> std::optional<std::string> {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
-    if (std::filesystem::file_size(path, ec) > kMaxAuthFileBytes) return std::nullopt;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return std::nullopt;
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
+    auto text = ReadBoundedFile(path, kMaxAuthFileBytes, "credential file", FileKinds::kRegularOnly);
+    if (!text.ok()) return std::nullopt;
+    return std::move(*text);
   };
   // skopeo/podman order first (containers-auth.json(5):
   // https://github.com/containers/image/blob/main/docs/containers-auth.json.5.md),

@@ -3,12 +3,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include <utility>
 
+#include "common/file_text.h"
 #include "common/marked_yaml.h"
 #include "imagelint/rules.h"
 
@@ -413,17 +412,9 @@ Result<std::vector<Rule>> ParseRuleFile(std::string_view text, const std::string
 
 Result<std::vector<Rule>> LoadRuleFile(const std::string& path, const RuleFileLimits& limits,
                                        const std::string& cache_dir) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return MakeError(path, "no such rule file");
-  auto size = std::filesystem::file_size(path, ec);
-  if (ec) return MakeError(path, "cannot read: " + ec.message());
-  if (size > limits.max_file_bytes)
-    return MakeError(path, "rule file larger than " + std::to_string(limits.max_file_bytes) + " bytes");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return MakeError(path, "cannot open rule file");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return ParseRuleFile(buffer.str(), path, limits, cache_dir);
+  auto text = ReadBoundedFile(path, limits.max_file_bytes, "rule file", FileKinds::kRegularOnly);
+  if (!text.ok()) return text.error();
+  return ParseRuleFile(*text, path, limits, cache_dir);
 }
 
 std::string BuiltinRulesDir(const std::filesystem::path& data_dir) { return (data_dir / "rules").string(); }
