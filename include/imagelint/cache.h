@@ -12,10 +12,10 @@
 //   auto image = ScanImage(source, analyzers, scan);
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -145,8 +145,12 @@ class LayerCache final : public VerifiedBlobMemo {
 
   std::string directory_;
   SharedCache shared_;
-  mutable std::mutex mutex_;
-  CacheStats stats_;
+  // Plain counts, bumped from the scan's worker threads (CacheStats tells each one's meaning).
+  struct Counters {
+    std::atomic<uint64_t> hits{0}, partial{0}, misses{0}, bypassed{0}, discarded{0}, write_errors{0},
+        blobs_vouched{0}, shared_hits{0}, shared_discarded{0}, shared_stored{0};
+  };
+  Counters counters_;
 };
 
 }  // namespace imagelint
