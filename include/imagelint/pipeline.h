@@ -203,11 +203,10 @@ Result<FleetImport> ImportFleet(fleet_import::InputKind kind, const std::string&
 Result<FleetImport> ImportFleetFile(fleet_import::InputKind kind, const std::string& path,
                                     const std::string& fleet_name, const Context& context);
 
-// Values of size and duration flags: "64G", "512M", "1048576" (K, M, G, T:
-// binary units); "30d", "12h", "90m", "45s" or plain seconds.
-Result<uint64_t> ParseSize(const std::string& text);
+// Values of duration flags: "30d", "12h", "90m", "45s" or plain seconds.
+// Sizes are ParseByteSize and HumanBytes (imagelint/read_image.h).
 Result<int64_t> ParseDuration(const std::string& text);
-// 1536 -> "1.5 KiB" (binary units, for people).
+// HumanBytes under the name the report renderers still call.
 std::string FormatSize(uint64_t bytes);
 
 }  // namespace imagelint

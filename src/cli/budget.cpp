@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "imagelint/pipeline.h"
+#include "imagelint/read_image.h"
 
 namespace imagelint::cli {
 
@@ -65,7 +66,7 @@ Result<Budget> ParseBudget(const std::string& timeout, const std::string& max_me
   auto seconds = ParseDuration(timeout);
   if (!seconds.ok()) return MakeError("--timeout", seconds.error().message);
   budget.seconds_per_input = *seconds;
-  auto bytes = ParseSize(max_memory);
+  auto bytes = ParseByteSize(max_memory);
   if (!bytes.ok()) return MakeError("--max-memory", bytes.error().message);
   if (*bytes != 0 && *bytes < (64ull << 20))
     return MakeError("--max-memory", "at least 64M (the program itself needs some), or 0 for no limit");
@@ -76,7 +77,7 @@ Result<Budget> ParseBudget(const std::string& timeout, const std::string& max_me
 void StartBudget(const Budget& budget, const std::vector<std::string>& inputs) {
   const std::string names = Names(inputs);
   if (budget.max_memory > 0 && !kSanitized) {
-    MemoryMessage() = "imagelint: " + names + ": stopped at the memory limit of " + FormatSize(budget.max_memory) +
+    MemoryMessage() = "imagelint: " + names + ": stopped at the memory limit of " + HumanBytes(budget.max_memory) +
                       " (--max-memory; 0 turns it off)\n";
     rlimit limit{budget.max_memory, budget.max_memory};
     rlimit current{};

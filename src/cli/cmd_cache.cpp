@@ -5,6 +5,7 @@
 #include "cli/command.h"
 #include "imagelint/cache.h"
 #include "imagelint/pipeline.h"
+#include "imagelint/read_image.h"
 #include "imagelint/report.h"
 
 namespace imagelint::cli {
@@ -38,7 +39,7 @@ int RunCache(const CacheArgs& args, const Environment& environment) {
   }
   PruneOptions options;
   if (!args.max_size.empty()) {
-    auto bytes = ParseSize(args.max_size);
+    auto bytes = ParseByteSize(args.max_size);
     if (!bytes.ok()) return ReportToolError(WithSubject(bytes.error(), "--max-size"));
     options.max_bytes = *bytes;
   }

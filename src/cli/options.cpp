@@ -9,6 +9,7 @@
 #include "common/file_text.h"
 #include "common/text.h"
 #include "imagelint/knowledge_update.h"
+#include "imagelint/read_image.h"
 #include "imagelint/report.h"
 
 namespace imagelint::cli {
@@ -238,7 +239,7 @@ Result<ImageReadOptions> ToImageReadOptions(const ImageInputFlags& flags) {
   options.platform = flags.platform;
   options.image_name = flags.image_name;
   if (!flags.max_layer_bytes.empty()) {
-    auto limit = ParseSize(flags.max_layer_bytes);
+    auto limit = ParseByteSize(flags.max_layer_bytes);
     if (!limit.ok()) return WithSubject(limit.error(), "--max-layer-bytes");
     options.max_layer_bytes = *limit;
   }

@@ -13,8 +13,6 @@ Context Context::ForDataDirectory(const std::filesystem::path& data_dir) {
   return context;
 }
 
-Result<uint64_t> ParseSize(const std::string& text) { return ParseByteSize(text); }
-
 std::string FormatSize(uint64_t bytes) { return HumanBytes(bytes); }
 
 Result<int64_t> ParseDuration(const std::string& text) {

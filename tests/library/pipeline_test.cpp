@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include "imagelint/pipeline.h"
+#include "imagelint/read_image.h"
 #include "support/image_builder.h"
 #include "support/test_support.h"
 
@@ -354,14 +355,14 @@ TEST_CASE("fleet import: text or file, and whether the written fleet loads") {
 }
 
 TEST_CASE("sizes and durations") {
-  CHECK(*ParseSize("64G") == (uint64_t{64} << 30));
-  CHECK(*ParseSize("1048576") == 1048576);
-  CHECK_FALSE(ParseSize("10Q").ok());
+  CHECK(*ParseByteSize("64G") == (uint64_t{64} << 30));
+  CHECK(*ParseByteSize("1048576") == 1048576);
+  CHECK_FALSE(ParseByteSize("10Q").ok());
   CHECK(*ParseDuration("30d") == 30 * 86400);
   CHECK(*ParseDuration("45") == 45);
   CHECK_FALSE(ParseDuration("3 weeks").ok());
   CHECK_FALSE(ParseDuration("1y").ok());
-  CHECK(FormatSize(1536) == "1.5 KiB");
+  CHECK(HumanBytes(1536) == "1.5 KiB");
   Context context = Context::ForDataDirectory("/opt/share/imagelint");
   CHECK(context.rules_dir == "/opt/share/imagelint/rules");
   CHECK(context.knowledge_dir == "/opt/share/imagelint/rules/knowledge");
