@@ -570,9 +570,9 @@ nlohmann::json ElfScanner::Finish(bool complete) {
     std::map<std::pair<uint32_t, std::string>, std::string> sass_sorted;
     std::map<std::tuple<uint32_t, std::string, std::string>, json> ptx_sorted;
     for (const FatbinEntry& entry : entries) {
-      std::string category = EntryCategory(entry.kind);
-      if (category == "sass") sass_sorted[{entry.arch, entry.variant}] = EntryArchName(entry);
-      if (category == "ptx")
+      EntryCategory category = CategoryOf(entry.kind);
+      if (category == EntryCategory::kSass) sass_sorted[{entry.arch, entry.variant}] = EntryArchName(entry);
+      if (category == EntryCategory::kPtx)
         ptx_sorted[{entry.arch, entry.variant, EntryIsa(entry)}] = {{"arch", EntryArchName(entry)},
                                                                     {"isa", EntryIsa(entry)}};
     }

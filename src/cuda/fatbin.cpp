@@ -7,10 +7,8 @@
 #include <string_view>
 #include <tuple>
 
-#include <lz4.h>
-#include <zstd.h>
-
 #include "cuda/cubin_kernels.h"
+#include "cuda/fatbin_decompress.h"
 #include "imagelint/bytes.h"
 
 namespace imagelint::cuda {
@@ -53,26 +51,48 @@ int VariantRank(const std::string& variant) { return variant == "a" ? 2 : varian
 
 }  // namespace
 
-std::string EntryCategory(uint16_t kind) {
+EntryCategory CategoryOf(uint16_t kind) {
   switch (kind) {
-    case 2: case 4: case 0x10: return "sass";
-    case 1: case 0x40: return "ptx";
-    case 8: return "ltoir";
-    default: return "other";
+    case 2: case 4: case 0x10: return EntryCategory::kSass;
+    case 1: case 0x40: return EntryCategory::kPtx;
+    case 8: return EntryCategory::kLtoir;
+    default: return EntryCategory::kOther;
   }
 }
 
+std::string_view CategoryName(EntryCategory category) {
+  switch (category) {
+    case EntryCategory::kSass: return "sass";
+    case EntryCategory::kPtx: return "ptx";
+    case EntryCategory::kLtoir: return "ltoir";
+    case EntryCategory::kOther: break;
+  }
+  return "other";
+}
+
+std::string_view CompressionName(Compression compression) {
+  switch (compression) {
+    case Compression::kNone: break;
+    case Compression::kLz4: return "lz4";
+    case Compression::kZstd: return "zstd";
+    case Compression::kLz4AndZstd: return "lz4+zstd";
+  }
+  return "none";
+}
+
 std::string EntryArchName(const FatbinEntry& entry) {
-  std::string category = EntryCategory(entry.kind);
-  std::string prefix = category == "sass"   ? "sm_"
-                       : category == "ptx"  ? "compute_"
-                       : category == "ltoir" ? "lto_"
-                                             : "kind" + Hex(entry.kind) + "_";
+  std::string prefix;
+  switch (CategoryOf(entry.kind)) {
+    case EntryCategory::kSass: prefix = "sm_"; break;
+    case EntryCategory::kPtx: prefix = "compute_"; break;
+    case EntryCategory::kLtoir: prefix = "lto_"; break;
+    case EntryCategory::kOther: prefix = "kind" + Hex(entry.kind) + "_"; break;
+  }
   return prefix + std::to_string(entry.arch) + entry.variant;
 }
 
 std::string EntryIsa(const FatbinEntry& entry) {
-  if (EntryCategory(entry.kind) != "ptx") return "";
+  if (CategoryOf(entry.kind) != EntryCategory::kPtx) return "";
   if (entry.version_major == 0 && entry.version_minor == 0) return "";
   return std::to_string(entry.version_major) + "." + std::to_string(entry.version_minor);
 }
@@ -91,123 +111,10 @@ uint32_t CubinSmFromFlags(uint32_t e_flags, uint8_t abi_version) {
   return (e_flags >> 8) & 0xFF;
 }
 
-namespace {
-
-// How many bytes of a payload declaring `declared_size` to decode: all, or
-// with `partial` (an inspection window) at most `max_output`. False, with
-// result.error set, when all of it is wanted and it exceeds the limit.
-bool DecodeTarget(uint64_t declared_size, uint64_t max_output, bool partial, DecompressResult& result,
-                  uint64_t& target) {
-  target = declared_size;
-  if (target <= max_output) return true;
-  if (!partial) {
-    result.error = "declared uncompressed size " + std::to_string(declared_size) + " exceeds limit " +
-                   std::to_string(max_output);
-    return false;
-  }
-  target = max_output;
-  return true;
-}
-
-}  // namespace
-
-DecompressResult DecompressLz4Block(std::span<const uint8_t> input, uint64_t declared_size,
-                                    uint64_t max_output, bool partial) {
-  DecompressResult result;
-  if (input.size() > static_cast<uint64_t>(LZ4_MAX_INPUT_SIZE)) {
-    result.error = "LZ4 payload too large";
-    return result;
-  }
-  uint64_t target = 0;
-  if (!DecodeTarget(declared_size, max_output, partial, result, target)) return result;
-  result.data.resize(target);
-  if (target == 0) return result;
-  int produced;
-  if (target == declared_size) {
-    produced = LZ4_decompress_safe(reinterpret_cast<const char*>(input.data()),
-                                   reinterpret_cast<char*>(result.data.data()), static_cast<int>(input.size()),
-                                   static_cast<int>(target));
-    if (produced >= 0 && static_cast<uint64_t>(produced) != declared_size) {
-      result.error = "LZ4 payload decodes to " + std::to_string(produced) + " bytes, header says " +
-                     std::to_string(declared_size);
-      result.data.resize(static_cast<size_t>(produced));
-      return result;
-    }
-  } else {
-    produced = LZ4_decompress_safe_partial(reinterpret_cast<const char*>(input.data()),
-                                           reinterpret_cast<char*>(result.data.data()),
-                                           static_cast<int>(input.size()), static_cast<int>(target),
-                                           static_cast<int>(target));
-  }
-  if (produced < 0) {
-    result.error = "corrupt LZ4 block (decoder stopped at input byte " + std::to_string(-produced) + ")";
-    result.data.clear();
-    return result;
-  }
-  result.data.resize(static_cast<size_t>(produced));
-  return result;
-}
-
-DecompressResult DecompressZstd(std::span<const uint8_t> input, uint64_t declared_size, uint64_t max_output,
-                                bool partial) {
-  DecompressResult result;
-  unsigned long long frame_size = ZSTD_getFrameContentSize(input.data(), input.size());
-  if (frame_size == ZSTD_CONTENTSIZE_ERROR) {
-    result.error = "corrupt zstd payload (no valid frame header)";
-    return result;
-  }
-  if (frame_size != ZSTD_CONTENTSIZE_UNKNOWN && frame_size != declared_size) {
-    result.error = "zstd frame holds " + std::to_string(frame_size) + " bytes, entry header says " +
-                   std::to_string(declared_size);
-    return result;
-  }
-  uint64_t target = 0;
-  if (!DecodeTarget(declared_size, max_output, partial, result, target)) return result;
-  result.data.resize(target);
-  ZSTD_DCtx* context = ZSTD_createDCtx();
-  if (context == nullptr) {
-    result.error = "zstd: out of memory";
-    return result;
-  }
-  // Window limit keeps a hostile frame from asking for gigabytes of history.
-  ZSTD_DCtx_setParameter(context, ZSTD_d_windowLogMax, 27);
-  ZSTD_inBuffer in{input.data(), input.size(), 0};
-  ZSTD_outBuffer out{result.data.data(), result.data.size(), 0};
-  bool finished = false;
-  while (out.pos < out.size || target == 0) {
-    size_t code = ZSTD_decompressStream(context, &out, &in);
-    if (ZSTD_isError(code)) {
-      result.error = std::string("corrupt zstd payload: ") + ZSTD_getErrorName(code) + " (near input byte " +
-                     std::to_string(in.pos) + ")";
-      break;
-    }
-    if (code == 0) {
-      finished = true;
-      break;
-    }
-    if (in.pos == in.size && out.pos < out.size) {
-      // Decoder wants more input than the entry holds.
-      size_t before = out.pos;
-      code = ZSTD_decompressStream(context, &out, &in);
-      if (ZSTD_isError(code) || out.pos == before) {
-        result.error = "truncated zstd payload (" + std::to_string(out.pos) + " of " +
-                       std::to_string(declared_size) + " bytes decoded)";
-        break;
-      }
-    }
-    if (target == 0) break;
-  }
-  ZSTD_freeDCtx(context);
-  if (!result.error && finished && target == declared_size && out.pos != declared_size) {
-    result.error = "zstd payload decodes to " + std::to_string(out.pos) + " bytes, header says " +
-                   std::to_string(declared_size);
-  }
-  if (result.error) {
-    result.data.clear();
-  } else {
-    result.data.resize(out.pos);
-  }
-  return result;
+bool CubinIsArchSpecific(uint32_t e_flags, uint8_t abi_version) {
+  constexpr uint32_t kAcceleratorsAbi7 = 0x800;  // EF_CUDA_ACCELERATORS_V1
+  constexpr uint32_t kAcceleratorsAbi8 = 0x8;    // EF_CUDA_ACCELERATORS
+  return (abi_version == 7 && (e_flags & kAcceleratorsAbi7)) || (abi_version == 8 && (e_flags & kAcceleratorsAbi8));
 }
 
 FatbinScanner::FatbinScanner(uint64_t file_size, FatbinLimits limits) : file_size_(file_size), limits_(limits) {}
@@ -453,7 +360,10 @@ void FatbinScanner::OnCollected() {
       if (entry.payload_size % 8 != 0)
         AddProblem(e, "fatbin entry payload size " + std::to_string(entry.payload_size) + " is not a multiple of 8");
       bool lz4 = entry.flags & kFlagLz4, zstd = entry.flags & kFlagZstd;
-      entry.compression = lz4 && zstd ? "lz4+zstd" : lz4 ? "lz4" : zstd ? "zstd" : "none";
+      entry.compression = lz4 && zstd ? Compression::kLz4AndZstd
+                          : lz4       ? Compression::kLz4
+                          : zstd      ? Compression::kZstd
+                                      : Compression::kNone;
       if (lz4 && zstd) AddProblem(e, "fatbin entry claims both LZ4 and zstd compression");
       if (entry.flags & kFlagArchSpecific) entry.variant = "a";
       else if (entry.flags & kFlagFamilySpecific) entry.variant = "f";
@@ -479,10 +389,10 @@ void FatbinScanner::OnCollected() {
       uint64_t payload_offset = entry.offset + header_size;
       payload_skip_after_ = payload_offset + entry.payload_size;
       uint64_t inspect = 0;
-      std::string category = EntryCategory(entry.kind);
-      bool wanted = category == "sass" || category == "ptx";
-      bool sass = category == "sass";
-      if (entry.compression == "none") {
+      EntryCategory category = CategoryOf(entry.kind);
+      bool sass = category == EntryCategory::kSass;
+      bool wanted = sass || category == EntryCategory::kPtx;
+      if (entry.compression == Compression::kNone) {
         // A small cubin is read whole so its kernels can be counted; of a
         // bigger one only the start (its header and notes).
         uint64_t window = sass && entry.payload_size <= limits_.whole_cubin_bytes ? entry.payload_size
@@ -504,7 +414,7 @@ void FatbinScanner::OnCollected() {
         uint64_t need = entry.compressed_size;
         bool whole = sass && entry.uncompressed_size <= limits_.whole_cubin_bytes;
         if (!whole && entry.uncompressed_size > limits_.inspect_bytes) {
-          uint64_t bound = entry.compression == "lz4" ? limits_.inspect_bytes + limits_.inspect_bytes / 255 + 64
+          uint64_t bound = entry.compression == Compression::kLz4 ? limits_.inspect_bytes + limits_.inspect_bytes / 255 + 64
                                                       : limits_.inspect_bytes + 160 * 1024;
           need = std::min(need, bound);
         }
@@ -531,11 +441,10 @@ void FatbinScanner::OnCollected() {
         entry.offset = offset;
         entry.kind = 2;
         entry.embedded = true;
-        entry.compression = "none";
         uint8_t abi = *view.U8(8);
         uint32_t e_flags = *view.U32(48);
         entry.arch = CubinSmFromFlags(e_flags, abi);
-        if ((abi == 7 && (e_flags & 0x800)) || (abi == 8 && (e_flags & 0x8))) entry.variant = "a";
+        if (CubinIsArchSpecific(e_flags, abi)) entry.variant = "a";
         entry.toolkit = ToolkitFromCubinVersion(*view.U32(20));
         if (entries_.size() < limits_.max_entries) entries_.push_back(std::move(entry));
         ResumeSearchAt(offset + 64);
@@ -550,11 +459,12 @@ void FatbinScanner::OnCollected() {
 void FatbinScanner::InspectPayload(FatbinEntry& entry, std::span<const uint8_t> bytes, uint64_t offset) {
   std::vector<uint8_t> decoded;
   std::span<const uint8_t> plain = bytes;
-  if (entry.compression == "lz4" || entry.compression == "zstd") {
-    bool whole = EntryCategory(entry.kind) == "sass" && entry.uncompressed_size <= limits_.whole_cubin_bytes;
+  const EntryCategory category = CategoryOf(entry.kind);
+  if (entry.compression == Compression::kLz4 || entry.compression == Compression::kZstd) {
+    bool whole = category == EntryCategory::kSass && entry.uncompressed_size <= limits_.whole_cubin_bytes;
     uint64_t window = whole ? entry.uncompressed_size : limits_.inspect_bytes;
     bool partial = entry.uncompressed_size > window;
-    DecompressResult result = entry.compression == "lz4"
+    DecompressResult result = entry.compression == Compression::kLz4
                                   ? DecompressLz4Block(bytes, entry.uncompressed_size, window, partial)
                                   : DecompressZstd(bytes, entry.uncompressed_size, window, partial);
     if (result.error) {
@@ -563,12 +473,11 @@ void FatbinScanner::InspectPayload(FatbinEntry& entry, std::span<const uint8_t> 
     }
     decoded = std::move(result.data);
     plain = decoded;
-  } else if (entry.compression != "none") {
+  } else if (entry.compression != Compression::kNone) {
     return;
   }
   ByteView view(plain);
-  std::string category = EntryCategory(entry.kind);
-  if (category == "sass") {
+  if (category == EntryCategory::kSass) {
     if (!view.StartsWith(std::string_view("\x7f" "ELF", 4))) {
       AddProblem(offset, "fatbin entry " + EntryArchName(entry) + ": payload is not an ELF cubin");
       return;
@@ -579,12 +488,8 @@ void FatbinScanner::InspectPayload(FatbinEntry& entry, std::span<const uint8_t> 
     if (auto extent = CubinExtent(view); extent && *extent <= view.size()) entry.kernels = CountCubinKernels(view);
     // cuobjdump names a cubin "sm_XYa" when its e_flags carry the accelerator
     // bit even if the fatbin flag is clear (cuBLAS 12.4 has such entries); the
-    // bit is a positive-only hint (EF_CUDA_ACCELERATORS in LLVM's ELF.h,
-    // https://github.com/llvm/llvm-project/blob/main/llvm/include/llvm/BinaryFormat/ELF.h),
-    // so it never removes a/f.
-    if (entry.variant.empty() && ((entry.cubin_abi == 7 && (entry.cubin_flags & 0x800)) ||
-                                  (entry.cubin_abi == 8 && (entry.cubin_flags & 0x8))))
-      entry.variant = "a";
+    // bit never removes a/f.
+    if (entry.variant.empty() && CubinIsArchSpecific(entry.cubin_flags, entry.cubin_abi)) entry.variant = "a";
     std::string_view text = view.AsString();
     constexpr std::string_view kBanner = "Cuda compilation tools, release ";
     size_t at = text.find(kBanner);
@@ -599,7 +504,7 @@ void FatbinScanner::InspectPayload(FatbinEntry& entry, std::span<const uint8_t> 
           entry.toolkit = std::to_string(major) + "." + std::to_string(minor);
       }
     }
-  } else if (category == "ptx") {
+  } else if (category == EntryCategory::kPtx) {
     std::string_view text = view.AsString();
     if (entry.version_major == 0 && entry.version_minor == 0) {
       std::string version = PtxDirective(text, ".version");
@@ -662,38 +567,40 @@ nlohmann::json FatbinScanner::Summary(const std::map<uint64_t, std::pair<uint64_
   }
   out["section_archs"] = section_archs;
   // (category, arch, variant rank, variant, isa) -> count
-  std::map<std::tuple<std::string, uint32_t, int, std::string, std::string>, uint64_t> groups;
+  using GroupKey = std::tuple<EntryCategory, uint32_t, int, std::string, std::string>;
+  std::map<GroupKey, uint64_t> groups;
   // Kernels per group, while every entry of the group has a known count.
-  std::map<std::tuple<std::string, uint32_t, int, std::string, std::string>, std::optional<uint64_t>> kernels;
+  std::map<GroupKey, std::optional<uint64_t>> kernels;
   std::map<std::string, uint64_t> compression;
   std::set<std::string> toolkits, tkinfo;
   uint64_t debug = 0, embedded = 0;
   for (const FatbinEntry& entry : entries_) {
-    std::tuple key{EntryCategory(entry.kind), entry.arch, VariantRank(entry.variant), EntryArchName(entry),
+    GroupKey key{CategoryOf(entry.kind), entry.arch, VariantRank(entry.variant), EntryArchName(entry),
                    EntryIsa(entry)};
     bool first = groups[key]++ == 0;
     std::optional<uint64_t>& sum = kernels[key];
     if (first) sum = entry.kernels;
     else if (sum && entry.kernels) *sum += *entry.kernels;
     else sum.reset();
-    compression[entry.compression]++;
+    compression[std::string(CompressionName(entry.compression))]++;
     if (!entry.toolkit.empty()) toolkits.insert(entry.toolkit);
     if (!entry.tkinfo.empty() && tkinfo.size() < 8) tkinfo.insert(entry.tkinfo);
     if (entry.flags & kFlagDebug) ++debug;
     if (entry.embedded) ++embedded;
   }
-  json sass = json::array(), ptx = json::array(), ltoir = json::array(), other = json::array();
+  std::map<EntryCategory, json> rows;
+  for (EntryCategory category : {EntryCategory::kSass, EntryCategory::kPtx}) rows[category] = json::array();
   for (const auto& [key, count] : groups) {
     const auto& [category, arch, rank, name, isa] = key;
     json row = {{"arch", name}, {"count", count}};
-    if (category == "ptx") row["isa"] = isa;
-    if (auto sum = kernels.at(key); category == "sass" && sum) row["kernels"] = *sum;
-    (category == "sass" ? sass : category == "ptx" ? ptx : category == "ltoir" ? ltoir : other).push_back(row);
+    if (category == EntryCategory::kPtx) row["isa"] = isa;
+    if (auto sum = kernels.at(key); category == EntryCategory::kSass && sum) row["kernels"] = *sum;
+    json& list = rows[category];
+    if (list.is_null()) list = json::array();
+    list.push_back(row);
   }
-  out["sass"] = sass;
-  out["ptx"] = ptx;
-  if (!ltoir.empty()) out["ltoir"] = ltoir;
-  if (!other.empty()) out["other"] = other;
+  // sass and ptx always; ltoir and other when there are any.
+  for (const auto& [category, list] : rows) out[std::string(CategoryName(category))] = list;
   out["compression"] = compression;
   out["debug_entries"] = debug;
   out["embedded_cubins"] = embedded;

@@ -20,6 +20,7 @@
 #include <set>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -40,6 +41,16 @@ struct FatbinLimits {
   size_t max_problems = 64;                      // recorded per file (the rest are only counted)
 };
 
+// What an entry holds, from its kind: machine code, PTX, LTO-IR or another kind.
+enum class EntryCategory { kSass, kPtx, kLtoir, kOther };
+// How an entry's payload is stored; kLz4AndZstd is a header that claims both (a problem).
+enum class Compression { kNone, kLz4, kZstd, kLz4AndZstd };
+
+// The names the facts write: "sass", "ptx", "ltoir", "other";
+// "none", "lz4", "zstd", "lz4+zstd".
+std::string_view CategoryName(EntryCategory category);
+std::string_view CompressionName(Compression compression);
+
 struct Problem {
   uint64_t offset = 0;
   std::string message;
@@ -57,7 +68,7 @@ struct FatbinEntry {
   uint64_t payload_size = 0;     // padded
   uint64_t compressed_size = 0;
   uint64_t uncompressed_size = 0;
-  std::string compression;       // "none", "lz4", "zstd"
+  Compression compression = Compression::kNone;
   std::string identifier;        // source/object name when present
   std::string toolkit;           // "12.4" from a cubin's e_version, when readable
   std::string tkinfo;            // "Cuda compilation tools, release 12.4, V12.4.131" when found
@@ -67,8 +78,8 @@ struct FatbinEntry {
   std::optional<uint64_t> kernels;  // entry functions of a cubin read whole; unknown otherwise
 };
 
-// Category of an entry kind: "sass", "ptx", "ltoir" or "other".
-std::string EntryCategory(uint16_t kind);
+// Category of an entry kind (1 and 0x40 PTX; 2, 4 and 0x10 SASS; 8 LTO-IR).
+EntryCategory CategoryOf(uint16_t kind);
 // "sm_90a" / "compute_90a" / "lto_90" / "kind0x20_90".
 std::string EntryArchName(const FatbinEntry& entry);
 // "8.4" for PTX entries; "" otherwise.
@@ -78,17 +89,10 @@ std::string ToolkitFromCubinVersion(uint32_t e_version);
 // SM number from cubin e_flags, chosen by EI_ABIVERSION (the EF_CUDA_* values of
 // https://github.com/llvm/llvm-project/blob/main/llvm/include/llvm/BinaryFormat/ELF.h).
 uint32_t CubinSmFromFlags(uint32_t e_flags, uint8_t abi_version);
-
-// Decompression with hard limits. Output holds at most `max_output` bytes;
-// `partial` allows stopping there (the rest of the input is then not checked).
-struct DecompressResult {
-  std::vector<uint8_t> data;
-  std::optional<std::string> error;
-};
-DecompressResult DecompressLz4Block(std::span<const uint8_t> input, uint64_t declared_size,
-                                    uint64_t max_output, bool partial);
-DecompressResult DecompressZstd(std::span<const uint8_t> input, uint64_t declared_size,
-                                uint64_t max_output, bool partial);
+// Whether a cubin's e_flags carry the accelerator bit that makes its target
+// "sm_XYa" (EF_CUDA_ACCELERATORS: 0x8 under EI_ABIVERSION 8, 0x800 under 7;
+// LLVM's ELF.h as above). A positive-only hint: a clear bit says nothing.
+bool CubinIsArchSpecific(uint32_t e_flags, uint8_t abi_version);
 
 class FatbinScanner {
  public:

@@ -5,6 +5,7 @@
 #include <lz4.h>
 
 #include "cuda/fatbin.h"
+#include "cuda/fatbin_decompress.h"
 #include "cuda/fixtures.h"
 
 using namespace imagelint::cuda;
