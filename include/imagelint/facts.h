@@ -1,7 +1,7 @@
 // The facts model (`imagelint.facts/v1`): the C++ types of every fact the
 // producers emit, one JSON writer and one JSON reader.
 //
-// Two producers fill these types: the image reader (src/cuda, src/facts:
+// Two producers fill these types: the image reader (src/cuda, src/image_reader:
 // `imagelint facts IMAGE`) and the Dockerfile predictor (src/dockerfile).
 // Rules never see the types; they read the JSON the writer makes of them, so
 // a field that no producer sets cannot reach a rule. docs/facts-schema.json

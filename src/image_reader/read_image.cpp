@@ -9,7 +9,7 @@
 
 #include "common/bytes_text.h"
 #include "cuda/cuda.h"
-#include "facts/content_analyzer.h"
+#include "image_reader/content_analyzer.h"
 #include "imagelint/bytes.h"
 
 namespace imagelint {

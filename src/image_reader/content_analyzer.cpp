@@ -1,7 +1,7 @@
 // The "content" analyzer: what a file is by its magic bytes, and the sha256 of
 // files up to 1 MiB (which proves the streaming path: the hash is fed chunk
 // by chunk, never from a whole-file buffer).
-#include "facts/content_analyzer.h"
+#include "image_reader/content_analyzer.h"
 
 #include <cstring>
 
