@@ -138,9 +138,6 @@ struct CommandLineOptions {
 // and merges them over it (Merge). Errors name the file:line:column or the flag.
 Result<Config> ResolveConfig(const CommandLineOptions& options);
 
-// "YYYY-MM-DD" of the current UTC day (the command line lets $IMAGELINT_TODAY
-// override it, for tests; imagelint::Context::today).
-std::string Today();
 // Whether `text` is a valid calendar date "YYYY-MM-DD".
 bool IsDate(std::string_view text);
 // '*' glob over a whole string.

@@ -6,6 +6,7 @@
 
 #include "cli/command.h"
 #include "cli/options.h"
+#include "common/text.h"
 #include "imagelint/config.h"
 #include "imagelint/knowledge_update.h"
 
@@ -53,7 +54,7 @@ std::string Age(const KnowledgeBundle& bundle, const std::string& today) {
 int Show(const KnowledgeArgs& args, const Context& context) {
   auto knowledge = Knowledge::Load(context.knowledge_dir, context.cache_dir);
   if (!knowledge.ok()) return ReportToolError(knowledge.error());
-  const std::string today = context.today.empty() ? config::Today() : context.today;
+  const std::string today = context.today.empty() ? Today() : context.today;
   auto identity = BundleOf(*knowledge);
   if (!identity.ok()) return ReportToolError(identity.error());
   const KnowledgeBundle& bundle = *identity;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "build_info.h"
+#include "common/text.h"
 #include "imagelint/config.h"
 #include "imagelint/knowledge_bundle.h"
 
@@ -28,7 +29,7 @@ std::string VersionText(const Environment& environment) {
   if (!bundle.ok() || !digest.ok()) {
     text += "knowledge unreadable: " + (bundle.ok() ? digest.error() : bundle.error()).ToString() + "\n";
   } else {
-    const std::string today = context.today.empty() ? config::Today() : context.today;
+    const std::string today = context.today.empty() ? Today() : context.today;
     auto age = KnowledgeAgeDays(bundle->as_of, today);
     text += "knowledge " + bundle->revision + ", as of " + bundle->as_of +
             (age ? " (" + std::to_string(*age) + (*age == 1 ? " day" : " days") + " old)" : "") + ", schema " +

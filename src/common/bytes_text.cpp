@@ -31,6 +31,14 @@ void AppendCodePointEscape(uint32_t cp, std::string& out) {
   for (int shift = 12; shift >= 0; shift -= 4) out += kHex[(cp >> shift) & 15];
 }
 
+// One well-formed UTF-8 sequence as it is, or as \uXXXX when its code point
+// acts on a terminal (ActingCodePoint).
+void AppendSequence(std::string_view sequence, std::string& out) {
+  const uint32_t cp = DecodeUtf8(sequence);
+  if (sequence.size() > 1 && ActingCodePoint(cp)) AppendCodePointEscape(cp, out);
+  else out.append(sequence);
+}
+
 // The string of nlohmann's dump() for a valid UTF-8 run, without its quotes,
 // with DEL and the code points that act on a terminal (ActingCodePoint) as
 // \uXXXX too: dump() writes them raw, and a report printed in a CI log
@@ -51,11 +59,8 @@ std::string EscapedRun(std::string_view run) {
       continue;
     }
     const size_t length = std::max<size_t>(1, Utf8SequenceLength(body.substr(i)));
-    const std::string_view sequence = body.substr(i, length);
+    AppendSequence(body.substr(i, length), out);
     i += length;
-    const uint32_t cp = DecodeUtf8(sequence);
-    if (length > 1 && ActingCodePoint(cp)) AppendCodePointEscape(cp, out);
-    else out.append(sequence);
   }
   return out;
 }
@@ -319,11 +324,8 @@ std::string DisplayText(std::string_view text) {
       ++i;
       continue;
     }
-    const std::string_view sequence = text.substr(i, length);
+    AppendSequence(text.substr(i, length), out);
     i += length;
-    const uint32_t cp = DecodeUtf8(sequence);
-    if (length > 1 && ActingCodePoint(cp)) AppendCodePointEscape(cp, out);
-    else out.append(sequence);
   }
   return out;
 }

@@ -4,11 +4,21 @@
 #include <cctype>
 
 #include <algorithm>
+#include <ctime>
 
 namespace imagelint {
 namespace {
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 }  // namespace
+
+std::string Today() {
+  std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[16];
+  std::strftime(text, sizeof text, "%Y-%m-%d", &utc);
+  return text;
+}
 
 std::string ToLower(std::string_view text) {
   std::string out(text);

@@ -31,6 +31,10 @@ inline bool IsAsciiAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' &&
 inline bool IsVariableNameStart(char c) { return IsAsciiAlpha(c) || c == '_'; }
 inline bool IsVariableNameChar(char c) { return IsVariableNameStart(c) || IsAsciiDigit(c); }
 
+// "YYYY-MM-DD" of the current UTC day (the command line lets $IMAGELINT_TODAY
+// override it where it matters, for tests: imagelint::Context::today).
+std::string Today();
+
 // "a,b,,c" on ',' -> {"a", "b", "", "c"}; "" -> {""}.
 std::vector<std::string> SplitOn(std::string_view text, char separator);
 

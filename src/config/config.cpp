@@ -1,5 +1,4 @@
 // .imagelint.yaml: discovery, parsing (file:line:column errors), merging with flags.
-#include <ctime>
 #include <filesystem>
 #include <set>
 
@@ -108,15 +107,6 @@ bool IsDate(std::string_view text) {
   bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
   if (month == 2 && leap) limit = 29;
   return day <= limit;
-}
-
-std::string Today() {
-  std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char buffer[16];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%d", &utc);
-  return buffer;
 }
 
 bool GlobMatch(std::string_view pattern, std::string_view text) {

@@ -55,6 +55,14 @@ bool Consume(std::string_view text, size_t& pos, std::string_view literal) {
   return true;
 }
 
+// A version of at most `max_components` numbers at `pos`, then `literal`.
+std::optional<std::string> ReadVersionThen(std::string_view tag, size_t& pos, int max_components,
+                                           std::string_view literal) {
+  auto version = ReadVersion(tag, pos, max_components);
+  if (!version || !Consume(tag, pos, literal)) return std::nullopt;
+  return version;
+}
+
 bool Has(const std::vector<std::string>& list, std::string_view value) {
   return std::find(list.begin(), list.end(), value) != list.end();
 }
@@ -430,8 +438,8 @@ ImageRef ParseImageRef(std::string_view ref) {
 std::optional<CudaTag> ParseCudaTag(std::string_view tag, const std::vector<std::string>& flavors) {
   CudaTag out;
   size_t pos = 0;
-  auto version = ReadVersion(tag, pos, 3);
-  if (!version || !Consume(tag, pos, "-")) return std::nullopt;
+  auto version = ReadVersionThen(tag, pos, 3, "-");
+  if (!version) return std::nullopt;
   out.version = *version;
   // Optional "cudnn[N]-"; a word that only starts like it is the flavor.
   if (tag.substr(pos, 5) == "cudnn") {
@@ -457,10 +465,10 @@ std::optional<CudaTag> ParseCudaTag(std::string_view tag, const std::vector<std:
 std::optional<TorchTag> ParseTorchTag(std::string_view tag, const std::vector<std::string>& flavors) {
   TorchTag out;
   size_t pos = 0;
-  auto torch = ReadVersion(tag, pos, 3);
-  if (!torch || !Consume(tag, pos, "-cuda")) return std::nullopt;
-  auto cuda = ReadVersion(tag, pos, 2);
-  if (!cuda || !Consume(tag, pos, "-cudnn")) return std::nullopt;
+  auto torch = ReadVersionThen(tag, pos, 3, "-cuda");
+  if (!torch) return std::nullopt;
+  auto cuda = ReadVersionThen(tag, pos, 2, "-cudnn");
+  if (!cuda) return std::nullopt;
   size_t digits = pos;
   while (pos < tag.size() && IsAsciiDigit(tag[pos])) ++pos;
   if (pos == digits || pos - digits > 8 || !Consume(tag, pos, "-")) return std::nullopt;

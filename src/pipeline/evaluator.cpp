@@ -12,6 +12,7 @@
 
 #include "common/file_text.h"
 #include "common/json.h"
+#include "common/text.h"
 #include "imagelint/analysis.h"
 #include "imagelint/dockerfile.h"
 #include "imagelint/facts.h"
@@ -189,7 +190,7 @@ Result<std::unique_ptr<Evaluator>> Evaluator::Create(const ScanRequest& request,
   auto resolver = pipeline::ImageBaseResolver::Create(request.read, context, *state.knowledge);
   if (!resolver.ok()) return resolver.error();
   state.resolver = std::move(*resolver);
-  state.today = context.today.empty() ? config::Today() : context.today;
+  state.today = context.today.empty() ? Today() : context.today;
   return evaluator;
 }
 

@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include "common/text.h"
 #include "imagelint/analysis.h"
 #include "imagelint/config.h"
 #include "imagelint/report.h"
@@ -200,7 +201,7 @@ TEST_CASE("dates and globs") {
   CHECK_FALSE(IsDate("2023-13-01"));
   CHECK_FALSE(IsDate("2023-1-01"));
   CHECK_FALSE(IsDate("20230101xx"));
-  CHECK(IsDate(Today()));
+  CHECK(IsDate(imagelint::Today()));
   CHECK(GlobMatch("rtx*", "rtx3090-460"));
   CHECK(GlobMatch("*", ""));
   CHECK(GlobMatch("opt/*/lib*.so", "opt/app/lib/libkernels.so"));
