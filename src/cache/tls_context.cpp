@@ -34,8 +34,9 @@ std::string OpenSslReason() {
   return reason ? reason : "";
 }
 
+// A path the user gives on the command line, so a pipe (<(cmd)) is read too.
 Result<std::string> ReadPem(const std::string& path, const char* flag) {
-  return ReadBoundedFile(path, kMaxPemBytes, std::string(flag) + " file", FileKinds::kRegularOnly);
+  return ReadBoundedFile(path, kMaxPemBytes, std::string(flag) + " file");
 }
 
 // Every certificate of a PEM file, in order (a CA bundle; a certificate and its chain).

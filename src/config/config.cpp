@@ -4,9 +4,9 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "common/file_text.h"
 #include "imagelint/config.h"
 
+#include "common/file_text.h"
 #include "common/yaml.h"
 
 namespace imagelint::config {
