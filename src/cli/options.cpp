@@ -20,6 +20,20 @@ constexpr size_t kMaxPasswordBytes = 64 * 1024;
 
 bool Has(CLI::App& app, const std::string& name) { return app.get_option_no_throw(name) != nullptr; }
 
+// The shared flags are declared only where the command has not declared one
+// of the names itself (its own -f,--format, say); null when it has. The
+// names are written once, so the guard cannot drift from the declaration.
+template <typename T>
+CLI::Option* AddSharedOption(CLI::App& app, const std::string& names, T& value, const std::string& help,
+                             const std::string& type_name) {
+  for (const std::string& name : SplitOn(names, ','))
+    if (Has(app, name)) return nullptr;
+  return app.add_option(names, value, help)->type_name(type_name);
+}
+void AddSharedFlag(CLI::App& app, const std::string& name, bool& value, const std::string& help) {
+  if (!Has(app, name)) app.add_flag(name, value, help);
+}
+
 // stdin is read once, however many images a command reads.
 Result<std::string> PasswordFromStdin() {
   static std::once_flag once;
@@ -44,27 +58,21 @@ Result<std::string> PasswordFromStdin() {
 }  // namespace
 
 void AddConfigFlags(CLI::App& app, config::CommandLineOptions& options) {
-  if (!Has(app, "--config"))
-    app.add_option("--config", options.config_file,
-                   "config file (default: ./.imagelint.yaml, then $XDG_CONFIG_HOME/imagelint/config.yaml), "
-                   "e.g. --config ci/imagelint.yaml")
-        ->type_name("FILE");
-  if (!Has(app, "--no-config"))
-    app.add_flag("--no-config", options.no_config, "ignore every config file; use only flags and defaults");
-  if (!Has(app, "--rules"))
-    app.add_option("--rules", options.rule_files,
-                   "extra rule file, after the built-in rules (repeatable), e.g. --rules team-rules.yaml")
-        ->type_name("FILE");
-  if (!Has(app, "--severity"))
-    app.add_option("--severity", options.severity,
-                   "override rule severities (repeatable, comma list): RULE=error|warning|note|off, "
-                   "e.g. --severity IL010=error,IL013=off")
-        ->delimiter(',')
-        ->type_name("RULE=LEVEL");
-  if (!Has(app, "--disable"))
-    app.add_option("--disable", options.disable, "do not run these rules (repeatable, comma list), e.g. --disable IL013,IL014")
-        ->delimiter(',')
-        ->type_name("RULE");
+  AddSharedOption(app, "--config", options.config_file,
+                  "config file (default: ./.imagelint.yaml, then $XDG_CONFIG_HOME/imagelint/config.yaml), "
+                  "e.g. --config ci/imagelint.yaml",
+                  "FILE");
+  AddSharedFlag(app, "--no-config", options.no_config, "ignore every config file; use only flags and defaults");
+  AddSharedOption(app, "--rules", options.rule_files,
+                  "extra rule file, after the built-in rules (repeatable), e.g. --rules team-rules.yaml", "FILE");
+  if (auto* severity = AddSharedOption(app, "--severity", options.severity,
+                                       "override rule severities (repeatable, comma list): RULE=error|warning|note|off, "
+                                       "e.g. --severity IL010=error,IL013=off",
+                                       "RULE=LEVEL"))
+    severity->delimiter(',');
+  if (auto* disable = AddSharedOption(app, "--disable", options.disable,
+                                      "do not run these rules (repeatable, comma list), e.g. --disable IL013,IL014", "RULE"))
+    disable->delimiter(',');
 }
 
 Result<std::string> ImageArgument(const std::string& image, const std::string& rootfs) {
@@ -112,43 +120,35 @@ void ExpandRuleLists(config::CommandLineOptions& options) {
 }
 
 void AddReportFlags(CLI::App& app, config::CommandLineOptions& options) {
-  if (!Has(app, "--fail-on"))
-    app.add_option("--fail-on", options.fail_on,
-                   "exit 1 when a finding is at or above this severity: error (default), warning, note, none; "
-                   "independent of --min-severity, e.g. --fail-on warning")
-        ->type_name("LEVEL")
-        ->check(CLI::IsMember({"error", "warning", "note", "none"}));
-  if (!Has(app, "--fail-on-undecided"))
-    app.add_flag("--fail-on-undecided", options.fail_on_undecided,
-                 "also exit 1 when a verdict is undecided (a rule could not decide because a fact is unknown); "
-                 "undecided verdicts never count as warnings");
-  if (!Has(app, "--min-severity"))
-    app.add_option("--min-severity", options.min_severity,
-                   "show findings at or above this severity: note (default), warning, error; hidden ones still "
-                   "count for --fail-on, e.g. --min-severity warning")
-        ->type_name("LEVEL")
-        ->check(CLI::IsMember({"error", "warning", "note"}));
-  if (!Has(app, "--format"))
-    app.add_option("-f,--format", options.formats,
-                   "report format, optionally to a file (repeatable): " + FormatList() +
-                       "; e.g. -f sarif=imagelint.sarif -f text (k8s: placement advice per pool, needs --fleet)")
-        ->type_name("FORMAT[=FILE]");
-  if (!Has(app, "--output") && !Has(app, "-o"))
-    app.add_option("-o,--output", options.output, "write the (single) report format to FILE, e.g. -o report.json")
-        ->type_name("FILE");
-  if (!Has(app, "--ignore"))
-    app.add_option("--ignore", options.ignore,
-                   "suppress rules with a reason, optionally until a date (repeatable): RULE[,RULE...][:YYYY-MM-DD]=REASON, "
-                   "e.g. --ignore 'IL010:2026-12-31=JIT accepted until the rebuild'")
-        ->type_name("RULE[:DATE]=REASON");
-  if (!Has(app, "--docs-url"))
-    app.add_option("--docs-url", options.docs_url,
-                   "base URL of the rule pages for links in SARIF (helpUri), Markdown and HTML, e.g. "
-                   "https://git.example.com/tools/imagelint/-/blob/main/ (no links without it)")
-        ->type_name("URL");
-  if (!Has(app, "--no-inline-ignores"))
-    app.add_flag("--no-inline-ignores", options.no_inline_ignores,
-                 "ignore '# imagelint ignore=RULE reason' comments in Dockerfiles");
+  if (auto* fail_on = AddSharedOption(app, "--fail-on", options.fail_on,
+                                      "exit 1 when a finding is at or above this severity: error (default), warning, "
+                                      "note, none; independent of --min-severity, e.g. --fail-on warning",
+                                      "LEVEL"))
+    fail_on->check(CLI::IsMember({"error", "warning", "note", "none"}));
+  AddSharedFlag(app, "--fail-on-undecided", options.fail_on_undecided,
+                "also exit 1 when a verdict is undecided (a rule could not decide because a fact is unknown); "
+                "undecided verdicts never count as warnings");
+  if (auto* min_severity = AddSharedOption(app, "--min-severity", options.min_severity,
+                                           "show findings at or above this severity: note (default), warning, error; "
+                                           "hidden ones still count for --fail-on, e.g. --min-severity warning",
+                                           "LEVEL"))
+    min_severity->check(CLI::IsMember({"error", "warning", "note"}));
+  AddSharedOption(app, "-f,--format", options.formats,
+                  "report format, optionally to a file (repeatable): " + FormatList() +
+                      "; e.g. -f sarif=imagelint.sarif -f text (k8s: placement advice per pool, needs --fleet)",
+                  "FORMAT[=FILE]");
+  AddSharedOption(app, "-o,--output", options.output, "write the (single) report format to FILE, e.g. -o report.json",
+                  "FILE");
+  AddSharedOption(app, "--ignore", options.ignore,
+                  "suppress rules with a reason, optionally until a date (repeatable): RULE[,RULE...][:YYYY-MM-DD]=REASON, "
+                  "e.g. --ignore 'IL010:2026-12-31=JIT accepted until the rebuild'",
+                  "RULE[:DATE]=REASON");
+  AddSharedOption(app, "--docs-url", options.docs_url,
+                  "base URL of the rule pages for links in SARIF (helpUri), Markdown and HTML, e.g. "
+                  "https://git.example.com/tools/imagelint/-/blob/main/ (no links without it)",
+                  "URL");
+  AddSharedFlag(app, "--no-inline-ignores", options.no_inline_ignores,
+                "ignore '# imagelint ignore=RULE reason' comments in Dockerfiles");
 }
 
 void AddColorFlags(CLI::App& app, std::string& when) {
@@ -211,10 +211,8 @@ void AddImageInputOptions(CLI::App& app, ImageInputFlags& flags) {
 }
 
 void AddImageReadFlags(CLI::App& app, ImageInputFlags& flags) {
-  if (!Has(app, "--platform"))
-    app.add_option("--platform", flags.platform,
-                   "os/arch[/variant] to pick from a multi-platform image (default linux/amd64)")
-        ->type_name("OS/ARCH");
+  AddSharedOption(app, "--platform", flags.platform,
+                  "os/arch[/variant] to pick from a multi-platform image (default linux/amd64)", "OS/ARCH");
   app.add_option("--max-layer-bytes", flags.max_layer_bytes,
                  "limit on the uncompressed size of one layer (default 64G; guards against decompression bombs)")
       ->type_name("SIZE");
