@@ -432,8 +432,12 @@ TEST_CASE("facts.gpu from the rows every producer fills: nvidia, rocm or none") 
   Facts opted_out = MinimalFacts();
   opted_out.image.env = {{"NVIDIA_VISIBLE_DEVICES", "void"}};
   CHECK(GpuFromFacts(opted_out).workload == "none");
-  // The words decide: without the NVIDIA_ prefix the variable marks nothing.
-  CHECK(facts::GpuFromFacts(env, GpuSignalWords{}).workload == "none");
+  // The words decide (NVIDIA_VISIBLE_DEVICES aside: the toolkit's own rule):
+  // without the NVIDIA_ prefix row, NVIDIA_DRIVER_CAPABILITIES marks nothing.
+  Facts capabilities = MinimalFacts();
+  capabilities.image.env = {{"NVIDIA_DRIVER_CAPABILITIES", "compute,utility"}};
+  CHECK(GpuFromFacts(capabilities).workload == "nvidia");
+  CHECK(facts::GpuFromFacts(capabilities, GpuSignalWords{}).workload == "none");
   Facts cpu_torch = MinimalFacts();
   Framework torch;
   torch.name = "torch";
