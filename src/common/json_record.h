@@ -189,20 +189,47 @@ class Fields {
   // One field of a record's list: the member's type says how.
   template <class T>
   void operator()(const char* key, T& out) {
+    if constexpr (kIsOptional<T>) {
+      Opt(key, out);
+    } else if constexpr (kIsNullable<T>) {
+      Null(key, out);
+    } else {
+      Req(key, out);
+    }
+  }
+  // The same by hand, for records whose JSON is not a plain field list.
+  template <class T>
+  void Req(const char* key, T& out) {
     if (!ok()) return;
     seen_.insert(key);
     auto it = value_.find(key);
-    if constexpr (kIsOptional<T>) {
-      if (it == value_.end()) return;
-      typename T::value_type value{};
-      Parse(ctx_, *it, Path(key), value);
-      out = std::move(value);
-    } else if constexpr (kIsNullable<T>) {
-      if (it != value_.end()) Parse(ctx_, *it, Path(key), out);  // absent: null
-    } else {
-      if (it == value_.end()) return ctx_.Fail(Path(key), "missing");
-      Parse(ctx_, *it, Path(key), out);
-    }
+    if (it == value_.end()) return ctx_.Fail(Path(key), "missing");
+    Parse(ctx_, *it, Path(key), out);
+  }
+  template <class T>
+  void Opt(const char* key, std::optional<T>& out) {
+    if (!ok()) return;
+    seen_.insert(key);
+    auto it = value_.find(key);
+    if (it == value_.end()) return;
+    T value{};
+    Parse(ctx_, *it, Path(key), value);
+    out = std::move(value);
+  }
+  // A Nullable field: a missing key reads as null (older documents).
+  template <class T>
+  void Null(const char* key, Nullable<T>& out) {
+    if (!ok()) return;
+    seen_.insert(key);
+    auto it = value_.find(key);
+    if (it == value_.end()) return;
+    Parse(ctx_, *it, Path(key), out);
+  }
+  void Skip(const std::string& key) { seen_.insert(key); }
+  const nlohmann::json* Find(const char* key) const {
+    if (!value_.is_object()) return nullptr;
+    auto it = value_.find(key);
+    return it == value_.end() ? nullptr : &*it;
   }
   std::string Path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
   void Done() {

@@ -1,7 +1,8 @@
 // The field list of every record of the facts model, once: the JSON key and
 // the member behind it, in the order the reader checks them. The writer
-// (model_write.cpp) and the reader (model_read.cpp) both walk these lists, so
-// a field added here is written, read and type-checked alike.
+// (model_write.cpp) and the reader (model_read.cpp) both walk these lists
+// with common/json_record.h, so a field added here is written, read and
+// type-checked alike.
 //
 // A visitor is called as `visit("key", member)`; what it does with a member
 // follows from the member's type (include/imagelint/facts.h):
@@ -15,16 +16,12 @@
 // removed row's list is named by "fact") and Known (true, false or "partial").
 #pragma once
 
-#include <concepts>
-#include <type_traits>
-
+#include "common/json_record.h"
 #include "imagelint/facts.h"
 
 namespace imagelint::facts::fields {
 
-// `S` is the record `Record`, const or not (the writer visits const rows).
-template <class S, class Record>
-concept Is = std::same_as<std::remove_const_t<S>, Record>;
+using json_record::Is;  // `S` is the record, const or not (the writer visits const rows)
 
 template <class V, Is<Provenance> S>
 void Visit(V& visit, S& row) {
@@ -441,30 +438,10 @@ void Visit(V& visit, S& row) {
   visit("dockerfile", row.dockerfile);
 }
 
-// A type with a field list above (a JSON object written and read by walking it).
-struct AnyVisitor {
-  template <class T>
-  void operator()(const char*, T&) {}
-};
-template <class T>
-concept Record = requires(AnyVisitor& visit, T& row) { Visit(visit, row); };
-
-// What a member's type says about its key (see the top of this file).
-template <class T>
-inline constexpr bool kIsOptional = false;
-template <class T>
-inline constexpr bool kIsOptional<std::optional<T>> = true;
-template <class T>
-inline constexpr bool kIsNullable = false;
-template <class T>
-inline constexpr bool kIsNullable<Nullable<T>> = true;
-template <class T>
-inline constexpr bool kIsList = false;
-template <class T>
-inline constexpr bool kIsList<std::vector<T>> = true;
-template <class T>
-inline constexpr bool kIsMap = false;
-template <class T>
-inline constexpr bool kIsMap<std::map<std::string, T>> = true;
-
 }  // namespace imagelint::facts::fields
+
+// The field lists where json_record's Write and Read look for them (by
+// argument-dependent lookup, in the records' own namespace).
+namespace imagelint::facts {
+using fields::Visit;
+}  // namespace imagelint::facts
