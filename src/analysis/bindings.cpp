@@ -106,7 +106,7 @@ bool HasEnv(const json& facts, const char* name) {
 
 void Add(FunctionRegistry& registry, std::string name, int min_args, int max_args, std::string summary,
          rules::FunctionImpl impl) {
-  registry.Register(FunctionSpec{std::move(name), min_args, max_args, false, std::move(summary), std::move(impl)});
+  registry.Register(FunctionSpec{std::move(name), min_args, max_args, false, std::move(summary), std::move(impl), false, {}});
 }
 
 // A function of the facts (argument `facts_arg`, if any) and a pool (argument
@@ -133,7 +133,7 @@ void AddPerPool(FunctionRegistry& registry, std::string name, int min_args, int 
     if (!at.ok()) return at.error();
     return *at == &slot ? std::move(slot) : **at;
   };
-  FunctionSpec spec{std::move(name), min_args, max_args, false, std::move(summary), std::move(copied)};
+  FunctionSpec spec{std::move(name), min_args, max_args, false, std::move(summary), std::move(copied), false, {}};
   spec.kept = std::move(kept);
   registry.Register(std::move(spec));
 }
