@@ -15,7 +15,8 @@
 // `void ReadValue(const nlohmann::json&, T&, std::string& problem)` of their
 // own, found the same way. Reading is strict: a key the list does not name is
 // an error naming its path, so what the reader accepts is what the writer
-// emits. Used by the report (src/analysis/report_model.cpp).
+// emits. Used by the report (src/analysis/report_model.cpp) and the facts
+// model (src/facts_model/model_read.cpp, model_write.cpp).
 #pragma once
 
 #include <concepts>

@@ -1,10 +1,12 @@
 // `imagelint scan` through the binary, whole outputs: every report format on
 // the same representative inputs, compared byte for byte with
 // golden/scan.<format>.stdout.exact (as zstd's CLI tests compare whole
-// outputs). What differs between machines and knowledge revisions is
-// replaced by placeholders: the checkout's path, and the knowledge bundle's
-// digest, revision and date (the run's "today" is the bundle's date, so its
-// age is always 0). Update with IMAGELINT_UPDATE_GOLDEN=1.
+// outputs). imagelint runs in the checkout with relative paths, so nothing
+// depends on where the checkout is (the text report shortens long paths, and
+// GitLab fingerprints hash them). What differs between knowledge revisions
+// is replaced by placeholders: the bundle's digest, revision and date (the
+// run's "today" is the bundle's date, so its age is always 0). Update with
+// IMAGELINT_UPDATE_GOLDEN=1.
 //
 // The inputs, one pattern each (Dockerfiles of tests/dockerfile/corpus):
 //   driver-bundled-package  a driver library installed into the image: certain failures
@@ -20,6 +22,8 @@
 #include "support/test_support.h"
 
 using imagelint::testing::CheckGolden;
+using imagelint::testing::ImagelintBinary;
+using imagelint::testing::RunCommand;
 using imagelint::testing::RunImagelint;
 using imagelint::testing::SourceDir;
 using nlohmann::json;
@@ -46,7 +50,7 @@ Bundle BundleInUse() {
 }  // namespace
 
 TEST_CASE("scan: every format's whole output on representative Dockerfiles") {
-  const std::string corpus = (SourceDir() / "tests" / "dockerfile" / "corpus").string();
+  const std::string corpus = "tests/dockerfile/corpus";  // relative to the checkout, where imagelint runs
   const std::vector<std::string> inputs = {"driver-bundled-package", "env-require-lowered",
                                            "torch-extra-index-cu121", "requirements-opaque-gpu",
                                            "plain-nginx-static"};
@@ -54,12 +58,14 @@ TEST_CASE("scan: every format's whole output on representative Dockerfiles") {
   REQUIRE(!bundle.digest.empty());
   for (const std::string format : {"text", "json", "sarif", "markdown", "html", "junit", "github", "gitlab", "k8s"}) {
     CAPTURE(format);
-    std::vector<std::string> args = {"scan", "--no-config", "--fleet", corpus + "/fleet.yaml", "--format", format};
+    // env -C: the checkout as the working directory (coreutils).
+    std::vector<std::string> args = {"env", "-C", SourceDir().string(), ImagelintBinary().string(), "scan",
+                                      "--no-config", "--fleet", corpus + "/fleet.yaml", "--format", format};
     for (const std::string& input : inputs) args.push_back(corpus + "/" + input + ".Dockerfile");
-    auto run = RunImagelint(args, "", {"IMAGELINT_TODAY=" + bundle.date, "NO_COLOR=1"});
+    auto run = RunCommand(args, "", 300,
+                          {"IMAGELINT_BASE_FROM=knowledge", "IMAGELINT_TODAY=" + bundle.date, "NO_COLOR=1"});
     CHECK_MESSAGE(run.exit_code == 1, run.err);  // the bundled driver fails pools
     std::string out = run.out;
-    ReplaceAll(out, SourceDir().string(), "$SRC");
     ReplaceAll(out, bundle.digest, "<bundle-digest>");
     ReplaceAll(out, bundle.digest.substr(0, 19), "<bundle-digest>");  // "sha256:" and 12 digits (HTML footer)
     ReplaceAll(out, bundle.revision, "<bundle-revision>");
