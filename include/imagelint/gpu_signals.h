@@ -6,7 +6,6 @@
 #pragma once
 
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace imagelint {
@@ -22,9 +21,5 @@ struct GpuSignalWords {
   std::vector<std::string> base_image_prefixes; // a FROM reference starts with one ("nvcr.io/nvidia/")
   std::vector<std::string> rocm_words;          // an AMD build says so ("rocm")
 };
-
-// Whether `text`, lowered, contains one of `words` / starts with one of `prefixes`.
-bool ContainsAnyWord(std::string_view text, const std::vector<std::string>& words);
-bool StartsWithAny(std::string_view text, const std::vector<std::string>& prefixes);
 
 }  // namespace imagelint

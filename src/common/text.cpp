@@ -1,7 +1,4 @@
 #include "common/text.h"
-#include "imagelint/gpu_signals.h"
-
-#include <cctype>
 
 #include <algorithm>
 #include <ctime>
@@ -105,22 +102,15 @@ bool IsDockerfileName(std::string_view base) {
          StartsWith(lower, "containerfile.") || EndsWith(lower, ".dockerfile") || EndsWith(lower, ".containerfile");
 }
 
-}  // namespace imagelint
-
-namespace imagelint {
-
 bool ContainsAnyWord(std::string_view text, const std::vector<std::string>& words) {
-  std::string lower(text);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  for (const std::string& word : words)
-    if (lower.find(word) != std::string::npos) return true;
-  return false;
+  const std::string lower = ToLower(text);
+  return std::any_of(words.begin(), words.end(),
+                     [&](const std::string& word) { return lower.find(word) != std::string::npos; });
 }
 
 bool StartsWithAny(std::string_view text, const std::vector<std::string>& prefixes) {
-  for (const std::string& prefix : prefixes)
-    if (text.starts_with(prefix)) return true;
-  return false;
+  return std::any_of(prefixes.begin(), prefixes.end(),
+                     [&](const std::string& prefix) { return StartsWith(text, prefix); });
 }
 
 }  // namespace imagelint

@@ -19,6 +19,11 @@ inline bool EndsWith(std::string_view text, std::string_view suffix) {
 // ASCII only: bytes >= 0x80 are left as they are (names can be any bytes).
 std::string ToLower(std::string_view text);
 
+// Whether `text`, lowered, contains one of `words` (given in lower case) /
+// starts with one of `prefixes` (as given).
+bool ContainsAnyWord(std::string_view text, const std::vector<std::string>& words);
+bool StartsWithAny(std::string_view text, const std::vector<std::string>& prefixes);
+
 // Without leading and trailing ASCII whitespace (space, \t, \n, \r, \f, \v).
 std::string_view TrimView(std::string_view text);
 inline std::string Trim(std::string_view text) { return std::string(TrimView(text)); }

@@ -9,7 +9,8 @@
 #include "imagelint/facts.h"
 
 #include <algorithm>
-#include <cctype>
+
+#include "common/text.h"
 
 namespace imagelint::facts {
 namespace {
