@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "imagelint/fleet.h"
+#include "imagelint/report_document.h"
 #include "imagelint/report_model.h"
 #include "imagelint/result.h"
 #include "imagelint/rules.h"
@@ -29,8 +30,6 @@ class Knowledge;  // include/imagelint/knowledge.h
 }
 
 namespace imagelint::analysis {
-
-inline constexpr const char* kReportSchema = "imagelint.report/v1";
 
 // The language's built-ins plus every knowledge function (NVIDIA semantics:
 // requirement strings, libcuda selection, compatibility, SASS/PTX matching)

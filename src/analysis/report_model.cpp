@@ -5,6 +5,8 @@
 // the result.
 #include "imagelint/report_model.h"
 
+#include "imagelint/report_document.h"
+
 #include <array>
 #include <utility>
 
@@ -220,6 +222,162 @@ void Visit(V& visit, S& row) {
   visit("verdicts", row.verdicts);
   visit("fixed", row.fixed);
 }
+
+// The document around the images (report_document.h).
+
+template <class V, Is<ToolInfo> S>
+void Visit(V& visit, S& row) {
+  visit("name", row.name);
+  visit("version", row.version);
+}
+
+template <class V, Is<KnowledgeStamp> S>
+void Visit(V& visit, S& row) {
+  visit("schema_version", row.schema_version);
+  visit("revision", row.revision);
+  visit("date", row.date);
+  visit("digest", row.digest);
+  visit("age_days", row.age_days);
+  visit("stale", row.stale);
+  visit("note", row.note);
+}
+
+template <class V, Is<ReportPool> S>
+void Visit(V& visit, S& row) {
+  visit("name", row.name);
+  visit("gpu", row.gpu);
+  visit("compute_capability", row.compute_capability);
+  visit("brand", row.brand);
+  visit("datacenter", row.datacenter);
+  visit("architecture", row.architecture);
+  visit("integrated", row.integrated);
+  visit("cuda_compat_mode", row.cuda_compat_mode);
+  visit("disable_require", row.disable_require);
+  visit("defaulted", row.defaulted);
+  visit("driver", row.driver);
+  visit("container_toolkit", row.container_toolkit);
+  visit("runtime", row.runtime);
+  visit("platform", row.platform);
+  visit("count", row.count);
+  visit("source", row.source);
+  visit("line", row.line);
+  visit("selector_labels", row.selector_labels);
+}
+
+template <class V, Is<ReportFleet> S>
+void Visit(V& visit, S& row) {
+  visit("source", row.source);
+  visit("pools", row.pools);
+}
+
+template <class V, Is<ReportRule> S>
+void Visit(V& visit, S& row) {
+  visit("id", row.id);
+  visit("name", row.name);
+  visit("title", row.title);
+  visit("summary", row.summary);
+  visit("severity", row.severity);
+  visit("scope", row.scope);
+  visit("enabled", row.enabled);
+  visit("docs", row.docs);
+}
+
+// An ignore entry is its suppression's fields, plus `problem` when invalid.
+template <class V, Is<IgnoreEntry> S>
+void Visit(V& visit, S& row) {
+  Visit(visit, row.entry);
+  visit("problem", row.problem);
+}
+
+template <class V, Is<Ignores> S>
+void Visit(V& visit, S& row) {
+  visit("expired", row.expired);
+  visit("unused", row.unused);
+  visit("invalid", row.invalid);
+}
+
+template <class V, Is<SeverityCounts> S>
+void Visit(V& visit, S& row) {
+  visit("error", row.error);
+  visit("warning", row.warning);
+  visit("note", row.note);
+  visit("undecided", row.undecided);
+}
+
+template <class V, Is<VerdictCounts> S>
+void Visit(V& visit, S& row) {
+  visit("pass", row.pass);
+  visit("warn", row.warn);
+  visit("fail", row.fail);
+  visit("undecided", row.undecided);
+}
+
+template <class V, Is<GateSummary> S>
+void Visit(V& visit, S& row) {
+  visit("fail_on", row.fail_on);
+  visit("fail_on_undecided", row.fail_on_undecided);
+  visit("failed", row.failed);
+}
+
+template <class V, Is<BaselineSummary> S>
+void Visit(V& visit, S& row) {
+  visit("file", row.file);
+  visit("new", row.added);
+  visit("unchanged", row.unchanged);
+  visit("fixed", row.fixed);
+  visit("unmatched_images", row.unmatched_images);
+}
+
+template <class V, Is<Summary> S>
+void Visit(V& visit, S& row) {
+  visit("images", row.images);
+  visit("pools", row.pools);
+  visit("verdicts", row.verdicts);
+  visit("findings", row.findings);
+  visit("hidden", row.hidden);
+  visit("min_severity", row.min_severity);
+  visit("suppressed", row.suppressed);
+  visit("expired_ignores", row.expired_ignores);
+  visit("unused_ignores", row.unused_ignores);
+  visit("invalid_ignores", row.invalid_ignores);
+  visit("gate", row.gate);
+  visit("baseline", row.baseline);
+  visit("unreadable", row.unreadable);
+}
+
+template <class V, Is<Report> S>
+void Visit(V& visit, S& row) {
+  visit("schema", row.schema);
+  visit("tool", row.tool);
+  visit("knowledge", row.knowledge);
+  visit("fleet", row.fleet);
+  visit("rules", row.rules);
+  visit("images", row.images);
+  visit("ignores", row.ignores);
+  visit("summary", row.summary);
+}
+
+int64_t& SeverityCounts::Of(rules::Severity severity) {
+  switch (severity) {
+    case rules::Severity::kError:
+      return error;
+    case rules::Severity::kWarning:
+      return warning;
+    case rules::Severity::kNote:
+      return note;
+  }
+  return error;
+}
+
+json WriteReport(const Report& report) { return json_record::Write(report); }
+Result<Report> ReadReport(const json& value, const std::string& subject) {
+  auto report = json_record::Read<Report>(value, subject);
+  if (report.ok() && report->schema != kReportSchema)
+    return MakeError(subject, "schema: expected \"" + std::string(kReportSchema) + "\", got \"" +
+                                  report->schema.substr(0, 64) + "\"");
+  return report;
+}
+json WriteIgnoreEntry(const IgnoreEntry& entry) { return json_record::Write(entry); }
 
 json WriteFinding(const Finding& finding) { return json_record::Write(finding); }
 json WriteImageReport(const ImageReport& image) { return json_record::Write(image); }

@@ -72,6 +72,28 @@ TEST_CASE("golden: every format from one report") {
   testing::CheckGolden("report/golden/sample.color.txt", RenderText(report, colored));
 }
 
+// The document's one reader and writer agree on every report this suite
+// keeps whole: reading a written report and writing it again gives it back.
+TEST_CASE("report document: read and written back unchanged") {
+  std::vector<json> documents = {Shown(), SampleReport()};
+  const std::string cli = testing::ReadFileText(testing::SourceDir() / "tests/cli_scan/golden/scan.json.stdout.exact");
+  documents.push_back(json::parse(cli));  // the CLI golden: one scan of five Dockerfiles
+  REQUIRE(documents.size() == 3);
+  for (const json& document : documents) {
+    auto read = analysis::ReadReport(document, "report.json");
+    REQUIRE_MESSAGE(read.ok(), read.error().ToString());
+    CHECK(analysis::WriteReport(*read) == document);
+  }
+  json unknown = Shown();
+  unknown["summary"]["colour"] = "red";
+  auto refused = analysis::ReadReport(unknown, "report.json");
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().ToString() == "report.json: summary.colour: unknown field");
+  json other = Shown();
+  other["schema"] = "imagelint.facts/v1";
+  CHECK_FALSE(analysis::ReadReport(other, "report.json").ok());
+}
+
 TEST_CASE("golden: a single image without a fleet") {
   json report = SampleReport();
   report["fleet"]["pools"] = json::array();
