@@ -32,12 +32,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "cannot scan: %s\n", result.error().ToString().c_str());
     return 2;
   }
-  for (const auto& image : result->report["images"]) {
-    for (const auto& verdict : image["verdicts"]) {
-      const auto& predicted = verdict["predicted_error"];
-      std::string error = predicted.is_object() ? predicted.value("name", "?") : "-";
-      std::printf("%s %s %s %s\n", image.value("ref", "?").c_str(), verdict.value("pool", "?").c_str(),
-                  verdict.value("status", "?").c_str(), error.c_str());
+  for (const auto& image : result->report.images) {
+    for (const auto& verdict : image.verdicts) {
+      std::string error = verdict.predicted_error ? verdict.predicted_error->name : "-";
+      std::printf("%s %s %s %s\n", image.ref.c_str(), verdict.pool.c_str(),
+                  std::string(imagelint::analysis::OutcomeName(verdict.status)).c_str(), error.c_str());
     }
   }
   return result->exit_code;

@@ -104,7 +104,9 @@ Result<std::vector<ImageReport>> AnalyzeImages(const std::vector<const nlohmann:
                                                const AnalyzeOptions& options = {});
 // The report document of analysed images: schema, tool, fleet, rules and
 // the images written by the report model's writer.
-nlohmann::json ReportDocument(const std::vector<ImageReport>& images, const Fleet& fleet, const rules::RuleSet& rules);
+Report ReportDocument(std::vector<ImageReport> images, const Fleet& fleet, const rules::RuleSet& rules);
+// A pool as the report records it (the fields PoolToJson gives the rules).
+ReportPool ReportPoolOf(const Pool& pool);
 
 // The severity of a report finding (or of a report's rule entry): its
 // "severity" read with rules::ParseSeverity, the one severity parser. The one
@@ -137,10 +139,10 @@ struct GateOptions {
 // `threshold`, whether it is shown or hidden by --min-severity (Finalize
 // counts those in summary.hidden); nullopt = never (--fail-on none).
 // Undecided findings never count here (see GateOptions).
-bool HasFindingsAtOrAbove(const nlohmann::json& report, std::optional<rules::Severity> threshold);
+bool HasFindingsAtOrAbove(const Report& report, std::optional<rules::Severity> threshold);
 
 // The gate Finalize decided: summary.gate.failed.
-bool GateFailed(const nlohmann::json& report);
+bool GateFailed(const Report& report);
 
 // Applies --min-severity: findings below it move out of `findings` (counted in
 // summary.hidden); decides the gate over every finding, shown or hidden
@@ -154,8 +156,8 @@ bool GateFailed(const nlohmann::json& report);
 struct FinalizeOptions {
   rules::Severity min_severity = rules::Severity::kNote;
 };
-nlohmann::json Finalize(const nlohmann::json& report, const FinalizeOptions& options = {},
-                        const GateOptions& gate = {});
+Report Finalize(Report report, const FinalizeOptions& options = {}, const GateOptions& gate = {});
+
 
 // Derives each verdict of one report image from the image's findings (each
 // with its `pools`): a decided error fails; else an undecided finding at
@@ -196,7 +198,9 @@ std::vector<std::string> LogicalLocation(const Finding& finding);
 // The same of a report finding as JSON, read leniently (any report file).
 std::vector<std::string> LogicalLocation(const nlohmann::json& finding);
 
-Status CheckBaseline(const nlohmann::json& baseline, const std::string& name);
+// The baseline file's report, read by the document's reader. Errors name
+// the file and say what is wrong.
+Result<Report> ReadBaseline(const nlohmann::json& baseline, const std::string& name);
 // Marks each shown finding of a finalised `report` with baseline_state "new"
 // (on a pool where the baseline image did not have it; new_pools when only
 // some pools are new) or "unchanged", lists under each image's `fixed` the
@@ -205,8 +209,8 @@ Status CheckBaseline(const nlohmann::json& baseline, const std::string& name);
 // fixed, unmatched_images}. Images match by ref, else by name (without tag
 // or digest) when only one baseline image has it; findings by rule and
 // logical location per pool, never by wording.
-void ApplyBaseline(nlohmann::json& report, const nlohmann::json& baseline, const std::string& name);
+void ApplyBaseline(Report& report, const Report& baseline, const std::string& name);
 // --fail-on-new: whether a finding marked new fails `gate`.
-bool NewFindingsFailGate(const nlohmann::json& report, const GateOptions& gate);
+bool NewFindingsFailGate(const Report& report, const GateOptions& gate);
 
 }  // namespace imagelint::analysis

@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "imagelint/report_document.h"
 #include "imagelint/result.h"
 #include "imagelint/rules.h"
 
@@ -158,9 +159,8 @@ Status CheckIgnoredRules(const std::vector<Suppression>& ignores, const std::vec
 // and records `ignores.expired` (expired entries, which are not applied),
 // `ignores.unused` (entries that matched nothing) and `ignores.invalid`
 // (entries without a reason or a single rule, or with a `problem`: not applied). `today` is
-// "YYYY-MM-DD". Errors: an image of `report` is not a report image (the
-// report model's reader names the field).
-Result<nlohmann::json> ApplySuppressions(const nlohmann::json& report, const std::vector<Suppression>& suppressions,
-                                         const std::string& today);
+// "YYYY-MM-DD".
+void ApplySuppressions(analysis::Report& report, const std::vector<Suppression>& suppressions,
+                       const std::string& today);
 
 }  // namespace imagelint::config

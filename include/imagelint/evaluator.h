@@ -73,7 +73,7 @@ class Evaluator {
 
   // Rules over images x fleet, the request's suppressions (and the images'
   // inline ones), --min-severity and the gate: a finalised report.
-  Result<nlohmann::json> Evaluate(const std::vector<const ImageFacts*>& images, const Fleet& fleet) const;
+  Result<analysis::Report> Evaluate(const std::vector<const ImageFacts*>& images, const Fleet& fleet) const;
 
  private:
   Evaluator(const ScanRequest& request, const Context& context);

@@ -73,9 +73,20 @@ std::vector<KnowledgeBundle> StoredKnowledge(const std::filesystem::path& bundle
 // <cache_dir>/knowledge-bundles ("" when cache_dir is "").
 std::filesystem::path KnowledgeBundlesDirectory(const std::string& cache_dir);
 
-// The report's `knowledge` object: {schema_version, revision, date, digest,
-// age_days, stale, update}; `today` as Context::today ("" = no age).
-nlohmann::json KnowledgeBundleJson(const KnowledgeBundle& bundle, std::string_view today);
+// What a report says of the bundle its verdicts rest on (the report's
+// `knowledge` object, written by the report model): its identity, its age on
+// `today` (Context::today; "" = no age) and, past 90 days, a note.
+struct KnowledgeStamp {
+  int64_t schema_version = 0;
+  std::string revision;
+  std::string date;  // as_of: the newest source consulted
+  std::string digest;
+  std::optional<int64_t> age_days;
+  std::optional<bool> stale;        // older than kKnowledgeStaleDays
+  std::optional<std::string> note;  // said when stale
+  bool operator==(const KnowledgeStamp&) const = default;
+};
+KnowledgeStamp KnowledgeStampOf(const KnowledgeBundle& bundle, std::string_view today);
 
 // The bundle loaded tables come from: bundle.yaml's row and the digest of
 // the files in knowledge.directory(). Errors name the file.

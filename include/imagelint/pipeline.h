@@ -33,6 +33,7 @@
 #include "imagelint/fleet_import.h"
 #include "imagelint/layer_store.h"
 #include "imagelint/registry.h"
+#include "imagelint/report_document.h"
 #include "imagelint/result.h"
 #include "imagelint/rules.h"
 
@@ -138,7 +139,7 @@ struct ScanRequest {
 };
 
 struct ScanResult {
-  nlohmann::json report;  // imagelint.report/v1, finalised (analysis::Finalize)
+  analysis::Report report;  // imagelint.report/v1, finalised (analysis::Finalize); analysis::WriteReport writes it
   int exit_code = 0;      // 1 when a finding (shown or hidden) is at or above fail_on, or undecided
                           // with fail_on_undecided; 2 when (keep_going) an image could not be read; else 0
   Fleet fleet;            // as loaded (placement advice needs it)

@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "imagelint/knowledge_bundle.h"
 #include "imagelint/report_model.h"
 #include "imagelint/result.h"
 #include "imagelint/rules.h"
@@ -30,16 +31,7 @@ struct ToolInfo {
 };
 
 // The knowledge bundle the verdicts rest on (docs/knowledge.md "Bundle").
-struct KnowledgeStamp {
-  int64_t schema_version = 0;
-  std::string revision;
-  std::string date;  // the newest source consulted
-  std::string digest;
-  std::optional<int64_t> age_days;
-  std::optional<bool> stale;        // older than 90 days
-  std::optional<std::string> note;  // said when stale
-  bool operator==(const KnowledgeStamp&) const = default;
-};
+using imagelint::KnowledgeStamp;
 
 // A pool as the report records it: the fleet file's fields (analysis::
 // PoolToJson writes the same for the rule language), without observations.
@@ -168,6 +160,6 @@ struct Report {
 // ReadImageReport is: errors name `subject` and the field's path.
 nlohmann::json WriteReport(const Report& report);
 Result<Report> ReadReport(const nlohmann::json& value, const std::string& subject);
-nlohmann::json WriteIgnoreEntry(const IgnoreEntry& entry);
+nlohmann::json WriteKnowledgeStamp(const KnowledgeStamp& stamp);
 
 }  // namespace imagelint::analysis

@@ -22,9 +22,10 @@
 
 namespace imagelint::analysis {
 
-// Whether a rule was evaluated once for the image or once per pool.
-enum class Scope { kImage, kPool };
-std::string_view ScopeName(Scope scope);  // "image" | "pool"
+// Whether a rule was evaluated once for the image or once per pool: the
+// rule's own scope (rules.h).
+using rules::Scope;
+using rules::ScopeName;
 
 // A verdict's or an image's outcome; kError only for an image that could not
 // be read (then `error` says why).
@@ -182,6 +183,7 @@ struct ImageReport {
 nlohmann::json WriteFinding(const Finding& finding);
 nlohmann::json WriteImageReport(const ImageReport& image);
 nlohmann::json WriteSuppressedBy(const SuppressedBy& entry);
+nlohmann::json WriteVerdict(const Verdict& verdict);
 Result<Finding> ReadFinding(const nlohmann::json& value, const std::string& subject);
 Result<ImageReport> ReadImageReport(const nlohmann::json& value, const std::string& subject);
 

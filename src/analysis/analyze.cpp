@@ -544,22 +544,46 @@ Result<json> AnalyzeReferenced(const std::vector<const json*>& all_facts,
                                const AnalyzeOptions& options) {
   auto images = AnalyzeImages(all_facts, pool_facts, fleet, rules, functions, options);
   if (!images.ok()) return images.error();
-  return ReportDocument(*images, fleet, rules);
+  return WriteReport(ReportDocument(std::move(*images), fleet, rules));
 }
 
-json ReportDocument(const std::vector<ImageReport>& images, const Fleet& fleet, const rules::RuleSet& rules) {
-  json report = json::object();
-  report["schema"] = kReportSchema;
-  report["tool"] = {{"name", "imagelint"}, {"version", IMAGELINT_VERSION}};
-  json pools = json::array();
-  for (const auto& pool : fleet.pools) pools.push_back(PoolToJson(pool));
-  report["fleet"] = {{"source", fleet.source}, {"pools", std::move(pools)}};
-  json rule_table = json::array();
-  for (const auto& info : rules.List()) rule_table.push_back(rules::RuleInfoToJson(info));
-  report["rules"] = std::move(rule_table);
-  json written = json::array();
-  for (const ImageReport& image : images) written.push_back(WriteImageReport(image));
-  report["images"] = std::move(written);
+ReportPool ReportPoolOf(const Pool& pool) {
+  ReportPool out;
+  out.name = pool.name;
+  auto text = [](std::optional<std::string>& field, const std::string& value) {
+    if (!value.empty()) field = value;
+  };
+  text(out.gpu, pool.gpu);
+  out.compute_capability = pool.compute_capability;
+  out.brand = pool.brand;
+  out.datacenter = pool.datacenter;
+  out.architecture = pool.architecture;
+  out.integrated = pool.integrated;
+  out.cuda_compat_mode = pool.cuda_compat_mode;
+  out.disable_require = pool.disable_require;
+  if (!pool.defaulted.empty()) out.defaulted = pool.defaulted;
+  text(out.driver, pool.driver);
+  out.container_toolkit = pool.container_toolkit;
+  out.runtime = pool.runtime;
+  out.platform = pool.platform;
+  if (pool.count > 0) out.count = pool.count;
+  text(out.source, pool.source);
+  if (pool.line > 0) out.line = pool.line;
+  if (!pool.selector_labels.empty()) out.selector_labels = pool.selector_labels;
+  return out;
+}
+
+Report ReportDocument(std::vector<ImageReport> images, const Fleet& fleet, const rules::RuleSet& rules) {
+  Report report;
+  report.tool = ToolInfo{"imagelint", IMAGELINT_VERSION};
+  ReportFleet pools{fleet.source, {}};
+  for (const auto& pool : fleet.pools) pools.pools.push_back(ReportPoolOf(pool));
+  report.fleet = std::move(pools);
+  report.rules.emplace();
+  for (const auto& info : rules.List())
+    report.rules->push_back(
+        {info.id, info.name, info.title, info.summary, info.severity, info.scope, info.enabled, info.docs});
+  report.images = std::move(images);
   return report;
 }
 

@@ -14,8 +14,6 @@ namespace imagelint::analysis {
 using nlohmann::json;
 
 namespace {
-
-
 // "reg.example/app:1@sha256:..." -> "reg.example/app"; "./app.tar" -> "app.tar".
 std::string ImageName(std::string name) {
   while (name.rfind("./", 0) == 0) name = name.substr(2);
@@ -28,40 +26,36 @@ std::string ImageName(std::string name) {
 
 // The finding without pools: rule and logical location, as report
 // fingerprints take them.
-std::string FindingKey(const json& finding) {
-  std::string key = StringField(finding, "rule") + "\n";
+std::string FindingKey(const Finding& finding) {
+  std::string key = finding.rule + "\n";
   const std::vector<std::string> where = LogicalLocation(finding);
   for (const auto& part : where) key += part + "\n";
-  if (where.empty()) key += "scope:" + StringField(finding, "scope") + "\n";
+  if (where.empty()) key += "scope:" + (finding.scope ? std::string(ScopeName(*finding.scope)) : std::string()) + "\n";
   return key;
 }
 
-std::vector<std::string> Pools(const json& finding) {
-  std::vector<std::string> pools;
-  for (const auto& pool : ArrayField(finding, "pools"))
-    if (pool.is_string()) pools.push_back(pool.get<std::string>());
-  if (pools.empty()) pools.push_back("");  // an image without pools: the image checks
-  return pools;
+std::vector<std::string> Pools(const Finding& finding) {
+  if (finding.pools.empty()) return {""};  // an image without pools: the image checks
+  return finding.pools;
 }
 
 // finding key -> pools it held in the baseline image.
 using Seen = std::map<std::string, std::set<std::string>>;
 
-Seen SeenIn(const json& image) {
+Seen SeenIn(const ImageReport& image) {
   Seen seen;
-  for (const auto& finding : ArrayField(image, "findings")) {
+  for (const Finding& finding : image.findings)
     for (const auto& pool : Pools(finding)) seen[FindingKey(finding)].insert(pool);
-  }
   return seen;
 }
 
 // The baseline's image for `ref`: the same ref, else the only one of the same name.
-const json* MatchImage(const json& baseline, const std::string& ref) {
-  const json* by_name = nullptr;
+const ImageReport* MatchImage(const Report& baseline, const std::string& ref) {
+  const ImageReport* by_name = nullptr;
   int named = 0;
-  for (const auto& image : ArrayField(baseline, "images")) {
-    if (StringField(image, "ref") == ref) return &image;
-    if (ImageName(StringField(image, "ref")) == ImageName(ref)) {
+  for (const ImageReport& image : baseline.images) {
+    if (image.ref == ref) return &image;
+    if (ImageName(image.ref) == ImageName(ref)) {
       by_name = &image;
       ++named;
     }
@@ -107,67 +101,65 @@ std::vector<std::string> LogicalLocation(const json& finding) {
   return LogicalLocation(view);
 }
 
-Status CheckBaseline(const json& baseline, const std::string& name) {
-  if (!baseline.is_object() || StringField(baseline, "schema") != "imagelint.report/v1")
+Result<Report> ReadBaseline(const json& baseline, const std::string& name) {
+  if (!baseline.is_object() || StringField(baseline, "schema") != kReportSchema)
     return MakeError(name, "not an imagelint.report/v1 JSON report (write one with --format json)");
   if (!baseline.contains("images") || !baseline["images"].is_array())
     return MakeError(name, "the baseline report has no \"images\" list");
-  return OkStatus();
+  return ReadReport(baseline, name);
 }
 
-void ApplyBaseline(json& report, const json& baseline, const std::string& name) {
-  size_t added = 0, unchanged = 0, fixed = 0, unmatched = 0;
-  if (!report.contains("images") || !report["images"].is_array()) return;
-  for (auto& image : report["images"]) {
-    if (StringField(image, "status") == "error") continue;  // nothing to compare
-    const json* before = MatchImage(baseline, StringField(image, "ref"));
+void ApplyBaseline(Report& report, const Report& baseline, const std::string& name) {
+  int64_t added = 0, unchanged = 0, fixed = 0, unmatched = 0;
+  for (ImageReport& image : report.images) {
+    if (image.status == Outcome::kError) continue;  // nothing to compare
+    const ImageReport* before = MatchImage(baseline, image.ref);
     if (!before) ++unmatched;
     Seen seen = before ? SeenIn(*before) : Seen();
     Seen now;
-    for (auto& finding : image["findings"]) {
+    for (Finding& finding : image.findings) {
       const std::string key = FindingKey(finding);
-      json new_pools = json::array();
+      std::vector<std::string> new_pools;
       for (const auto& pool : Pools(finding)) {
         now[key].insert(pool);
         auto it = seen.find(key);
         if (it == seen.end() || !it->second.count(pool)) new_pools.push_back(pool);
       }
-      bool is_new = !new_pools.empty();
-      finding["baseline_state"] = is_new ? "new" : "unchanged";
-      if (is_new && new_pools.size() < finding["pools"].size()) finding["new_pools"] = new_pools;
+      const bool is_new = !new_pools.empty();
+      finding.baseline_state = is_new ? "new" : "unchanged";
+      if (is_new && new_pools.size() < finding.pools.size()) finding.new_pools = new_pools;
       (is_new ? added : unchanged)++;
     }
     // Fixed: a baseline finding, on the pools where it is gone now.
-    json gone = json::array();
+    std::vector<Finding> gone;
     if (before) {
-      for (const auto& finding : ArrayField(*before, "findings")) {
+      for (const Finding& finding : before->findings) {
         const std::string key = FindingKey(finding);
-        json pools = json::array();
+        std::vector<std::string> pools;
         for (const auto& pool : Pools(finding)) {
           auto it = now.find(key);
           if (it == now.end() || !it->second.count(pool)) pools.push_back(pool);
         }
         if (pools.empty()) continue;
-        json was = finding;
-        was["baseline_state"] = "absent";
-        if (!(pools.size() == 1 && pools[0] == "")) was["pools"] = pools;
+        Finding was = finding;
+        was.baseline_state = "absent";
+        if (!(pools.size() == 1 && pools[0].empty())) was.pools = pools;
         gone.push_back(std::move(was));
         ++fixed;
       }
     }
-    image["fixed"] = std::move(gone);
+    image.fixed = std::move(gone);
   }
-  json& summary = report["summary"];
-  summary["baseline"] = {{"file", name}, {"new", added}, {"unchanged", unchanged}, {"fixed", fixed},
-                         {"unmatched_images", unmatched}};
+  Summary& summary = report.summary ? *report.summary : report.summary.emplace();
+  summary.baseline = BaselineSummary{name, added, unchanged, fixed, unmatched};
 }
 
-bool NewFindingsFailGate(const json& report, const GateOptions& gate) {
-  for (const auto& image : ArrayField(report, "images")) {
-    for (const auto& finding : ArrayField(image, "findings")) {
-      if (StringField(finding, "baseline_state") != "new") continue;
-      if (IsUndecided(finding) ? gate.fail_on_undecided && FindingSeverity(finding) >= rules::Severity::kWarning
-                               : gate.fail_on && FindingSeverity(finding) >= *gate.fail_on)
+bool NewFindingsFailGate(const Report& report, const GateOptions& gate) {
+  for (const ImageReport& image : report.images) {
+    for (const Finding& finding : image.findings) {
+      if (finding.baseline_state != "new") continue;
+      if (finding.unknown ? gate.fail_on_undecided && finding.severity >= rules::Severity::kWarning
+                          : gate.fail_on && finding.severity >= *gate.fail_on)
         return true;
     }
   }

@@ -45,9 +45,9 @@ void ReadNamed(const json& value, E& out, std::string& problem, std::optional<E>
   }
 }
 
-constexpr std::array<std::pair<analysis::Scope, std::string_view>, 2> kScopeNames{{
-    {analysis::Scope::kImage, "image"},
-    {analysis::Scope::kPool, "pool"},
+constexpr std::array<std::pair<rules::Scope, std::string_view>, 2> kScopeNames{{
+    {rules::Scope::kImage, "image"},
+    {rules::Scope::kPool, "pool"},
 }};
 constexpr std::array<std::pair<analysis::Outcome, std::string_view>, 5> kOutcomeNames{{
     {analysis::Outcome::kPass, "pass"},
@@ -57,7 +57,7 @@ constexpr std::array<std::pair<analysis::Outcome, std::string_view>, 5> kOutcome
     {analysis::Outcome::kError, "error"},
 }};
 
-std::optional<analysis::Scope> ParseScope(std::string_view text) { return ValueIn(kScopeNames, text); }
+std::optional<rules::Scope> ParseScope(std::string_view text) { return ValueIn(kScopeNames, text); }
 
 }  // namespace
 
@@ -68,22 +68,33 @@ static json WriteValue(const Severity& value) { return std::string(SeverityName(
 static void ReadValue(const json& value, Severity& out, std::string& problem) {
   ReadNamed<Severity>(value, out, problem, &ParseSeverity, "\"error\", \"warning\" or \"note\"");
 }
+static json WriteValue(const Scope& value) { return std::string(ScopeName(value)); }
+static void ReadValue(const json& value, Scope& out, std::string& problem) {
+  ReadNamed<Scope>(value, out, problem, &ParseScope, "\"image\" or \"pool\"");
+}
 static json WriteValue(const Stage& value) { return std::string(StageName(value)); }
 static void ReadValue(const json& value, Stage& out, std::string& problem) {
   ReadNamed<Stage>(value, out, problem, &ParseStage, "a stage name");
 }
 }  // namespace rules
 
+// The knowledge bundle's stamp (knowledge_bundle.h), found by ADL in its namespace.
+template <class V, Is<KnowledgeStamp> S>
+void Visit(V& visit, S& row) {
+  visit("schema_version", row.schema_version);
+  visit("revision", row.revision);
+  visit("date", row.date);
+  visit("digest", row.digest);
+  visit("age_days", row.age_days);
+  visit("stale", row.stale);
+  visit("note", row.note);
+}
+
 namespace analysis {
 
-std::string_view ScopeName(Scope scope) { return NameIn(kScopeNames, scope); }
 std::string_view OutcomeName(Outcome status) { return NameIn(kOutcomeNames, status); }
 std::optional<Outcome> ParseOutcome(std::string_view text) { return ValueIn(kOutcomeNames, text); }
 
-static json WriteValue(const Scope& value) { return std::string(ScopeName(value)); }
-static void ReadValue(const json& value, Scope& out, std::string& problem) {
-  ReadNamed<Scope>(value, out, problem, &ParseScope, "\"image\" or \"pool\"");
-}
 static json WriteValue(const Outcome& value) { return std::string(OutcomeName(value)); }
 static void ReadValue(const json& value, Outcome& out, std::string& problem) {
   ReadNamed<Outcome>(value, out, problem, &ParseOutcome, "\"pass\", \"warn\", \"fail\", \"undecided\" or \"error\"");
@@ -231,16 +242,6 @@ void Visit(V& visit, S& row) {
   visit("version", row.version);
 }
 
-template <class V, Is<KnowledgeStamp> S>
-void Visit(V& visit, S& row) {
-  visit("schema_version", row.schema_version);
-  visit("revision", row.revision);
-  visit("date", row.date);
-  visit("digest", row.digest);
-  visit("age_days", row.age_days);
-  visit("stale", row.stale);
-  visit("note", row.note);
-}
 
 template <class V, Is<ReportPool> S>
 void Visit(V& visit, S& row) {
@@ -377,11 +378,12 @@ Result<Report> ReadReport(const json& value, const std::string& subject) {
                                   report->schema.substr(0, 64) + "\"");
   return report;
 }
-json WriteIgnoreEntry(const IgnoreEntry& entry) { return json_record::Write(entry); }
+json WriteKnowledgeStamp(const KnowledgeStamp& stamp) { return json_record::Write(stamp); }
 
 json WriteFinding(const Finding& finding) { return json_record::Write(finding); }
 json WriteImageReport(const ImageReport& image) { return json_record::Write(image); }
 json WriteSuppressedBy(const SuppressedBy& entry) { return json_record::Write(entry); }
+json WriteVerdict(const Verdict& verdict) { return json_record::Write(verdict); }
 Result<Finding> ReadFinding(const json& value, const std::string& subject) {
   return json_record::Read<Finding>(value, subject);
 }

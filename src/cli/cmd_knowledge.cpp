@@ -9,6 +9,7 @@
 #include "common/text.h"
 #include "imagelint/config.h"
 #include "imagelint/knowledge_update.h"
+#include "imagelint/report_document.h"
 
 namespace imagelint::cli {
 namespace {
@@ -60,7 +61,7 @@ int Show(const KnowledgeArgs& args, const Context& context) {
   const KnowledgeBundle& bundle = *identity;
   const auto stored = StoredKnowledge(KnowledgeBundlesDirectory(context.cache_dir));
   if (args.format == "json") {
-    nlohmann::json out = KnowledgeBundleJson(bundle, today);
+    nlohmann::json out = analysis::WriteKnowledgeStamp(KnowledgeStampOf(bundle, today));
     out["directory"] = context.knowledge_dir.string();
     out["tables"] = KnowledgeTableSummary(*knowledge);
     nlohmann::json cached = nlohmann::json::array();

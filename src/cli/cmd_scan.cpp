@@ -109,8 +109,8 @@ int RunScan(ScanArgs& args, const Environment& environment) {
   render.placement = [&fleet = result->fleet](const nlohmann::json& shown) {  // --format k8s
     return fleet_import::RenderPlacementAdvice(shown, fleet);
   };
-  auto written = report::WriteReports(result->report, report::RulesFromReport(result->report), outputs->requests,
-                                      render, std::cout);
+  const nlohmann::json document = analysis::WriteReport(result->report);
+  auto written = report::WriteReports(document, report::RulesFromReport(document), outputs->requests, render, std::cout);
   if (!written.ok()) return ReportToolError(written.error());
   return result->exit_code;
 }

@@ -55,17 +55,6 @@ analysis::SuppressedBy SuppressedBy(const Suppression& s) {
   return out;
 }
 
-json Describe(const Suppression& s) { return analysis::WriteSuppressedBy(SuppressedBy(s)); }
-
-// ignores[key] with `entries` appended: a list an earlier pass wrote (a
-// report suppressed twice) is kept, anything else under the key replaced.
-void AppendToList(json& ignores, const char* key, const json& entries) {
-  json list = ignores.contains(key) && ignores[key].is_array() ? ignores[key] : json::array();
-  for (const auto& entry : entries) list.push_back(entry);
-  ignores[key] = std::move(list);
-}
-
-
 bool Names(const rules::RuleInfo& info, std::string_view rule) { return info.id == rule || info.name == rule; }
 
 }  // namespace
@@ -111,84 +100,76 @@ Status CheckIgnoredRules(const std::vector<Suppression>& ignores, const std::vec
   return OkStatus();
 }
 
-Result<json> ApplySuppressions(const json& input, const std::vector<Suppression>& suppressions, const std::string& today) {
-  json report = input;
-  json expired = json::array();
-  json invalid = json::array();
+void ApplySuppressions(analysis::Report& report, const std::vector<Suppression>& suppressions,
+                       const std::string& today) {
+  std::vector<analysis::IgnoreEntry> expired, invalid;
   std::vector<const Suppression*> active;
   for (const auto& s : suppressions) {
     if (!s.problem.empty()) {
-      json entry = Describe(s);
-      entry["problem"] = s.problem;
-      invalid.push_back(entry);
+      invalid.push_back({SuppressedBy(s), s.problem});
     } else if (s.reason.find_first_not_of(" \t") == std::string::npos || s.rule.empty() || s.rule == "*") {
       // Every suppression must say why (Dockerfile pragmas can omit it).
-      json entry = Describe(s);
-      entry["problem"] = s.rule.empty() || s.rule == "*" ? "names no single rule" : "has no reason";
-      invalid.push_back(entry);
+      invalid.push_back({SuppressedBy(s), s.rule.empty() || s.rule == "*" ? "names no single rule" : "has no reason"});
     } else if (!s.expires.empty() && s.expires < today) {
-      expired.push_back(Describe(s));
+      expired.push_back({SuppressedBy(s), std::nullopt});
     } else {
       active.push_back(&s);
     }
   }
   std::vector<bool> used(active.size(), false);
-  if (report.contains("images") && report["images"].is_array()) {
-    for (auto& written : report["images"]) {
-      if (!written.is_object() || !written.contains("findings")) continue;
-      auto image = analysis::ReadImageReport(written, "report image " + StringField(written, "ref"));
-      if (!image.ok()) return image.error();
-      std::vector<analysis::Finding> kept;
-      std::vector<analysis::Finding> suppressed = image->suppressed.value_or(std::vector<analysis::Finding>{});
-      const size_t before = suppressed.size();
-      for (analysis::Finding finding : image->findings) {
-        bool gone = false;
-        for (size_t i = 0; i < active.size() && !gone; ++i) {
-          const Suppression& s = *active[i];
-          if (!RuleMatches(s, finding) || !EvidenceMatches(s, finding)) continue;
-          if (!s.image.empty() && !GlobMatch(s.image, image->ref)) continue;
-          if (s.pool.empty()) {
-            finding.suppressed_by = SuppressedBy(s);
-            suppressed.push_back(finding);
-            used[i] = true;
-            gone = true;
-            break;
-          }
-          // Narrowed to some pools: split the finding.
-          std::vector<std::string> on, off;
-          for (const auto& pool : finding.pools) (GlobMatch(s.pool, pool) ? on : off).push_back(pool);
-          if (on.empty()) continue;
+  for (analysis::ImageReport& image : report.images) {
+    std::vector<analysis::Finding> kept;
+    std::vector<analysis::Finding> suppressed = image.suppressed.value_or(std::vector<analysis::Finding>{});
+    const size_t before = suppressed.size();
+    for (analysis::Finding finding : image.findings) {
+      bool gone = false;
+      for (size_t i = 0; i < active.size() && !gone; ++i) {
+        const Suppression& s = *active[i];
+        if (!RuleMatches(s, finding) || !EvidenceMatches(s, finding)) continue;
+        if (!s.image.empty() && !GlobMatch(s.image, image.ref)) continue;
+        if (s.pool.empty()) {
+          finding.suppressed_by = SuppressedBy(s);
+          suppressed.push_back(finding);
           used[i] = true;
-          analysis::Finding part = finding;
-          part.pools = on;
-          part.suppressed_by = SuppressedBy(s);
-          suppressed.push_back(std::move(part));
-          if (off.empty()) {
-            gone = true;
-          } else {
-            finding.pools = off;
-          }
+          gone = true;
+          break;
         }
-        if (!gone) kept.push_back(std::move(finding));
+        // Narrowed to some pools: split the finding.
+        std::vector<std::string> on, off;
+        for (const auto& pool : finding.pools) (GlobMatch(s.pool, pool) ? on : off).push_back(pool);
+        if (on.empty()) continue;
+        used[i] = true;
+        analysis::Finding part = finding;
+        part.pools = on;
+        part.suppressed_by = SuppressedBy(s);
+        suppressed.push_back(std::move(part));
+        if (off.empty()) {
+          gone = true;
+        } else {
+          finding.pools = off;
+        }
       }
-      if (suppressed.size() != before) {
-        image->findings = std::move(kept);
-        image->suppressed = std::move(suppressed);
-        analysis::DeriveVerdicts(*image);
-        written = analysis::WriteImageReport(*image);
-      }
+      if (!gone) kept.push_back(std::move(finding));
+    }
+    if (suppressed.size() != before) {
+      image.findings = std::move(kept);
+      image.suppressed = std::move(suppressed);
+      analysis::DeriveVerdicts(image);
     }
   }
-  json unused = json::array();
-  for (size_t i = 0; i < active.size(); ++i) {
-    if (!used[i]) unused.push_back(Describe(*active[i]));
-  }
-  json ignores = report.contains("ignores") && report["ignores"].is_object() ? report["ignores"] : json::object();
-  AppendToList(ignores, "invalid", invalid);
-  AppendToList(ignores, "expired", expired);
-  AppendToList(ignores, "unused", unused);
-  report["ignores"] = ignores;
-  return report;
+  std::vector<analysis::IgnoreEntry> unused;
+  for (size_t i = 0; i < active.size(); ++i)
+    if (!used[i]) unused.push_back({SuppressedBy(*active[i]), std::nullopt});
+  // A list an earlier pass wrote (a report suppressed twice) is kept.
+  analysis::Ignores& ignores = report.ignores ? *report.ignores : report.ignores.emplace();
+  auto append = [](std::optional<std::vector<analysis::IgnoreEntry>>& list, std::vector<analysis::IgnoreEntry>& entries) {
+    if (!list) list.emplace();
+    for (auto& entry : entries) list->push_back(std::move(entry));
+  };
+  append(ignores.invalid, invalid);
+  append(ignores.expired, expired);
+  append(ignores.unused, unused);
 }
+
 
 }  // namespace imagelint::config

@@ -184,18 +184,14 @@ nlohmann::json KnowledgeTableSummary(const Knowledge& knowledge) {
   return out;
 }
 
-nlohmann::json KnowledgeBundleJson(const KnowledgeBundle& bundle, std::string_view today) {
-  nlohmann::json out = {{"schema_version", bundle.schema_version},
-                        {"revision", bundle.revision},
-                        {"date", bundle.as_of},
-                        {"digest", bundle.digest}};
+KnowledgeStamp KnowledgeStampOf(const KnowledgeBundle& bundle, std::string_view today) {
+  KnowledgeStamp out{bundle.schema_version, bundle.revision, bundle.as_of, bundle.digest, {}, {}, {}};
   if (auto age = KnowledgeAgeDays(bundle.as_of, today)) {
-    out["age_days"] = *age;
-    out["stale"] = *age > kKnowledgeStaleDays;
+    out.age_days = *age;
+    out.stale = *age > kKnowledgeStaleDays;
     if (*age > kKnowledgeStaleDays)
-      out["note"] = "The knowledge tables are " + std::to_string(*age) + " days old (as of " + bundle.as_of +
-                    ", revision " + bundle.revision +
-                    "): releases since then are unknown to them; run `imagelint knowledge update`.";
+      out.note = "The knowledge tables are " + std::to_string(*age) + " days old (as of " + bundle.as_of +
+                 ", revision " + bundle.revision + "): releases since then are unknown to them; run `imagelint knowledge update`.";
   }
   return out;
 }

@@ -295,7 +295,7 @@ std::vector<Result<ImageFacts>> Evaluator::ReadAll(const std::vector<std::string
   return read;
 }
 
-Result<json> Evaluator::Evaluate(const std::vector<const ImageFacts*>& images, const Fleet& fleet) const {
+Result<analysis::Report> Evaluator::Evaluate(const std::vector<const ImageFacts*>& images, const Fleet& fleet) const {
   std::vector<const json*> facts;
   std::vector<std::vector<analysis::PoolFacts>> pool_facts;
   for (const ImageFacts* image : images) {
@@ -313,7 +313,7 @@ Result<json> Evaluator::Evaluate(const std::vector<const ImageFacts*>& images, c
     image.base = BaseOfReport(own);
     if (!images[i]->platform.empty()) ReportPlatforms(image, own, pool_facts[i]);
   }
-  const json report = analysis::ReportDocument(*analysed, fleet, *state_->rule_set);
+  analysis::Report report = analysis::ReportDocument(std::move(*analysed), fleet, *state_->rule_set);
   std::vector<config::Suppression> suppressions = request_.ignores;
   if (request_.inline_ignores) {
     for (const ImageFacts* image : images) {
@@ -328,14 +328,13 @@ Result<json> Evaluator::Evaluate(const std::vector<const ImageFacts*>& images, c
       }
     }
   }
-  auto suppressed = config::ApplySuppressions(report, suppressions, state_->today);
-  if (!suppressed.ok()) return suppressed.error();
-  json finalised = analysis::Finalize(*suppressed, {.min_severity = request_.min_severity},
-                                      {request_.fail_on, request_.fail_on_undecided});
+  config::ApplySuppressions(report, suppressions, state_->today);
+  analysis::Report finalised = analysis::Finalize(std::move(report), {.min_severity = request_.min_severity},
+                                                  {request_.fail_on, request_.fail_on_undecided});
   // The bundle the verdicts rest on, its age and, past 90 days, a note.
   auto bundle = BundleOf(*state_->knowledge);
   if (!bundle.ok()) return bundle.error();
-  finalised["knowledge"] = KnowledgeBundleJson(*bundle, state_->today);
+  finalised.knowledge = KnowledgeStampOf(*bundle, state_->today);
   return finalised;
 }
 

@@ -22,17 +22,19 @@ constexpr size_t kMaxBaselineBytes = 256u << 20;
 
 // An image that could not be read is an entry of its own, in input order:
 // status "error", the reason, no verdicts; the summary counts them.
-void AddUnreadableImages(json& report, const std::vector<std::pair<size_t, Error>>& unreadable,
+void AddUnreadableImages(analysis::Report& report, const std::vector<std::pair<size_t, Error>>& unreadable,
                          const std::vector<std::string>& inputs) {
-  json& images = report["images"];
   for (const auto& [index, error] : unreadable) {
-    json entry = {{"ref", inputs[index]}, {"digest", ""},          {"status", "error"},
-                  {"error", error.ToString()}, {"findings", json::array()}, {"verdicts", json::array()}};
-    images.insert(images.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(index, images.size())), entry);
+    analysis::ImageReport entry;
+    entry.ref = inputs[index];
+    entry.status = analysis::Outcome::kError;
+    entry.error = error.ToString();
+    const size_t at = std::min<size_t>(index, report.images.size());
+    report.images.insert(report.images.begin() + static_cast<std::ptrdiff_t>(at), std::move(entry));
   }
-  json& summary = report["summary"];
-  summary["images"] = images.size();
-  summary["unreadable"] = unreadable.size();
+  analysis::Summary& summary = report.summary ? *report.summary : report.summary.emplace();
+  summary.images = static_cast<int64_t>(report.images.size());
+  summary.unreadable = static_cast<int64_t>(unreadable.size());
 }
 
 }  // namespace
@@ -69,14 +71,15 @@ Result<ScanResult> Scan(const ScanRequest& request, const Context& context) {
   IMAGELINT_TRY(CheckLocalInputs(request));
   if (request.fail_on_new && request.baseline_file.empty())
     return MakeError("--fail-on-new", "goes with --baseline REPORT.json");
-  std::optional<json> baseline;
+  std::optional<analysis::Report> baseline;
   if (!request.baseline_file.empty()) {  // read first: a wrong file is exit 2 before any image is read
     auto text = ReadBoundedFile(request.baseline_file, kMaxBaselineBytes, "--baseline report");
     if (!text.ok()) return text.error();
     auto parsed = ParseJson(*text, request.baseline_file);
     if (!parsed.ok()) return parsed.error();
-    IMAGELINT_TRY(analysis::CheckBaseline(*parsed, request.baseline_file));
-    baseline = std::move(*parsed);
+    auto read = analysis::ReadBaseline(*parsed, request.baseline_file);
+    if (!read.ok()) return read.error();
+    baseline = std::move(*read);
   }
   auto evaluator = Evaluator::Create(request, context);
   if (!evaluator.ok()) return evaluator.error();

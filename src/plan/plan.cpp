@@ -112,8 +112,8 @@ class Planner {
         out.push_back(std::move(one));
         continue;
       }
-      const json& then = (*before)["images"][next];
-      const json& now = (*after)["images"][next];
+      const json then = analysis::WriteImageReport(before->images[next]);
+      const json now = analysis::WriteImageReport(after->images[next]);
       ++next;
       one.digest = then.value("digest", "");
       if (!request_.changes.empty() || !request_.fleet_after.empty())
@@ -135,7 +135,8 @@ class Planner {
     return [&evaluator](const ImageFacts& image, const Fleet& fleet) -> Result<json> {
       auto report = evaluator.Evaluate({&image}, fleet);
       if (!report.ok()) return report.error();
-      return (*report)["images"][0];
+      if (report->images.empty()) return MakeError(image.input, "the evaluation gave no image report");
+      return analysis::WriteImageReport(report->images[0]);
     };
   }
 

@@ -114,8 +114,8 @@ std::string PoolLines(const json& pool) {
 }
 
 struct Prediction {
-  json verdict;        // the pool's verdict, null when there is no GPU to predict for
-  json deciding;       // the finding behind predicted_error, when there is one
+  std::optional<analysis::Verdict> verdict;  // the pool's verdict; none when there is no GPU to predict for
+  std::optional<analysis::Finding> deciding;  // the finding behind predicted_error, when there is one
 };
 
 Result<Prediction> Predict(const json& facts, const json& pool, const fs::path& work, const Context& context) {
@@ -136,12 +136,13 @@ Result<Prediction> Predict(const json& facts, const json& pool, const fs::path& 
   auto result = Scan(scan, context);
   if (!result.ok()) return result.error();
   Prediction prediction;
-  const json& image = result->report["images"][0];
-  prediction.verdict = image["verdicts"][0];
-  const json& predicted = prediction.verdict["predicted_error"];
-  if (predicted.is_object())
-    for (const auto& finding : image["findings"])
-      if (finding.value("rule", "") == predicted.value("rule", "")) {
+  if (result->report.images.empty() || result->report.images[0].verdicts.empty())
+    return MakeError(scan.inputs[0], "the scan gave no verdict for the host's pool");
+  const analysis::ImageReport& image = result->report.images[0];
+  prediction.verdict = image.verdicts[0];
+  if (const auto& predicted = prediction.verdict->predicted_error)
+    for (const analysis::Finding& finding : image.findings)
+      if (predicted->rule && finding.rule == *predicted->rule) {
         prediction.deciding = finding;
         break;
       }
@@ -206,7 +207,7 @@ Result<json> ProbeImage(const ProbeRequest& request, const Context& context) {
     auto predicted = Predict(*facts, report["pool"], work.path(), context);
     if (!predicted.ok()) return predicted.error();
     prediction = std::move(*predicted);
-    report["prediction"] = prediction.verdict;
+    report["prediction"] = prediction.verdict ? analysis::WriteVerdict(*prediction.verdict) : json();
   }
 
   // What to probe: every libcudart copy, standalone fatbins and cubins.
@@ -326,11 +327,11 @@ Result<json> ProbeImage(const ProbeRequest& request, const Context& context) {
   } else if (observed.hung) {
     status = "hung";
   } else {
-    const json& verdict = prediction.verdict;
-    const json& predicted = verdict.value("predicted_error", json());
-    bool undecided = verdict.value("status", "") == "undecided";
-    int predicted_code = predicted.is_object() ? predicted.value("code", 0) : 0;
-    bool refused = predicted.is_object() && predicted.value("stage", "") == "container-start";
+    const analysis::Verdict verdict = prediction.verdict.value_or(analysis::Verdict{});
+    const auto& predicted = verdict.predicted_error;
+    bool undecided = verdict.status == analysis::Outcome::kUndecided;
+    int64_t predicted_code = predicted ? predicted->code : 0;
+    bool refused = predicted && predicted->stage == rules::Stage::kContainerStart;
     json check = {{"check", "first CUDA error"},
                   {"predicted", undecided ? json("undecided") : json(predicted_code)},
                   {"observed", observed.code}, {"api", observed.api}, {"name", observed.name}};
@@ -365,7 +366,7 @@ Result<json> ProbeImage(const ProbeRequest& request, const Context& context) {
   report["checks"] = checks;
   report["status"] = status;
   if (host.has_gpu && !observed.hung) {
-    std::string fact = prediction.deciding.is_object() ? analysis::FactKey(prediction.deciding) : "";
+    std::string fact = prediction.deciding ? analysis::FactKey(*prediction.deciding) : "";
     report["observation"] = {{"image", report["image"]["digest"]}, {"fact", fact}, {"code", observed.code},
                              {"name", observed.code == 0 ? "" : observed.name}, {"api", observed.api},
                              {"host", host.name}, {"date", report["date"]}};

@@ -9,6 +9,7 @@
 #include "imagelint/analysis.h"
 #include "imagelint/knowledge.h"
 #include "analysis/rules_fixture.h"
+#include "report/sample_report.h"
 #include "support/facts_schema.h"
 
 using namespace imagelint;
@@ -60,7 +61,7 @@ TEST_CASE("seed story: compat libcuda on a GeForce 460 host gives 804; deleting 
   CHECK(after["status"] == "warn");
   CHECK(after["predicted_error"].is_null());
   CHECK(after["rules"] == json::array({"IL010"}));
-  CHECK(!analysis::HasFindingsAtOrAbove(fixed, rules::Severity::kError));
+  CHECK(!analysis::HasFindingsAtOrAbove(testing::Typed(fixed), rules::Severity::kError));
 
   // The same image on a newer toolkit (1.17.4+: no compat from images with --gpus) passes too.
   json newer = RunFacts({SeedModel()}, R"(pools:

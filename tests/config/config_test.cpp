@@ -239,7 +239,7 @@ TEST_CASE("suppressions: the finding moves, the verdict follows") {
   // The other image is untouched.
   CHECK(report["images"][1] == testing::SampleReport()["images"][1]);
   CHECK(report["ignores"]["unused"].empty());
-  json summary = analysis::Finalize(report)["summary"];
+  json summary = testing::Finalized(report)["summary"];
   CHECK(summary["suppressed"] == 1);
   CHECK(summary["verdicts"]["fail"] == 0);
 }
@@ -300,7 +300,7 @@ TEST_CASE("suppressions: a pragma without a reason is rejected, and says so") {
   CHECK(report["images"][0]["findings"].size() == 3);
   REQUIRE(report["ignores"]["invalid"].size() == 1);
   CHECK(report["ignores"]["invalid"][0]["problem"] == "has no reason");
-  json shown = analysis::Finalize(report);
+  json shown = testing::Finalized(report);
   CHECK(shown["summary"]["invalid_ignores"] == 1);
   std::string text = report::RenderText(shown);
   CHECK(text.find("REJECTED IGNORES (1)") != std::string::npos);
@@ -338,8 +338,8 @@ TEST_CASE("suppressions: expired entries are reported and not applied") {
   json on_day = testing::Suppress(testing::SampleReport(), {expired}, "2026-05-31");
   CHECK(on_day["images"][0]["findings"].size() == 2);
   CHECK(on_day["ignores"]["expired"].empty());
-  CHECK(analysis::Finalize(after)["summary"]["expired_ignores"] == 1);
-  CHECK(analysis::HasFindingsAtOrAbove(analysis::Finalize(after), rules::Severity::kError));
+  CHECK(testing::Finalized(after)["summary"]["expired_ignores"] == 1);
+  CHECK(analysis::HasFindingsAtOrAbove(testing::Typed(testing::Finalized(after)), rules::Severity::kError));
 }
 
 // --- flags over the file -----------------------------------------------------
@@ -465,12 +465,12 @@ TEST_CASE("docs/report-schema.json describes the report") {
   Suppression s = Ignore("IL003");
   Suppression expired = Ignore("IL010");
   expired.expires = "2020-01-01";
-  json report = analysis::Finalize(testing::Suppress(testing::SampleReport(), {s, expired}, "2026-06-01"));
+  json report = testing::Finalized(testing::Suppress(testing::SampleReport(), {s, expired}, "2026-06-01"));
   testing::WriteFileText(dir / "report.json", report.dump());
   auto result = testing::RunCommand({"python3", "-c", kValidate, schema, (dir / "report.json").string()});
   CHECK_MESSAGE(result.exit_code == 0, (result.out + result.err));
   // Undecided verdicts and findings, the gate, the counts: all described.
-  json undecided = analysis::Finalize(testing::UndecidedReport(), {}, {rules::Severity::kError, true});
+  json undecided = testing::Finalized(testing::UndecidedReport(), {}, {rules::Severity::kError, true});
   testing::WriteFileText(dir / "undecided.json", undecided.dump());
   auto described = testing::RunCommand({"python3", "-c", kValidate, schema, (dir / "undecided.json").string()});
   CHECK_MESSAGE(described.exit_code == 0, (described.out + described.err));

@@ -6,6 +6,7 @@
 #include "dockerfile_fixture.h"
 #include "imagelint/dockerfile.h"
 #include "imagelint/report.h"
+#include "report/sample_report.h"
 #include "support/test_support.h"
 
 using namespace imagelint;
@@ -173,7 +174,7 @@ TEST_CASE("golden SARIF of a Dockerfile scan: results point at Dockerfile lines"
   json report = Run({analysis->facts, wheel->facts}, kScanFleet);
   report["images"][0]["dockerfile"] = "services/train/Dockerfile";
   report["images"][1]["dockerfile"] = "services/infer/Dockerfile";
-  report = analysis::Finalize(report);
+  report = testing::Finalized(report);
   report::RenderOptions options;
   options.docs_dir = "/nonexistent";  // keep rule docs text out of the golden
   json sarif = json::parse(report::RenderSarif(report, report::RulesFromReport(report), options));

@@ -111,14 +111,15 @@ TEST_CASE("bundle: age in days, and the note past 90 days") {
   CHECK(imagelint::KnowledgeAgeDays("2024-02-28", "2024-03-01") == 2);  // leap year
   CHECK_FALSE(imagelint::KnowledgeAgeDays("2026-02-30", "2026-11-27"));
   KnowledgeBundle bundle{1, "2026.8.1", "2026-08-01", "sha256:" + std::string(64, 'a'), {}};
-  auto fresh = imagelint::KnowledgeBundleJson(bundle, "2026-10-30");  // 90 days: not yet
-  CHECK(fresh["age_days"] == 90);
-  CHECK(fresh["stale"] == false);
-  CHECK_FALSE(fresh.contains("note"));
-  auto stale = imagelint::KnowledgeBundleJson(bundle, "2026-10-31");
-  CHECK(stale["stale"] == true);
-  CHECK(stale["note"].get<std::string>().find("91 days old (as of 2026-08-01") != std::string::npos);
-  CHECK(stale["note"].get<std::string>().find("imagelint knowledge update") != std::string::npos);
+  auto fresh = imagelint::KnowledgeStampOf(bundle, "2026-10-30");  // 90 days: not yet
+  CHECK(fresh.age_days == 90);
+  CHECK(fresh.stale == false);
+  CHECK_FALSE(fresh.note);
+  auto stale = imagelint::KnowledgeStampOf(bundle, "2026-10-31");
+  CHECK(stale.stale == true);
+  REQUIRE(stale.note);
+  CHECK(stale.note->find("91 days old (as of 2026-08-01") != std::string::npos);
+  CHECK(stale.note->find("imagelint knowledge update") != std::string::npos);
 }
 
 TEST_CASE("pack: the same tables give the same bytes, and unpack gives the same bundle back") {

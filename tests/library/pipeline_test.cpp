@@ -18,6 +18,9 @@ using rules::Severity;
 using testing::TempDir;
 using testing::WriteFileText;
 
+// The report document a scan writes (imagelint.report/v1), for assertions on its JSON.
+json Document(const ScanResult& result) { return analysis::WriteReport(result.report); }
+
 const char* kFleet = R"(pools:
   - name: old-470
     gpu: NVIDIA A100-SXM4-40GB
@@ -102,11 +105,11 @@ TEST_CASE("Scan: an image and its facts document give the same verdicts") {
   CHECK(progress_calls > 0);
   CHECK(f.warnings.empty());
   CHECK(fs::is_directory(f.dir / "cache" / "layers"));  // read through the context's cache
-  const json& image = result->report["images"][0];
+  const json image = Document(*result)["images"][0];
   CHECK(ImageVerdict(image, "old-470")["status"] == "fail");
   CHECK(ImageVerdict(image, "old-470")["predicted_error"]["name"] == "requirement-unsatisfied");
   CHECK(ImageVerdict(image, "new-550")["status"] == "pass");
-  CHECK(result->report["summary"]["verdicts"]["fail"] == 1);  // finalised
+  CHECK(Document(*result)["summary"]["verdicts"]["fail"] == 1);  // finalised
   CHECK(result->fleet.pools.size() == 2);
 
   auto facts = ReadFacts((f.dir / "train").string(), {}, f.context);
@@ -117,7 +120,7 @@ TEST_CASE("Scan: an image and its facts document give the same verdicts") {
   auto from_document = Scan(f.Request({(f.dir / "train.json").string()}), f.context);
   REQUIRE(from_document.ok());
   CHECK(from_document->exit_code == 1);
-  CHECK(from_document->report["images"][0]["verdicts"] == image["verdicts"]);
+  CHECK(Document(*from_document)["images"][0]["verdicts"] == image["verdicts"]);
 
   auto listing = ListImageTree((f.dir / "train").string(), "etc/*", {}, f.context);
   REQUIRE(listing.ok());
@@ -131,13 +134,13 @@ TEST_CASE("Scan: suppressions expire on the context's date; --min-severity hides
   auto suppressed = Scan(request, f.context);
   REQUIRE(suppressed.ok());
   CHECK(suppressed->exit_code == 0);
-  CHECK(suppressed->report["summary"]["suppressed"] == 1);
+  CHECK(Document(*suppressed)["summary"]["suppressed"] == 1);
 
   f.context.today = "2026-07-01";
   auto expired = Scan(request, f.context);
   REQUIRE(expired.ok());
   CHECK(expired->exit_code == 1);
-  CHECK(expired->report["summary"]["expired_ignores"] == 1);
+  CHECK(Document(*expired)["summary"]["expired_ignores"] == 1);
 
   request = f.Request({(f.dir / "train").string()});
   request.rule_files = {(f.dir / "team.yaml").string()};
@@ -150,9 +153,9 @@ TEST_CASE("Scan: suppressions expire on the context's date; --min-severity hides
   auto hidden = Scan(request, f.context);
   REQUIRE(hidden.ok());
   CHECK(hidden->exit_code == 1);
-  CHECK(hidden->report["images"][0]["findings"].empty());
-  CHECK(hidden->report["summary"]["hidden"]["warning"] == 1);
-  CHECK(hidden->report["summary"]["hidden"]["note"] == 1);
+  CHECK(Document(*hidden)["images"][0]["findings"].empty());
+  CHECK(Document(*hidden)["summary"]["hidden"]["warning"] == 1);
+  CHECK(Document(*hidden)["summary"]["hidden"]["note"] == 1);
   request.fail_on = std::nullopt;
   CHECK(Scan(request, f.context)->exit_code == 0);
 }
@@ -169,9 +172,9 @@ TEST_CASE("Scan: a Dockerfile input, its build args, target and inline ignores")
   auto ignored = Scan(request, f.context);
   REQUIRE_MESSAGE(ignored.ok(), imagelint::testing::ErrorText(ignored));
   CHECK(ignored->exit_code == 0);
-  CHECK(ignored->report["images"][0]["ref"] == (f.dir / "Dockerfile").string() + "#app");
-  REQUIRE(ignored->report["images"][0]["suppressed"].size() == 1);
-  CHECK(ignored->report["images"][0]["suppressed"][0]["suppressed_by"]["origin"] == "inline");
+  CHECK(Document(*ignored)["images"][0]["ref"] == (f.dir / "Dockerfile").string() + "#app");
+  REQUIRE(Document(*ignored)["images"][0]["suppressed"].size() == 1);
+  CHECK(Document(*ignored)["images"][0]["suppressed"][0]["suppressed_by"]["origin"] == "inline");
 
   request.inline_ignores = false;
   auto strict = Scan(request, f.context);
@@ -181,16 +184,16 @@ TEST_CASE("Scan: a Dockerfile input, its build args, target and inline ignores")
   CHECK(strict->exit_code == 0);
   // (the image holds no GPU code beyond the toolkit's libraries, so the
   // kernel rules are decided and the warning is the verdict)
-  CHECK(ImageVerdict(strict->report["images"][0], "old-470")["status"] == "warn");
-  CHECK(ImageVerdict(strict->report["images"][0], "old-470")["predicted_error"].is_null());
+  CHECK(ImageVerdict(Document(*strict)["images"][0], "old-470")["status"] == "warn");
+  CHECK(ImageVerdict(Document(*strict)["images"][0], "old-470")["predicted_error"].is_null());
   bool disputed = false;
-  for (const auto& finding : strict->report["images"][0]["findings"]) disputed = disputed || finding["rule"] == "IL015";
+  for (const auto& finding : json(Document(*strict)["images"][0]["findings"])) disputed = disputed || finding["rule"] == "IL015";
   CHECK(disputed);
   request.build_args = {{"CUDA", "11.8.0"}};  // 470 drivers run CUDA 11.8 without its compat package
   auto older = Scan(request, f.context);
   REQUIRE(older.ok());
   CHECK(older->exit_code == 0);
-  CHECK(ImageVerdict(older->report["images"][0], "old-470")["status"] == "pass");  // minor-version compatibility, no PTX
+  CHECK(ImageVerdict(Document(*older)["images"][0], "old-470")["status"] == "pass");  // minor-version compatibility, no PTX
   request.target = "nope";
   auto missing = Scan(request, f.context);
   REQUIRE_FALSE(missing.ok());
@@ -214,7 +217,7 @@ TEST_CASE("Scan: an inline ignore above FROM suppresses the platform mismatch it
   request.inline_ignores = false;
   auto strict = Scan(request, f.context);
   REQUIRE_MESSAGE(strict.ok(), imagelint::testing::ErrorText(strict));
-  const json& loud = strict->report["images"][0];
+  const json loud = Document(*strict)["images"][0];
   CHECK(ImageVerdict(loud, "gh200-arm64")["status"] == "fail");
   bool located = false;
   for (const auto& finding : loud["findings"]) {
@@ -226,12 +229,12 @@ TEST_CASE("Scan: an inline ignore above FROM suppresses the platform mismatch it
   request.inline_ignores = true;
   auto ignored = Scan(request, f.context);
   REQUIRE(ignored.ok());
-  const json& image = ignored->report["images"][0];
+  const json image = Document(*ignored)["images"][0];
   for (const auto& finding : image["findings"]) CHECK(finding["rule"] != "IL013");
   REQUIRE(image["suppressed"].size() == 1);
   CHECK(image["suppressed"][0]["rule"] == "IL013");
   CHECK(image["suppressed"][0]["suppressed_by"]["origin"] == "inline");
-  CHECK(ignored->report["ignores"]["unused"].empty());
+  CHECK(Document(*ignored)["ignores"]["unused"].empty());
   CHECK(ImageVerdict(image, "gh200-arm64")["status"] != "fail");
 }
 

@@ -39,7 +39,8 @@ struct PlanFixture {
     auto result = Scan(request, context);
     REQUIRE_MESSAGE(result.ok(), result.error().ToString());
     std::map<std::string, std::string> out;
-    for (const json& verdict : result->report["images"][0]["verdicts"]) out[verdict["pool"]] = verdict["status"];
+    for (const analysis::Verdict& verdict : result->report.images.at(0).verdicts)
+      out[verdict.pool] = analysis::OutcomeName(verdict.status);
     return out;
   }
 };

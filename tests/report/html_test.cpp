@@ -39,7 +39,7 @@ json ThreeImages() {
   report["images"].push_back(undecided["images"][0]);
   report["fleet"]["pools"].push_back(undecided["fleet"]["pools"].back());  // gh200-arm64
   for (const auto& rule : undecided["rules"]) report["rules"].push_back(rule);
-  return analysis::Finalize(report);
+  return testing::Finalized(report);
 }
 
 std::vector<std::string> BrowserArgs(const fs::path& profile) {

@@ -16,7 +16,7 @@
 namespace imagelint::report {
 namespace {
 
-using analysis::Finalize;
+using testing::Finalized;
 using nlohmann::json;
 using testing::SampleFinding;
 using testing::SampleReport;
@@ -30,7 +30,7 @@ json Image(const std::string& ref, json findings, const std::vector<std::string>
 
 json Report(json images) {
   json report = {{"schema", "imagelint.report/v1"}, {"rules", json::array()}, {"images", images}};
-  return Finalize(report);
+  return Finalized(report);
 }
 
 std::vector<std::string> Lines(const std::string& text) {
@@ -135,7 +135,7 @@ TEST_CASE("sarif identity: the same across tags and digests of one image, and ac
 }
 
 TEST_CASE("no link points at a home imagelint does not have; --docs-url sets one") {
-  json report = Finalize(SampleReport());
+  json report = Finalized(SampleReport());
   auto rules = RulesFromReport(report);
   RenderOptions options;
   options.docs_dir = (testing::SourceDir() / "docs").string();
@@ -179,7 +179,7 @@ bool HaveJsonschemaModule() {
 }
 
 TEST_CASE("gitlab: GitLab's Code Quality shape") {
-  json report = Finalize(SampleReport());
+  json report = Finalized(SampleReport());
   RenderOptions options;
   options.dockerfile = "./docker/Dockerfile";
   json issues = json::parse(RenderGitlab(report, options));
@@ -207,7 +207,7 @@ TEST_CASE("gitlab: GitLab's Code Quality shape") {
   twice["images"][1]["ref"] = "build/app-v2.tar";
   twice["images"][0]["ref"] = "registry.example.com/app:1";
   twice["images"][1]["ref"] = "registry.example.com/app:2";
-  json both = json::parse(RenderGitlab(Finalize(twice), options));
+  json both = json::parse(RenderGitlab(Finalized(twice), options));
   std::set<std::string> distinct;
   for (const auto& issue : both) distinct.insert(issue["fingerprint"].get<std::string>());
   CHECK(distinct.size() == both.size());

@@ -15,7 +15,7 @@
 namespace imagelint::report {
 namespace {
 
-using analysis::Finalize;
+using testing::Finalized;
 using nlohmann::json;
 using testing::SampleReport;
 
@@ -53,7 +53,7 @@ json Shown(Severity min = Severity::kNote) {
   expired.line = 4;
   expired.expires = "2026-01-31";
   json report = testing::Suppress(SampleReport(), {inline_ignore, expired}, "2026-11-22");
-  return Finalize(report, {.min_severity = min});
+  return Finalized(report, {.min_severity = min});
 }
 
 TEST_CASE("golden: every format from one report") {
@@ -101,7 +101,7 @@ TEST_CASE("golden: a single image without a fleet") {
   image["verdicts"] = json::array();
   for (auto& finding : image["findings"]) finding["pools"] = json::array();
   report["images"] = json::array({image});
-  report = Finalize(report);
+  report = Finalized(report);
   RenderOptions options;
   options.docs_dir = "/nonexistent";
   testing::CheckGolden("report/golden/no-fleet.txt", RenderText(report, options));
@@ -285,8 +285,8 @@ std::vector<std::pair<std::string, std::string>> SarifLogs() {
   RenderOptions options = docs.Options();
   options.docs_dir = (testing::SourceDir() / "docs").string();
   json sample = Shown();
-  json undecided = Finalize(testing::UndecidedReport());
-  json empty = Finalize(json{{"schema", "imagelint.report/v1"}, {"images", json::array()}});
+  json undecided = Finalized(testing::UndecidedReport());
+  json empty = Finalized(json{{"schema", "imagelint.report/v1"}, {"images", json::array()}});
   RenderOptions linked = options;
   linked.docs_base_uri = "https://git.example.com/tools/imagelint/-/blob/main/";
   // --images-from/--all-tags: an image that could not be read (a tool execution notification).
@@ -301,8 +301,9 @@ std::vector<std::pair<std::string, std::string>> SarifLogs() {
   gone["rule"] = "IL099";
   gone["name"] = "gone-since";
   earlier["images"][0]["findings"][0] = gone;
-  json compared = sample;
-  analysis::ApplyBaseline(compared, earlier, "earlier.json");
+  analysis::Report typed = testing::Typed(sample);
+  analysis::ApplyBaseline(typed, testing::Typed(earlier), "earlier.json");
+  const json compared = analysis::WriteReport(typed);
   REQUIRE(compared["images"][0]["findings"][0]["baseline_state"] == "new");
   REQUIRE(compared["images"][0]["fixed"].size() == 1);
   return {{"sample.sarif", RenderSarif(sample, RulesFromReport(sample), options)},

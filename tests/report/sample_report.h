@@ -16,12 +16,26 @@ namespace imagelint::testing {
 inline void Derive(nlohmann::json& image) {
   if (auto status = analysis::DeriveVerdicts(image); !status.ok()) throw std::runtime_error(status.error().ToString());
 }
-// config::ApplySuppressions on such a report.
+
+
+// A report document the tests composed, as the typed report (a document
+// the reader refuses is the test's error, thrown so doctest names it).
+inline analysis::Report Typed(const nlohmann::json& document) {
+  auto report = analysis::ReadReport(document, "test report");
+  if (!report.ok()) throw std::runtime_error(report.error().ToString());
+  return std::move(*report);
+}
+// analysis::Finalize and config::ApplySuppressions on such a document, written back.
+inline nlohmann::json Finalized(const nlohmann::json& document, const analysis::FinalizeOptions& options = {},
+                                const analysis::GateOptions& gate = {}) {
+  return analysis::WriteReport(analysis::Finalize(Typed(document), options, gate));
+}
+
 inline nlohmann::json Suppress(const nlohmann::json& report, const std::vector<config::Suppression>& suppressions,
                                const std::string& today) {
-  auto out = config::ApplySuppressions(report, suppressions, today);
-  if (!out.ok()) throw std::runtime_error(out.error().ToString());
-  return *out;
+  analysis::Report typed = Typed(report);
+  config::ApplySuppressions(typed, suppressions, today);
+  return analysis::WriteReport(typed);
 }
 
 inline nlohmann::json SampleFinding(const std::string& rule, const std::string& name, const std::string& severity,

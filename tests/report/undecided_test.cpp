@@ -12,7 +12,7 @@
 namespace imagelint::report {
 namespace {
 
-using analysis::Finalize;
+using testing::Finalized;
 using analysis::GateOptions;
 using nlohmann::json;
 using testing::SampleReport;
@@ -32,7 +32,7 @@ const json* Result(const json& sarif, const std::string& rule) {
 }
 
 TEST_CASE("undecided verdicts: their own status and counts, never a warning") {
-  json report = Finalize(UndecidedReport());
+  json report = Finalized(UndecidedReport());
   const json& verdicts = report["images"][0]["verdicts"];
   CHECK(verdicts[0]["status"] == "undecided");  // only undecided findings
   CHECK(verdicts[0]["undetermined"] == json::array({"IL002", "IL007"}));
@@ -47,7 +47,7 @@ TEST_CASE("undecided verdicts: their own status and counts, never a warning") {
 }
 
 TEST_CASE("undecided in every format, with the missing fact in user terms") {
-  json report = Finalize(UndecidedReport());
+  json report = Finalized(UndecidedReport());
   auto rules = RulesFromReport(report);
   const std::string missing =
       "the CUDA runtime (libcudart) and the GPU code (SASS/PTX) of the binaries of the base image "
@@ -136,19 +136,19 @@ TEST_CASE("gate: undecided findings fail only --fail-on-undecided, shown or hidd
   findings.erase(2);  // IL010
   testing::Derive(only_undecided["images"][0]);
 
-  CHECK_FALSE(analysis::GateFailed(Finalize(only_undecided)));
+  CHECK_FALSE(analysis::GateFailed(testing::Typed(Finalized(only_undecided))));
   // Not a warning: --fail-on warning (and note) let it pass.
-  CHECK_FALSE(analysis::GateFailed(Finalize(only_undecided, {}, GateOptions{rules::Severity::kWarning, false})));
-  CHECK_FALSE(analysis::GateFailed(Finalize(only_undecided, {}, GateOptions{rules::Severity::kNote, false})));
-  CHECK_FALSE(analysis::HasFindingsAtOrAbove(Finalize(only_undecided), rules::Severity::kWarning));
+  CHECK_FALSE(analysis::GateFailed(testing::Typed(Finalized(only_undecided, {}, GateOptions{rules::Severity::kWarning, false}))));
+  CHECK_FALSE(analysis::GateFailed(testing::Typed(Finalized(only_undecided, {}, GateOptions{rules::Severity::kNote, false}))));
+  CHECK_FALSE(analysis::HasFindingsAtOrAbove(testing::Typed(Finalized(only_undecided)), rules::Severity::kWarning));
   // The strict gate fails on it, even when --min-severity hides it.
-  json strict = Finalize(only_undecided, {}, GateOptions{rules::Severity::kError, true});
-  CHECK(analysis::GateFailed(strict));
+  json strict = Finalized(only_undecided, {}, GateOptions{rules::Severity::kError, true});
+  CHECK(analysis::GateFailed(testing::Typed(strict)));
   CHECK(strict["summary"]["gate"] == json({{"fail_on", "error"}, {"fail_on_undecided", true}, {"failed", true}}));
-  json hidden = Finalize(only_undecided, {.min_severity = rules::Severity::kError}, GateOptions{rules::Severity::kError, true});
+  json hidden = Finalized(only_undecided, {.min_severity = rules::Severity::kError}, GateOptions{rules::Severity::kError, true});
   CHECK(hidden["images"][0]["findings"].empty());
   CHECK(hidden["summary"]["hidden"]["undecided"] == 2);
-  CHECK(analysis::GateFailed(hidden));
+  CHECK(analysis::GateFailed(testing::Typed(hidden)));
   // JUnit follows the gate: undecided pools are failures under the strict gate.
   std::string xml = RenderJunit(strict);
   CHECK(xml.find("<failure message=\"undecided: cannot tell (IL002, IL007); --fail-on-undecided\"") !=
@@ -157,11 +157,11 @@ TEST_CASE("gate: undecided findings fail only --fail-on-undecided, shown or hidd
 }
 
 TEST_CASE("junit: with --fail-on warning the warn pool is a failure, as the exit code says") {
-  json report = Finalize(SampleReport(), {}, GateOptions{rules::Severity::kWarning, false});
-  CHECK(analysis::GateFailed(report));
+  json report = Finalized(SampleReport(), {}, GateOptions{rules::Severity::kWarning, false});
+  CHECK(analysis::GateFailed(testing::Typed(report)));
   std::string xml = RenderJunit(report);
   // build/app.tar: rtx3090 fails (804); before the suppression a100-535 warned (IL010).
-  json unsuppressed = Finalize(SampleReport(), {}, GateOptions{rules::Severity::kWarning, false});
+  json unsuppressed = Finalized(SampleReport(), {}, GateOptions{rules::Severity::kWarning, false});
   CHECK(unsuppressed["images"][0]["verdicts"][1]["status"] == "warn");
   CHECK(unsuppressed["images"][0]["verdicts"][1]["gate"] == "fail");
   std::string with_warning = RenderJunit(unsuppressed);
@@ -169,7 +169,7 @@ TEST_CASE("junit: with --fail-on warning the warn pool is a failure, as the exit
                           "IL010:") != std::string::npos);
   CHECK(with_warning.find("<testsuite name=\"build/app.tar\" tests=\"3\" failures=\"2\"") != std::string::npos);
   // The default gate: the same pool passes.
-  std::string by_default = RenderJunit(Finalize(SampleReport()));
+  std::string by_default = RenderJunit(Finalized(SampleReport()));
   CHECK(by_default.find("<testsuite name=\"build/app.tar\" tests=\"3\" failures=\"1\"") != std::string::npos);
   CHECK(xml.find("failures=\"2\"") != std::string::npos);
 }
