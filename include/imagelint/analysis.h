@@ -7,9 +7,12 @@
 //   auto rules = rules::LoadRuleSet(rules_dir, extra_files);    // rules.h
 //   auto functions = analysis::DefaultFunctions(knowledge);     // language + knowledge functions
 //   IMAGELINT_TRY(rules->CheckFunctions(functions));
-//   auto report = analysis::Analyze({facts}, fleet, *rules, functions);
-//   auto shown = analysis::Finalize(*report, {.min_severity = ...}, {fail_on, fail_on_undecided});
-//   int exit_code = analysis::GateFailed(shown) ? 1 : 0;              // after any suppressions
+//   auto images = analysis::AnalyzeImages({&facts}, {}, fleet, *rules, functions);
+//   analysis::Report report = analysis::ReportDocument(std::move(*images), fleet, *rules);
+//   config::ApplySuppressions(report, ignores, today);                // config.h, optional
+//   report = analysis::Finalize(std::move(report), {.min_severity = ...}, {fail_on, fail_on_undecided});
+//   int exit_code = analysis::GateFailed(report) ? 1 : 0;
+//   nlohmann::json document = analysis::WriteReport(report);          // report_document.h
 #pragma once
 
 #include <optional>
