@@ -1,29 +1,22 @@
-// Verdicts read out of a finalised report (its one reader for plan), and
-// what changed between two fleets.
+// Verdicts read out of a finalised report image, and what changed between
+// two fleets.
 #include <algorithm>
 #include <optional>
 #include <set>
 #include <string_view>
 #include <utility>
 
-#include "common/json.h"
 #include "plan/plan_steps.h"
 
 namespace imagelint::plan {
 namespace {
 
-using nlohmann::json;
-
 // The message of the finding behind `rule` on `pool`.
-std::string MessageOf(const json& image, const std::string& rule, const std::string& pool) {
-  auto findings = image.find("findings");
-  if (findings == image.end() || !findings->is_array()) return "";
-  for (const json& finding : *findings) {
-    if (StringField(finding, "rule") != rule) continue;
-    auto pools = finding.find("pools");
-    bool on_pool = pools == finding.end() || !pools->is_array() || pools->empty() ||
-                   std::find(pools->begin(), pools->end(), json(pool)) != pools->end();
-    if (on_pool) return StringField(finding, "message");
+std::string MessageOf(const analysis::ImageReport& image, const std::string& rule, const std::string& pool) {
+  for (const analysis::Finding& finding : image.findings) {
+    if (finding.rule != rule) continue;
+    if (finding.pools.empty() || std::find(finding.pools.begin(), finding.pools.end(), pool) != finding.pools.end())
+      return finding.message;
   }
   return "";
 }
@@ -40,31 +33,26 @@ ChangeKind KindOf(const Outcome& before, const Outcome& after) {
 bool Fails(const Outcome& outcome) { return outcome.status == "fail"; }
 bool Runs(const Outcome& outcome) { return outcome.status == "pass" || outcome.status == "warn"; }
 
-Outcome OutcomeOf(const json& image, const std::string& pool) {
+Outcome OutcomeOf(const analysis::ImageReport& image, const std::string& pool) {
   Outcome out;
-  auto verdicts = image.find("verdicts");
-  if (verdicts == image.end() || !verdicts->is_array()) return out;
-  for (const json& verdict : *verdicts) {
-    if (StringField(verdict, "pool") != pool) continue;
-    out.status = StringField(verdict, "status");
-    if (auto error = verdict.find("predicted_error"); error != verdict.end() && error->is_object()) {
-      if (auto code = error->find("code"); code != error->end() && code->is_number_integer()) out.error_code = *code;
-      out.error_name = StringField(*error, "name");
-      out.rule = StringField(*error, "rule");
+  for (const analysis::Verdict& verdict : image.verdicts) {
+    if (verdict.pool != pool) continue;
+    out.status = analysis::OutcomeName(verdict.status);
+    if (verdict.predicted_error) {
+      out.error_code = static_cast<int>(verdict.predicted_error->code);
+      out.error_name = verdict.predicted_error->name;
+      out.rule = verdict.predicted_error->rule.value_or("");
     }
-    if (out.rule.empty())  // undecided: the first finding that could not decide
-      if (auto undetermined = verdict.find("undetermined"); undetermined != verdict.end() &&
-                                                             undetermined->is_array() && !undetermined->empty() &&
-                                                             undetermined->front().is_string())
-        out.rule = undetermined->front().get<std::string>();
+    if (out.rule.empty() && !verdict.undetermined.empty())  // undecided: the first finding that could not decide
+      out.rule = verdict.undetermined.front();
     if (!out.rule.empty()) out.message = MessageOf(image, out.rule, pool);
     return out;
   }
   return out;
 }
 
-std::vector<VerdictChange> CompareVerdicts(const json& before_image, const Fleet& before, const json& after_image,
-                                           const Fleet& after) {
+std::vector<VerdictChange> CompareVerdicts(const analysis::ImageReport& before_image, const Fleet& before,
+                                           const analysis::ImageReport& after_image, const Fleet& after) {
   std::vector<VerdictChange> out;
   std::set<std::string> after_names;
   for (const Pool& pool : after.pools) {

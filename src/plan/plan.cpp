@@ -40,7 +40,7 @@ Result<std::string> DockerfileText(const std::string& input, const ScanRequest& 
 
 // The pools of `fleet` on which `image` (a report image) fails, and theirs
 // compute capabilities (for architecture-list patches).
-std::vector<std::string> FailingPools(const json& image, const Fleet& fleet) {
+std::vector<std::string> FailingPools(const analysis::ImageReport& image, const Fleet& fleet) {
   std::vector<std::string> out;
   for (const Pool& pool : fleet.pools)
     if (plan::Fails(plan::OutcomeOf(image, pool.name))) out.push_back(pool.name);
@@ -112,10 +112,10 @@ class Planner {
         out.push_back(std::move(one));
         continue;
       }
-      const json then = analysis::WriteImageReport(before->images[next]);
-      const json now = analysis::WriteImageReport(after->images[next]);
+      const analysis::ImageReport& then = before->images[next];
+      const analysis::ImageReport& now = after->images[next];
       ++next;
-      one.digest = then.value("digest", "");
+      one.digest = then.digest;
       if (!request_.changes.empty() || !request_.fleet_after.empty())
         one.changes = plan::CompareVerdicts(then, judged_before, now, judged_after);
       if (request_.minimum_driver) {
@@ -132,11 +132,11 @@ class Planner {
  private:
   plan::EvaluateImage Evaluate() const { return EvaluateWith(evaluator_); }
   static plan::EvaluateImage EvaluateWith(const Evaluator& evaluator) {
-    return [&evaluator](const ImageFacts& image, const Fleet& fleet) -> Result<json> {
+    return [&evaluator](const ImageFacts& image, const Fleet& fleet) -> Result<analysis::ImageReport> {
       auto report = evaluator.Evaluate({&image}, fleet);
       if (!report.ok()) return report.error();
       if (report->images.empty()) return MakeError(image.input, "the evaluation gave no image report");
-      return analysis::WriteImageReport(report->images[0]);
+      return std::move(report->images[0]);
     };
   }
 
@@ -155,7 +155,8 @@ class Planner {
 
   // The failing pools on which `patched` (a report image) runs, or nullopt
   // when it fails on a pool where the image did not.
-  std::optional<std::vector<std::string>> PoolsFixed(const json& patched, const std::vector<std::string>& failing) const {
+  std::optional<std::vector<std::string>> PoolsFixed(const analysis::ImageReport& patched,
+                                                     const std::vector<std::string>& failing) const {
     std::vector<std::string> fixed;
     for (const Pool& pool : after_.pools) {
       Outcome outcome = plan::OutcomeOf(patched, pool.name);
@@ -212,7 +213,7 @@ class Planner {
     return unfixed;
   }
 
-  Status SearchFixes(const ImageFacts& image, const json& now, ImagePlan& one) {
+  Status SearchFixes(const ImageFacts& image, const analysis::ImageReport& now, ImagePlan& one) {
     one.failing_pools = FailingPools(now, after_);
     if (one.failing_pools.empty()) return OkStatus();
     std::vector<std::string> unfixed = one.failing_pools;

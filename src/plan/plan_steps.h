@@ -11,19 +11,20 @@
 
 #include "imagelint/evaluator.h"
 #include "imagelint/plan.h"
+#include "imagelint/report_model.h"
 
 namespace imagelint::plan {
 
-// The verdict of `pool` in one report image ({verdicts, findings}); status ""
-// when the image has no verdict for it.
-Outcome OutcomeOf(const nlohmann::json& image, const std::string& pool);
+// The verdict of `pool` in one report image; status "" when the image has no
+// verdict for it.
+Outcome OutcomeOf(const analysis::ImageReport& image, const std::string& pool);
 bool Fails(const Outcome& outcome);
 bool Runs(const Outcome& outcome);  // pass or warn: predicted to run
 
 // What changed for each pool of either fleet, in the after fleet's pool
 // order, then the removed pools.
-std::vector<VerdictChange> CompareVerdicts(const nlohmann::json& before_image, const Fleet& before,
-                                           const nlohmann::json& after_image, const Fleet& after);
+std::vector<VerdictChange> CompareVerdicts(const analysis::ImageReport& before_image, const Fleet& before,
+                                           const analysis::ImageReport& after_image, const Fleet& after);
 
 // Driver versions to try, oldest first: every point release the knowledge
 // tables name (toolkit and runfile drivers, minor-version floors, compat
@@ -40,7 +41,7 @@ int FirstBranchFor(const Pool& pool, const Knowledge& knowledge);
 int BranchOf(const std::string& driver);
 
 // Evaluates one image on pools: a finalised report image for `fleet`.
-using EvaluateImage = std::function<Result<nlohmann::json>(const ImageFacts& image, const Fleet& fleet)>;
+using EvaluateImage = std::function<Result<analysis::ImageReport>(const ImageFacts& image, const Fleet& fleet)>;
 
 // The oldest candidate driver on which `image` runs, for each pool of `fleet`.
 Result<std::vector<MinimumDriver>> FindMinimumDrivers(const ImageFacts& image, const Fleet& fleet,
