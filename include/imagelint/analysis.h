@@ -180,7 +180,6 @@ Status DeriveVerdicts(nlohmann::json& image);
 // observation's `fact` names, a finding's rule and logical location joined
 // by spaces ("IL004 path:/usr/local/cuda/compat/libcuda.so.1").
 std::string FactKey(const Finding& finding);
-std::string FactKey(const nlohmann::json& finding);
 // Puts on each verdict of a report image the observation of its pool that
 // applies: one for the image's digest first, else one whose fact is a
 // finding of the image on that pool. DeriveVerdicts then applies it.

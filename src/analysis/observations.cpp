@@ -5,21 +5,13 @@
 #include <set>
 #include <unordered_map>
 
-#include "common/json.h"
 #include "imagelint/analysis.h"
 
 namespace imagelint::analysis {
 
-using nlohmann::json;
 
 std::string FactKey(const Finding& finding) {
   std::string key = finding.rule;
-  for (const std::string& where : LogicalLocation(finding)) key += " " + where;
-  return key;
-}
-
-std::string FactKey(const json& finding) {
-  std::string key = StringField(finding, "rule");
   for (const std::string& where : LogicalLocation(finding)) key += " " + where;
   return key;
 }
