@@ -72,6 +72,19 @@ static void ReadValue(const json& value, Stage& out, std::string& problem) {
 }
 }  // namespace rules
 
+// Platforms are written in containerd's spelling ("linux/arm64") and read
+// back through Platform::Parse.
+static json WriteValue(const Platform& value) { return value.ToString(); }
+static void ReadValue(const json& value, Platform& out, std::string& problem) {
+  auto parsed = value.is_string() ? Platform::Parse(value.get<std::string>()) : Result<Platform>(MakeError("", ""));
+  if (parsed.ok()) {
+    out = *parsed;
+  } else {
+    problem = "expected a platform \"os/arch[/variant]\", got " +
+              (value.is_string() ? "\"" + value.get<std::string>().substr(0, 64) + "\"" : json_record::JsonType(value));
+  }
+}
+
 namespace analysis {
 
 std::string_view ScopeName(Scope scope) { return NameIn(kScopeNames, scope); }
