@@ -318,7 +318,8 @@ TEST_CASE("Load reports the broken file of a directory, and cross-table checks")
       REQUIRE(at != std::string::npos);
       const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n');
       text.replace(at, std::string(c.known).size(), c.unknown);
-      auto k = Knowledge::Load(CopyWith(dir, c.file, text));
+      imagelint::testing::TempDir each;  // CopyWith copies into a fresh directory
+      auto k = Knowledge::Load(CopyWith(each, c.file, text));
       REQUIRE_FALSE(k.ok());
       CHECK(k.error().subject.find(c.file) != std::string::npos);
       CHECK(k.error().line == static_cast<int>(line));
