@@ -45,9 +45,10 @@ rules::FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge);
 // unset optional fields are absent, so rules read them as unknown.
 nlohmann::json PoolToJson(const Pool& pool);
 
-// An image's platform as its facts say it ("linux/arm64", "linux/arm/v7":
-// the variant when there is one); "" without image facts.
-std::string ImagePlatform(const nlohmann::json& facts);
+// An image's platform as its facts say it (image.os, image.architecture and
+// image.variant), normalised; nullopt without image facts naming both os and
+// architecture.
+std::optional<Platform> ImagePlatform(const nlohmann::json& facts);
 
 // Variables an expression may read at the top level, besides `let` names and
 // `foreach` variables: facts, image, env, cuda, binaries, frameworks, pool.
@@ -78,7 +79,8 @@ Result<nlohmann::json> Analyze(const std::vector<nlohmann::json>& facts, const F
 // "Platform"). Those pools are evaluated against these facts, image-scoped
 // rules included; the others against the image's own.
 struct PoolFacts {
-  std::vector<std::string> pools;  // pool names
+  Platform platform;          // the platform these facts were built for
+  std::vector<size_t> pools;  // indexes into the fleet's pools (PlatformPools::pools)
   nlohmann::json facts;
 };
 // As above; `pool_facts[i]` (when there is one) holds image i's facts for

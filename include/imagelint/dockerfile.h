@@ -26,6 +26,7 @@
 
 #include "imagelint/bytes.h"
 #include "imagelint/facts.h"
+#include "imagelint/platform.h"
 #include "imagelint/result.h"
 
 namespace imagelint {
@@ -218,14 +219,14 @@ struct DockerfileOptions {
   // where the Dockerfile leaves the platform open, facts say
   // image.platform_source "pool" instead of "builder".
   bool platform_from_pool = false;
-  // The platforms of the fleet's pools ("linux/arm64"), in fleet order. When
+  // The platforms of the fleet's pools (PoolsByPlatform), in fleet order. When
   // the Dockerfile leaves its platform open (no --platform, no FROM
   // --platform=<constant> on the target's chain) and these name a platform
   // other than `platform`, the facts are built once per distinct one, each
   // with that platform's base image and knowledge-table answers
   // (DockerfileAnalysis::other_platforms; docs/dockerfile.md "Platform").
   // Empty, or only `platform`: one build, as without a fleet.
-  std::vector<std::string> pool_platforms;
+  std::vector<Platform> pool_platforms;
   // Required: the loaded knowledge (Knowledge::Load): base-images.yaml and
   // packages.yaml for what base images and packages bring, pytorch.yaml for
   // torch's GPU code, cuda-targets/cudart-sonames/loader.yaml. Null is an
@@ -264,12 +265,12 @@ struct DockerfileAnalysis {
   // those of `platform`, the first of the pools' platforms, and
   // `other_platforms` those of each other one, in fleet order; all say
   // image.platform_source "pool" where the Dockerfile leaves it open.
-  // Otherwise `platform` is "" and `other_platforms` empty.
+  // Otherwise `platform` is nullopt and `other_platforms` empty.
   struct PlatformFacts {
-    std::string platform;  // "linux/arm64"
+    Platform platform;
     nlohmann::json facts;
   };
-  std::string platform;
+  std::optional<Platform> platform;
   std::vector<PlatformFacts> other_platforms;
 };
 

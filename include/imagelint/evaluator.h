@@ -5,7 +5,7 @@
 // reading them again.
 //
 //   auto evaluator = Evaluator::Create(request, context);        // knowledge, rules, functions, resolver
-//   auto image = (*evaluator)->Read("app.tar", {"linux/amd64"});  // facts of one input
+//   auto image = (*evaluator)->Read("app.tar", {Platform{}});    // facts of one input
 //   auto report = (*evaluator)->Evaluate({&*image}, fleet);       // finalised imagelint.report/v1
 #pragma once
 
@@ -32,10 +32,10 @@ struct ImageFacts {
   std::vector<config::Suppression> inline_suppressions;
   // A Dockerfile built per pool platform (docs/dockerfile.md "Platform"):
   // the platform `facts` were built for, and one build per other platform a
-  // pool may have. "" and empty otherwise.
-  std::string platform;
+  // pool may have. nullopt and empty otherwise.
+  std::optional<Platform> platform;
   struct PlatformBuild {
-    std::string platform;  // "linux/arm64"
+    Platform platform;
     nlohmann::json facts;
   };
   std::vector<PlatformBuild> other_platforms;
@@ -59,25 +59,28 @@ class Evaluator {
   // request.dockerfile_texts, or by content), else an image. `platforms`:
   // the platforms of the pools a Dockerfile that leaves its own open is
   // built for (one build each).
-  Result<ImageFacts> Read(const std::string& input, const std::vector<std::string>& platforms) const;
+  Result<ImageFacts> Read(const std::string& input, const std::vector<Platform>& platforms) const;
   // A Dockerfile given as text (a patched one, for instance), named `name`.
   Result<ImageFacts> ReadDockerfileText(const std::string& name, const std::string& text,
-                                        const std::vector<std::string>& platforms) const;
+                                        const std::vector<Platform>& platforms) const;
   // Every one of `inputs`, in order; with keep_going several at a time
   // and an input that cannot be read its own error (else reading stops at
   // the first error, whose entry is the last).
   std::vector<Result<ImageFacts>> ReadAll(const std::vector<std::string>& inputs,
-                                          const std::vector<std::string>& platforms) const;
+                                          const std::vector<Platform>& platforms) const;
   // The failed base-image lookups so far, one line ("" when none).
   std::string ResolverSummary() const;
 
   // Rules over images x fleet, the request's suppressions (and the images'
   // inline ones), --min-severity and the gate: a finalised report.
+  // `by_platform` is GroupPoolsByPlatform(fleet), when the caller has it.
   Result<analysis::Report> Evaluate(const std::vector<const ImageFacts*>& images, const Fleet& fleet) const;
+  Result<analysis::Report> Evaluate(const std::vector<const ImageFacts*>& images, const Fleet& fleet,
+                                    const PoolsByPlatform& by_platform) const;
 
  private:
   Evaluator(const ScanRequest& request, const Context& context);
-  Result<ImageFacts> ReadIn(const std::string& input, const std::vector<std::string>& platforms,
+  Result<ImageFacts> ReadIn(const std::string& input, const std::vector<Platform>& platforms,
                             const Context& context) const;
   struct State;
   std::unique_ptr<State> state_;
@@ -88,8 +91,5 @@ class Evaluator {
 // A local input that does not exist (`imagelint app.tar` with a typo) is "no
 // such file" before anything is loaded, and never a registry lookup.
 Status CheckLocalInputs(const ScanRequest& request);
-
-// The platforms of a fleet's pools, distinct, in pool order.
-std::vector<std::string> PoolPlatforms(const Fleet& fleet);
 
 }  // namespace imagelint

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "imagelint/platform.h"
 #include "imagelint/result.h"
 
 namespace imagelint {
@@ -42,7 +43,7 @@ struct Pool {
   std::string driver;                             // kernel-mode driver version, "460.67"
   std::optional<std::string> container_toolkit;   // libnvidia-container / NCT version, "1.4.0"
   std::optional<std::string> runtime;             // docker-gpus | nvidia-runtime | cdi | k8s-device-plugin
-  std::string platform = "linux/amd64";
+  Platform platform;                              // normalised; linux/amd64 when the file names none
   int count = 0;                                  // hosts (or GPUs) in the pool; 0 = unknown
   // Provenance: where the pool was defined (fleet file line) or which nodes
   // it was imported from; shown in reports and in imported fleet files.
@@ -70,6 +71,21 @@ struct Fleet {
   std::string source;  // file the fleet came from
   std::vector<Pool> pools;
 };
+
+// A fleet's pools grouped by platform: each distinct platform once, in the
+// order of its first pool, with its pools. Grouped once per fleet by the
+// pipeline; the Dockerfile builds (one per platform), the analysis (which
+// facts a pool is judged on) and the report's per-platform builds read it.
+struct PlatformPools {
+  Platform platform;
+  std::vector<size_t> pools;  // indexes into Fleet::pools, fleet order
+};
+struct PoolsByPlatform {
+  std::vector<PlatformPools> groups;
+  std::vector<Platform> Platforms() const;
+  const PlatformPools* Find(const Platform& platform) const;  // null when no pool has it
+};
+PoolsByPlatform GroupPoolsByPlatform(const Fleet& fleet);
 
 class Knowledge;  // include/imagelint/knowledge.h
 

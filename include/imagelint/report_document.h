@@ -49,7 +49,7 @@ struct ReportPool {
   std::optional<std::string> driver;
   std::optional<std::string> container_toolkit;
   std::optional<std::string> runtime;
-  std::optional<std::string> platform;
+  std::optional<Platform> platform;
   std::optional<int64_t> count;
   std::optional<std::string> source;
   std::optional<int64_t> line;
@@ -161,5 +161,6 @@ struct Report {
 nlohmann::json WriteReport(const Report& report);
 Result<Report> ReadReport(const nlohmann::json& value, const std::string& subject);
 nlohmann::json WriteKnowledgeStamp(const KnowledgeStamp& stamp);
+nlohmann::json WriteReportPool(const ReportPool& pool);
 
 }  // namespace imagelint::analysis

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "imagelint/nullable.h"
+#include "imagelint/platform.h"
 #include "imagelint/result.h"
 #include "imagelint/rules.h"
 
@@ -137,7 +138,7 @@ struct Verdict {
   std::optional<Observed> observed;
   std::optional<Prediction> prediction;
   std::optional<std::string> observation;  // "agrees" | "contradicts" | "settles"
-  std::optional<std::string> platform;     // a Dockerfile built per pool platform
+  std::optional<Platform> platform;        // a Dockerfile built per pool platform
   bool operator==(const Verdict&) const = default;
 };
 
@@ -146,14 +147,14 @@ struct BaseImage {
   std::optional<std::string> ref;
   std::optional<std::string> resolved_from;  // "docker" | "registry" | "local" | "knowledge" | "none"
   std::optional<std::string> digest;
-  std::optional<std::string> platform;
+  std::optional<Platform> platform;  // of the image read (or asked for)
   std::optional<std::string> note;
   bool operator==(const BaseImage&) const = default;
 };
 
 // One build of a Dockerfile that leaves its platform open, and its pools.
 struct PlatformBuild {
-  std::string platform;
+  Platform platform;
   std::vector<std::string> pools;
   std::optional<std::string> platform_source;
   std::optional<BaseImage> base;
@@ -163,7 +164,7 @@ struct PlatformBuild {
 struct ImageReport {
   std::string ref;
   std::string digest;
-  std::optional<std::string> platform;  // "linux/amd64"
+  std::optional<Platform> platform;  // written "linux/amd64"
   std::optional<std::string> dockerfile;
   std::optional<BaseImage> base;
   std::optional<std::vector<PlatformBuild>> platforms;

@@ -17,22 +17,11 @@
 #include <nlohmann/json.hpp>
 
 #include "imagelint/analyzer.h"
+#include "imagelint/platform.h"
 #include "imagelint/result.h"
 #include "imagelint/stream.h"
 
 namespace imagelint {
-
-struct Platform {
-  std::string os = "linux";
-  std::string architecture = "amd64";
-  std::string variant;  // empty when none
-  // "os/arch[/variant]" in containerd's normalised spelling.
-  std::string ToString() const;
-  // Parses "linux/amd64", "linux/arm64/v8", "x86_64"... normalised like
-  // containerd (x86_64 -> amd64, aarch64 -> arm64, arm64/v8 -> arm64).
-  static Result<Platform> Parse(std::string_view text);
-  bool operator==(const Platform&) const = default;
-};
 
 // An argument that names a root file system explicitly: "rootfs:DIR" (the
 // command line's --rootfs DIR). A directory without this prefix is read as a

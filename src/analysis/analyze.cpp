@@ -26,35 +26,15 @@ using rules::Rule;
 using rules::Severity;
 using rules::Value;
 
-json PoolToJson(const Pool& pool) {
-  json j = json::object();
-  j["name"] = pool.name;
-  if (!pool.gpu.empty()) j["gpu"] = pool.gpu;
-  if (pool.compute_capability) j["compute_capability"] = *pool.compute_capability;
-  if (pool.brand) j["brand"] = *pool.brand;
-  if (pool.datacenter) j["datacenter"] = *pool.datacenter;
-  if (pool.architecture) j["architecture"] = *pool.architecture;
-  if (pool.integrated) j["integrated"] = *pool.integrated;
-  if (pool.cuda_compat_mode) j["cuda_compat_mode"] = *pool.cuda_compat_mode;
-  if (pool.disable_require) j["disable_require"] = *pool.disable_require;
-  if (!pool.defaulted.empty()) j["defaulted"] = pool.defaulted;
-  if (!pool.driver.empty()) j["driver"] = pool.driver;
-  if (pool.container_toolkit) j["container_toolkit"] = *pool.container_toolkit;
-  if (pool.runtime) j["runtime"] = *pool.runtime;
-  j["platform"] = pool.platform;
-  if (pool.count > 0) j["count"] = pool.count;
-  if (!pool.source.empty()) j["source"] = pool.source;
-  if (pool.line > 0) j["line"] = pool.line;
-  if (!pool.selector_labels.empty()) j["selector_labels"] = pool.selector_labels;
-  return j;
-}
+// The rule language's pool is the report's record of it: one spelling.
+json PoolToJson(const Pool& pool) { return WriteReportPool(ReportPoolOf(pool)); }
 
-std::string ImagePlatform(const json& facts) {
-  if (!facts.contains("image") || !facts["image"].is_object()) return "";
+std::optional<Platform> ImagePlatform(const json& facts) {
+  if (!facts.contains("image") || !facts["image"].is_object()) return std::nullopt;
   const json& image = facts["image"];
-  std::string platform = StringField(image, "os") + "/" + StringField(image, "architecture");
-  if (const std::string variant = StringField(image, "variant"); !variant.empty()) platform += "/" + variant;
-  return platform;
+  if (!image.contains("os") || !image.contains("architecture")) return std::nullopt;
+  return Platform{StringField(image, "os"), StringField(image, "architecture"), StringField(image, "variant")}
+      .Normalized();
 }
 
 std::vector<std::string> RuleVariables() {
@@ -336,7 +316,8 @@ std::string ImageRef(const json& facts, size_t index) {
   return "image-" + std::to_string(index + 1);
 }
 
-// The fleet's pools by name, found once per run (the first pool of a name).
+// The fleet's pools by name, found once per run (the first pool of a name):
+// the order findings list their pools in.
 using PoolIndexes = std::unordered_map<std::string, size_t>;
 PoolIndexes IndexPools(const Fleet& fleet) {
   PoolIndexes out;
@@ -359,8 +340,7 @@ struct ImageVariant {
 // there are none, or no pools at all), then each PoolFacts with its pools.
 // Facts that no pool is evaluated against are left out, except the image's
 // own when the fleet is empty.
-std::vector<ImageVariant> Variants(const json& facts, const std::vector<PoolFacts>& by_pool, const Fleet& fleet,
-                                   const PoolIndexes& pool_indexes) {
+std::vector<ImageVariant> Variants(const json& facts, const std::vector<PoolFacts>& by_pool, const Fleet& fleet) {
   std::vector<ImageVariant> out;
   auto make = [&](const json& of) {
     ImageVariant variant;
@@ -376,11 +356,10 @@ std::vector<ImageVariant> Variants(const json& facts, const std::vector<PoolFact
   std::vector<ImageVariant> others;
   for (const PoolFacts& one : by_pool) {
     ImageVariant variant = make(one.facts);
-    for (const std::string& name : one.pools) {
-      auto found = pool_indexes.find(name);
-      if (found == pool_indexes.end() || claimed[found->second]) continue;
-      claimed[found->second] = true;
-      variant.pools.push_back(found->second);
+    for (size_t p : one.pools) {
+      if (p >= fleet.pools.size() || claimed[p]) continue;
+      claimed[p] = true;
+      variant.pools.push_back(p);
     }
     std::sort(variant.pools.begin(), variant.pools.end());
     if (!variant.pools.empty()) others.push_back(std::move(variant));
@@ -461,7 +440,7 @@ Result<ImageReport> AnalyzeImage(size_t index, const json& facts, const std::vec
   // Which facts each pool is evaluated against: the image's own, or those
   // built for its platform (PoolFacts); every set of facts with its pools.
   // (The variants point into pool_facts: no temporary copy of it here.)
-  std::vector<ImageVariant> variants = Variants(facts, by_pool, fleet, pool_indexes);
+  std::vector<ImageVariant> variants = Variants(facts, by_pool, fleet);
   // After Variants returns, no variant moves: environments may point at theirs.
   for (ImageVariant& variant : variants) {
     variant.pool_environments.reserve(variant.pools.size());
@@ -510,7 +489,7 @@ Result<ImageReport> AnalyzeImage(size_t index, const json& facts, const std::vec
   if (facts.contains("image") && facts["image"].is_object()) {
     const json& meta = facts["image"];
     image.digest = StringField(meta, "digest");
-    if (meta.contains("os") && meta.contains("architecture")) image.platform = ImagePlatform(facts);
+    image.platform = ImagePlatform(facts);
   }
   image.findings = merged.Take(variants.size() > 1, pool_indexes, fleet.pools.size());
   for (const auto& pool : fleet.pools) {

@@ -41,7 +41,7 @@ Result<Pool> PoolFromJson(const json& j) {
   pool.driver = j.value("driver", "");
   pool.container_toolkit = OptString(j, "container_toolkit");
   pool.runtime = OptString(j, "runtime");
-  pool.platform = j.value("platform", "linux/amd64");
+  if (auto platform = Platform::Parse(j.value("platform", "linux/amd64")); platform.ok()) pool.platform = *platform;
   pool.count = j.contains("count") && j["count"].is_number_integer() ? j["count"].get<int>() : 0;
   pool.source = j.value("source", "");
   pool.line = j.contains("line") && j["line"].is_number_integer() ? j["line"].get<int>() : 0;

@@ -90,6 +90,19 @@ void Visit(V& visit, S& row) {
   visit("note", row.note);
 }
 
+// Platforms are written in containerd's spelling ("linux/arm64") and read
+// back through Platform::Parse.
+static json WriteValue(const Platform& value) { return value.ToString(); }
+static void ReadValue(const json& value, Platform& out, std::string& problem) {
+  auto parsed = value.is_string() ? Platform::Parse(value.get<std::string>()) : Result<Platform>(MakeError("", ""));
+  if (parsed.ok()) {
+    out = *parsed;
+  } else {
+    problem = "expected a platform \"os/arch[/variant]\", got " +
+              (value.is_string() ? "\"" + value.get<std::string>().substr(0, 64) + "\"" : json_record::JsonType(value));
+  }
+}
+
 namespace analysis {
 
 std::string_view OutcomeName(Outcome status) { return NameIn(kOutcomeNames, status); }
@@ -379,6 +392,7 @@ Result<Report> ReadReport(const json& value, const std::string& subject) {
   return report;
 }
 json WriteKnowledgeStamp(const KnowledgeStamp& stamp) { return json_record::Write(stamp); }
+json WriteReportPool(const ReportPool& pool) { return json_record::Write(pool); }
 
 json WriteFinding(const Finding& finding) { return json_record::Write(finding); }
 json WriteImageReport(const ImageReport& image) { return json_record::Write(image); }

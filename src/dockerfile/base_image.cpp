@@ -508,9 +508,12 @@ std::string BaseLookupNote(std::string_view ref, std::string_view failure) {
 Status ApplyBaseImage(const Context& ctx, const Instruction& from, const std::string& ref_text,
                       const std::string& platform, ImageModel& image) {
   image.layers.push_back(ctx.MakeLayer(from, true));
-  auto parts = SplitOn(platform, '/');
-  image.os = !parts.empty() && !parts[0].empty() ? parts[0] : "linux";
-  image.architecture = parts.size() > 1 ? parts[1] : "amd64";
+  // The platform as containerd reads it; one that names none (an ARG left
+  // empty) is the default linux/amd64, as before a build picks one.
+  auto parsed = Platform::Parse(platform);
+  const Platform of = parsed.ok() ? *parsed : Platform{};
+  image.os = of.os;
+  image.architecture = of.architecture;
   SetPlatformTriplets(ctx, image);
   ImageRef ref = ParseImageRef(ref_text);
   facts::BaseImage& base = image.base;

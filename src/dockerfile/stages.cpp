@@ -316,18 +316,21 @@ class StageWalker {
 }  // namespace
 
 std::map<std::string, std::string> PlatformArgs(const std::string& platform, const std::string& build_platform) {
-  auto parts = SplitOn(platform, '/');
-  auto build = SplitOn(build_platform, '/');
   // BuildKit's automatic platform ARGs: TARGET* of the platform built for,
-  // BUILD* of the machine the build runs on (DockerfileOptions::build_platform).
+  // BUILD* of the machine the build runs on (DockerfileOptions::build_platform),
+  // each part as containerd reads it (one that does not parse: linux/amd64).
+  auto target = Platform::Parse(platform);
+  auto build = Platform::Parse(build_platform);
+  const Platform t = target.ok() ? *target : Platform{};
+  const Platform b = build.ok() ? *build : Platform{};
   return {{"TARGETPLATFORM", platform},
-          {"TARGETOS", !parts.empty() ? parts[0] : "linux"},
-          {"TARGETARCH", parts.size() > 1 ? parts[1] : "amd64"},
-          {"TARGETVARIANT", parts.size() > 2 ? parts[2] : ""},
+          {"TARGETOS", t.os},
+          {"TARGETARCH", t.architecture},
+          {"TARGETVARIANT", t.variant},
           {"BUILDPLATFORM", build_platform},
-          {"BUILDOS", !build.empty() ? build[0] : "linux"},
-          {"BUILDARCH", build.size() > 1 ? build[1] : "amd64"},
-          {"BUILDVARIANT", build.size() > 2 ? build[2] : ""}};
+          {"BUILDOS", b.os},
+          {"BUILDARCH", b.architecture},
+          {"BUILDVARIANT", b.variant}};
 }
 
 Result<DockerfileAnalysis> AnalyzeDockerfileText(std::string_view text, const std::string& path,
@@ -342,11 +345,12 @@ Result<DockerfileAnalysis> AnalyzeDockerfileText(std::string_view text, const st
   if (!target.ok()) return target.error();
   // The pools' platforms, each once, in fleet order; one build when they are
   // only the options' platform or the Dockerfile fixes it.
-  std::vector<std::string> platforms;
-  for (const std::string& platform : options.pool_platforms)
+  std::vector<Platform> platforms;
+  for (const Platform& platform : options.pool_platforms)
     if (std::find(platforms.begin(), platforms.end(), platform) == platforms.end()) platforms.push_back(platform);
+  const auto own = Platform::Parse(options.platform);
   bool by_pool = !options.platform_explicit && !platforms.empty() &&
-                 (platforms.size() > 1 || platforms[0] != options.platform);
+                 (platforms.size() > 1 || !own.ok() || platforms[0] != *own);
   if (by_pool) {
     auto open = walker.PlatformOpen(*target);
     if (!open.ok()) return open.error();
@@ -356,9 +360,9 @@ Result<DockerfileAnalysis> AnalyzeDockerfileText(std::string_view text, const st
   // docker build on (or for) each pool's hosts: that platform's base image,
   // TARGETPLATFORM and knowledge-table answers (docs/dockerfile.md "Platform").
   DockerfileAnalysis out;
-  for (const std::string& platform : platforms) {
+  for (const Platform& platform : platforms) {
     DockerfileOptions one = options;
-    one.platform = platform;
+    one.platform = platform.ToString();
     one.platform_from_pool = true;
     one.pool_platforms.clear();
     Context platform_context(*parsed, one, *options.knowledge);
@@ -367,7 +371,7 @@ Result<DockerfileAnalysis> AnalyzeDockerfileText(std::string_view text, const st
     if (!platform_target.ok()) return platform_target.error();
     auto built = platform_walker.Build(*platform_target);
     if (!built.ok()) return built.error();
-    if (out.platform.empty()) {
+    if (!out.platform) {
       out = std::move(*built);
       out.platform = platform;
     } else {

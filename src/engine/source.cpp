@@ -218,8 +218,7 @@ Result<std::optional<std::unique_ptr<ImageSource>>> OpenEngineImage(const Engine
   metadata.platform.variant = StringField(config, "variant");
   if (metadata.platform.os.empty() || metadata.platform.architecture.empty())
     return MakeError(subject, "inspect names no platform");
-  auto normal = Platform::Parse(metadata.platform.ToString());
-  if (normal.ok()) metadata.platform = *normal;
+  metadata.platform = metadata.platform.Normalized();
   if (options.platform_explicit && !(metadata.platform == options.platform))
     return MakeError(subject, "the engine holds it for " + metadata.platform.ToString() + ", not " +
                                   options.platform.ToString() + " (--platform)");

@@ -25,7 +25,6 @@ constexpr size_t kMaxPools = 100000;
 // values NVIDIA's own settings take (brands, cuda-compat-mode) come from the
 // knowledge files.
 const std::set<std::string> kRuntimes = {"docker-gpus", "nvidia-runtime", "cdi", "k8s-device-plugin"};
-const std::set<std::string> kPlatforms = {"linux/amd64", "linux/arm64"};
 const std::set<std::string> kPoolKeys = {"name",     "gpu",      "compute_capability", "brand",
                                          "datacenter", "driver", "container_toolkit", "runtime",
                                          "platform", "count",    "cuda_compat_mode",   "disable_require",
@@ -286,10 +285,13 @@ class FleetParser {
       auto platform = optional_string("platform");
       if (!platform.ok()) return platform.error();
       if (*platform) {
-        if (!kPlatforms.count(**platform))
-          return At(value_node("platform"), "pool '" + p + "': field 'platform' must be linux/amd64 or linux/arm64, got '" +
-                                                **platform + "'");
-        pool.platform = **platform;
+        // Parsed once, normalised (aarch64 and linux/arm64/v8 are linux/arm64):
+        // every later step compares Platforms.
+        auto parsed = Platform::Parse(**platform);
+        if (!parsed.ok() || parsed->os != "linux")
+          return At(value_node("platform"), "pool '" + p + "': field 'platform' must be a Linux os/arch[/variant] "
+                                                "such as linux/amd64 or linux/arm64, got '" + **platform + "'");
+        pool.platform = *parsed;
       } else {
         pool.defaulted.push_back("platform");
       }
@@ -395,6 +397,30 @@ Result<Fleet> LoadFleetFile(const std::string& path, const Knowledge& knowledge)
   auto text = ReadBoundedFile(path, kMaxFleetBytes, "fleet file", FileKinds::kRegularOnly);
   if (!text.ok()) return text.error();
   return ParseFleet(*text, path, knowledge);
+}
+
+std::vector<Platform> PoolsByPlatform::Platforms() const {
+  std::vector<Platform> out;
+  for (const PlatformPools& group : groups) out.push_back(group.platform);
+  return out;
+}
+
+const PlatformPools* PoolsByPlatform::Find(const Platform& platform) const {
+  for (const PlatformPools& group : groups)
+    if (group.platform == platform) return &group;
+  return nullptr;
+}
+
+PoolsByPlatform GroupPoolsByPlatform(const Fleet& fleet) {
+  PoolsByPlatform out;
+  for (size_t p = 0; p < fleet.pools.size(); ++p) {
+    const Platform platform = fleet.pools[p].platform.Normalized();
+    auto group = std::find_if(out.groups.begin(), out.groups.end(),
+                              [&](const PlatformPools& g) { return g.platform == platform; });
+    if (group == out.groups.end()) group = out.groups.insert(out.groups.end(), PlatformPools{platform, {}});
+    group->pools.push_back(p);
+  }
+  return out;
 }
 
 }  // namespace imagelint

@@ -78,7 +78,7 @@ GroupKey KeyOf(const HostGpus& host) {
           host.product,
           host.gpu_count,
           host.compute_capability.value_or(""),
-          host.platform,
+          host.platform.ToString(),
           host.brand.value_or(""),
           host.selector_labels,
           host.runtime.value_or("")};
@@ -108,11 +108,6 @@ std::string WhyUnknown(const std::string& brand, const std::vector<BrandNames>& 
     if (row.requirement == brand && !row.since_lnc.empty())
       return " (libnvidia-container before " + row.since_lnc + " prints " + brand + " as Unknown)";
   return "";
-}
-
-std::string Arch(const std::string& platform) {
-  size_t slash = platform.find('/');
-  return slash == std::string::npos ? platform : platform.substr(slash + 1);
 }
 
 std::string JoinNames(const std::vector<std::string>& names, size_t max_shown) {
@@ -224,7 +219,7 @@ std::vector<ImportedPool> GroupHosts(const std::vector<HostGpus>& hosts, const s
       if (seen[names[i]] > 1) names[i] += suffix_of(pools[i]);
   };
   disambiguate([](const ImportedPool& p) { return "-" + std::to_string(p.gpus_per_host) + "gpu"; });
-  disambiguate([](const ImportedPool& p) { return "-" + Arch(p.pool.platform); });
+  disambiguate([](const ImportedPool& p) { return "-" + p.pool.platform.architecture; });
   disambiguate([](const ImportedPool& p) {
     return p.pool.selector_labels.count("nvidia.com/cuda.driver.major") ? std::string("-gfd-legacy")
                                                                         : std::string();

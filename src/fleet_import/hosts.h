@@ -26,7 +26,7 @@ struct HostGpus {
   std::optional<std::string> brand;               // from the input, normalised
   std::optional<std::string> input_brand_raw;     // as printed, for notes
   int gpu_count = 0;
-  std::string platform = "linux/amd64";
+  Platform platform;  // normalised; linux/amd64 when the input names none
   std::optional<std::string> runtime;
   std::map<std::string, std::string> selector_labels;
   std::vector<std::string> notes;  // pool-level notes (identical notes merge)

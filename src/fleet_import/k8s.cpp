@@ -195,7 +195,7 @@ class NodeReader {
         if (arch.empty() && json_arch && json_arch->is_string()) arch = json_arch->get<std::string>();
       }
     }
-    if (!arch.empty()) out->platform = (os.empty() ? std::string("linux") : os) + "/" + arch;
+    if (!arch.empty()) out->platform = Platform{os.empty() ? std::string("linux") : os, arch, ""}.Normalized();
     if (auto label_arch = Get(labels, kArch)) out->selector_labels[kArch] = *label_arch;
     out->runtime = "k8s-device-plugin";
     return true;

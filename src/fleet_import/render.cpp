@@ -202,7 +202,7 @@ std::string RenderFleetYaml(const ImportResult& result) {
     if (pool.runtime) out << "    runtime: " << Quote(*pool.runtime) << "\n";
     // nvidia-smi and nvidia-container-cli do not say the CPU architecture;
     // the fleet loader's default applies (and is marked as assumed).
-    if (k8s) out << "    platform: " << Quote(pool.platform) << "\n";
+    if (k8s) out << "    platform: " << Quote(pool.platform.ToString()) << "\n";
     out << "    count: " << pool.count << "\n";
     if (!pool.selector_labels.empty()) {
       out << "    selector_labels:\n";

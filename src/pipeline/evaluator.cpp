@@ -80,7 +80,7 @@ std::optional<analysis::BaseImage> BaseOfReport(const json& facts) {
   set(out.ref, "ref");
   set(out.resolved_from, "resolved_from");
   set(out.digest, "digest");
-  set(out.platform, "platform");
+  if (auto platform = Platform::Parse(StringField(*base, "platform")); platform.ok()) out.platform = *platform;
   // The report's note is the one the Dockerfile's notes carry for the failed lookup.
   if (const std::string failure = StringField(*base, "lookup_failure"); !failure.empty())
     out.note = dockerfile::BaseLookupNote(StringField(*base, "ref"), failure);
@@ -94,45 +94,49 @@ std::optional<analysis::BaseImage> BaseOfReport(const json& facts) {
 // A Dockerfile built per pool platform: each verdict says the platform its
 // pool was evaluated with, and `platforms[]` lists each build with its pools
 // and its base image (as `base` does for one build). The image as a whole
-// has no one platform then.
-void ReportPlatforms(analysis::ImageReport& image, const json& facts,
-                     const std::vector<analysis::PoolFacts>& pool_facts) {
+// has no one platform then. `platform` is the build of `facts`.
+void ReportPlatforms(analysis::ImageReport& image, const json& facts, const Platform& platform,
+                     const std::vector<analysis::PoolFacts>& pool_facts, const Fleet& fleet) {
   std::vector<analysis::PlatformBuild> platforms;
-  std::map<std::string, std::string> platform_of_pool;
+  std::map<std::string, Platform> platform_of_pool;
   std::vector<std::string> own_pools;
   for (const auto& one : pool_facts)
-    for (const std::string& pool : one.pools) platform_of_pool[pool] = analysis::ImagePlatform(one.facts);
+    for (size_t pool : one.pools) platform_of_pool[fleet.pools[pool].name] = one.platform;
   for (const analysis::Verdict& verdict : image.verdicts)
     if (!platform_of_pool.count(verdict.pool)) own_pools.push_back(verdict.pool);
-  auto add = [&](const json& of, const std::vector<std::string>& pools) {
+  auto add = [&](const json& of, const Platform& built_for, std::vector<std::string> pools) {
     if (pools.empty()) return;
     analysis::PlatformBuild entry;
-    entry.platform = analysis::ImagePlatform(of);
-    entry.pools = pools;
+    entry.platform = built_for;
+    entry.pools = std::move(pools);
     if (auto image_facts = of.find("image"); image_facts != of.end() && image_facts->is_object())
       if (std::string source = StringField(*image_facts, "platform_source"); !source.empty())
         entry.platform_source = std::move(source);
     entry.base = BaseOfReport(of);
     platforms.push_back(std::move(entry));
   };
-  add(facts, own_pools);
-  for (const auto& one : pool_facts) add(one.facts, one.pools);
+  add(facts, platform, own_pools);
+  for (const auto& one : pool_facts) {
+    std::vector<std::string> names;
+    for (size_t pool : one.pools) names.push_back(fleet.pools[pool].name);
+    add(one.facts, one.platform, std::move(names));
+  }
   for (analysis::Verdict& verdict : image.verdicts) {
     auto found = platform_of_pool.find(verdict.pool);
-    verdict.platform = found != platform_of_pool.end() ? found->second : analysis::ImagePlatform(facts);
+    verdict.platform = found != platform_of_pool.end() ? found->second : platform;
   }
   image.platforms = std::move(platforms);
   image.platform = std::nullopt;
 }
 
 // The per-platform builds of an image as analysis wants them: each build
-// with the names of `fleet`'s pools of its platform.
-std::vector<analysis::PoolFacts> PoolFactsOn(const ImageFacts& image, const Fleet& fleet) {
+// with the pools of its platform.
+std::vector<analysis::PoolFacts> PoolFactsOn(const ImageFacts& image, const PoolsByPlatform& by_platform) {
   std::vector<analysis::PoolFacts> out;
   for (const auto& build : image.other_platforms) {
     analysis::PoolFacts one;
-    for (const Pool& pool : fleet.pools)
-      if (pool.platform == build.platform) one.pools.push_back(pool.name);
+    one.platform = build.platform;
+    if (const PlatformPools* group = by_platform.Find(build.platform)) one.pools = group->pools;
     one.facts = build.facts;
     out.push_back(std::move(one));
   }
@@ -140,13 +144,6 @@ std::vector<analysis::PoolFacts> PoolFactsOn(const ImageFacts& image, const Flee
 }
 
 }  // namespace
-
-std::vector<std::string> PoolPlatforms(const Fleet& fleet) {
-  std::vector<std::string> out;
-  for (const Pool& pool : fleet.pools)
-    if (std::find(out.begin(), out.end(), pool.platform) == out.end()) out.push_back(pool.platform);
-  return out;
-}
 
 Status CheckLocalInputs(const ScanRequest& request) {
   for (const std::string& input : request.inputs) {
@@ -206,7 +203,7 @@ std::string Evaluator::ResolverSummary() const { return state_->resolver ? state
 static Result<ImageFacts> AnalyzeDockerfileInput(const std::string& name, const std::string* text,
                                                  const ScanRequest& request, const Knowledge& knowledge,
                                                  dockerfile::BaseResolver* resolver,
-                                                 const std::vector<std::string>& platforms) {
+                                                 const std::vector<Platform>& platforms) {
   dockerfile::DockerfileOptions options;
   options.build_args = request.build_args;
   options.target = request.target;
@@ -217,7 +214,9 @@ static Result<ImageFacts> AnalyzeDockerfileInput(const std::string& name, const 
   }
   options.context_dir = request.context_dir;
   if (!request.read.platform.empty()) {
-    options.platform = request.read.platform;
+    auto platform = Platform::Parse(request.read.platform);
+    if (!platform.ok()) return WithSubject(platform.error(), "--platform");
+    options.platform = platform->ToString();
     options.platform_explicit = true;
   }
   options.knowledge = &knowledge;
@@ -238,15 +237,15 @@ static Result<ImageFacts> AnalyzeDockerfileInput(const std::string& name, const 
 }
 
 Result<ImageFacts> Evaluator::ReadDockerfileText(const std::string& name, const std::string& text,
-                                                 const std::vector<std::string>& platforms) const {
+                                                 const std::vector<Platform>& platforms) const {
   return AnalyzeDockerfileInput(name, &text, request_, *state_->knowledge, state_->resolver.get(), platforms);
 }
 
-Result<ImageFacts> Evaluator::Read(const std::string& input, const std::vector<std::string>& platforms) const {
+Result<ImageFacts> Evaluator::Read(const std::string& input, const std::vector<Platform>& platforms) const {
   return ReadIn(input, platforms, context_);
 }
 
-Result<ImageFacts> Evaluator::ReadIn(const std::string& input, const std::vector<std::string>& platforms,
+Result<ImageFacts> Evaluator::ReadIn(const std::string& input, const std::vector<Platform>& platforms,
                                      const Context& context) const {
   const Knowledge& knowledge = *state_->knowledge;
   auto document = ReadFactsDocument(input, knowledge);
@@ -264,7 +263,7 @@ Result<ImageFacts> Evaluator::ReadIn(const std::string& input, const std::vector
 }
 
 std::vector<Result<ImageFacts>> Evaluator::ReadAll(const std::vector<std::string>& inputs,
-                                                   const std::vector<std::string>& platforms) const {
+                                                   const std::vector<Platform>& platforms) const {
   size_t jobs = request_.keep_going ? static_cast<size_t>(request_.image_jobs > 0 ? request_.image_jobs : 4) : 1;
   jobs = std::min(jobs, inputs.size());
   std::vector<Result<ImageFacts>> read;
@@ -296,11 +295,16 @@ std::vector<Result<ImageFacts>> Evaluator::ReadAll(const std::vector<std::string
 }
 
 Result<analysis::Report> Evaluator::Evaluate(const std::vector<const ImageFacts*>& images, const Fleet& fleet) const {
+  return Evaluate(images, fleet, GroupPoolsByPlatform(fleet));
+}
+
+Result<analysis::Report> Evaluator::Evaluate(const std::vector<const ImageFacts*>& images, const Fleet& fleet,
+                                             const PoolsByPlatform& by_platform) const {
   std::vector<const json*> facts;
   std::vector<std::vector<analysis::PoolFacts>> pool_facts;
   for (const ImageFacts* image : images) {
     facts.push_back(&image->facts);
-    pool_facts.push_back(PoolFactsOn(*image, fleet));
+    pool_facts.push_back(PoolFactsOn(*image, by_platform));
   }
   auto analysed = analysis::AnalyzeImages(facts, pool_facts, fleet, *state_->rule_set, state_->functions);
   if (!analysed.ok()) return analysed.error();
@@ -311,7 +315,7 @@ Result<analysis::Report> Evaluator::Evaluate(const std::vector<const ImageFacts*
     if (auto meta = own.find("image"); meta != own.end() && meta->is_object() && meta->contains("dockerfile"))
       image.dockerfile = StringField(*meta, "dockerfile");
     image.base = BaseOfReport(own);
-    if (!images[i]->platform.empty()) ReportPlatforms(image, own, pool_facts[i]);
+    if (images[i]->platform) ReportPlatforms(image, own, *images[i]->platform, pool_facts[i], fleet);
   }
   analysis::Report report = analysis::ReportDocument(std::move(*analysed), fleet, *state_->rule_set);
   std::vector<config::Suppression> suppressions = request_.ignores;

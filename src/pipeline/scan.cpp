@@ -90,7 +90,9 @@ Result<ScanResult> Scan(const ScanRequest& request, const Context& context) {
     if (!loaded.ok()) return loaded.error();
     result.fleet = std::move(*loaded);
   }
-  std::vector<Result<ImageFacts>> read = (*evaluator)->ReadAll(request.inputs, PoolPlatforms(result.fleet));
+  // The pools by platform, once: what Dockerfiles are built for and judged on.
+  const PoolsByPlatform by_platform = GroupPoolsByPlatform(result.fleet);
+  std::vector<Result<ImageFacts>> read = (*evaluator)->ReadAll(request.inputs, by_platform.Platforms());
   // Failed base lookups: one line for the scan, however many bases.
   if (context.warn)
     if (std::string summary = (*evaluator)->ResolverSummary(); !summary.empty()) context.warn(summary);
@@ -104,7 +106,7 @@ Result<ScanResult> Scan(const ScanRequest& request, const Context& context) {
     }
     images.push_back(&*read[i]);
   }
-  auto report = (*evaluator)->Evaluate(images, result.fleet);
+  auto report = (*evaluator)->Evaluate(images, result.fleet, by_platform);
   if (!report.ok()) return report.error();
   result.report = std::move(*report);
   result.exit_code = analysis::GateFailed(result.report) ? 1 : 0;

@@ -77,7 +77,7 @@ class Planner {
   Planner(const PlanRequest& request, const Context& context, Evaluator& evaluator, Fleet before, Fleet after)
       : request_(request), context_(context), evaluator_(evaluator), before_(std::move(before)), after_(std::move(after)) {
     for (const auto& fleet : {&before_, &after_})
-      for (const std::string& platform : PoolPlatforms(*fleet))
+      for (const Platform& platform : GroupPoolsByPlatform(*fleet).Platforms())
         if (std::find(platforms_.begin(), platforms_.end(), platform) == platforms_.end()) platforms_.push_back(platform);
     // The fix search reads every pool's verdict after the change; without
     // it, only the pools the change touches are judged.
@@ -245,7 +245,7 @@ class Planner {
   Evaluator& evaluator_;
   Fleet before_, after_;
   Fleet changed_before_, changed_after_;  // the pools a change touches (PoolsNotIn)
-  std::vector<std::string> platforms_;
+  std::vector<Platform> platforms_;  // of the pools before and after the change, each once
   ScanRequest tables_only_request_;
   std::unique_ptr<Evaluator> tables_only_;
 };

@@ -103,9 +103,7 @@ Result<ImageDocuments> ReadConfigDocument(std::span<const uint8_t> bytes, const 
   out.platform.os = StringField(*config, "os");
   out.platform.architecture = StringField(*config, "architecture");
   out.platform.variant = StringField(*config, "variant");
-  std::string spelled = out.platform.os + "/" + out.platform.architecture;
-  if (!out.platform.variant.empty()) spelled += "/" + out.platform.variant;
-  if (auto normalised = Platform::Parse(spelled); normalised.ok()) out.platform = *normalised;
+  out.platform = out.platform.Normalized();
   out.config = std::move(*config);
   out.layers = std::move(*layers);
   return out;

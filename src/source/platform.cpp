@@ -10,35 +10,9 @@
 namespace imagelint {
 namespace {
 
-Platform Normalize(Platform p) {
-  p.os = ToLower(p.os);
-  p.architecture = ToLower(p.architecture);
-  p.variant = ToLower(p.variant);
-  if (p.os == "macos") p.os = "darwin";
-  if (p.architecture == "x86_64" || p.architecture == "x86-64" || p.architecture == "amd64") {
-    p.architecture = "amd64";
-    if (p.variant == "v1") p.variant.clear();
-  } else if (p.architecture == "aarch64" || p.architecture == "arm64") {
-    p.architecture = "arm64";
-    if (p.variant == "8" || p.variant == "v8") p.variant.clear();
-  } else if (p.architecture == "armhf") {
-    p.architecture = "arm";
-    p.variant = "v7";
-  } else if (p.architecture == "armel") {
-    p.architecture = "arm";
-    p.variant = "v6";
-  } else if (p.architecture == "arm") {
-    if (p.variant.empty()) p.variant = "v7";
-    if (p.variant.size() == 1 && std::isdigit(static_cast<unsigned char>(p.variant[0]))) p.variant = "v" + p.variant;
-  } else if (p.architecture == "i386") {
-    p.architecture = "386";
-  }
-  return p;
-}
-
 bool Matches(const Platform& wanted, const Platform& have) {
-  Platform w = Normalize(wanted);
-  Platform h = Normalize(have);
+  Platform w = wanted.Normalized();
+  Platform h = have.Normalized();
   if (w.os != h.os || w.architecture != h.architecture) return false;
   return w.variant.empty() || w.variant == h.variant;
 }
@@ -48,7 +22,7 @@ Platform FromJson(const nlohmann::json& json) {
   p.os = StringField(json, "os");
   p.architecture = StringField(json, "architecture");
   p.variant = StringField(json, "variant");
-  return Normalize(p);
+  return p.Normalized();
 }
 
 bool IsAttestation(const nlohmann::json& descriptor) {
@@ -64,32 +38,6 @@ bool IsAttestation(const nlohmann::json& descriptor) {
 }
 
 }  // namespace
-
-std::string Platform::ToString() const {
-  Platform p = Normalize(*this);
-  std::string text = p.os + "/" + p.architecture;
-  if (!p.variant.empty()) text += "/" + p.variant;
-  return text;
-}
-
-Result<Platform> Platform::Parse(std::string_view text) {
-  std::vector<std::string> parts = SplitOn(text, '/');
-  for (const auto& part : parts) {
-    if (part.empty()) return MakeError(std::string(text), "not a platform (expected os/arch[/variant])");
-  }
-  Platform p;
-  if (parts.size() == 1) {
-    p.os = "linux";
-    p.architecture = parts[0];
-  } else if (parts.size() <= 3) {
-    p.os = parts[0];
-    p.architecture = parts[1];
-    if (parts.size() == 3) p.variant = parts[2];
-  } else {
-    return MakeError(std::string(text), "not a platform (expected os/arch[/variant])");
-  }
-  return Normalize(p);
-}
 
 Result<nlohmann::json> SelectPlatform(const nlohmann::json& index, const Platform& wanted, bool explicit_platform,
                                       const std::string& subject) {

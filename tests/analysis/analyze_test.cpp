@@ -352,7 +352,8 @@ TEST_CASE("typed report: AnalyzeImages is what Analyze writes; the reader reads 
   REQUIRE_MESSAGE(typed.ok(), imagelint::testing::ErrorText(typed));
   REQUIRE(typed->size() == 1);
   const analysis::ImageReport& image = (*typed)[0];
-  CHECK(image.platform == "linux/arm/v7");
+  REQUIRE(image.platform);
+  CHECK(image.platform->ToString() == "linux/arm/v7");
   CHECK(image.status == analysis::Outcome::kFail);
   REQUIRE(image.verdicts.size() == 2);
   CHECK(image.verdicts[0].pool == "rtx3090-460");

@@ -63,7 +63,7 @@ class RecordingResolver final : public dockerfile::BaseResolver {
 dockerfile::DockerfileOptions WithPools(RecordingResolver* resolver, std::vector<std::string> platforms) {
   dockerfile::DockerfileOptions options = Options();
   options.base_resolver = resolver;
-  options.pool_platforms = std::move(platforms);
+  for (const std::string& platform : platforms) options.pool_platforms.push_back(*Platform::Parse(platform));
   return options;
 }
 
@@ -77,14 +77,14 @@ TEST_CASE("platform: pools of two platforms, platform left open -> one build per
   auto analysis = Analyze(text, WithPools(&resolver, {"linux/amd64", "linux/arm64", "linux/amd64"}));
   REQUIRE(analysis.ok());
   CHECK(resolver.asked == std::vector<std::string>{std::string(kBase) + " linux/amd64", std::string(kBase) + " linux/arm64"});
-  CHECK(analysis->platform == "linux/amd64");
+  CHECK(analysis->platform == Platform{"linux", "amd64", ""});
   const json& amd = analysis->facts;
   CHECK(amd["image"]["architecture"] == "amd64");
   CHECK(amd["image"]["platform_source"] == "pool");
   CHECK(amd["image"]["base"]["platform"] == "linux/amd64");
   CHECK(DriversOf(amd).size() == 1);
   REQUIRE(analysis->other_platforms.size() == 1);
-  CHECK(analysis->other_platforms[0].platform == "linux/arm64");
+  CHECK(analysis->other_platforms[0].platform.ToString() == "linux/arm64");
   const json& arm = analysis->other_platforms[0].facts;
   RecordFacts(arm);
   CHECK(arm["image"]["architecture"] == "arm64");
@@ -104,7 +104,7 @@ TEST_CASE("platform: pools of one platform -> one build, as without a fleet") {
   auto amd64 = Analyze(text, WithPools(&same, {"linux/amd64", "linux/amd64"}));
   REQUIRE(amd64.ok());
   CHECK(same.asked.size() == 1);
-  CHECK(amd64->platform.empty());
+  CHECK_FALSE(amd64->platform);
   CHECK(amd64->other_platforms.empty());
   CHECK(amd64->facts == alone->facts);  // today's facts: platform_source "builder"
   CHECK(amd64->facts["image"]["platform_source"] == "builder");
@@ -113,7 +113,7 @@ TEST_CASE("platform: pools of one platform -> one build, as without a fleet") {
   auto arm64 = Analyze(text, WithPools(&arm, {"linux/arm64"}));
   REQUIRE(arm64.ok());
   CHECK(arm.asked == std::vector<std::string>{std::string(kBase) + " linux/arm64"});
-  CHECK(arm64->platform == "linux/arm64");
+  CHECK(arm64->platform == Platform{"linux", "arm64", ""});
   CHECK(arm64->other_platforms.empty());
   CHECK(arm64->facts["image"]["architecture"] == "arm64");
   CHECK(arm64->facts["image"]["platform_source"] == "pool");
@@ -125,7 +125,7 @@ TEST_CASE("platform: a Dockerfile that fixes its platform keeps one build for ev
   auto from = Analyze(std::string("FROM --platform=linux/amd64 ") + kBase + "\n", WithPools(&pinned, mixed));
   REQUIRE(from.ok());
   CHECK(pinned.asked.size() == 1);
-  CHECK(from->platform.empty());
+  CHECK_FALSE(from->platform);
   CHECK(from->other_platforms.empty());
   CHECK(from->facts["image"]["platform_source"] == "FROM --platform");
 
@@ -178,7 +178,7 @@ TEST_CASE("platform: the chain's first stage decides; $TARGETPLATFORM and COPY -
                            "COPY --from=nvidia/cuda:12.4.1-runtime-ubuntu22.04 /usr/local/cuda /usr/local/cuda\n";
   auto analysis = Analyze(text, WithPools(&resolver, {"linux/arm64", "linux/amd64"}));
   REQUIRE(analysis.ok());
-  CHECK(analysis->platform == "linux/arm64");
+  CHECK(analysis->platform == Platform{"linux", "arm64", ""});
   REQUIRE(analysis->other_platforms.size() == 1);
   CHECK(analysis->facts["image"]["architecture"] == "arm64");
   CHECK(analysis->facts["image"]["platform_source"] == "pool");
@@ -210,7 +210,7 @@ TEST_CASE("platform: knowledge-table bases per platform; each pool gets the verd
   // The script leaves the GPU code undecided on both platforms: one finding for both pools.
   const std::string text = "FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\nENV APP=1\nRUN ./setup.sh\n";
   dockerfile::DockerfileOptions options = Options();
-  options.pool_platforms = {"linux/amd64", "linux/arm64"};
+  options.pool_platforms = {Platform{"linux", "amd64", ""}, Platform{"linux", "arm64", ""}};
   auto analysis = Analyze(text, options);
   REQUIRE(analysis.ok());
   REQUIRE(analysis->other_platforms.size() == 1);
@@ -237,7 +237,11 @@ TEST_CASE("platform: knowledge-table bases per platform; each pool gets the verd
   REQUIRE(rule_set.ok());
   auto functions = analysis::DefaultFunctions(knowledge);
   std::vector<std::vector<analysis::PoolFacts>> by_pool(1);
-  by_pool[0].push_back({{"a100-r470-arm64"}, arm_facts});
+  const PoolsByPlatform by_platform = GroupPoolsByPlatform(*pools);
+  const PlatformPools* arm64_pools = by_platform.Find(Platform{"linux", "arm64", ""});
+  REQUIRE(arm64_pools != nullptr);
+  CHECK(arm64_pools->pools.size() == 1);
+  by_pool[0].push_back({arm64_pools->platform, arm64_pools->pools, arm_facts});
   auto report = analysis::Analyze({analysis->facts}, by_pool, *pools, *rule_set, functions);
   REQUIRE(report.ok());
 

@@ -39,7 +39,7 @@ TEST_CASE("the example fleet loads with every pool of the worked examples") {
   CHECK(rtx.count == 8);
   CHECK(rtx.line > 0);
   const auto& gh = fleet->pools[6];
-  CHECK(gh.platform == "linux/arm64");
+  CHECK(gh.platform.ToString() == "linux/arm64");
   CHECK(gh.compute_capability == std::optional<std::string>("9.0"));
   CHECK(gh.datacenter == std::optional<bool>(true));
   CHECK(gh.runtime == std::optional<std::string>("cdi"));
@@ -51,7 +51,7 @@ TEST_CASE("defaults are documented values and recorded as defaulted") {
   const auto& pool = fleet->pools[0];
   CHECK(pool.runtime == std::optional<std::string>("docker-gpus"));
   CHECK(pool.container_toolkit == std::optional<std::string>(K().NewestContainerToolkit()));
-  CHECK(pool.platform == "linux/amd64");
+  CHECK(pool.platform.ToString() == "linux/amd64");
   CHECK(pool.defaulted == std::vector<std::string>{"container_toolkit", "runtime", "platform"});
   CHECK_FALSE(pool.cuda_compat_mode.has_value());
 }
@@ -110,6 +110,11 @@ TEST_CASE("validation errors name pool and field") {
        "unknown brand 'radeon'", 4},
       {"pools:\n  - name: a\n    gpu: Tesla T4\n    driver: \"470.57.02\"\n    count: -3\n", "field 'count'", 5},
       {"pools:\n  - name: a\n    gpu: Tesla T4\n    driver: \"470.57.02\"\n    platform: windows/amd64\n", "field 'platform'", 5},
+      {"pools:\n  - name: a\n    gpu: Tesla T4\n    driver: \"470.57.02\"\n    platform: linux//amd64\n",
+       "pool 'a': field 'platform' must be a Linux os/arch[/variant] such as linux/amd64 or linux/arm64, got 'linux//amd64'",
+       5},
+      {"pools:\n  - name: a\n    gpu: Tesla T4\n    driver: \"470.57.02\"\n    platform: linux/arm64/v8/x\n",
+       "pool 'a': field 'platform' must be a Linux os/arch[/variant]", 5},
       {"pools:\n  - name: a\n    gpu: Tesla T4\n    driver: \"470.57.02\"\n    datacenter: sometimes\n", "field 'datacenter'", 5},
       {"pools:\n  - name: a\n    gpu: Tesla T4\n    driver: \"470.57.02\"\n    cuda_compat_mode: auto\n",
        "field 'cuda_compat_mode'", 5},
@@ -218,4 +223,33 @@ TEST_CASE("an anchored label map aliased by 1,000 pools is refused, naming the a
   auto fine = Parse(small);
   REQUIRE_MESSAGE(fine.ok(), imagelint::testing::ErrorText(fine));
   CHECK(fine->pools[1].selector_labels.at("a") == "b");
+}
+
+TEST_CASE("pool platforms are parsed once, normalised, and grouped in fleet order") {
+  auto fleet = Parse(
+      "pools:\n"
+      "  - name: gh200\n    gpu: Tesla T4\n    driver: \"550.54.15\"\n    platform: linux/arm64/v8\n"
+      "  - name: x86\n    gpu: Tesla T4\n    driver: \"550.54.15\"\n"
+      "  - name: grace\n    gpu: Tesla T4\n    driver: \"550.54.15\"\n    platform: aarch64\n"
+      "  - name: arm32\n    gpu: Tesla T4\n    driver: \"550.54.15\"\n    platform: linux/arm/v7\n"
+      "  - name: arm32b\n    gpu: Tesla T4\n    driver: \"550.54.15\"\n    platform: linux/ARM\n");
+  REQUIRE_MESSAGE(fleet.ok(), imagelint::testing::ErrorText(fleet));
+  CHECK(fleet->pools[0].platform == imagelint::Platform{"linux", "arm64", ""});
+  CHECK(fleet->pools[1].platform == imagelint::Platform{"linux", "amd64", ""});
+  CHECK(fleet->pools[2].platform == imagelint::Platform{"linux", "arm64", ""});
+  CHECK(fleet->pools[3].platform == imagelint::Platform{"linux", "arm", "v7"});
+  CHECK(fleet->pools[4].platform == imagelint::Platform{"linux", "arm", "v7"});
+  const imagelint::PoolsByPlatform groups = imagelint::GroupPoolsByPlatform(*fleet);
+  REQUIRE(groups.groups.size() == 3);
+  CHECK(groups.groups[0].platform.ToString() == "linux/arm64");
+  CHECK(groups.groups[0].pools == std::vector<size_t>{0, 2});
+  CHECK(groups.groups[1].platform.ToString() == "linux/amd64");
+  CHECK(groups.groups[1].pools == std::vector<size_t>{1});
+  CHECK(groups.groups[2].platform.ToString() == "linux/arm/v7");
+  CHECK(groups.groups[2].pools == std::vector<size_t>{3, 4});
+  std::vector<std::string> platforms;
+  for (const auto& platform : groups.Platforms()) platforms.push_back(platform.ToString());
+  CHECK(platforms == std::vector<std::string>{"linux/arm64", "linux/amd64", "linux/arm/v7"});
+  CHECK(groups.Find(imagelint::Platform{"linux", "aarch64", "v8"}.Normalized()) == &groups.groups[0]);
+  CHECK(groups.Find(imagelint::Platform{"linux", "s390x", ""}) == nullptr);
 }

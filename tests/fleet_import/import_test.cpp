@@ -105,7 +105,7 @@ TEST_CASE("k8s: a mixed cluster of current-generation labels becomes several poo
   CHECK(a100->pool.brand == "nvidia");
   CHECK(a100->pool.datacenter == true);
   CHECK(a100->pool.runtime == "k8s-device-plugin");
-  CHECK(a100->pool.platform == "linux/amd64");
+  CHECK(a100->pool.platform.ToString() == "linux/amd64");
   CHECK(a100->cuda_version == "12.4");
   CHECK_FALSE(a100->brand_guessed);
   // The current names win over their deprecated duplicates.
@@ -145,7 +145,7 @@ TEST_CASE("k8s: a mixed cluster of current-generation labels becomes several poo
   // or unknown, and the import says so.
   const auto* gh200 = FindPool(*result, "gh200-480gb-550.54.15");
   REQUIRE(gh200);
-  CHECK(gh200->pool.platform == "linux/arm64");
+  CHECK(gh200->pool.platform.ToString() == "linux/arm64");
   CHECK_FALSE(gh200->in_knowledge);
   CHECK(gh200->pool.compute_capability == "9.0");
   CHECK_FALSE(gh200->pool.brand.has_value());

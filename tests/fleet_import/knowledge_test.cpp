@@ -100,7 +100,7 @@ TEST_CASE("LoadFleetAnyFormat: Kubernetes nodes become the same fleet the YAML l
   const auto* gh200 = FindKnowledgePool(*fleet, "gh200-480gb-550.54.15");
   REQUIRE(gh200);
   CHECK(gh200->gpu == "NVIDIA GH200 480GB");
-  CHECK(gh200->platform == "linux/arm64");
+  CHECK(gh200->platform.ToString() == "linux/arm64");
   CHECK(gh200->compute_capability == "9.0");
 }
 

@@ -2,6 +2,7 @@
 // file:line:column errors.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "imagelint/knowledge.h"
@@ -296,6 +297,34 @@ TEST_CASE("Load reports the broken file of a directory, and cross-table checks")
     auto k = Knowledge::Load(path);
     REQUIRE(k.ok());
     REQUIRE(k->FindGpu("NVIDIA Imaginary X1") != nullptr);
+  }
+  SUBCASE("an unknown kind in a table row is refused at load, naming the file and row") {
+    // The kinds code branches on (system package, image file, base-image
+    // family) are closed lists: a row of another kind is a load error, not a
+    // string no comparison matches later.
+    const struct {
+      const char* file;
+      const char* known;
+      const char* unknown;
+    } cases[] = {
+        {"packages.yaml", "{name: \"cuda-compat-{M}-{m}\", kind: compat,", "{name: \"cuda-compat-{M}-{m}\", kind: compatible,"},
+        {"base-images.yaml", "  - {kind: stub, path:", "  - {kind: stubs, path:"},
+        {"base-images.yaml", "  - family: pytorch/pytorch\n", "  - family: pytorch\n"},
+    };
+    for (const auto& c : cases) {
+      CAPTURE(c.unknown);
+      std::string text = imagelint::testing::ReadFileText(imagelint::testing::SourceDir() / "rules/knowledge" / c.file);
+      const size_t at = text.find(c.known);
+      REQUIRE(at != std::string::npos);
+      const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n');
+      text.replace(at, std::string(c.known).size(), c.unknown);
+      imagelint::testing::TempDir each;  // CopyWith copies into a fresh directory
+      auto k = Knowledge::Load(CopyWith(each, c.file, text));
+      REQUIRE_FALSE(k.ok());
+      CHECK(k.error().subject.find(c.file) != std::string::npos);
+      CHECK(k.error().line == static_cast<int>(line));
+      CHECK(k.error().message.find("must be one of") != std::string::npos);
+    }
   }
   SUBCASE("missing file") {
     auto path = CopyWith(dir, "sass.yaml", "");
