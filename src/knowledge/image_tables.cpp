@@ -135,11 +135,14 @@ Result<BaseImageKnowledge> BuildBaseImages(const Knowledge& k) {
   for (const json& row : k.Table("base_image_families")) {
     out.families.push_back({StringField(row, "family"), List(row, "repositories"), StringField(row, "repository_prefix"),
                             List(row, "flavors"), StringField(row, "default_distribution"), StringField(row, "source"),
-                            StringField(row, "cuda_min"), StringField(row, "tag_word")});
+                            StringField(row, "cuda_min"), StringField(row, "tag_word"), Flag(row, "gpu")});
     std::vector<std::string> names = out.families.back().repositories;
     if (!out.families.back().repository_prefix.empty()) names.push_back(out.families.back().repository_prefix + "*");
     for (const std::string& name : names)
       if (!claimed.insert(name).second) return RowError(row, "repository " + name + " is in two base image families");
+    for (const BaseImageFamily& other : out.families)
+      if (other.family == out.families.back().family && other.gpu != out.families.back().gpu)
+        return RowError(row, "family " + other.family + ": its rows disagree on gpu");
   }
   for (const json& row : k.Table("cuda_image_brand_sets")) out.brand_sets[StringField(row, "id")] = List(row, "brands");
   for (const json& row : k.Table("cuda_images")) {
@@ -337,6 +340,11 @@ const BaseImageFamily* BaseImageKnowledge::FamilyOf(std::string_view repository)
   for (const BaseImageFamily& family : families)
     if (!family.repository_prefix.empty() && StartsWith(repository, family.repository_prefix)) return &family;
   return nullptr;
+}
+
+bool BaseImageKnowledge::IsGpuFamily(std::string_view family) const {
+  return std::any_of(families.begin(), families.end(),
+                     [&](const BaseImageFamily& row) { return row.family == family && row.gpu; });
 }
 
 const CudaImageRelease* BaseImageKnowledge::FindCudaRelease(std::string_view version) const {
