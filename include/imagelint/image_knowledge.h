@@ -34,6 +34,7 @@ struct BaseImageFamily {
   std::string source;
   std::string cuda_min;                   // every tag ships at least this CUDA release ("" = not recorded)
   std::string tag_word;                   // the family holds only tags with this word ("gpu"); "" = every tag
+  bool gpu = false;                       // its images are GPU images (facts.gpu's base-image signal)
 };
 
 struct CudaImageRelease {
@@ -126,6 +127,9 @@ struct BaseImageKnowledge {
 
   // The family of a normalized repository ("nvidia/cuda"): exact names first, then prefixes.
   const BaseImageFamily* FamilyOf(std::string_view repository) const;
+  // Whether the family of that name ("nvidia/cuda", a base image's kind) is
+  // one of GPU images; false for a name no row has ("unknown", "scratch").
+  bool IsGpuFamily(std::string_view family) const;
   // Exact release, or for "X.Y" the newest X.Y.Z in the table.
   const CudaImageRelease* FindCudaRelease(std::string_view version) const;
   const CudaImageArchitecture* FindArchitecture(std::string_view architecture) const;

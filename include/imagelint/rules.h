@@ -69,6 +69,9 @@ struct Argument {
   Value ToValue() const { return unknown ? Value::Unknown() : Value::Of(json); }
 };
 using Arguments = std::vector<Argument>;
+// Argument `index` when it is a string, else the error "argument <index + 1>
+// must be a string" (functions of the language report it as their error).
+Result<std::string> StringArgument(const Arguments& args, size_t index);
 using FunctionImpl = std::function<Result<Value>(const Arguments& args)>;
 // A function that keeps its results (a memo) hands out the kept value, valid
 // for the rest of the evaluation, so `driver_compat(...).error` copies one

@@ -2,6 +2,9 @@
 // semantics in include/imagelint/nvidia.h (written by the knowledge module)
 // and of knowledge-table lookups. Nothing here decides anything itself; the
 // JSON shapes returned are documented in docs/rule-language.md.
+#include <array>
+#include <tuple>
+
 #include "analysis/pool_memo.h"
 #include "imagelint/analysis.h"
 #include "imagelint/knowledge.h"
@@ -57,11 +60,6 @@ Result<Pool> PoolFromJson(const json& j) {
   return pool;
 }
 
-Result<std::string> Str(const Arguments& args, size_t index) {
-  if (!args[index].json.is_string()) return ArgError("argument " + std::to_string(index + 1) + " must be a string");
-  return args[index].json.get<std::string>();
-}
-
 Value OptionalValue(const std::optional<bool>& value) {
   return value ? Value::Of(*value) : Value::Unknown();
 }
@@ -107,6 +105,21 @@ bool HasEnv(const json& facts, const char* name) {
 void Add(FunctionRegistry& registry, std::string name, int min_args, int max_args, std::string summary,
          rules::FunctionImpl impl) {
   registry.Register(FunctionSpec{std::move(name), min_args, max_args, false, std::move(summary), std::move(impl), false, {}});
+}
+
+// A function of `N` string arguments: `impl` gets them as strings; a call
+// with another type fails with StringArgument's error for the first such one.
+template <size_t N, class Impl>
+void AddOfStrings(FunctionRegistry& registry, std::string name, std::string summary, Impl impl) {
+  Add(registry, std::move(name), N, N, std::move(summary), [impl](const Arguments& a) -> Result<Value> {
+    std::array<std::string, N> strings;
+    for (size_t i = 0; i < N; ++i) {
+      auto text = rules::StringArgument(a, i);
+      if (!text.ok()) return text.error();
+      strings[i] = std::move(*text);
+    }
+    return std::apply(impl, strings);
+  });
 }
 
 // A function of the facts (argument `facts_arg`, if any) and a pool (argument
@@ -214,7 +227,7 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
   AddPerPool(r, "driver_compat", 3, 3, 0, 2,
       "driver_compat(facts, runtime_version, pool): cuInit and runtime/driver compatibility ('' = cuInit only)",
       [k](const Arguments& a) -> Result<Value> {
-        auto version = a[1].json.is_null() ? Result<std::string>(std::string()) : Str(a, 1);
+        auto version = a[1].json.is_null() ? Result<std::string>(std::string()) : rules::StringArgument(a, 1);
         if (!version.ok()) return version.error();
         auto pool = PoolFromJson(a[2].json);
         if (!pool.ok()) return pool.error();
@@ -248,7 +261,7 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
   Add(r, "compat_supports_branch", 2, 2,
       "compat_supports_branch(cuda_major_minor, branch): the forward-compat matrix (unknown without a row)",
       [k](const Arguments& a) -> Result<Value> {
-        auto cuda = Str(a, 0);
+        auto cuda = rules::StringArgument(a, 0);
         if (!cuda.ok()) return cuda.error();
         if (!a[1].json.is_number_integer()) return ArgError("the branch must be a number (460)");
         return OptionalValue(nvidia::CompatSupportsBranch(*cuda, a[1].json.get<int>(), *k));
@@ -256,7 +269,8 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
   Add(r, "compat_would_be_used", 3, 4,
       "compat_would_be_used(mechanism, compat_version, host_driver[, note]): the toolkit's compat decision",
       [](const Arguments& a) -> Result<Value> {
-        auto mechanism = Str(a, 0), compat = Str(a, 1), host = Str(a, 2);
+        auto mechanism = rules::StringArgument(a, 0), compat = rules::StringArgument(a, 1),
+             host = rules::StringArgument(a, 2);
         if (!mechanism.ok()) return mechanism.error();
         if (!compat.ok()) return compat.error();
         if (!host.ok()) return host.error();
@@ -268,7 +282,7 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
   Add(r, "kernels", 3, 3,
       "kernels(binary, compute_capability, jit_driver): whether a binary has a kernel image for the GPU",
       [k](const Arguments& a) -> Result<Value> {
-        auto cc = Str(a, 1), driver = Str(a, 2);
+        auto cc = rules::StringArgument(a, 1), driver = rules::StringArgument(a, 2);
         if (!cc.ok()) return cc.error();
         if (!driver.ok()) return driver.error();
         if (!a[0].json.is_object()) return ArgError("the binary must be a binaries[] entry");
@@ -280,96 +294,59 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
                               {"error_name", coverage.error_name},
                               {"message", coverage.message}});
       });
-  Add(r, "sass_runs_on", 2, 2, "sass_runs_on(sass, compute_capability)", [k](const Arguments& a) -> Result<Value> {
-    auto sass = Str(a, 0), cc = Str(a, 1);
-    if (!sass.ok()) return sass.error();
-    if (!cc.ok()) return cc.error();
-    return Value::Of(nvidia::SassRunsOn(*sass, *cc, *k));
-  });
-  Add(r, "ptx_targets_cc", 2, 2, "ptx_targets_cc(arch, compute_capability)", [](const Arguments& a) -> Result<Value> {
-    auto arch = Str(a, 0), cc = Str(a, 1);
-    if (!arch.ok()) return arch.error();
-    if (!cc.ok()) return cc.error();
-    return Value::Of(nvidia::PtxTargetsCc(*arch, *cc));
-  });
-  Add(r, "max_ptx_isa", 1, 1, "max_ptx_isa(driver): newest PTX ISA the driver JIT-compiles (unknown if not known)",
-      [k](const Arguments& a) -> Result<Value> {
-        auto driver = Str(a, 0);
-        if (!driver.ok()) return driver.error();
-        return OptionalValue(nvidia::MaxPtxIsaForDriver(*driver, *k));
-      });
-  Add(r, "ptx_isa_cuda", 1, 1, "ptx_isa_cuda(isa): CUDA release that introduced a PTX ISA",
-      [k](const Arguments& a) -> Result<Value> {
-        auto isa = Str(a, 0);
-        if (!isa.ok()) return isa.error();
-        return OptionalValue(nvidia::PtxIsaCudaVersion(*isa, *k));
-      });
-  Add(r, "arch_supported", 2, 2,
+  AddOfStrings<2>(r, "sass_runs_on", "sass_runs_on(sass, compute_capability)",
+                  [k](const std::string& sass, const std::string& cc) {
+                    return Value::Of(nvidia::SassRunsOn(sass, cc, *k));
+                  });
+  AddOfStrings<2>(r, "ptx_targets_cc", "ptx_targets_cc(arch, compute_capability)",
+                  [](const std::string& arch, const std::string& cc) {
+                    return Value::Of(nvidia::PtxTargetsCc(arch, cc));
+                  });
+  AddOfStrings<1>(r, "max_ptx_isa", "max_ptx_isa(driver): newest PTX ISA the driver JIT-compiles (unknown if not known)",
+                  [k](const std::string& driver) { return OptionalValue(nvidia::MaxPtxIsaForDriver(driver, *k)); });
+  AddOfStrings<1>(r, "ptx_isa_cuda", "ptx_isa_cuda(isa): CUDA release that introduced a PTX ISA",
+                  [k](const std::string& isa) { return OptionalValue(nvidia::PtxIsaCudaVersion(isa, *k)); });
+  AddOfStrings<2>(
+      r, "arch_supported",
       "arch_supported(compute_capability, driver): whether the driver branch still supports the GPU architecture",
-      [k](const Arguments& a) -> Result<Value> {
-        auto cc = Str(a, 0), driver = Str(a, 1);
-        if (!cc.ok()) return cc.error();
-        if (!driver.ok()) return driver.error();
-        return OptionalValue(nvidia::ArchitectureSupportedByDriver(*cc, *driver, *k));
+      [k](const std::string& cc, const std::string& driver) {
+        return OptionalValue(nvidia::ArchitectureSupportedByDriver(cc, driver, *k));
       });
 
   // ---- versions and table lookups
-  Add(r, "driver_branch", 1, 1, "driver_branch(driver): 460 for \"460.67\"", [](const Arguments& a) -> Result<Value> {
-    auto driver = Str(a, 0);
-    if (!driver.ok()) return driver.error();
-    auto branch = nvidia::DriverBranch(*driver);
+  AddOfStrings<1>(r, "driver_branch", "driver_branch(driver): 460 for \"460.67\"", [](const std::string& driver) {
+    auto branch = nvidia::DriverBranch(driver);
     return branch ? Value::Of(*branch) : Value::Of(nullptr);
   });
-  Add(r, "host_cuda", 1, 1, "host_cuda(driver): the CUDA version a driver supports natively (nvidia-smi's)",
-      [k](const Arguments& a) -> Result<Value> {
-        auto driver = Str(a, 0);
-        if (!driver.ok()) return driver.error();
-        auto branch = nvidia::DriverBranch(*driver);
-        if (!branch) return Value::Unknown();
-        return OptionalValue(k->BranchCudaVersion(*branch));
-      });
-  Add(r, "nvidia_version_compare", 2, 2,
+  AddOfStrings<1>(r, "host_cuda", "host_cuda(driver): the CUDA version a driver supports natively (nvidia-smi's)",
+                  [k](const std::string& driver) {
+                    auto branch = nvidia::DriverBranch(driver);
+                    return branch ? OptionalValue(k->BranchCudaVersion(*branch)) : Value::Unknown();
+                  });
+  AddOfStrings<2>(
+      r, "nvidia_version_compare",
       "nvidia_version_compare(a, b): libnvidia-container's numeric comparison (-1/0/1; unknown if not versions)",
-      [](const Arguments& a) -> Result<Value> {
-        auto x = Str(a, 0), y = Str(a, 1);
-        if (!x.ok()) return x.error();
-        if (!y.ok()) return y.error();
-        auto order = nvidia::CompareVersions(*x, *y);
+      [](const std::string& x, const std::string& y) {
+        auto order = nvidia::CompareVersions(x, y);
         return order ? Value::Of(*order) : Value::Unknown();
       });
   Add(r, "error_name", 1, 1, "error_name(code): CUDA error name", [k](const Arguments& a) -> Result<Value> {
     if (!a[0].json.is_number_integer()) return ArgError("the code must be a number");
     return Value::Of(nvidia::ErrorName(a[0].json.get<int>(), *k));
   });
-  Add(r, "toolkit_release", 1, 1, "toolkit_release(version): the CUDA toolkit row (null if unknown)",
-      [k](const Arguments& a) -> Result<Value> {
-        auto version = Str(a, 0);
-        if (!version.ok()) return version.error();
-        return Row(k->FindToolkit(*version));
-      });
+  AddOfStrings<1>(r, "toolkit_release", "toolkit_release(version): the CUDA toolkit row (null if unknown)",
+                  [k](const std::string& version) { return Row(k->FindToolkit(version)); });
   Add(r, "minor_floor", 1, 1, "minor_floor(cuda_major): minor-version compatibility row (null if none)",
       [k](const Arguments& a) -> Result<Value> {
         if (!a[0].json.is_number_integer()) return ArgError("the CUDA major must be a number");
         return Row(k->FindMinorFloor(a[0].json.get<int>()));
       });
-  Add(r, "architecture", 1, 1, "architecture(compute_capability): architecture row (null if unknown)",
-      [k](const Arguments& a) -> Result<Value> {
-        auto cc = Str(a, 0);
-        if (!cc.ok()) return cc.error();
-        return Row(k->FindArchitecture(*cc));
-      });
-  Add(r, "gpu", 1, 1, "gpu(product): GPU row by nvidia-smi name (null if unknown)",
-      [k](const Arguments& a) -> Result<Value> {
-        auto product = Str(a, 0);
-        if (!product.ok()) return product.error();
-        return Row(k->FindGpu(*product));
-      });
-  Add(r, "closest_gpus", 1, 1, "closest_gpus(product): up to three known GPU names closest to it",
-      [k](const Arguments& a) -> Result<Value> {
-        auto product = Str(a, 0);
-        if (!product.ok()) return product.error();
-        return Value::Of(json(k->ClosestGpuNames(*product, 3)));
-      });
+  AddOfStrings<1>(r, "architecture", "architecture(compute_capability): architecture row (null if unknown)",
+                  [k](const std::string& cc) { return Row(k->FindArchitecture(cc)); });
+  AddOfStrings<1>(r, "gpu", "gpu(product): GPU row by nvidia-smi name (null if unknown)",
+                  [k](const std::string& product) { return Row(k->FindGpu(product)); });
+  AddOfStrings<1>(r, "closest_gpus", "closest_gpus(product): up to three known GPU names closest to it",
+                  [k](const std::string& product) { return Value::Of(json(k->ClosestGpuNames(product, 3))); });
   Add(r, "newest_driver_branch", 0, 0, "newest_driver_branch(): the highest branch of driver-branches.yaml",
       [k](const Arguments&) -> Result<Value> {
         int newest = 0;

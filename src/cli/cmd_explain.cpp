@@ -19,8 +19,7 @@ RunFunction SetupExplain(CLI::App& app) {
   AddConfigFlags(app, args->options);
   app.footer("Example: imagelint explain IL003 | less");
   return [args](const Environment& environment) -> int {
-    args->options.user_config_dir = environment.UserConfigDirectory();
-    auto config = config::ResolveConfig(args->options);
+    auto config = CommandConfig(environment, args->options);
     if (!config.ok()) return ReportToolError(config.error());
     auto docs = ExplainRule(args->rule, config->rule_files, environment.MakeContext());
     if (!docs.ok()) return ReportToolError(docs.error());

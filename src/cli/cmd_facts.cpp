@@ -1,7 +1,6 @@
 // `imagelint facts IMAGE [--format json|text]`: what imagelint found in the image.
 #include <iostream>
 
-#include "cli/budget.h"
 #include "cli/command.h"
 #include "common/bytes_text.h"
 #include "cli/options.h"
@@ -26,18 +25,13 @@ RunFunction SetupFacts(CLI::App& app) {
   AddImageInputOptions(app, args->input);
   AddSharedCacheFlags(app, args->shared_cache);
   return [args](const Environment& environment) -> int {
-    auto input = ImageArgument(args->image, args->rootfs);
-    if (!input.ok()) return ReportToolError(input.error());
-    auto options = ToImageReadOptions(args->input);
-    if (!options.ok()) return ReportToolError(options.error());
-    if (auto budget = StartBudget(args->input, {*input}); !budget.ok()) return ReportToolError(budget.error());
-    auto made_context = ContextFor(environment, args->input);
-    if (!made_context.ok()) return ReportToolError(made_context.error());
-    const Context context = std::move(*made_context);
+    auto read = StartImageRead(environment, args->image, args->rootfs, args->input);
+    if (!read.ok()) return ReportToolError(read.error());
+    const Context& context = read->context;
     auto shared_cache = OpenSharedCache(args->shared_cache, environment, context.warn);
     if (!shared_cache.ok()) return ReportToolError(shared_cache.error());
-    options->shared_cache = *shared_cache;
-    auto facts = ReadFacts(*input, *options, context);
+    read->options.shared_cache = *shared_cache;
+    auto facts = ReadFacts(read->input, read->options, context);
     if (!facts.ok()) return ReportToolError(facts.error());
     if (args->format == "text") {
       std::cout << FactsText(*facts);

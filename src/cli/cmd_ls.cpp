@@ -2,7 +2,6 @@
 #include <iostream>
 #include <utility>
 
-#include "cli/budget.h"
 #include "cli/command.h"
 #include "cli/options.h"
 
@@ -24,14 +23,9 @@ RunFunction SetupLs(CLI::App& app) {
   AddImageInputOptions(app, args->input);
   return [args](const Environment& environment) -> int {
     if (!args->rootfs.empty() && args->glob.empty()) std::swap(args->image, args->glob);  // ls --rootfs DIR GLOB
-    auto input = ImageArgument(args->image, args->rootfs);
-    if (!input.ok()) return ReportToolError(input.error());
-    auto options = ToImageReadOptions(args->input);
-    if (!options.ok()) return ReportToolError(options.error());
-    if (auto budget = StartBudget(args->input, {*input}); !budget.ok()) return ReportToolError(budget.error());
-    auto context = ContextFor(environment, args->input);
-    if (!context.ok()) return ReportToolError(context.error());
-    auto listing = ListImageTree(*input, args->glob, *options, *context);
+    auto read = StartImageRead(environment, args->image, args->rootfs, args->input);
+    if (!read.ok()) return ReportToolError(read.error());
+    auto listing = ListImageTree(read->input, args->glob, read->options, read->context);
     if (!listing.ok()) return ReportToolError(listing.error());
     std::cout << *listing;
     return kExitOk;

@@ -21,8 +21,7 @@ RunFunction SetupRules(CLI::App& app) {
       ->check(CLI::IsMember({"text", "json", "markdown"}));
   app.footer("Example: imagelint rules --severity IL010=error --format markdown");
   return [args](const Environment& environment) -> int {
-    args->options.user_config_dir = environment.UserConfigDirectory();
-    auto config = config::ResolveConfig(args->options);
+    auto config = CommandConfig(environment, args->options);
     if (!config.ok()) return ReportToolError(config.error());
     auto rules = ListRules(config->rule_files, config->overrides, environment.MakeContext());
     if (!rules.ok()) return ReportToolError(rules.error());

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <optional>
 
+#include "cli/budget.h"
 #include "common/file_text.h"
 #include "common/text.h"
 #include "imagelint/knowledge_update.h"
@@ -344,6 +345,23 @@ Status AddRepositoryTags(ImageList& list, const ImageListFlags& flags, const Ima
   }
   if (list.images.empty()) return MakeError("--all-tags", "no tag to " + verb);
   return OkStatus();
+}
+
+Result<ImageRead> StartImageRead(const Environment& environment, const std::string& image, const std::string& rootfs,
+                                 const ImageInputFlags& flags) {
+  auto input = ImageArgument(image, rootfs);
+  if (!input.ok()) return input.error();
+  auto options = ToImageReadOptions(flags);
+  if (!options.ok()) return options.error();
+  if (auto budget = StartBudget(flags, {*input}); !budget.ok()) return budget.error();
+  auto context = ContextFor(environment, flags);
+  if (!context.ok()) return context.error();
+  return ImageRead{std::move(*input), std::move(*options), std::move(*context)};
+}
+
+Result<config::Config> CommandConfig(const Environment& environment, config::CommandLineOptions& options) {
+  options.user_config_dir = environment.UserConfigDirectory();
+  return config::ResolveConfig(options);
 }
 
 }  // namespace imagelint::cli

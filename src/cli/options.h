@@ -94,6 +94,21 @@ Result<ImageReadOptions> ToImageReadOptions(const ImageInputFlags& flags);
 // else the newest in the cache; a bad --knowledge is an error).
 Result<Context> ContextFor(const Environment& environment, const ImageInputFlags& flags);
 
+// What facts and ls read, once: the input (ImageArgument of IMAGE and
+// --rootfs), the read options and the context (ContextFor), with the time and
+// memory budget started; or the first error, for ReportToolError.
+struct ImageRead {
+  std::string input;
+  ImageReadOptions options;
+  Context context;
+};
+Result<ImageRead> StartImageRead(const Environment& environment, const std::string& image, const std::string& rootfs,
+                                 const ImageInputFlags& flags);
+
+// The configuration of a command that reads no image (explain, rules): the
+// config files and flags of `options`, the user's directory from `environment`.
+Result<config::Config> CommandConfig(const Environment& environment, config::CommandLineOptions& options);
+
 // Many images at once (scan, plan): the IMAGE operands, --images-from FILE
 // (one a line, blank lines and # comments skipped) and --all-tags/--tags
 // (each operand a repository whose tags are listed once a Context exists).

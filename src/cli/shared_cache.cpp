@@ -5,27 +5,36 @@
 namespace imagelint::cli {
 
 void AddSharedCacheFlags(CLI::App& app, SharedCacheFlags& flags) {
-  app.add_option("--cache-backend", flags.backend,
-                 "shared layer cache behind the local one, for many CI runners: redis://HOST[:PORT][/DB], or "
-                 "rediss://HOST[:PORT][/DB] for TLS (password from $IMAGELINT_REDIS_PASSWORD); unreachable or "
-                 "failing, it is skipped with one warning, e.g. --cache-backend redis://cache.ci:6379/0")
-      ->type_name("URL");
-  app.add_option("--cache-ttl", flags.ttl,
-                 "with --cache-backend: expiry of the values stored (30d, 12h, 90m, 45s; default: none, the "
-                 "server's eviction policy decides)")
-      ->type_name("DURATION");
-  // The names trivy gives the same options (docs/cli.md "Shared cache on Redis").
-  app.add_option("--redis-ca", flags.ca,
-                 "with --cache-backend rediss://: the CA certificates (PEM) to verify the server with, instead "
-                 "of the system's")
-      ->type_name("FILE");
-  app.add_option("--redis-cert", flags.cert,
-                 "with --cache-backend rediss://: a client certificate (PEM) for a server that requires one; "
-                 "with --redis-key")
-      ->type_name("FILE");
-  app.add_option("--redis-key", flags.key,
-                 "with --cache-backend rediss://: the private key (PEM, unencrypted) of --redis-cert")
-      ->type_name("FILE");
+  // Each flag takes one text value: its name, the member it fills, its help and the value's name.
+  struct Flag {
+    const char* name;
+    std::string SharedCacheFlags::*member;
+    const char* help;
+    const char* type_name;
+  };
+  // --redis-*: the names trivy gives the same options (docs/cli.md "Shared cache on Redis").
+  static const Flag kFlags[] = {
+      {"--cache-backend", &SharedCacheFlags::backend,
+       "shared layer cache behind the local one, for many CI runners: redis://HOST[:PORT][/DB], or "
+       "rediss://HOST[:PORT][/DB] for TLS (password from $IMAGELINT_REDIS_PASSWORD); unreachable or "
+       "failing, it is skipped with one warning, e.g. --cache-backend redis://cache.ci:6379/0",
+       "URL"},
+      {"--cache-ttl", &SharedCacheFlags::ttl,
+       "with --cache-backend: expiry of the values stored (30d, 12h, 90m, 45s; default: none, the "
+       "server's eviction policy decides)",
+       "DURATION"},
+      {"--redis-ca", &SharedCacheFlags::ca,
+       "with --cache-backend rediss://: the CA certificates (PEM) to verify the server with, instead "
+       "of the system's",
+       "FILE"},
+      {"--redis-cert", &SharedCacheFlags::cert,
+       "with --cache-backend rediss://: a client certificate (PEM) for a server that requires one; "
+       "with --redis-key",
+       "FILE"},
+      {"--redis-key", &SharedCacheFlags::key,
+       "with --cache-backend rediss://: the private key (PEM, unencrypted) of --redis-cert", "FILE"},
+  };
+  for (const Flag& flag : kFlags) app.add_option(flag.name, flags.*flag.member, flag.help)->type_name(flag.type_name);
 }
 
 Result<std::shared_ptr<LayerStore>> OpenSharedCache(const SharedCacheFlags& flags, const Environment& environment,

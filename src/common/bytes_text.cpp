@@ -94,40 +94,24 @@ void Write(const nlohmann::json& value, int indent, int depth, std::string& out)
     out.append(static_cast<size_t>(indent) * static_cast<size_t>(level), ' ');
   };
   switch (value.type()) {
-    case nlohmann::json::value_t::object: {
-      if (value.empty()) {
-        out += "{}";
-        return;
-      }
-      out += '{';
+    case nlohmann::json::value_t::object:
+    case nlohmann::json::value_t::array: {
+      // One loop for both: an object's members are its items with a key before each.
+      const bool object = value.is_object();
+      out += object ? '{' : '[';
       bool first = true;
       for (auto it = value.begin(); it != value.end(); ++it) {
         if (!first) out += ',';
         first = false;
         newline(depth + 1);
-        WriteString(it.key(), out);
-        out += pretty ? ": " : ":";
-        Write(it.value(), indent, depth + 1, out);
+        if (object) {
+          WriteString(it.key(), out);
+          out += pretty ? ": " : ":";
+        }
+        Write(*it, indent, depth + 1, out);
       }
-      newline(depth);
-      out += '}';
-      return;
-    }
-    case nlohmann::json::value_t::array: {
-      if (value.empty()) {
-        out += "[]";
-        return;
-      }
-      out += '[';
-      bool first = true;
-      for (const auto& item : value) {
-        if (!first) out += ',';
-        first = false;
-        newline(depth + 1);
-        Write(item, indent, depth + 1, out);
-      }
-      newline(depth);
-      out += ']';
+      if (!value.empty()) newline(depth);
+      out += object ? '}' : ']';
       return;
     }
     case nlohmann::json::value_t::string:

@@ -222,6 +222,18 @@ std::string DumpJson(const Json& value) {
   return value.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
+std::string ValueText(const Json& value, std::string_view if_null) {
+  if (value.is_null()) return std::string(if_null);
+  if (value.is_string()) return value.get<std::string>();
+  return DumpJson(value);
+}
+
+std::string FieldText(const Json& object, std::string_view key, std::string_view if_null) {
+  if (!object.is_object()) return std::string(if_null);
+  auto it = object.find(key);
+  return it == object.end() ? std::string(if_null) : ValueText(*it, if_null);
+}
+
 std::string JsonTypePhrase(const Json& value) {
   switch (value.type()) {
     case Json::value_t::null: return "null";

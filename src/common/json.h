@@ -59,6 +59,12 @@ const nlohmann::json& ArrayField(const nlohmann::json& object, std::string_view 
 // bytes) become U+FFFD here, where nlohmann's dump() would throw.
 std::string DumpJson(const nlohmann::json& value);
 
+// A value as display text: a string as it is, null as `if_null`, anything
+// else as its compact JSON text (DumpJson). The text forms of the facts.
+std::string ValueText(const nlohmann::json& value, std::string_view if_null = "null");
+// The same of the field `key` of `object`; absent (or `object` not an object) reads as null.
+std::string FieldText(const nlohmann::json& object, std::string_view key, std::string_view if_null = "null");
+
 // "an array", "a string", "null"... for messages.
 std::string JsonTypePhrase(const nlohmann::json& value);
 

@@ -46,18 +46,19 @@ struct AnyVisitor {
 template <class T>
 concept Record = requires(AnyVisitor& visit, T& row) { Visit(visit, row); };
 
+// Whether T is Template<...> (std::optional<int> of std::optional).
+template <class T, template <class...> class Template>
+inline constexpr bool kIsA = false;
+template <template <class...> class Template, class... Args>
+inline constexpr bool kIsA<Template<Args...>, Template> = true;
+
 template <class T>
-inline constexpr bool kIsOptional = false;
+inline constexpr bool kIsOptional = kIsA<T, std::optional>;
 template <class T>
-inline constexpr bool kIsOptional<std::optional<T>> = true;
+inline constexpr bool kIsNullable = kIsA<T, Nullable>;
 template <class T>
-inline constexpr bool kIsNullable = false;
-template <class T>
-inline constexpr bool kIsNullable<Nullable<T>> = true;
-template <class T>
-inline constexpr bool kIsList = false;
-template <class T>
-inline constexpr bool kIsList<std::vector<T>> = true;
+inline constexpr bool kIsList = kIsA<T, std::vector>;
+// Maps keyed by text only: a JSON object's keys.
 template <class T>
 inline constexpr bool kIsMap = false;
 template <class T>

@@ -24,6 +24,11 @@ std::string ToLower(std::string_view text);
 bool ContainsAnyWord(std::string_view text, const std::vector<std::string>& words);
 bool StartsWithAny(std::string_view text, const std::vector<std::string>& prefixes);
 
+// Whether `pattern` matches the whole of `text`, where `*` matches any run of
+// characters (also '/') and every other character itself. The greedy match
+// with one backtrack point: at most |pattern| x |text| steps, no recursion.
+bool StarMatch(std::string_view pattern, std::string_view text);
+
 // Without leading and trailing ASCII whitespace (space, \t, \n, \r, \f, \v).
 std::string_view TrimView(std::string_view text);
 inline std::string Trim(std::string_view text) { return std::string(TrimView(text)); }

@@ -7,6 +7,7 @@
 #include "imagelint/config.h"
 
 #include "common/file_text.h"
+#include "common/text.h"
 #include "common/yaml.h"
 
 namespace imagelint::config {
@@ -109,26 +110,7 @@ bool IsDate(std::string_view text) {
   return day <= limit;
 }
 
-bool GlobMatch(std::string_view pattern, std::string_view text) {
-  // Iterative '*' matching with backtracking to the last star: linear-ish, no recursion.
-  size_t p = 0, t = 0, star = std::string_view::npos, mark = 0;
-  while (t < text.size()) {
-    if (p < pattern.size() && pattern[p] == '*') {
-      star = p++;
-      mark = t;
-    } else if (p < pattern.size() && pattern[p] == text[t]) {
-      ++p;
-      ++t;
-    } else if (star != std::string_view::npos) {
-      p = star + 1;
-      t = ++mark;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '*') ++p;
-  return p == pattern.size();
-}
+bool GlobMatch(std::string_view pattern, std::string_view text) { return StarMatch(pattern, text); }
 
 Result<Config> ParseConfig(std::string_view text, const std::string& file) {
   if (text.size() > kMaxConfigBytes) return MakeError(file, "config file is larger than 1 MiB");

@@ -100,9 +100,11 @@ facts::Binary SyntheticBinary(const facts::Framework& row) {
 }
 
 // facts.gpu: the evidence every producer reads (facts::GpuFromFacts) plus
-// what only the Dockerfile shows: a base image of a CUDA family, and what it
+// what only the Dockerfile shows: a base image of a GPU family (`gpu: true` in
+// base-images.yaml), and what it
 // could not read (a requirements file might install torch).
-facts::Gpu GpuSection(const facts::Facts& facts, const ImageModel& image, const GpuSignalWords& words) {
+facts::Gpu GpuSection(const facts::Facts& facts, const ImageModel& image, const GpuSignalWords& words,
+                      const BaseImageKnowledge& images) {
   facts::Gpu gpu = facts::GpuFromFacts(facts, words);
   const facts::BaseImage& base = image.base;
   std::string kind = base.kind.value_or("unknown");
@@ -110,8 +112,7 @@ facts::Gpu GpuSection(const facts::Facts& facts, const ImageModel& image, const 
   const bool rocm = ContainsAnyWord(ref, words.rocm_words);
   if (kind == "cuda-application" && rocm)
     facts::AddGpuSignal(gpu, {"rocm", base.ref.substr(0, 200), std::nullopt, base.dockerfile_line});
-  else if (kind == "nvidia/cuda" || kind == "pytorch/pytorch" || kind == "ngc" || kind == "l4t" ||
-           kind == "cuda-application" || ContainsAnyWord(ref, words.base_image_words) ||
+  else if (images.IsGpuFamily(kind) || ContainsAnyWord(ref, words.base_image_words) ||
            StartsWithAny(ref, words.base_image_prefixes))
     facts::AddGpuSignal(gpu, {"base-image", base.ref.substr(0, 200), std::nullopt, base.dockerfile_line});
   else if (ref.empty() || ref.find('$') != std::string::npos)  // not resolved: checked as a GPU image
@@ -214,7 +215,7 @@ facts::Facts DockerfileFacts(const Context& ctx, const ImageModel& image, size_t
   out.binaries_complete = binaries_known;
   out.dockerfile = DockerfileSection(ctx, image, target);
   img.platform_source = image.platform_source;
-  out.gpu = GpuSection(out, image, ctx.knowledge.GpuSignals());
+  out.gpu = GpuSection(out, image, ctx.knowledge.GpuSignals(), ctx.images);
   return out;
 }
 

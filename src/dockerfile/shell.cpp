@@ -247,6 +247,15 @@ class Reader {
     out.truncated = out.truncated || nested.truncated;
   }
 
+  // A `$` or a backquote at pos_ starts an expansion: read into `word`
+  // (true), or any other character is not one (false).
+  bool Expansion(char c, ShellWord& word) {
+    if (c == '`') SkipCommandSubstitution(word);
+    else if (c == '$') Variable(word);
+    else return false;
+    return true;
+  }
+
   // Skips a balanced $( ... ) or `...`; the word becomes inexact.
   void SkipCommandSubstitution(ShellWord& word) {
     word.exact = false;
@@ -371,22 +380,14 @@ class Reader {
             pos_ += 2;
             continue;
           }
-          if (d == '$' || d == '`') {
-            if (d == '`') SkipCommandSubstitution(word);
-            else Variable(word);
-            continue;
-          }
+          if (Expansion(d, word)) continue;
           word.value.push_back(d);
           ++pos_;
         }
         if (!closed) word.exact = false;
         continue;
       }
-      if (c == '$' || c == '`') {
-        if (c == '`') SkipCommandSubstitution(word);
-        else Variable(word);
-        continue;
-      }
+      if (Expansion(c, word)) continue;
       word.value.push_back(c);
       ++pos_;
     }

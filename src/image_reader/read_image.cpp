@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "common/bytes_text.h"
+#include "common/json.h"
 #include "cuda/cuda.h"
 #include "image_reader/content_analyzer.h"
 #include "imagelint/bytes.h"
@@ -126,17 +127,15 @@ std::string HumanBytes(uint64_t bytes) {
 
 namespace {
 
-std::string Str(const nlohmann::json& value) { return value.is_string() ? value.get<std::string>() : WriteJson(value); }
-
 // A value on one line: text as it is, a list of such values comma-joined.
 std::optional<std::string> OneLine(const nlohmann::json& value) {
   if (value.is_object()) return value.empty() ? std::optional<std::string>("(none)") : std::nullopt;
-  if (!value.is_array()) return Str(value);
+  if (!value.is_array()) return ValueText(value);
   if (value.empty()) return "(none)";
   std::string line;
   for (const auto& item : value) {
     if (item.is_object() || item.is_array()) return std::nullopt;
-    line += (line.empty() ? "" : ", ") + Str(item);
+    line += (line.empty() ? "" : ", ") + ValueText(item);
   }
   return line;
 }
@@ -172,7 +171,7 @@ void Outline(std::ostringstream& out, const nlohmann::json& value, const std::st
       }
     }
   } else {
-    out << indent << Str(value) << "\n";
+    out << indent << ValueText(value) << "\n";
   }
 }
 
@@ -186,11 +185,10 @@ std::string FactsToText(const nlohmann::json& shown_facts) {
   std::ostringstream out;
   if (facts.contains("image")) {
     const auto& image = facts["image"];
-    out << "image:     " << Str(image.value("ref", nlohmann::json(""))) << "\n";
-    out << "digest:    " << Str(image.value("digest", nlohmann::json(""))) << "\n";
-    out << "kind:      " << Str(image.value("kind", nlohmann::json(""))) << "\n";
-    std::string platform = Str(image.value("os", nlohmann::json(""))) + "/" +
-                           Str(image.value("architecture", nlohmann::json("")));
+    out << "image:     " << StringField(image, "ref") << "\n";
+    out << "digest:    " << StringField(image, "digest") << "\n";
+    out << "kind:      " << StringField(image, "kind") << "\n";
+    std::string platform = StringField(image, "os") + "/" + StringField(image, "architecture");
     if (!image.value("variant", std::string()).empty()) platform += "/" + image.value("variant", std::string());
     out << "platform:  " << platform << "\n";
     out << "env:\n";
@@ -199,21 +197,21 @@ std::string FactsToText(const nlohmann::json& shown_facts) {
     const nlohmann::json layers = image.value("layers", nlohmann::json::array());
     const nlohmann::json problems = image.value("problems", nlohmann::json::array());
     for (const auto& [key, value] : env.items()) {
-      out << "  " << key << "=" << Str(value) << "\n";
+      out << "  " << key << "=" << ValueText(value) << "\n";
     }
     out << "labels:\n";
     for (const auto& [key, value] : labels.items()) {
-      out << "  " << key << "=" << Str(value) << "\n";
+      out << "  " << key << "=" << ValueText(value) << "\n";
     }
     out << "layers:\n";
     size_t index = 0;
     for (const auto& layer : layers) {
-      out << "  " << index++ << "  " << Str(layer.value("digest", nlohmann::json("")));
+      out << "  " << index++ << "  " << StringField(layer, "digest");
       if (layer.contains("size")) out << "  " << HumanBytes(layer["size"].get<uint64_t>());
-      out << "  " << Str(layer.value("created_by", nlohmann::json(""))) << "\n";
+      out << "  " << StringField(layer, "created_by") << "\n";
     }
     for (const auto& problem : problems) {
-      out << "problem:   " << Str(problem) << "\n";
+      out << "problem:   " << WriteJson(problem) << "\n";
     }
   }
   if (facts.contains("cuda")) out << "\n" << cuda::FormatCudaFactsText(facts);

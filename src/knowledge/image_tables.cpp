@@ -9,6 +9,7 @@
 #include <cctype>
 #include <set>
 
+#include "common/json.h"
 #include "common/text.h"
 #include "common/version.h"
 #include "imagelint/image_knowledge.h"
@@ -19,35 +20,9 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string Text(const json& row, const char* key) {
-  auto it = row.find(key);
-  if (it == row.end() || !it->is_string()) return "";
-  return it->get<std::string>();
-}
 bool Flag(const json& row, const char* key) {
   auto it = row.find(key);
   return it != row.end() && it->is_boolean() && it->get<bool>();
-}
-// `*` matches any run of characters (also '/'); the rest literally. The
-// classic greedy match with one backtrack point: at most |pattern| x |text| steps.
-bool GlobText(std::string_view pattern, std::string_view text) {
-  size_t p = 0, t = 0, star = std::string_view::npos, resume = 0;
-  while (t < text.size()) {
-    if (p < pattern.size() && pattern[p] == '*') {
-      star = p++;
-      resume = t;
-    } else if (p < pattern.size() && pattern[p] == text[t]) {
-      ++p;
-      ++t;
-    } else if (star != std::string_view::npos) {
-      p = star + 1;
-      t = ++resume;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '*') ++p;
-  return p == pattern.size();
 }
 std::vector<std::string> List(const json& row, const char* key) {
   std::vector<std::string> out;
@@ -66,7 +41,7 @@ std::string Unconfirmed(const json& row) {
 }
 Error RowError(const json& row, const std::string& message) {
   int line = row.contains("_line") && row["_line"].is_number_integer() ? row["_line"].get<int>() : 0;
-  return MakeErrorAtLine(Text(row, "_file"), line, 1, message);
+  return MakeErrorAtLine(StringField(row, "_file"), line, 1, message);
 }
 
 bool IsDigit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
@@ -158,24 +133,27 @@ Result<BaseImageKnowledge> BuildBaseImages(const Knowledge& k) {
   // repository or prefix belongs to one row only.
   std::set<std::string> claimed;
   for (const json& row : k.Table("base_image_families")) {
-    out.families.push_back({Text(row, "family"), List(row, "repositories"), Text(row, "repository_prefix"),
-                            List(row, "flavors"), Text(row, "default_distribution"), Text(row, "source"),
-                            Text(row, "cuda_min"), Text(row, "tag_word")});
+    out.families.push_back({StringField(row, "family"), List(row, "repositories"), StringField(row, "repository_prefix"),
+                            List(row, "flavors"), StringField(row, "default_distribution"), StringField(row, "source"),
+                            StringField(row, "cuda_min"), StringField(row, "tag_word"), Flag(row, "gpu")});
     std::vector<std::string> names = out.families.back().repositories;
     if (!out.families.back().repository_prefix.empty()) names.push_back(out.families.back().repository_prefix + "*");
     for (const std::string& name : names)
       if (!claimed.insert(name).second) return RowError(row, "repository " + name + " is in two base image families");
+    for (const BaseImageFamily& other : out.families)
+      if (other.family == out.families.back().family && other.gpu != out.families.back().gpu)
+        return RowError(row, "family " + other.family + ": its rows disagree on gpu");
   }
-  for (const json& row : k.Table("cuda_image_brand_sets")) out.brand_sets[Text(row, "id")] = List(row, "brands");
+  for (const json& row : k.Table("cuda_image_brand_sets")) out.brand_sets[StringField(row, "id")] = List(row, "brands");
   for (const json& row : k.Table("cuda_images")) {
     CudaImageRelease release;
-    release.cuda = Text(row, "cuda");
-    release.cudart = Text(row, "cudart");
-    release.source = Text(row, "source");
+    release.cuda = StringField(row, "cuda");
+    release.cudart = StringField(row, "cudart");
+    release.source = StringField(row, "source");
     // NVIDIA_REQUIRE_CUDA as the image definitions write it: cuda>=M.m, then
     // one term per (branch, brand), then the extra terms.
-    release.require = "cuda>=" + Text(row, "require_cuda");
-    std::string set = Text(row, "require_brands");
+    release.require = "cuda>=" + StringField(row, "require_cuda");
+    std::string set = StringField(row, "require_brands");
     bool has_branches = row.contains("require_branches") && row["require_branches"].is_array();
     if (has_branches && set.empty()) return RowError(row, "release " + release.cuda + ": require_branches without require_brands");
     if (!set.empty() && !out.brand_sets.count(set))
@@ -187,26 +165,26 @@ Result<BaseImageKnowledge> BuildBaseImages(const Knowledge& k) {
           release.require += " brand=" + brand + ",driver>=" + std::to_string(b) + ",driver<" + std::to_string(b + 1);
       }
     for (const std::string& extra : List(row, "require_extra")) release.require += " " + extra;
-    release.require_source = row.contains("require_source") ? Text(row, "require_source") : release.source;
+    release.require_source = row.contains("require_source") ? StringField(row, "require_source") : release.source;
     release.require_unconfirmed = Flag(row, "require_unconfirmed");
-    release.require_unread = Text(row, "require_unread");
+    release.require_unread = StringField(row, "require_unread");
     if (!release.require_unread.empty() && (has_branches || !set.empty()))
       return RowError(row, "release " + release.cuda + ": require_unread and a recorded clause list contradict");
-    release.compat_libcuda = Text(row, "compat_libcuda");
-    release.compat_source = Text(row, "compat_source");
+    release.compat_libcuda = StringField(row, "compat_libcuda");
+    release.compat_source = StringField(row, "compat_source");
     release.compat_unconfirmed = Flag(row, "compat_unconfirmed");
     out.cuda_releases.push_back(std::move(release));
   }
   for (const json& row : k.Table("cuda_image_env"))
-    out.cuda_env.push_back({Text(row, "name"), Text(row, "value"), List(row, "flavors"), List(row, "architectures"),
-                            List(row, "distributions"), {Text(row, "cuda_from"), Text(row, "cuda_to")},
-                            Flag(row, "with_compat"), Unconfirmed(row), Text(row, "source")});
+    out.cuda_env.push_back({StringField(row, "name"), StringField(row, "value"), List(row, "flavors"), List(row, "architectures"),
+                            List(row, "distributions"), {StringField(row, "cuda_from"), StringField(row, "cuda_to")},
+                            Flag(row, "with_compat"), Unconfirmed(row), StringField(row, "source")});
   for (const json& row : k.Table("cuda_image_architectures"))
-    out.architectures.push_back({Text(row, "architecture"), Text(row, "images_from"), Text(row, "ubuntu_compat_from"),
-                                 Text(row, "source")});
+    out.architectures.push_back({StringField(row, "architecture"), StringField(row, "images_from"), StringField(row, "ubuntu_compat_from"),
+                                 StringField(row, "source")});
   for (const json& row : k.Table("cuda_image_files")) {
-    CudaImageFile file{Text(row, "kind"), Text(row, "path"), Text(row, "link"), List(row, "links"), List(row, "dirs"),
-                       List(row, "flavors"), {Text(row, "cuda_from"), Text(row, "cuda_to")}, Text(row, "source")};
+    CudaImageFile file{StringField(row, "kind"), StringField(row, "path"), StringField(row, "link"), List(row, "links"), List(row, "dirs"),
+                       List(row, "flavors"), {StringField(row, "cuda_from"), StringField(row, "cuda_to")}, StringField(row, "source")};
     if (file.kind == "cuda_home" && file.link.empty()) return RowError(row, "cuda_home needs `link` (the /usr/local/cuda symlink)");
     if (file.kind == "ld_so_conf" && file.dirs.empty()) return RowError(row, "ld_so_conf needs `dirs`");
     out.files.push_back(std::move(file));
@@ -217,13 +195,13 @@ Result<BaseImageKnowledge> BuildBaseImages(const Knowledge& k) {
       return MakeError((k.directory() / "base-images.yaml").string(), std::string("cuda_image_files has no row of kind ") + kind);
   }
   for (const json& row : k.Table("pytorch_images")) {
-    PytorchImageTag tag{Text(row, "tag"), Text(row, "cuda"), Text(row, "torch"), std::nullopt, Text(row, "source")};
+    PytorchImageTag tag{StringField(row, "tag"), StringField(row, "cuda"), StringField(row, "torch"), std::nullopt, StringField(row, "source")};
     if (row.contains("compat") && row["compat"].is_boolean()) tag.compat = row["compat"].get<bool>();
     out.pytorch_tags.push_back(std::move(tag));
   }
   for (const json& row : k.Table("pytorch_image_flavors")) {
-    PytorchImageFlavor flavor{Text(row, "flavor"),       Text(row, "torch_from"),    Text(row, "base"),
-                              Text(row, "distribution"), {}, List(row, "architectures"), Text(row, "source")};
+    PytorchImageFlavor flavor{StringField(row, "flavor"),       StringField(row, "torch_from"),    StringField(row, "base"),
+                              StringField(row, "distribution"), {}, List(row, "architectures"), StringField(row, "source")};
     if (flavor.base == "nvidia-cuda-devel" && flavor.distribution.empty())
       return RowError(row, "base nvidia-cuda-devel needs `distribution` (the OS part of the nvidia/cuda tag)");
     for (const std::string& entry : List(row, "env")) {
@@ -234,8 +212,8 @@ Result<BaseImageKnowledge> BuildBaseImages(const Knowledge& k) {
     out.pytorch_flavors.push_back(std::move(flavor));
   }
   for (const json& row : k.Table("ngc_releases")) {
-    NgcRelease release{Text(row, "release"), List(row, "frameworks"), Text(row, "cuda"), Unconfirmed(row),
-                       Text(row, "source")};
+    NgcRelease release{StringField(row, "release"), List(row, "frameworks"), StringField(row, "cuda"), Unconfirmed(row),
+                       StringField(row, "source")};
     // "YY.MM": the tag grammar of the NGC containers; anything else could never match a tag.
     const std::string& r = release.release;
     bool well_formed = r.size() == 5 && IsDigit(r[0]) && IsDigit(r[1]) && r[2] == '.' && IsDigit(r[3]) && IsDigit(r[4]);
@@ -249,9 +227,9 @@ Result<PackageKnowledge> BuildPackages(const Knowledge& k) {
   PackageKnowledge out;
   std::map<std::string, const json*> seen;
   for (const json& row : k.Table("python_packages")) {
-    PythonPackage package{Text(row, "manager"), Text(row, "name"), Text(row, "framework"), Flag(row, "cuda_selector"),
-                          List(row, "index_hosts"), Text(row, "component"), Text(row, "library"), Unconfirmed(row),
-                          Text(row, "source"), Text(row, "cuda_naming")};
+    PythonPackage package{StringField(row, "manager"), StringField(row, "name"), StringField(row, "framework"), Flag(row, "cuda_selector"),
+                          List(row, "index_hosts"), StringField(row, "component"), StringField(row, "library"), Unconfirmed(row),
+                          StringField(row, "source"), StringField(row, "cuda_naming")};
     IMAGELINT_TRY(CheckPattern(row, package.name));
     if (!package.cuda_naming.empty() && (package.manager != "pip" || package.framework.empty()))
       return RowError(row, "cuda_naming is the CUDA grammar of a pip row's framework: it needs manager pip and a framework");
@@ -261,8 +239,8 @@ Result<PackageKnowledge> BuildPackages(const Knowledge& k) {
   }
   seen.clear();
   for (const json& row : k.Table("pypi_releases")) {
-    PypiRelease release{Text(row, "package"), Text(row, "release"), Text(row, "cuda"), Text(row, "torch"),
-                        Unconfirmed(row), Text(row, "source"), Text(row, "python_min")};
+    PypiRelease release{StringField(row, "package"), StringField(row, "release"), StringField(row, "cuda"), StringField(row, "torch"),
+                        Unconfirmed(row), StringField(row, "source"), StringField(row, "python_min")};
     if (release.cuda.empty() == release.torch.empty())
       return RowError(row, "a pypi_releases row gives either `cuda` or `torch`");
     if (!seen.emplace(release.package + " " + release.release, &row).second)
@@ -271,17 +249,17 @@ Result<PackageKnowledge> BuildPackages(const Knowledge& k) {
   }
   seen.clear();
   for (const json& row : k.Table("torch_pins")) {
-    TorchPin pin{Text(row, "package"), Text(row, "release"), Text(row, "torch"), Unconfirmed(row), Text(row, "source")};
+    TorchPin pin{StringField(row, "package"), StringField(row, "release"), StringField(row, "torch"), Unconfirmed(row), StringField(row, "source")};
     if (!seen.emplace(pin.package + " " + pin.release, &row).second)
       return RowError(row, "duplicate release " + pin.release + " of " + pin.package);
     out.torch_pins.push_back(std::move(pin));
   }
   for (const json& row : k.Table("distro_pythons"))
-    out.distro_pythons.push_back({Text(row, "distribution"), Text(row, "python"), Text(row, "source")});
+    out.distro_pythons.push_back({StringField(row, "distribution"), StringField(row, "python"), StringField(row, "source")});
   for (const json& row : k.Table("framework_runtimes")) {
-    FrameworkRuntime runtime{Text(row, "manager"), Text(row, "framework"), Text(row, "cuda_major"),
-                             Text(row, "extra"),   Text(row, "library"),   Unconfirmed(row),
-                             Text(row, "source")};
+    FrameworkRuntime runtime{StringField(row, "manager"), StringField(row, "framework"), StringField(row, "cuda_major"),
+                             StringField(row, "extra"),   StringField(row, "library"),   Unconfirmed(row),
+                             StringField(row, "source")};
     if (!runtime.cuda_major.empty() && !std::all_of(runtime.cuda_major.begin(), runtime.cuda_major.end(),
                                                     [](char c) { return c >= '0' && c <= '9'; }))
       return RowError(row, "cuda_major is a CUDA major (digits), or absent for any");
@@ -289,18 +267,18 @@ Result<PackageKnowledge> BuildPackages(const Knowledge& k) {
     out.framework_runtimes.push_back(std::move(runtime));
   }
   for (const json& row : k.Table("pypi_mirrors")) {
-    std::string url = Text(row, "url");
+    std::string url = StringField(row, "url");
     if (url.find("://") != std::string::npos || url.ends_with('/'))
       return RowError(row, "url is written without its scheme and trailing '/'");
     out.pypi_mirrors.push_back(std::move(url));
   }
   for (const json& row : k.Table("installer_scripts")) {
-    InstallerScript script{Text(row, "url"), Text(row, "installs"), Flag(row, "gpu_code"), Text(row, "source")};
+    InstallerScript script{StringField(row, "url"), StringField(row, "installs"), Flag(row, "gpu_code"), StringField(row, "source")};
     if (script.url.find("://") != std::string::npos) return RowError(row, "url is written without its scheme");
     out.installer_scripts.push_back(std::move(script));
   }
   for (const json& row : k.Table("system_packages")) {
-    SystemPackage package{Text(row, "name"), Text(row, "kind"), Text(row, "path"), Text(row, "source")};
+    SystemPackage package{StringField(row, "name"), StringField(row, "kind"), StringField(row, "path"), StringField(row, "source")};
     IMAGELINT_TRY(CheckPattern(row, package.name));
     if (package.name.find('*') != std::string::npos) return RowError(row, "system package names take no '*'");
     if (package.kind == "bundled" && package.path.empty()) return RowError(row, "a bundled driver package needs `path`");
@@ -362,6 +340,11 @@ const BaseImageFamily* BaseImageKnowledge::FamilyOf(std::string_view repository)
   for (const BaseImageFamily& family : families)
     if (!family.repository_prefix.empty() && StartsWith(repository, family.repository_prefix)) return &family;
   return nullptr;
+}
+
+bool BaseImageKnowledge::IsGpuFamily(std::string_view family) const {
+  return std::any_of(families.begin(), families.end(),
+                     [&](const BaseImageFamily& row) { return row.family == family && row.gpu; });
 }
 
 const CudaImageRelease* BaseImageKnowledge::FindCudaRelease(std::string_view version) const {
@@ -490,7 +473,7 @@ const InstallerScript* PackageKnowledge::FindInstallerScript(std::string_view ur
   size_t scheme = url.find("://");
   if (scheme != std::string_view::npos) url = url.substr(scheme + 3);
   for (const InstallerScript& row : installer_scripts)
-    if (GlobText(row.url, url)) return &row;
+    if (StarMatch(row.url, url)) return &row;
   return nullptr;
 }
 
@@ -507,14 +490,14 @@ namespace {
 Result<CommandKnowledge> BuildCommands(const Knowledge& k) {
   CommandKnowledge out;
   for (const json& row : k.Table("posix_shells")) {
-    std::string name = Text(row, "name");
+    std::string name = StringField(row, "name");
     if (name.find('/') != std::string::npos) return RowError(row, "a shell is named by its file name, without a directory");
     out.posix_shells.push_back(std::move(name));
   }
   for (const json& row : k.Table("command_runners")) {
-    CommandRunner runner{Text(row, "program"), Text(row, "subcommand"), 0, List(row, "valued_options"),
-                         Flag(row, "input_arguments"), Text(row, "syncs_with"), List(row, "no_sync_options"),
-                         Text(row, "source")};
+    CommandRunner runner{StringField(row, "program"), StringField(row, "subcommand"), 0, List(row, "valued_options"),
+                         Flag(row, "input_arguments"), StringField(row, "syncs_with"), List(row, "no_sync_options"),
+                         StringField(row, "source")};
     if (auto it = row.find("positionals"); it != row.end() && it->is_number_integer()) {
       long long positionals = it->get<long long>();
       if (positionals < 0 || positionals > 8) return RowError(row, "positionals is a count of words, 0 to 8");
@@ -572,7 +555,7 @@ const CommandKnowledge& Knowledge::commands() const { return commands_ ? *comman
 
 std::string Knowledge::DescribeSource(std::string_view source) const {
   for (const json& row : Table("sources"))
-    if (Text(row, "id") == source) return std::string(source) + ": " + Text(row, "title");
+    if (StringField(row, "id") == source) return std::string(source) + ": " + StringField(row, "title");
   return std::string(source);
 }
 

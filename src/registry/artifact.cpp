@@ -3,6 +3,7 @@
 // "Guidelines for Artifact Usage"), pushed and pulled through the client.
 #include <nlohmann/json.hpp>
 
+#include "common/json.h"
 #include "imagelint/digest.h"
 #include "imagelint/artifact.h"
 #include "registry/client.h"
@@ -31,11 +32,6 @@ Status UploadBlob(Client& client, const std::string& bytes, const std::string& d
   auto put = client.Send("PUT", location, {"Content-Type: application/octet-stream"}, bytes, "blob " + digest);
   if (!put.ok()) return put.error();
   return OkStatus();
-}
-
-std::string Text(const nlohmann::json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
 }  // namespace
@@ -93,23 +89,23 @@ Result<PulledArtifact> PullArtifact(const Reference& ref, const std::string& art
                                   pinned_digest + " (refused)");
   nlohmann::json manifest = nlohmann::json::parse(document->bytes.begin(), document->bytes.end(), nullptr, false);
   if (!manifest.is_object()) return MakeError(subject, "the manifest is not a JSON object");
-  const std::string media_type = Text(manifest, "mediaType");
+  const std::string media_type = StringField(manifest, "mediaType");
   if (!media_type.empty() && media_type != kOciManifest)
     return MakeError(subject, "not an OCI artifact manifest (mediaType " + media_type.substr(0, 100) + ")");
   const nlohmann::json config = manifest.value("config", nlohmann::json::object());
-  const std::string type = Text(manifest, "artifactType");
-  const bool typed = type == artifact_type || (type.empty() && config.is_object() && Text(config, "mediaType") == artifact_type);
+  const std::string type = StringField(manifest, "artifactType");
+  const bool typed = type == artifact_type || (type.empty() && config.is_object() && StringField(config, "mediaType") == artifact_type);
   if (!typed)
     return MakeError(subject, "its artifactType '" +
-                                  (type.empty() ? (config.is_object() ? Text(config, "mediaType") : "") : type).substr(0, 100) +
+                                  (type.empty() ? (config.is_object() ? StringField(config, "mediaType") : "") : type).substr(0, 100) +
                                   "' is not " + artifact_type + " (refused)");
   const auto layers = manifest.find("layers");
   if (layers == manifest.end() || !layers->is_array() || layers->size() != 1 || !(*layers)[0].is_object())
     return MakeError(subject, "an artifact of " + artifact_type + " must have exactly one layer");
   const nlohmann::json& layer = (*layers)[0];
-  if (Text(layer, "mediaType") != layer_media_type)
-    return MakeError(subject, "its layer is " + Text(layer, "mediaType").substr(0, 100) + ", not " + layer_media_type);
-  pulled.layer_digest = Text(layer, "digest");
+  if (StringField(layer, "mediaType") != layer_media_type)
+    return MakeError(subject, "its layer is " + StringField(layer, "mediaType").substr(0, 100) + ", not " + layer_media_type);
+  pulled.layer_digest = StringField(layer, "digest");
   if (!pulled.layer_digest.starts_with("sha256:") || !ValidateDigest(pulled.layer_digest).ok())
     return MakeError(subject, "its layer has no valid sha256 digest");
   if (!layer.contains("size") || !layer["size"].is_number_unsigned())

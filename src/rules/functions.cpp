@@ -35,11 +35,15 @@ namespace {
 
 Error ArgError(const std::string& message) { return MakeError("", message); }
 
-Result<std::string> StringArg(const Arguments& args, size_t index) {
+}  // namespace
+
+Result<std::string> StringArgument(const Arguments& args, size_t index) {
   if (!args[index].json.is_string())
     return ArgError("argument " + std::to_string(index + 1) + " must be a string");
   return args[index].json.get<std::string>();
 }
+
+namespace {
 
 Result<nlohmann::json> ListArg(const Arguments& args, size_t index) {
   const auto& j = args[index].json;
@@ -96,7 +100,7 @@ void AddOnStrings(FunctionRegistry& registry, std::string name, std::string summ
   Add(registry, std::move(name), N, N, std::move(summary), [impl](const Arguments& a) -> Result<Value> {
     std::array<std::string, N> strings;
     for (size_t i = 0; i < N; ++i) {
-      auto arg = StringArg(a, i);
+      auto arg = StringArgument(a, i);
       if (!arg.ok()) return arg.error();
       strings[i] = std::move(*arg);
     }
@@ -169,7 +173,7 @@ FunctionRegistry BuiltinFunctions() {
   AddOnStrings<1>(r, "trim", "whitespace removed at both ends", [](Str s) -> Result<Value> { return Value::Of(Trim(s)); });
   Add(r, "join", 2, 2, "join(list, separator)", [](const Arguments& a) -> Result<Value> {
     auto list = ListArg(a, 0);
-    auto sep = StringArg(a, 1);
+    auto sep = StringArgument(a, 1);
     if (!list.ok()) return list.error();
     if (!sep.ok()) return sep.error();
     std::string out;

@@ -337,3 +337,32 @@ TEST_CASE("packages.yaml cuda_naming: the row picks the grammar that reads a fra
   CHECK(conda.error().subject.find("packages.yaml") != std::string::npos);
   CHECK(conda.error().line > 0);
 }
+
+TEST_CASE("base-images.yaml gpu: a family's flag makes its images GPU images; its rows must agree") {
+  using imagelint::testing::dockerfile_fixture::Find;
+  const imagelint::BaseImageKnowledge& images = CheckoutKnowledge().base_images();
+  for (const char* family : {"nvidia/cuda", "pytorch/pytorch", "ngc", "l4t", "cuda-application"})
+    CHECK_MESSAGE(images.IsGpuFamily(family), family);
+  CHECK_FALSE(images.IsGpuFamily("no-cuda"));
+  CHECK_FALSE(images.IsGpuFamily("unknown"));
+  const std::string sglang = "FROM lmsysorg/sglang:latest\n";
+  CHECK(Find(FactsWith(CheckoutKnowledge(), sglang)["gpu"]["signals"], "signal", "base-image") != nullptr);
+
+  // Without the flag on any cuda-application row, the FROM alone no longer says GPU.
+  const std::string flagged = "  - family: cuda-application\n    gpu: true\n";
+  std::string unflagged = CheckoutFile("base-images.yaml");
+  for (size_t at; (at = unflagged.find(flagged)) != std::string::npos;)
+    unflagged.replace(at, flagged.size(), "  - family: cuda-application\n");
+  imagelint::testing::TempDir dir;
+  Knowledge without = LoadOrFail(KnowledgeWith(dir, "base-images.yaml", unflagged));
+  CHECK_FALSE(without.base_images().IsGpuFamily("cuda-application"));
+  CHECK(Find(FactsWith(without, sglang)["gpu"]["signals"], "signal", "base-image") == nullptr);
+
+  // One row of a family without it: refused at that row.
+  imagelint::testing::TempDir other;
+  auto split = Knowledge::Load(KnowledgeWith(other, "base-images.yaml", Replace(CheckoutFile("base-images.yaml"), flagged,
+                                                                                "  - family: cuda-application\n")));
+  REQUIRE_FALSE(split.ok());
+  CHECK(split.error().message.find("family cuda-application: its rows disagree on gpu") != std::string::npos);
+  CHECK(split.error().line > 0);
+}
