@@ -106,11 +106,13 @@ int RunScan(ScanArgs& args, const Environment& environment) {
   render.color = environment.ColorWanted(STDOUT_FILENO, args.color);
   render.width = environment.TextWidth(STDOUT_FILENO);
   render.docs_dir = context.docs_dir.string();
-  render.placement = [&fleet = result->fleet](const nlohmann::json& shown) {  // --format k8s
+  render.placement = [&fleet = result->fleet](const analysis::Report& shown) {  // --format k8s
     return fleet_import::RenderPlacementAdvice(shown, fleet);
   };
-  auto written = report::WriteReports(result->report, report::RulesFromReport(result->report), outputs->requests,
-                                      render, std::cout);
+  // The reporters read the typed document; the scan hands over its JSON.
+  auto report = analysis::ReadReport(result->report, "report");
+  if (!report.ok()) return ReportToolError(report.error());
+  auto written = report::WriteReports(*report, report::RulesFromReport(*report), outputs->requests, render, std::cout);
   if (!written.ok()) return ReportToolError(written.error());
   return result->exit_code;
 }

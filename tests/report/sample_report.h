@@ -8,6 +8,7 @@
 
 #include "imagelint/analysis.h"
 #include "imagelint/config.h"
+#include "imagelint/report_document.h"
 
 namespace imagelint::testing {
 
@@ -15,6 +16,14 @@ namespace imagelint::testing {
 // image: a failure is the test's error, thrown so doctest names it).
 inline void Derive(nlohmann::json& image) {
   if (auto status = analysis::DeriveVerdicts(image); !status.ok()) throw std::runtime_error(status.error().ToString());
+}
+// The typed document of a report the tests composed, as the reporters read
+// it (analysis::ReadReport; a report it refuses is the test's error, thrown
+// with the reader's message so doctest names it).
+inline analysis::Report Typed(const nlohmann::json& report) {
+  auto read = analysis::ReadReport(report, "test report");
+  if (!read.ok()) throw std::runtime_error(read.error().ToString());
+  return *read;
 }
 // config::ApplySuppressions on such a report.
 inline nlohmann::json Suppress(const nlohmann::json& report, const std::vector<config::Suppression>& suppressions,
