@@ -248,7 +248,9 @@ std::string RenderSummary(const Report& report, const RenderOptions& options) {
   if (!suppressed.empty()) {
     out += "\n" + paint("SUPPRESSED (" + std::to_string(suppressed.size()) + ")", "1") + "\n";
     for (const auto& [index, finding] : suppressed) {
-      const analysis::SuppressedBy by = finding->suppressed_by.value_or(analysis::SuppressedBy{.origin = "?"});
+      analysis::SuppressedBy by;
+      by.origin = "?";  // a suppressed finding that does not say by what
+      if (finding->suppressed_by) by = *finding->suppressed_by;
       std::string text = finding->rule + " " + Kind(*finding) + " [#" + std::to_string(index + 1) + "] by " +
                          SuppressionSource(by) + ": " + by.reason;
       std::string expires = TextOr(by.expires);
