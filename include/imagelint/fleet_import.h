@@ -24,7 +24,6 @@
 #include <nlohmann/json.hpp>
 
 #include "imagelint/fleet.h"
-#include "imagelint/report_document.h"
 #include "imagelint/result.h"
 
 namespace imagelint {
@@ -146,6 +145,6 @@ std::string SanitiseLabelValue(std::string_view name);
 // `pass`, and comments naming each excluded pool with its status, predicted
 // error and rules. Pools without selector labels (hand-written fleets) get
 // labels derived from their gpu and driver, marked as derived.
-Result<std::string> RenderPlacementAdvice(const analysis::Report& report, const Fleet& fleet);
+Result<std::string> RenderPlacementAdvice(const nlohmann::json& report, const Fleet& fleet);
 
 }  // namespace imagelint::fleet_import

@@ -106,8 +106,10 @@ int RunScan(ScanArgs& args, const Environment& environment) {
   render.color = environment.ColorWanted(STDOUT_FILENO, args.color);
   render.width = environment.TextWidth(STDOUT_FILENO);
   render.docs_dir = context.docs_dir.string();
-  render.placement = [&fleet = result->fleet](const analysis::Report& shown) {  // --format k8s
-    return fleet_import::RenderPlacementAdvice(shown, fleet);
+  // --format k8s: fleet_import comes before analysis in the data flow, so it
+  // reads the report as the document's JSON.
+  render.placement = [&fleet = result->fleet](const analysis::Report& shown) {
+    return fleet_import::RenderPlacementAdvice(analysis::WriteReport(shown), fleet);
   };
   // The reporters read the typed document; the scan hands over its JSON.
   auto report = analysis::ReadReport(result->report, "report");

@@ -5,13 +5,11 @@
 #include <set>
 
 #include "imagelint/fleet_import.h"
-#include "report/sample_report.h"
 #include "support/test_support.h"
 
 namespace fi = imagelint::fleet_import;
 using imagelint::testing::ReadFileText;
 using imagelint::testing::SourceDir;
-using imagelint::testing::Typed;
 
 namespace {
 
@@ -21,18 +19,9 @@ fi::GpuResolver NoGpus() {
 
 nlohmann::json MakeVerdict(const std::string& pool, const std::string& status, int code = 0, const std::string& name = "",
                        std::vector<std::string> rules = {}) {
-  nlohmann::json v = {{"pool", pool}, {"status", status}, {"rules", rules}, {"undetermined", nlohmann::json::array()}};
+  nlohmann::json v = {{"pool", pool}, {"status", status}, {"rules", rules}};
   v["predicted_error"] = code ? nlohmann::json{{"code", code}, {"name", name}} : nlohmann::json(nullptr);
   return v;
-}
-
-// A report image (imagelint.report/v1) with these verdicts and findings.
-nlohmann::json MakeImage(const std::string& ref, const std::string& status, nlohmann::json verdicts,
-                         nlohmann::json findings = nlohmann::json::array(), const std::string& digest = "") {
-  return {{"ref", ref}, {"digest", digest}, {"status", status}, {"verdicts", verdicts}, {"findings", findings}};
-}
-nlohmann::json MakeReport(nlohmann::json images) {
-  return {{"schema", "imagelint.report/v1"}, {"images", images}};
 }
 
 // The pools each nodeSelectorTerm admits: a term admits a pool when every
@@ -69,8 +58,8 @@ TEST_CASE("placement advice excludes exactly the failing pools of a mixed cluste
 
   // A report as the scan writes it: the image runs on the A100 pools and on
   // the GH200, fails on the GeForce pool (804) and the T4 pools (209), warns on MIG.
-  nlohmann::json image = MakeImage("registry.example/train:1.0", "fail", nlohmann::json::array(), nlohmann::json::array(),
-                                   "sha256:abc");
+  nlohmann::json report = {{"schema", "imagelint.report/v1"}};
+  nlohmann::json image = {{"ref", "registry.example/train:1.0"}, {"digest", "sha256:abc"}};
   image["verdicts"] = {
       MakeVerdict("a100-sxm4-80gb-550.107.02", "pass"),
       MakeVerdict("geforce-rtx-3090-460.67", "fail", 804, "cudaErrorCompatNotSupportedOnDevice", {"IL003"}),
@@ -80,15 +69,14 @@ TEST_CASE("placement advice excludes exactly the failing pools of a mixed cluste
       MakeVerdict("gh200-480gb-550.54.15", "pass"),
   };
   image["findings"] = {
-      imagelint::testing::SampleFinding("IL003", "forward-compat-unsupported-gpu", "error",
-                                        "forward-compat libcuda on a GeForce GPU\nsecond line",
-                                        {"geforce-rtx-3090-460.67"}, nlohmann::json::array()),
-      imagelint::testing::SampleFinding("IL007", "no-kernel-image", "error", "no SASS for sm_75",
-                                        {"tesla-t4-470.256.02", "tesla-t4-shared-470.256.02"}, nlohmann::json::array()),
+      {{"rule", "IL003"}, {"severity", "error"}, {"message", "forward-compat libcuda on a GeForce GPU\nsecond line"},
+       {"pools", {"geforce-rtx-3090-460.67"}}},
+      {{"rule", "IL007"}, {"severity", "error"}, {"message", "no SASS for sm_75"},
+       {"pools", {"tesla-t4-470.256.02", "tesla-t4-shared-470.256.02"}}},
   };
-  nlohmann::json report = MakeReport({image});
+  report["images"] = {image};
 
-  auto advice = fi::RenderPlacementAdvice(Typed(report), fleet);
+  auto advice = fi::RenderPlacementAdvice(report, fleet);
   REQUIRE_MESSAGE(advice.ok(), imagelint::testing::ErrorText(advice));
   INFO(*advice);
   YAML::Node doc = YAML::Load(*advice);
@@ -118,12 +106,11 @@ TEST_CASE("placement advice for hand-written pools derives labels and refuses am
   c.driver = "550.54.15";
   fleet.pools = {a, b, c};
 
-  nlohmann::json image = MakeImage("img", "fail",
-                                   {MakeVerdict("a100", "pass"),
-                                    MakeVerdict("a100-old-toolkit", "fail", 804, "cudaErrorCompatNotSupportedOnDevice"),
-                                    MakeVerdict("l4", "pass")});
-  nlohmann::json report = MakeReport({image});
-  auto advice = fi::RenderPlacementAdvice(Typed(report), fleet);
+  nlohmann::json image = {{"ref", "img"}};
+  image["verdicts"] = {MakeVerdict("a100", "pass"), MakeVerdict("a100-old-toolkit", "fail", 804, "cudaErrorCompatNotSupportedOnDevice"),
+                       MakeVerdict("l4", "pass")};
+  nlohmann::json report = {{"images", {image}}};
+  auto advice = fi::RenderPlacementAdvice(report, fleet);
   REQUIRE_MESSAGE(advice.ok(), imagelint::testing::ErrorText(advice));
   INFO(*advice);
   // a100 cannot be told apart from the failing a100-old-toolkit by labels.
@@ -147,10 +134,10 @@ TEST_CASE("placement advice when nothing passes, and for several images") {
   p.driver = "470.256.02";
   p.selector_labels = {{"nvidia.com/gpu.product", "Tesla-T4"}};
   fleet.pools = {p};
-  nlohmann::json failing = MakeImage("a", "fail", {MakeVerdict("t4", "fail", 35, "cudaErrorInsufficientDriver")});
-  nlohmann::json passing = MakeImage("b", "pass", {MakeVerdict("t4", "pass")});
-  nlohmann::json report = MakeReport({failing, passing});
-  auto advice = fi::RenderPlacementAdvice(Typed(report), fleet);
+  nlohmann::json failing = {{"ref", "a"}, {"verdicts", {MakeVerdict("t4", "fail", 35, "cudaErrorInsufficientDriver")}}};
+  nlohmann::json passing = {{"ref", "b"}, {"verdicts", {MakeVerdict("t4", "pass")}}};
+  nlohmann::json report = {{"images", {failing, passing}}};
+  auto advice = fi::RenderPlacementAdvice(report, fleet);
   REQUIRE(advice.ok());
   INFO(*advice);
   auto docs = YAML::LoadAll(*advice);
@@ -166,7 +153,6 @@ TEST_CASE("placement advice when nothing passes, and for several images") {
 
 TEST_CASE("placement advice rejects a report without images and an empty fleet") {
   imagelint::Fleet fleet;
-  // A document without images is no report: the reader refuses it.
-  CHECK_FALSE(imagelint::analysis::ReadReport(nlohmann::json::object(), "report").ok());
-  CHECK_FALSE(fi::RenderPlacementAdvice(Typed(MakeReport(nlohmann::json::array())), fleet).ok());
+  CHECK_FALSE(fi::RenderPlacementAdvice(nlohmann::json::object(), fleet).ok());
+  CHECK_FALSE(fi::RenderPlacementAdvice(nlohmann::json{{"images", nlohmann::json::array()}}, fleet).ok());
 }
