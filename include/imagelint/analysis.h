@@ -113,20 +113,10 @@ Report ReportDocument(std::vector<ImageReport> images, const Fleet& fleet, const
 // A pool as the report records it (the fields PoolToJson gives the rules).
 ReportPool ReportPoolOf(const Pool& pool);
 
-// The severity of a report finding (or of a report's rule entry): its
-// "severity" read with rules::ParseSeverity, the one severity parser. The one
-// fallback: a severity that is missing or not error|warning|note counts as an
-// error, so a finding the tool cannot rank fails the verdict and the gate
-// instead of passing silently. (Analyze never writes such a finding; reports
-// built or edited elsewhere might.)
-rules::Severity FindingSeverity(const nlohmann::json& finding);
-
-// Whether a report finding is undecided: its rule could not be evaluated
-// because a fact it needs is unknown (`unknown: true`, with `missing[]`
-// naming the facts in user terms). Undecided findings are never counted as
-// warnings: verdicts show them as `undecided`, and only --fail-on-undecided
-// makes them fail the gate.
-bool IsUndecided(const nlohmann::json& finding);
+// Undecided findings (`Finding::unknown`: a fact the rule needs is unknown,
+// `missing[]` names it in user terms) are never counted as warnings:
+// verdicts show them as `undecided`, and only --fail-on-undecided makes them
+// fail the gate.
 
 // A `--fail-on` value: "error" | "warning" | "note", or "none" (nullopt: never
 // fail). Errors name the value and the accepted ones.
@@ -199,8 +189,6 @@ void ApplyObservation(Verdict& verdict);
 // evidence path, "detail:NAME" per NAME=VALUE evidence, "missing:FACT" per
 // missing fact; sorted, distinct. Report fingerprints and --baseline match on it.
 std::vector<std::string> LogicalLocation(const Finding& finding);
-// The same of a report finding as JSON, read leniently (any report file).
-std::vector<std::string> LogicalLocation(const nlohmann::json& finding);
 
 // The baseline file's report, read by the document's reader. Errors name
 // the file and say what is wrong.

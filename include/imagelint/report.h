@@ -27,6 +27,7 @@
 #include "imagelint/cache.h"
 #include "imagelint/config.h"
 #include "imagelint/fleet_import.h"
+#include "imagelint/report_document.h"
 #include "imagelint/result.h"
 #include "imagelint/rules.h"
 
@@ -62,8 +63,8 @@ struct RuleMeta {
   bool enabled = true;
 };
 
-// From the report's own rule table (`rules[]`, written by analysis::Analyze).
-std::vector<RuleMeta> RulesFromReport(const nlohmann::json& report);
+// From the report's own rule table (`rules`, written by analysis::Analyze).
+std::vector<RuleMeta> RulesFromReport(const analysis::Report& report);
 // From the rule engine's list (RuleSet::List()).
 RuleMeta FromRuleInfo(const rules::RuleInfo& info);
 std::vector<RuleMeta> FromRuleInfos(const std::vector<rules::RuleInfo>& infos);
@@ -86,7 +87,7 @@ struct RenderOptions {
   size_t width = 80;  // text output width (the terminal's, on a terminal)
   // --format k8s needs the fleet, which the report does not carry: a command
   // with a fleet sets this (fleet_import::RenderPlacementAdvice bound to it).
-  std::function<Result<std::string>(const nlohmann::json& report)> placement;
+  std::function<Result<std::string>(const analysis::Report& report)> placement;
 };
 
 // What --format/--output (flags over the config file) ask for: the requests
@@ -108,36 +109,36 @@ Result<OutputPlan> PlanOutputs(const config::Config& config);
 // with its pools, message, prediction, evidence (long requirement lists
 // shortened), fix and help; then suppressed findings, expired/rejected/unused
 // ignores and the summary line.
-std::string RenderText(const nlohmann::json& report, const RenderOptions& options = {});
-std::string RenderJson(const nlohmann::json& report);
-std::string RenderSarif(const nlohmann::json& report, const std::vector<RuleMeta>& rules,
+std::string RenderText(const analysis::Report& report, const RenderOptions& options = {});
+std::string RenderJson(const analysis::Report& report);
+std::string RenderSarif(const analysis::Report& report, const std::vector<RuleMeta>& rules,
                         const RenderOptions& options = {});
 // A suite per image, a case per pool: a pool that fails the gate
 // (summary.gate: --fail-on, --fail-on-undecided) is a <failure>, an
 // undecided one that does not is <skipped>.
-std::string RenderJunit(const nlohmann::json& report);
+std::string RenderJunit(const analysis::Report& report);
 // GitHub workflow commands, one per rule and location (pools and images
 // listed), file-located ones first, at most 10 (GitHub shows 10 per step)
 // plus one line saying how many more there are.
-std::string RenderGithub(const nlohmann::json& report, const RenderOptions& options = {});
+std::string RenderGithub(const analysis::Report& report, const RenderOptions& options = {});
 inline constexpr size_t kGithubMaxAnnotations = 10;
 // GitLab Code Quality (a JSON array of issues: description, check_name,
 // fingerprint, severity, location.path/lines.begin).
-std::string RenderGitlab(const nlohmann::json& report, const RenderOptions& options = {});
+std::string RenderGitlab(const analysis::Report& report, const RenderOptions& options = {});
 // One self-contained HTML page (inline CSS, no script, no external
 // resource): the images × pools matrix, the findings by root cause with
 // evidence, fix and rule help (from options.docs_dir), and the fleet.
-std::string RenderHtml(const nlohmann::json& report, const std::vector<RuleMeta>& rules,
+std::string RenderHtml(const analysis::Report& report, const std::vector<RuleMeta>& rules,
                        const RenderOptions& options = {});
-std::string RenderMarkdown(const nlohmann::json& report, const std::vector<RuleMeta>& rules,
+std::string RenderMarkdown(const analysis::Report& report, const std::vector<RuleMeta>& rules,
                            const RenderOptions& options = {});
-std::string Render(const nlohmann::json& report, Format format, const std::vector<RuleMeta>& rules,
+std::string Render(const analysis::Report& report, Format format, const std::vector<RuleMeta>& rules,
                    const RenderOptions& options = {});
 
 // Renders every request: to its file, or to `out` when it has no path. At most
 // one request may write to `out`. `options.color` applies only to text written
 // to `out` (files never get colour). Errors name the file that could not be written.
-Status WriteReports(const nlohmann::json& report, const std::vector<RuleMeta>& rules,
+Status WriteReports(const analysis::Report& report, const std::vector<RuleMeta>& rules,
                     const std::vector<FormatRequest>& requests, const RenderOptions& options, std::ostream& out);
 
 // `imagelint rules`: the rule list as text (id, severity or "off", scope,
@@ -158,6 +159,6 @@ std::string FleetImportSummary(const fleet_import::ImportResult& imported);
 // finding's logical location (evidence paths, the variables it names, the
 // facts an undecided rule misses) -- never tags, digests, layer or line
 // numbers, or message wording: 64 hex.
-std::string FindingFingerprint(const nlohmann::json& image, const nlohmann::json& finding);
+std::string FindingFingerprint(const analysis::ImageReport& image, const analysis::Finding& finding);
 
 }  // namespace imagelint::report

@@ -82,25 +82,6 @@ std::vector<std::string> LogicalLocation(const Finding& finding) {
   return {where.begin(), where.end()};
 }
 
-std::vector<std::string> LogicalLocation(const json& finding) {
-  // What the location reads of a report finding written anywhere (a
-  // baseline file, an edited report): paths, details and missing facts.
-  Finding view;
-  for (const auto& item : ArrayField(finding, "evidence")) {
-    Evidence evidence;
-    evidence.path = StringField(item, "path");
-    evidence.detail = StringField(item, "detail");
-    view.evidence.push_back(std::move(evidence));
-  }
-  view.missing.emplace();
-  for (const auto& item : ArrayField(finding, "missing")) {
-    MissingFact missing;
-    missing.fact = StringField(item, "fact");
-    view.missing->push_back(std::move(missing));
-  }
-  return LogicalLocation(view);
-}
-
 Result<Report> ReadBaseline(const json& baseline, const std::string& name) {
   if (!baseline.is_object() || StringField(baseline, "schema") != kReportSchema)
     return MakeError(name, "not an imagelint.report/v1 JSON report (write one with --format json)");

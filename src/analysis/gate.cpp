@@ -3,23 +3,11 @@
 // reporter and for the exit code.
 #include <set>
 
-#include "common/json.h"
 #include "imagelint/analysis.h"
 
 namespace imagelint::analysis {
 
-using nlohmann::json;
 using rules::Severity;
-
-Severity FindingSeverity(const json& finding) {
-  return rules::ParseSeverity(StringField(finding, "severity")).value_or(Severity::kError);
-}
-
-bool IsUndecided(const json& finding) {
-  if (!finding.is_object()) return false;
-  auto it = finding.find("unknown");
-  return it != finding.end() && it->is_boolean() && it->get<bool>();
-}
 
 Result<std::optional<Severity>> ParseThreshold(std::string_view text) {
   if (text == "none") return std::optional<Severity>();

@@ -106,11 +106,13 @@ int RunScan(ScanArgs& args, const Environment& environment) {
   render.color = environment.ColorWanted(STDOUT_FILENO, args.color);
   render.width = environment.TextWidth(STDOUT_FILENO);
   render.docs_dir = context.docs_dir.string();
-  render.placement = [&fleet = result->fleet](const nlohmann::json& shown) {  // --format k8s
-    return fleet_import::RenderPlacementAdvice(shown, fleet);
+  // --format k8s: fleet_import comes before analysis in the data flow, so it
+  // reads the report as the document's JSON.
+  render.placement = [&fleet = result->fleet](const analysis::Report& shown) {
+    return fleet_import::RenderPlacementAdvice(analysis::WriteReport(shown), fleet);
   };
-  const nlohmann::json document = analysis::WriteReport(result->report);
-  auto written = report::WriteReports(document, report::RulesFromReport(document), outputs->requests, render, std::cout);
+  auto written = report::WriteReports(result->report, report::RulesFromReport(result->report), outputs->requests,
+                                      render, std::cout);
   if (!written.ok()) return ReportToolError(written.error());
   return result->exit_code;
 }

@@ -10,7 +10,6 @@
 
 namespace imagelint::report {
 
-using nlohmann::json;
 using namespace internal;
 
 namespace {
@@ -48,26 +47,26 @@ struct Annotation {
   int line = 0;
   std::string where;       // without a file: the image and the path in it
   std::string rule, name;
-  std::vector<const json*> images;
+  std::vector<const ImageReport*> images;
   std::vector<std::vector<std::string>> pools;  // per image
-  const json* first = nullptr;                   // the finding whose text is shown
+  const Finding* first = nullptr;                // the finding whose text is shown
 };
 
-std::string FirstPath(const json& finding) {
-  for (const auto& item : Arr(finding, "evidence")) {
-    std::string path = StringField(item, "path");
+std::string FirstPath(const Finding& finding) {
+  for (const auto& item : finding.evidence) {
+    std::string path = TextOr(item.path);
     if (!path.empty()) return path;
   }
   return "";
 }
 
-std::string Command(const json& finding) {
+std::string Command(const Finding& finding) {
   if (Undecided(finding)) return "notice";
   Severity severity = SeverityOf(finding);
   return severity == Severity::kError ? "error" : severity == Severity::kWarning ? "warning" : "notice";
 }
 
-int AnnotationOrder(const json& finding) {
+int AnnotationOrder(const Finding& finding) {
   if (Undecided(finding)) return 1;
   Severity severity = SeverityOf(finding);
   return severity == Severity::kError ? 3 : severity == Severity::kWarning ? 2 : 0;
@@ -79,13 +78,12 @@ std::string Line(const Annotation& a) {
   std::string title = a.rule + (a.name.empty() ? "" : " " + a.name);
   if (Undecided(*a.first)) title += " undecided";
   std::string refs;
-  for (size_t i = 0; i < a.images.size() && i < 2; ++i) refs += (i ? ", " : "") + StringField(*a.images[i], "ref", "image");
+  for (size_t i = 0; i < a.images.size() && i < 2; ++i) refs += (i ? ", " : "") + a.images[i]->ref;
   if (a.images.size() > 2) refs += " +" + std::to_string(a.images.size() - 2);
   properties += "title=" + EscapeProperty(title + " (" + refs + ")");
-  const json& finding = *a.first;
-  std::string message = StringField(finding, "message");
-  message = ShortenRequirements(message, message);
-  if (StringField(finding, "scope") != "image") {
+  const Finding& finding = *a.first;
+  std::string message = ShortenRequirements(finding.message, finding.message);
+  if (!ImageScoped(finding)) {
     if (a.images.size() == 1) {
       std::string pools;
       for (const auto& pool : a.pools[0]) pools += (pools.empty() ? "" : ", ") + pool;
@@ -95,30 +93,29 @@ std::string Line(const Annotation& a) {
       for (size_t i = 0; i < a.images.size(); ++i) {
         std::string pools;
         for (const auto& pool : a.pools[i]) pools += (pools.empty() ? "" : ", ") + pool;
-        message += " " + StringField(*a.images[i], "ref", "image") + " (" + pools + ")" + (i + 1 < a.images.size() ? ";" : "");
+        message += " " + a.images[i]->ref + " (" + pools + ")" + (i + 1 < a.images.size() ? ";" : "");
       }
     }
   } else if (a.images.size() > 1) {
     message += "\nImages:";
-    for (size_t i = 0; i < a.images.size(); ++i) message += (i ? ", " : " ") + StringField(*a.images[i], "ref", "image");
+    for (size_t i = 0; i < a.images.size(); ++i) message += (i ? ", " : " ") + a.images[i]->ref;
   }
-  const json& predicted = finding.contains("predicted_error") ? finding["predicted_error"] : json();
-  if (predicted.is_object()) message += "\nPredicted error: " + PredictedText(predicted);
-  for (const auto& item : Arr(finding, "evidence"))
-    message += "\nEvidence: " + ShortenRequirements(EvidenceText(item), StringField(finding, "message"));
-  std::string fix = StringField(finding, "fix");
-  if (!fix.empty()) message += "\nFix: " + ShortenRequirements(fix, StringField(finding, "message"));
+  if (finding.predicted_error) message += "\nPredicted error: " + PredictedText(*finding.predicted_error);
+  for (const auto& item : finding.evidence)
+    message += "\nEvidence: " + ShortenRequirements(EvidenceText(item), finding.message);
+  std::string fix = TextOr(finding.fix);
+  if (!fix.empty()) message += "\nFix: " + ShortenRequirements(fix, finding.message);
   return "::" + a.command + " " + properties + "::" + EscapeData(message);
 }
 
 }  // namespace
 
-std::string RenderGithub(const json& report, const RenderOptions& options) {
+std::string RenderGithub(const Report& report, const RenderOptions& options) {
   // One annotation per rule and location: the same rule at the same
   // Dockerfile line (or, without a file, anywhere) across pools and images.
   std::vector<Annotation> annotations;
-  for (const auto& image : Arr(report, "images")) {
-    for (const auto& finding : Arr(image, "findings")) {
+  for (const auto& image : report.images) {
+    for (const auto& finding : image.findings) {
       std::string file;
       int line = DockerfileLine(finding);
       std::string dockerfile = DockerfileFor(image, options);
@@ -128,9 +125,9 @@ std::string RenderGithub(const json& report, const RenderOptions& options) {
       } else {
         line = 0;
       }
-      std::string rule = StringField(finding, "rule");
+      const std::string& rule = finding.rule;
       // Without a Dockerfile line the location is the image and the file in it.
-      std::string where = file.empty() ? StringField(image, "ref") + "\n" + FirstPath(finding) : "";
+      std::string where = file.empty() ? image.ref + "\n" + FirstPath(finding) : "";
       auto it = std::find_if(annotations.begin(), annotations.end(), [&](const Annotation& a) {
         return a.rule == rule && a.file == file && a.line == line && a.where == where &&
                Undecided(*a.first) == Undecided(finding);
@@ -141,7 +138,7 @@ std::string RenderGithub(const json& report, const RenderOptions& options) {
         a.line = line;
         a.rule = rule;
         a.where = where;
-        a.name = StringField(finding, "name");
+        a.name = finding.name;
         annotations.push_back(a);
         it = annotations.end() - 1;
       }
@@ -157,9 +154,8 @@ std::string RenderGithub(const json& report, const RenderOptions& options) {
         at = it->images.end() - 1;
       }
       auto& pools = it->pools[static_cast<size_t>(at - it->images.begin())];
-      for (const auto& pool : Arr(finding, "pools")) {
-        if (pool.is_string() && std::find(pools.begin(), pools.end(), pool.get<std::string>()) == pools.end())
-          pools.push_back(pool.get<std::string>());
+      for (const auto& pool : finding.pools) {
+        if (std::find(pools.begin(), pools.end(), pool) == pools.end()) pools.push_back(pool);
       }
     }
   }
@@ -169,26 +165,24 @@ std::string RenderGithub(const json& report, const RenderOptions& options) {
     return a.order > b.order;
   });
   std::vector<std::string> lines;
-  for (const auto& image : Arr(report, "images")) {  // --images-from, --all-tags: unreadable images first
-    if (StringField(image, "status") == "error")
+  for (const auto& image : report.images) {  // --images-from, --all-tags: unreadable images first
+    if (image.status == analysis::Outcome::kError)
       lines.push_back("::error title=imagelint could not read an image::" +
-                      EscapeData(StringField(image, "ref") + ": " + StringField(image, "error")));
+                      EscapeData(image.ref + ": " + TextOr(image.error)));
   }
   for (const auto& a : annotations) lines.push_back(Line(a));
-  const json& ignores = report.contains("ignores") ? report["ignores"] : json::object();
-  for (const auto& entry : Arr(ignores, "expired")) {
-    std::string properties;
-    std::string file = StringField(entry, "file");
-    if (!file.empty() && entry.contains("line") && entry["line"].is_number_integer() && entry["line"].get<int64_t>() > 0)
-      properties = "file=" + EscapeProperty(file) + ",line=" + std::to_string(entry["line"].get<int64_t>()) + ",";
-    lines.push_back("::warning " + properties + "title=imagelint expired ignore::" +
-                    EscapeData("ignore of " + StringField(entry, "rule") + " expired on " + StringField(entry, "expires") + ": " +
-                               StringField(entry, "reason")));
+  if (report.ignores && report.ignores->expired) {
+    for (const auto& [entry, problem] : *report.ignores->expired) {
+      std::string properties;
+      std::string file = TextOr(entry.file);
+      if (!file.empty() && entry.line.value_or(0) > 0)
+        properties = "file=" + EscapeProperty(file) + ",line=" + std::to_string(*entry.line) + ",";
+      lines.push_back("::warning " + properties + "title=imagelint expired ignore::" +
+                      EscapeData("ignore of " + entry.rule + " expired on " + TextOr(entry.expires) + ": " + entry.reason));
+    }
   }
-  const json& summary = report.contains("summary") ? report["summary"] : json::object();
-  if (summary.is_object() && summary.contains("suppressed") && summary["suppressed"].is_number_integer() &&
-      summary["suppressed"].get<int64_t>() > 0)
-    lines.push_back("::notice title=imagelint::" + std::to_string(summary["suppressed"].get<int64_t>()) +
+  if (report.summary && report.summary->suppressed > 0)
+    lines.push_back("::notice title=imagelint::" + std::to_string(report.summary->suppressed) +
                     " finding(s) suppressed by ignore entries (see the text or JSON report)");
   std::string out;
   for (size_t i = 0; i < lines.size() && i < kGithubMaxAnnotations; ++i) out += lines[i] + "\n";

@@ -22,21 +22,20 @@ namespace {
 
 // Errors stop the workload (critical); warnings need work (major); notes are
 // minor; an undecided finding is information to act on, not a defect.
-std::string GitlabSeverity(const json& finding) {
+std::string GitlabSeverity(const Finding& finding) {
   if (Undecided(finding)) return "info";
   Severity severity = SeverityOf(finding);
   return severity == Severity::kError ? "critical" : severity == Severity::kWarning ? "major" : "minor";
 }
 
-std::string Description(const json& image, const json& finding) {
-  std::string message = StringField(finding, "message");
+std::string Description(const ImageReport& image, const Finding& finding) {
+  const std::string& message = finding.message;
   std::string text = (Undecided(finding) ? "Undecided: " : "") + ShortenRequirements(message, message);
-  text += " [" + StringField(finding, "rule") + " " + StringField(finding, "name") + "; image " + StringField(image, "ref", "?");
+  text += " [" + finding.rule + " " + finding.name + "; image " + image.ref;
   std::string pools = PoolList(finding);
-  if (StringField(finding, "scope") != "image" && !pools.empty()) text += "; pools " + pools;
+  if (!ImageScoped(finding) && !pools.empty()) text += "; pools " + pools;
   text += "]";
-  const json& predicted = finding.contains("predicted_error") ? finding["predicted_error"] : json();
-  if (predicted.is_object()) text += " Predicted error: " + PredictedText(predicted) + ".";
+  if (finding.predicted_error) text += " Predicted error: " + PredictedText(*finding.predicted_error) + ".";
   return text;
 }
 
@@ -47,33 +46,33 @@ std::string Relative(std::string path) {
 
 }  // namespace
 
-std::string RenderGitlab(const json& report, const RenderOptions& options) {
+std::string RenderGitlab(const Report& report, const RenderOptions& options) {
   json issues = json::array();
   std::set<std::string> fingerprints;
-  for (const auto& image : Arr(report, "images")) {
-    if (StringField(image, "status") == "error") {  // --images-from, --all-tags: an image that could not be read
-      std::string key = "unreadable\n" + StringField(image, "ref");
+  for (const auto& image : report.images) {
+    if (image.status == analysis::Outcome::kError) {  // --images-from, --all-tags: an image that could not be read
+      std::string key = "unreadable\n" + image.ref;
       std::string digest =
           Sha256Digest(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(key.data()), key.size()));
       issues.push_back({{"type", "issue"},
-                        {"description", "could not read image " + StringField(image, "ref") + ": " + StringField(image, "error")},
+                        {"description", "could not read image " + image.ref + ": " + TextOr(image.error)},
                         {"check_name", "imagelint-unreadable-image"},
                         {"fingerprint", digest.substr(digest.find(':') + 1, 32)},
                         {"severity", "blocker"},
-                        {"location", {{"path", Relative(StringField(image, "ref", "image"))}, {"lines", {{"begin", 1}}}}},
+                        {"location", {{"path", Relative(image.ref)}, {"lines", {{"begin", 1}}}}},
                         {"categories", json::array({"Bug Risk"})}});
       continue;
     }
-    for (const auto& finding : Arr(image, "findings")) {
+    for (const auto& finding : image.findings) {
       std::string dockerfile = DockerfileFor(image, options);
       int line = DockerfileLine(finding);
-      std::string path = Relative(dockerfile.empty() ? StringField(image, "ref", "image") : dockerfile);
+      std::string path = Relative(dockerfile.empty() ? image.ref : dockerfile);
       if (dockerfile.empty() || line <= 0) line = 1;
       // GitLab keeps one issue per fingerprint: two images of one name (two
       // tags) get distinct ones, each stable across runs.
       std::string fingerprint = FindingFingerprint(image, finding).substr(0, 32);
       for (int n = 2; fingerprints.count(fingerprint); ++n) {
-        std::string key = fingerprint + "#" + std::to_string(n) + StringField(image, "ref");
+        std::string key = fingerprint + "#" + std::to_string(n) + image.ref;
         std::string digest =
             Sha256Digest(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(key.data()), key.size()));
         fingerprint = digest.substr(digest.find(':') + 1, 32);
@@ -81,12 +80,12 @@ std::string RenderGitlab(const json& report, const RenderOptions& options) {
       fingerprints.insert(fingerprint);
       json issue = {{"type", "issue"},
                     {"description", Description(image, finding)},
-                    {"check_name", StringField(finding, "rule", "imagelint")},
+                    {"check_name", finding.rule},
                     {"fingerprint", fingerprint},
                     {"severity", GitlabSeverity(finding)},
                     {"location", {{"path", path}, {"lines", {{"begin", line}}}}}};
-      std::string fix = StringField(finding, "fix");
-      if (!fix.empty()) issue["content"] = {{"body", ShortenRequirements(fix, StringField(finding, "message"))}};
+      std::string fix = TextOr(finding.fix);
+      if (!fix.empty()) issue["content"] = {{"body", ShortenRequirements(fix, finding.message)}};
       issue["categories"] = json::array({Undecided(finding) ? "Clarity" : "Bug Risk"});
       issues.push_back(std::move(issue));
     }

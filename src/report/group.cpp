@@ -16,11 +16,11 @@ namespace {
 
 // The evidence as an identity: paths and details, without layer numbers or
 // lines (the same cause in another image or build keeps its key).
-std::string EvidenceKey(const json& finding) {
+std::string EvidenceKey(const Finding& finding) {
   std::vector<std::string> parts;
-  for (const auto& item : Arr(finding, "evidence")) {
-    std::string path = StringField(item, "path");
-    parts.push_back(path.empty() ? "detail:" + StringField(item, "detail") : "path:" + path);
+  for (const auto& item : finding.evidence) {
+    std::string path = TextOr(item.path);
+    parts.push_back(path.empty() ? "detail:" + TextOr(item.detail) : "path:" + path);
   }
   std::sort(parts.begin(), parts.end());
   std::string key;
@@ -28,7 +28,7 @@ std::string EvidenceKey(const json& finding) {
   return key;
 }
 
-std::string CauseKey(const json& finding) {
+std::string CauseKey(const Finding& finding) {
   if (Undecided(finding)) {
     // The same gap (the Dockerfile's reason, else the missing facts) behind
     // several rules is one cause.
@@ -39,8 +39,8 @@ std::string CauseKey(const json& finding) {
     for (const auto& reason : reasons) key += reason + "\n";
     return key;
   }
-  const json& predicted = finding.contains("predicted_error") ? finding["predicted_error"] : json();
-  return Kind(finding) + "\n" + StringField(finding, "rule") + "\n" + PredictedText(predicted) + "\n" + EvidenceKey(finding);
+  const std::string predicted = finding.predicted_error ? PredictedText(*finding.predicted_error) : "";
+  return Kind(finding) + "\n" + finding.rule + "\n" + predicted + "\n" + EvidenceKey(finding);
 }
 
 bool IsClauseChar(char c) {
@@ -68,14 +68,12 @@ bool IsClause(std::string_view token) {
 
 }  // namespace
 
-bool Undecided(const json& finding) { return analysis::IsUndecided(finding); }
-
-std::string Kind(const json& finding) {
+std::string Kind(const Finding& finding) {
   if (Undecided(finding)) return "undecided";
   return std::string(rules::SeverityName(SeverityOf(finding)));
 }
 
-int Order(const json& finding) {
+int Order(const Finding& finding) {
   if (Undecided(finding)) return 2;
   Severity severity = SeverityOf(finding);
   return severity == Severity::kError ? 3 : severity == Severity::kWarning ? 1 : 0;
@@ -87,22 +85,31 @@ int64_t Counts::Cells() const {
   return cells;
 }
 
-Counts CountImage(const json& image) {
+namespace {
+
+Counts NoCounts() {
   Counts counts;
   for (const char* kind : {"error", "undecided", "warning", "note"}) counts.findings[kind] = counts.causes[kind] = 0;
   for (const char* status : {"pass", "warn", "fail", "undecided"}) counts.verdicts[status] = 0;
-  for (const auto& finding : Arr(image, "findings")) ++counts.findings[Kind(finding)];
+  return counts;
+}
+
+}  // namespace
+
+Counts CountImage(const ImageReport& image) {
+  Counts counts = NoCounts();
+  for (const auto& finding : image.findings) ++counts.findings[Kind(finding)];
   for (const auto& cause : RootCauses(image)) ++counts.causes[cause.kind];
-  for (const auto& verdict : Arr(image, "verdicts")) {
-    std::string status = StringField(verdict, "status");
+  for (const auto& verdict : image.verdicts) {
+    std::string status = StatusText(verdict.status);
     if (counts.verdicts.count(status)) ++counts.verdicts[status];
   }
   return counts;
 }
 
-Counts CountReport(const json& report) {
-  Counts total = CountImage(json::object());
-  for (const auto& image : Arr(report, "images")) {
+Counts CountReport(const Report& report) {
+  Counts total = NoCounts();
+  for (const auto& image : report.images) {
     Counts one = CountImage(image);
     for (const auto& [kind, n] : one.findings) total.findings[kind] += n;
     for (const auto& [kind, n] : one.causes) total.causes[kind] += n;
@@ -111,13 +118,13 @@ Counts CountReport(const json& report) {
   return total;
 }
 
-std::vector<RootCause> RootCauses(const json& image, const char* list) {
+std::vector<RootCause> RootCauses(const ImageReport& image) {
   std::vector<RootCause> causes;
   std::map<std::string, size_t> by_key;
   std::vector<std::set<std::string>> pools_seen;  // per cause: a fleet of thousands of pools stays linear
   std::map<std::string, size_t> pool_rank;        // fleet order, as the verdicts list it
-  for (const auto& verdict : Arr(image, "verdicts")) pool_rank.try_emplace(StringField(verdict, "pool"), pool_rank.size());
-  for (const auto& finding : Arr(image, list)) {
+  for (const auto& verdict : image.verdicts) pool_rank.try_emplace(verdict.pool, pool_rank.size());
+  for (const auto& finding : image.findings) {
     std::string key = CauseKey(finding);
     auto it = by_key.find(key);
     if (it == by_key.end()) {
@@ -128,12 +135,10 @@ std::vector<RootCause> RootCauses(const json& image, const char* list) {
     RootCause& cause = causes[it->second];
     std::set<std::string>& seen = pools_seen[it->second];
     cause.findings.push_back(&finding);
-    std::string rule = StringField(finding, "rule");
+    const std::string& rule = finding.rule;
     if (std::find(cause.rules.begin(), cause.rules.end(), rule) == cause.rules.end()) cause.rules.push_back(rule);
-    for (const auto& pool : Arr(finding, "pools")) {
-      if (!pool.is_string()) continue;
-      const std::string& name = pool.get_ref<const std::string&>();
-      if (seen.insert(name).second) cause.pools.push_back(name);
+    for (const auto& pool : finding.pools) {
+      if (seen.insert(pool).second) cause.pools.push_back(pool);
     }
   }
   for (auto& cause : causes) {
@@ -152,8 +157,8 @@ std::vector<RootCause> RootCauses(const json& image, const char* list) {
 
 std::string BaselineState(const RootCause& cause) {
   std::string state;
-  for (const json* finding : cause.findings) {
-    std::string one = StringField(*finding, "baseline_state");
+  for (const Finding* finding : cause.findings) {
+    std::string one = TextOr(finding->baseline_state);
     if (one == "new") return one;
     if (!one.empty()) state = one;
   }
@@ -234,24 +239,26 @@ std::string ShortenRequirements(const std::string& text, const std::string& deci
   return out;
 }
 
-std::vector<std::string> MissingTexts(const json& finding) {
+std::vector<std::string> MissingTexts(const Finding& finding) {
   std::vector<std::string> out;
-  for (const auto& item : Arr(finding, "missing")) {
-    std::string text = StringField(item, "text");
+  if (!finding.missing) return out;
+  for (const auto& item : *finding.missing) {
+    const std::string& text = item.text;
     if (!text.empty() && std::find(out.begin(), out.end(), text) == out.end()) out.push_back(text);
   }
   return out;
 }
 
-std::vector<std::string> MissingSentences(const std::vector<const json*>& findings) {
+std::vector<std::string> MissingSentences(const std::vector<const Finding*>& findings) {
   std::vector<std::pair<std::string, std::vector<std::string>>> owners;  // owner -> subjects
   std::vector<std::string> loose;  // entries without subject/owner (older reports)
-  for (const json* finding : findings) {
-    for (const auto& item : Arr(*finding, "missing")) {
-      std::string owner = StringField(item, "owner");
-      std::string subject = StringField(item, "subject");
+  for (const Finding* finding : findings) {
+    if (!finding->missing) continue;
+    for (const auto& item : *finding->missing) {
+      const std::string& owner = item.owner;
+      const std::string& subject = item.subject;
       if (owner.empty() || subject.empty()) {
-        std::string text = StringField(item, "text");
+        const std::string& text = item.text;
         if (!text.empty() && std::find(loose.begin(), loose.end(), text) == loose.end()) loose.push_back(text);
         continue;
       }
@@ -274,13 +281,13 @@ std::vector<std::string> MissingSentences(const std::vector<const json*>& findin
   return out;
 }
 
-std::vector<std::string> MissingReasons(const json& finding) {
+std::vector<std::string> MissingReasons(const Finding& finding) {
   std::vector<std::string> out;
-  for (const auto& item : Arr(finding, "missing")) {
-    std::string reason = StringField(item, "reason");
+  if (!finding.missing) return out;
+  for (const auto& item : *finding.missing) {
+    std::string reason = TextOr(item.reason);
     if (reason.empty()) continue;
-    if (item.contains("dockerfile_line") && item["dockerfile_line"].is_number_integer())
-      reason += " [Dockerfile:" + std::to_string(item["dockerfile_line"].get<int64_t>()) + "]";
+    if (item.dockerfile_line) reason += " [Dockerfile:" + std::to_string(*item.dockerfile_line) + "]";
     if (std::find(out.begin(), out.end(), reason) == out.end()) out.push_back(reason);
   }
   return out;

@@ -11,7 +11,6 @@
 
 namespace imagelint::report {
 
-using nlohmann::json;
 using namespace internal;
 
 namespace {
@@ -71,45 +70,37 @@ pre.help { white-space: pre-wrap; background: #f6f7f9; border: 1px solid var(--l
 footer { color: var(--muted); padding: 0 28px 24px; font-size: 12px; }
 )CSS";
 
-std::string VerdictCell(const json& image, const json& verdict) {
-  std::string status = StringField(verdict, "status", "pass");
-  std::string cell = "<td class=\"verdict verdict-" + Html(status) + "\" data-image=\"" + Html(StringField(image, "ref")) +
-                     "\" data-pool=\"" + Html(StringField(verdict, "pool")) + "\" data-status=\"" + Html(status) + "\">";
+std::string VerdictCell(const ImageReport& image, const Verdict& verdict) {
+  std::string status = StatusText(verdict.status);
+  std::string cell = "<td class=\"verdict verdict-" + Html(status) + "\" data-image=\"" + Html(image.ref) +
+                     "\" data-pool=\"" + Html(verdict.pool) + "\" data-status=\"" + Html(status) + "\">";
   cell += "<span class=\"status\">" + Html(status == "undecided" ? "undecided" : status) + "</span>";
-  const json& predicted = verdict.contains("predicted_error") ? verdict["predicted_error"] : json();
-  if (predicted.is_object()) {
+  if (verdict.predicted_error) {
+    const PredictedError& predicted = *verdict.predicted_error;
     cell += "<span class=\"error\">" + Html(PredictedText(predicted)) + "</span>";
-    std::string rule = StringField(predicted, "rule");
-    cell += "<span class=\"rule\">" + Html(StringField(predicted, "stage")) + (rule.empty() ? "" : " · " + Html(rule)) + "</span>";
-  } else if (status == "undecided" || !Arr(verdict, "undetermined").empty()) {
-    std::string ids;
-    size_t n = 0;
-    for (const auto& id : Arr(verdict, "undetermined")) {
-      if (!id.is_string()) continue;
-      if (++n <= 3) ids += (ids.empty() ? "" : ", ") + id.get<std::string>();
-    }
-    if (n > 3) ids += " +" + std::to_string(n - 3);
+    std::string rule = TextOr(predicted.rule);
+    cell += "<span class=\"rule\">" + Html(StageText(predicted)) + (rule.empty() ? "" : " · " + Html(rule)) + "</span>";
+  } else if (status == "undecided" || !verdict.undetermined.empty()) {
+    const std::vector<std::string>& undetermined = verdict.undetermined;
+    std::vector<std::string> some(undetermined.begin(), undetermined.begin() + std::min<size_t>(3, undetermined.size()));
+    std::string ids = Joined(some);
+    if (undetermined.size() > 3) ids += " +" + std::to_string(undetermined.size() - 3);
     cell += "<span class=\"rule\">cannot tell: " + Html(ids) + "</span>";
   } else if (status == "warn") {
-    std::string ids;
-    for (const auto& id : Arr(verdict, "rules"))
-      if (id.is_string()) ids += (ids.empty() ? "" : ", ") + id.get<std::string>();
-    cell += "<span class=\"rule\">" + Html(ids) + "</span>";
+    cell += "<span class=\"rule\">" + Html(Joined(verdict.rules)) + "</span>";
   }
   return cell + "</td>";
 }
 
-void Matrix(std::string& out, const json& report) {
-  const json& images = Arr(report, "images");
+void Matrix(std::string& out, const Report& report) {
+  const std::vector<ImageReport>& images = report.images;
   std::vector<std::string> pools;
-  static const json kNoFleet = json::object();
-  const json& fleet = report.contains("fleet") ? report["fleet"] : kNoFleet;
-  const json& fleet_pools = Arr(fleet, "pools");
-  for (const auto& pool : fleet_pools) pools.push_back(StringField(pool, "name"));
+  const std::vector<analysis::ReportPool> no_pools;
+  const std::vector<analysis::ReportPool>& fleet_pools = report.fleet ? report.fleet->pools : no_pools;
+  for (const auto& pool : fleet_pools) pools.push_back(pool.name);
   for (const auto& image : images) {
-    for (const auto& verdict : Arr(image, "verdicts")) {
-      std::string pool = StringField(verdict, "pool");
-      if (std::find(pools.begin(), pools.end(), pool) == pools.end()) pools.push_back(pool);
+    for (const auto& verdict : image.verdicts) {
+      if (std::find(pools.begin(), pools.end(), verdict.pool) == pools.end()) pools.push_back(verdict.pool);
     }
   }
   out += "<h2>Images × pools</h2>\n";
@@ -122,9 +113,9 @@ void Matrix(std::string& out, const json& report) {
   for (const auto& pool : pools) {
     std::string detail;
     for (const auto& entry : fleet_pools) {
-      if (StringField(entry, "name") != pool) continue;
-      detail = StringField(entry, "gpu");
-      std::string driver = StringField(entry, "driver");
+      if (entry.name != pool) continue;
+      detail = TextOr(entry.gpu);
+      std::string driver = TextOr(entry.driver);
       if (!driver.empty()) detail += (detail.empty() ? "driver " : " · ") + driver;
     }
     out += "<th class=\"pool-head\">" + Html(pool) +
@@ -132,23 +123,25 @@ void Matrix(std::string& out, const json& report) {
   }
   out += "</tr></thead>\n<tbody>\n";
   for (const auto& image : images) {
-    out += "<tr><th class=\"image-head\"><code>" + Html(StringField(image, "ref", "image")) + "</code>";
-    std::string digest = StringField(image, "digest");
+    out += "<tr><th class=\"image-head\"><code>" + Html(image.ref) + "</code>";
+    const std::string& digest = image.digest;
     if (!digest.empty()) out += "<br><span class=\"muted mono\">" + Html(digest.substr(0, 19)) + "</span>";
     out += "</th>";
-    if (StringField(image, "status") == "error") {  // --images-from, --all-tags: an image that could not be read
+    if (image.status == analysis::Outcome::kError) {  // --images-from, --all-tags: an image that could not be read
       out += "<td class=\"cell unreadable\" colspan=\"" + std::to_string(std::max<size_t>(pools.size(), 1)) +
-             "\"><b>could not be read</b>: " + Html(StringField(image, "error")) + "</td></tr>\n";
+             "\"><b>could not be read</b>: " + Html(TextOr(image.error)) + "</td></tr>\n";
       continue;
     }
     if (pools.empty()) {
-      json pseudo = {{"pool", "image"}, {"status", StringField(image, "status", "pass")}, {"predicted_error", nullptr}};
+      Verdict pseudo;
+      pseudo.pool = "image";
+      pseudo.status = image.status;
       out += VerdictCell(image, pseudo);
     }
     for (const auto& pool : pools) {
-      const json* found = nullptr;
-      for (const auto& verdict : Arr(image, "verdicts")) {
-        if (StringField(verdict, "pool") == pool) found = &verdict;
+      const Verdict* found = nullptr;
+      for (const auto& verdict : image.verdicts) {
+        if (verdict.pool == pool) found = &verdict;
       }
       out += found ? VerdictCell(image, *found) : "<td class=\"muted\">–</td>";
     }
@@ -168,8 +161,8 @@ std::string HelpBlock(const std::string& rule_id, const RenderOptions& options, 
   return out;
 }
 
-void Card(std::string& out, const json& image, const RootCause& cause, const RenderOptions& options) {
-  const json& finding = *cause.findings.front();
+void Card(std::string& out, const RootCause& cause, const RenderOptions& options) {
+  const Finding& finding = *cause.findings.front();
   std::string kind = cause.kind;
   out += "<div class=\"card " + Html(kind) + "\" data-kind=\"" + Html(kind) + "\" data-rules=\"";
   for (size_t i = 0; i < cause.rules.size(); ++i) out += (i ? " " : "") + Html(cause.rules[i]);
@@ -182,17 +175,16 @@ void Card(std::string& out, const json& image, const RootCause& cause, const Ren
   if (kind == "undecided") {
     for (size_t i = 0; i < cause.rules.size(); ++i) out += (i ? ", " : "") + Html(cause.rules[i]);
   } else {
-    out += Html(StringField(finding, "rule")) + " " + Html(StringField(finding, "name")) + " <span class=\"muted\">" +
-           Html(StringField(finding, "title")) + "</span>";
+    out += Html(finding.rule) + " " + Html(finding.name) + " <span class=\"muted\">" + Html(finding.title) + "</span>";
   }
   out += "</div>\n<div>";
-  if (StringField(finding, "scope") == "image") {
+  if (ImageScoped(finding)) {
     out += "<span class=\"pool\">whole image</span>";
   } else {
     for (const auto& pool : cause.pools) out += "<span class=\"pool\">" + Html(pool) + "</span>";
   }
   out += "</div>\n";
-  std::string message = StringField(finding, "message");
+  const std::string& message = finding.message;
   if (kind == "undecided") {
     std::vector<std::string> missing = MissingSentences(cause.findings);
     out += "<p><span class=\"label\">Cannot tell:</span>";
@@ -202,85 +194,82 @@ void Card(std::string& out, const json& image, const RootCause& cause, const Ren
     for (const auto& reason : MissingReasons(finding)) out += "<p><span class=\"label\">Why:</span>" + Html(reason) + "</p>\n";
     out += "<ul>";
     std::vector<std::string> seen;
-    for (const json* one : cause.findings) {
-      std::string rule = StringField(*one, "rule");
+    for (const Finding* one : cause.findings) {
+      const std::string& rule = one->rule;
       if (std::find(seen.begin(), seen.end(), rule) != seen.end()) continue;
       seen.push_back(rule);
-      out += "<li>" + Html(rule) + " " + Html(StringField(*one, "title")) + "</li>";
+      out += "<li>" + Html(rule) + " " + Html(one->title) + "</li>";
     }
     out += "</ul>\n";
   } else {
     out += "<p>" + Html(ShortenRequirements(message, message)) + "</p>\n";
-    const json& predicted = finding.contains("predicted_error") ? finding["predicted_error"] : json();
-    if (predicted.is_object())
-      out += "<p><span class=\"label\">Predicted error:</span><code>" + Html(PredictedText(predicted)) + "</code> at " +
-             Html(StringField(predicted, "stage")) + "</p>\n";
-    const json& evidence = Arr(finding, "evidence");
+    if (finding.predicted_error)
+      out += "<p><span class=\"label\">Predicted error:</span><code>" + Html(PredictedText(*finding.predicted_error)) +
+             "</code> at " + Html(StageText(*finding.predicted_error)) + "</p>\n";
+    const std::vector<Evidence>& evidence = finding.evidence;
     if (!evidence.empty()) {
       out += "<p><span class=\"label\">Evidence:</span></p><ul class=\"evidence\">";
       for (const auto& item : evidence) out += "<li><code>" + Html(ShortenRequirements(EvidenceText(item), message)) + "</code></li>";
       out += "</ul>\n";
     }
   }
-  std::string fix = StringField(finding, "fix");
+  std::string fix = TextOr(finding.fix);
   if (!fix.empty()) out += "<p><span class=\"label\">Fix:</span>" + Html(ShortenRequirements(fix, message)) + "</p>\n";
-  if (cause.rules.size() == 1) out += HelpBlock(cause.rules.front(), options, StringField(finding, "docs"));
-  (void)image;
+  if (cause.rules.size() == 1) out += HelpBlock(cause.rules.front(), options, finding.docs);
   out += "</div>\n";
 }
 
-void Fleet(std::string& out, const json& report) {
-  const json& fleet = report.contains("fleet") ? report["fleet"] : json::object();
-  const json& pools = Arr(fleet, "pools");
+void Fleet(std::string& out, const Report& report) {
   out += "<h2>Fleet</h2>\n";
-  if (pools.empty()) {
+  if (!report.fleet || report.fleet->pools.empty()) {
     out += "<p class=\"muted\">No fleet: image-level checks only (pass <code>--fleet FILE</code> for verdicts).</p>\n";
     return;
   }
-  std::string source = StringField(fleet, "source");
+  const std::vector<analysis::ReportPool>& pools = report.fleet->pools;
+  const std::string& source = report.fleet->source;
   if (!source.empty()) out += "<p class=\"muted\">From <code>" + Html(source) + "</code></p>\n";
   out += "<table class=\"fleet\"><thead><tr><th>pool</th><th>GPU</th><th>compute capability</th><th>driver</th>"
          "<th>container toolkit</th><th>runtime</th><th>platform</th><th>hosts</th></tr></thead><tbody>\n";
+  auto cell = [](const std::optional<std::string>& value) {
+    return value ? "<td>" + Html(*value) + "</td>" : std::string("<td class=\"muted\">–</td>");
+  };
   for (const auto& pool : pools) {
-    auto cell = [&](const char* key) {
-      if (!pool.contains(key)) return std::string("<td class=\"muted\">–</td>");
-      const json& value = pool[key];
-      return "<td>" + Html(value.is_string() ? value.get<std::string>() : WriteJson(value)) + "</td>";
-    };
-    out += "<tr><th>" + Html(StringField(pool, "name")) + "</th>" + cell("gpu") + cell("compute_capability") + cell("driver") +
-           cell("container_toolkit") + cell("runtime") + cell("platform") + cell("count") + "</tr>\n";
+    std::optional<std::string> count, platform;
+    if (pool.count) count = std::to_string(*pool.count);
+    if (pool.platform) platform = pool.platform->ToString();
+    out += "<tr><th>" + Html(pool.name) + "</th>" + cell(pool.gpu) + cell(pool.compute_capability) + cell(pool.driver) +
+           cell(pool.container_toolkit) + cell(pool.runtime) + cell(platform) + cell(count) + "</tr>\n";
   }
   out += "</tbody></table>\n";
 }
 
 }  // namespace
 
-std::string RenderHtml(const json& report, const std::vector<RuleMeta>& rules, const RenderOptions& options) {
+std::string RenderHtml(const Report& report, const std::vector<RuleMeta>& rules, const RenderOptions& options) {
   (void)rules;
-  const json& summary = report.contains("summary") ? report["summary"] : json::object();
-  const json& verdicts = summary.contains("verdicts") ? summary["verdicts"] : json::object();
-  const json& counts = summary.contains("findings") ? summary["findings"] : json::object();
+  const analysis::Summary summary = report.summary.value_or(analysis::Summary{});
+  const analysis::VerdictCounts& verdicts = summary.verdicts;
+  const analysis::SeverityCounts& counts = summary.findings;
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
   // Nothing may be fetched: no script, no remote style, font or image.
   out += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n";
   out += "<title>imagelint report</title>\n<style>" + std::string(kStyle) + "</style>\n</head>\n<body>\n";
   out += "<header><h1>imagelint: will these images run on the fleet?</h1><div class=\"summary\">";
-  out += Plural(Count(summary, "images"), "image", "images");
-  if (Count(summary, "pools") > 0) {
-    out += " × " + Plural(Count(summary, "pools"), "pool", "pools") + ": " + std::to_string(Count(verdicts, "fail")) +
-           " fail, " + std::to_string(Count(verdicts, "undecided")) + " undecided, " +
-           std::to_string(Count(verdicts, "warn")) + " warn, " + std::to_string(Count(verdicts, "pass")) + " pass";
+  out += Plural(summary.images, "image", "images");
+  if (summary.pools > 0) {
+    out += " × " + Plural(summary.pools, "pool", "pools") + ": " + std::to_string(verdicts.fail) + " fail, " +
+           std::to_string(verdicts.undecided) + " undecided, " + std::to_string(verdicts.warn) + " warn, " +
+           std::to_string(verdicts.pass) + " pass";
   }
-  out += " · findings: " + Plural(Count(counts, "error"), "error", "errors") + ", " +
-         std::to_string(Count(counts, "undecided")) + " undecided, " +
-         Plural(Count(counts, "warning"), "warning", "warnings") + ", " + Plural(Count(counts, "note"), "note", "notes") +
-         " · " + std::to_string(Count(summary, "suppressed")) + " suppressed</div>";
-  const json& gate = summary.contains("gate") ? summary["gate"] : json();
-  if (gate.is_object()) {
-    bool failed = gate.value("failed", false);
-    std::string rule = "--fail-on " + StringField(gate, "fail_on", "error");
-    if (gate.value("fail_on_undecided", false)) rule += " --fail-on-undecided";
+  out += " · findings: " + Plural(counts.error, "error", "errors") + ", " + std::to_string(counts.undecided) +
+         " undecided, " + Plural(counts.warning, "warning", "warnings") + ", " + Plural(counts.note, "note", "notes") +
+         " · " + std::to_string(summary.suppressed) + " suppressed</div>";
+  if (summary.gate) {
+    const analysis::GateSummary& gate = *summary.gate;
+    bool failed = gate.failed;
+    std::string rule = "--fail-on " + gate.fail_on;
+    if (gate.fail_on_undecided) rule += " --fail-on-undecided";
     out += "<span class=\"gate " + std::string(failed ? "failed" : "passed") + "\">gate (" + Html(rule) + "): " +
            (failed ? "failed" : "passed") + "</span>";
   }
@@ -288,63 +277,58 @@ std::string RenderHtml(const json& report, const std::vector<RuleMeta>& rules, c
   Matrix(out, report);
 
   out += "<h2>Findings by root cause</h2>\n";
-  for (const auto& image : Arr(report, "images")) {
+  for (const auto& image : report.images) {
     auto causes = RootCauses(image);
-    out += "<section class=\"image\" data-image=\"" + Html(StringField(image, "ref")) + "\"><h3><code>" +
-           Html(StringField(image, "ref", "image")) + "</code></h3>\n";
-    const json& fixed = Arr(image, "fixed");  // --baseline
-    if (!fixed.empty()) {
-      out += "<details class=\"fixed\" open><summary>" + std::to_string(fixed.size()) +
+    out += "<section class=\"image\" data-image=\"" + Html(image.ref) + "\"><h3><code>" + Html(image.ref) +
+           "</code></h3>\n";
+    if (image.fixed && !image.fixed->empty()) {  // --baseline
+      out += "<details class=\"fixed\" open><summary>" + std::to_string(image.fixed->size()) +
              " fixed since the baseline</summary><ul>\n";
-      for (const auto& finding : fixed) {
-        std::string pools;
-        for (const auto& pool : Arr(finding, "pools"))
-          if (pool.is_string()) pools += (pools.empty() ? "" : ", ") + pool.get<std::string>();
-        out += "<li data-baseline=\"absent\"><b>" + Html(StringField(finding, "rule")) + " " + Html(StringField(finding, "name")) +
-               "</b>" + (pools.empty() ? "" : " <span class=\"muted\">[" + Html(pools) + "]</span>") + ": " +
-               Html(StringField(finding, "message")) + "</li>\n";
+      for (const auto& finding : *image.fixed) {
+        std::string pools = Joined(finding.pools);
+        out += "<li data-baseline=\"absent\"><b>" + Html(finding.rule) + " " + Html(finding.name) + "</b>" +
+               (pools.empty() ? "" : " <span class=\"muted\">[" + Html(pools) + "]</span>") + ": " +
+               Html(finding.message) + "</li>\n";
       }
       out += "</ul></details>\n";
     }
-    if (StringField(image, "status") == "error") {
-      out += "<p class=\"unreadable\"><b>Could not be read</b>: " + Html(StringField(image, "error")) + "</p>\n";
+    if (image.status == analysis::Outcome::kError) {
+      out += "<p class=\"unreadable\"><b>Could not be read</b>: " + Html(TextOr(image.error)) + "</p>\n";
     } else if (causes.empty()) {
       out += "<p class=\"muted\">No findings.</p>\n";
     }
     for (const auto& cause : causes) {
-      Card(out, image, cause, options);
+      Card(out, cause, options);
     }
-    const json& suppressed = Arr(image, "suppressed");
-    if (!suppressed.empty()) {
-      out += "<details class=\"suppressed\"><summary>" + std::to_string(suppressed.size()) +
+    if (image.suppressed && !image.suppressed->empty()) {
+      out += "<details class=\"suppressed\"><summary>" + std::to_string(image.suppressed->size()) +
              " suppressed finding(s)</summary><ul>";
-      for (const auto& finding : suppressed) {
-        const json& by = finding.contains("suppressed_by") ? finding["suppressed_by"] : json::object();
-        out += "<li>" + Html(StringField(finding, "rule")) + " " + Html(Kind(finding)) + ": " + Html(StringField(by, "reason")) +
-               " <span class=\"muted\">(" + Html(StringField(by, "file", StringField(by, "origin"))) + ")</span></li>";
+      for (const auto& finding : *image.suppressed) {
+        const analysis::SuppressedBy by = finding.suppressed_by.value_or(analysis::SuppressedBy{});
+        out += "<li>" + Html(finding.rule) + " " + Html(Kind(finding)) + ": " + Html(by.reason) +
+               " <span class=\"muted\">(" + Html(TextOr(by.file, by.origin)) + ")</span></li>";
       }
       out += "</ul></details>\n";
     }
     out += "</section>\n";
   }
-  const json& ignores = report.contains("ignores") ? report["ignores"] : json::object();
-  for (const char* list : {"expired", "invalid", "unused"}) {
-    const json& entries = Arr(ignores, list);
-    if (entries.empty()) continue;
+  const analysis::Ignores ignores = report.ignores.value_or(analysis::Ignores{});
+  for (const auto& [list, entries] : {std::pair{"expired", &ignores.expired}, std::pair{"invalid", &ignores.invalid},
+                                      std::pair{"unused", &ignores.unused}}) {
+    if (!*entries || (*entries)->empty()) continue;
     out += "<h3>" + std::string(list) + " ignores</h3><ul>";
-    for (const auto& entry : entries) {
-      out += "<li>" + Html(StringField(entry, "rule")) + " <span class=\"muted\">" + Html(StringField(entry, "file", StringField(entry, "origin"))) +
-             "</span>: " + Html(StringField(entry, "problem", StringField(entry, "reason"))) + "</li>";
+    for (const auto& [entry, problem] : **entries) {
+      out += "<li>" + Html(entry.rule) + " <span class=\"muted\">" + Html(TextOr(entry.file, entry.origin)) +
+             "</span>: " + Html(TextOr(problem, entry.reason)) + "</li>";
     }
     out += "</ul>\n";
   }
   Fleet(out, report);
   if (std::string note = KnowledgeNote(report); !note.empty()) out += "<p class=\"muted\">Note: " + Html(note) + "</p>\n";
   std::string knowledge = KnowledgeLabel(report);
-  if (!knowledge.empty())
-    knowledge = " · " + knowledge + " (" + StringField(report["knowledge"], "digest").substr(0, 19) + ")";
-  out += "</main>\n<footer>imagelint " + Html(StringField(report.contains("tool") ? report["tool"] : json(), "version")) +
-         " · report schema " + Html(StringField(report, "schema")) + Html(knowledge) + "</footer>\n</body>\n</html>\n";
+  if (!knowledge.empty()) knowledge = " · " + knowledge + " (" + report.knowledge->digest.substr(0, 19) + ")";
+  out += "</main>\n<footer>imagelint " + Html(report.tool ? report.tool->version : "") + " · report schema " +
+         Html(report.schema) + Html(knowledge) + "</footer>\n</body>\n</html>\n";
   return out;
 }
 

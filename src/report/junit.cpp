@@ -4,6 +4,7 @@
 // <failure>; an undecided pool that does not fail it is <skipped> (JUnit's
 // "not decided"), never a pass; other findings go to system-out. Without a
 // fleet, each image gets one case ("image").
+#include <algorithm>
 #include <optional>
 
 #include "imagelint/report.h"
@@ -11,7 +12,6 @@
 
 namespace imagelint::report {
 
-using nlohmann::json;
 using namespace internal;
 
 namespace {
@@ -19,18 +19,15 @@ namespace {
 // XML 1.0 forbids most control characters, even escaped: they become '?'.
 std::string Xml(const std::string& text) { return EscapeMarkup(text, "&apos;", '?', true); }
 
-bool OnPool(const json& finding, const std::string& pool) {
-  if (StringField(finding, "scope") == "image" && Arr(finding, "pools").empty()) return true;
-  for (const auto& name : Arr(finding, "pools")) {
-    if (name.is_string() && name.get<std::string>() == pool) return true;
-  }
-  return false;
+bool OnPool(const Finding& finding, const std::string& pool) {
+  if (ImageScoped(finding) && finding.pools.empty()) return true;
+  return std::find(finding.pools.begin(), finding.pools.end(), pool) != finding.pools.end();
 }
 
-std::string FindingBlock(const json& finding) {
-  std::string text = Kind(finding) + " " + StringField(finding, "rule") + ": " + StringField(finding, "message") + "\n";
-  for (const auto& item : Arr(finding, "evidence")) text += "  evidence: " + EvidenceText(item) + "\n";
-  std::string fix = StringField(finding, "fix");
+std::string FindingBlock(const Finding& finding) {
+  std::string text = Kind(finding) + " " + finding.rule + ": " + finding.message + "\n";
+  for (const auto& item : finding.evidence) text += "  evidence: " + EvidenceText(item) + "\n";
+  std::string fix = TextOr(finding.fix);
   if (!fix.empty()) text += "  fix: " + fix + "\n";
   return text;
 }
@@ -51,82 +48,73 @@ struct Gate {
   bool fail_on_undecided = false;
   bool known = false;  // false: a report without summary.gate (only fail verdicts fail)
   std::string fail_on_text = "error";
-  bool Fails(const json& finding) const {
+  bool Fails(const Finding& finding) const {
     if (Undecided(finding)) return fail_on_undecided && SeverityOf(finding) >= Severity::kWarning;
     return fail_on && SeverityOf(finding) >= *fail_on;
   }
 };
 
-Gate GateOf(const json& report) {
+Gate GateOf(const Report& report) {
   Gate gate;
-  const json& summary = report.contains("summary") ? report["summary"] : json::object();
-  if (!summary.is_object() || !summary.contains("gate") || !summary["gate"].is_object()) return gate;
-  const json& g = summary["gate"];
+  if (!report.summary || !report.summary->gate) return gate;
+  const analysis::GateSummary& g = *report.summary->gate;
   gate.known = true;
-  std::string fail_on = StringField(g, "fail_on", "error");
-  gate.fail_on_text = fail_on;
-  gate.fail_on = fail_on == "none" ? std::nullopt : rules::ParseSeverity(fail_on);
-  gate.fail_on_undecided = g.contains("fail_on_undecided") && g["fail_on_undecided"].is_boolean() &&
-                           g["fail_on_undecided"].get<bool>();
+  gate.fail_on_text = g.fail_on;
+  gate.fail_on = g.fail_on == "none" ? std::nullopt : rules::ParseSeverity(g.fail_on);
+  gate.fail_on_undecided = g.fail_on_undecided;
   return gate;
 }
 
-std::string UndeterminedText(const json& verdict) {
-  std::string ids;
-  for (const auto& id : Arr(verdict, "undetermined")) {
-    if (id.is_string()) ids += (ids.empty() ? "" : ", ") + id.get<std::string>();
-  }
-  return ids;
-}
+std::string UndeterminedText(const Verdict& verdict) { return Joined(verdict.undetermined); }
 
 }  // namespace
 
-std::string RenderJunit(const json& report) {
-  std::vector<std::pair<const json*, std::vector<Case>>> suites;
+std::string RenderJunit(const Report& report) {
+  std::vector<std::pair<const ImageReport*, std::vector<Case>>> suites;
   size_t total = 0, failures = 0, skipped = 0;
   const Gate gate = GateOf(report);
-  for (const auto& image : Arr(report, "images")) {
+  for (const auto& image : report.images) {
     std::vector<Case> cases;
-    const json& verdicts = Arr(image, "verdicts");
+    const std::vector<Verdict>& verdicts = image.verdicts;
     if (verdicts.empty()) {
       Case c;
       c.name = "image";
-      c.failed = gate.known ? StringField(image, "gate") == "fail" : StringField(image, "status") == "fail";
-      for (const auto& finding : Arr(image, "findings")) {
+      c.failed = gate.known ? image.gate == "fail" : image.status == analysis::Outcome::kFail;
+      for (const auto& finding : image.findings) {
         bool fails = gate.known ? gate.Fails(finding) : (!Undecided(finding) && SeverityOf(finding) == Severity::kError);
         if (c.failed && fails) {
-          if (c.failure_message.empty()) c.failure_message = StringField(finding, "rule") + ": " + StringField(finding, "message");
+          if (c.failure_message.empty()) c.failure_message = finding.rule + ": " + finding.message;
           c.failure_text += FindingBlock(finding);
         } else {
           c.out_text += FindingBlock(finding);
         }
       }
-      if (StringField(image, "status") == "error") {  // --images-from, --all-tags: an image that could not be read
+      if (image.status == analysis::Outcome::kError) {  // --images-from, --all-tags: an image that could not be read
         c.failed = true;
-        c.failure_message = "could not be read: " + StringField(image, "error");
+        c.failure_message = "could not be read: " + TextOr(image.error);
       }
-      c.skipped = !c.failed && StringField(image, "status") == "undecided";
+      c.skipped = !c.failed && image.status == analysis::Outcome::kUndecided;
       if (c.skipped) c.skipped_message = "undecided: imagelint cannot tell whether the image runs";
       cases.push_back(std::move(c));
     }
     for (const auto& verdict : verdicts) {
       Case c;
-      c.name = StringField(verdict, "pool", "?");
-      std::string status = StringField(verdict, "status");
+      c.name = verdict.pool;
+      std::string status = StatusText(verdict.status);
       // The gate decides what fails the build: a warn pool fails under
       // --fail-on warning, an undecided one under --fail-on-undecided.
-      c.failed = gate.known && verdict.contains("gate") ? StringField(verdict, "gate") == "fail" : status == "fail";
-      const json& predicted = verdict.contains("predicted_error") ? verdict["predicted_error"] : json();
-      if (c.failed && predicted.is_object()) {
+      c.failed = gate.known && verdict.gate ? *verdict.gate == "fail" : status == "fail";
+      if (c.failed && verdict.predicted_error) {
+        const PredictedError& predicted = *verdict.predicted_error;
         c.failure_message = PredictedText(predicted);
-        std::string rule = StringField(predicted, "rule");
+        std::string rule = TextOr(predicted.rule);
         if (!rule.empty()) c.failure_message += " (" + rule + ")";
       } else if (c.failed && status == "undecided") {
         c.failure_message = "undecided: cannot tell (" + UndeterminedText(verdict) + "); --fail-on-undecided";
       } else if (c.failed) {
         c.failure_message = status + " (--fail-on " + gate.fail_on_text + ")";
       }
-      for (const auto& finding : Arr(image, "findings")) {
+      for (const auto& finding : image.findings) {
         if (!OnPool(finding, c.name)) continue;
         bool fails = gate.known ? gate.Fails(finding) : (!Undecided(finding) && SeverityOf(finding) == Severity::kError);
         if (c.failed && fails) {
@@ -137,10 +125,10 @@ std::string RenderJunit(const json& report) {
       }
       c.skipped = !c.failed && status == "undecided";
       if (c.skipped) c.skipped_message = "undecided: imagelint cannot tell (" + UndeterminedText(verdict) + ")";
-      for (const auto& finding : Arr(image, "suppressed")) {
+      for (const auto& finding : image.suppressed.value_or(std::vector<Finding>{})) {
         if (!OnPool(finding, c.name)) continue;
-        const json& by = finding.contains("suppressed_by") ? finding["suppressed_by"] : json::object();
-        c.out_text += "suppressed " + StringField(finding, "rule") + ": " + StringField(by, "reason") + "\n";
+        std::string reason = finding.suppressed_by ? finding.suppressed_by->reason : "";
+        c.out_text += "suppressed " + finding.rule + ": " + reason + "\n";
       }
       cases.push_back(std::move(c));
     }
@@ -163,10 +151,10 @@ std::string RenderJunit(const json& report) {
       suite_failures += c.failed ? 1 : 0;
       suite_skipped += c.skipped ? 1 : 0;
     }
-    std::string ref = StringField(*image, "ref", "image");
+    const std::string& ref = image->ref;
     out += "  <testsuite name=\"" + Xml(ref) + "\" tests=\"" + std::to_string(cases.size()) + "\" failures=\"" +
            std::to_string(suite_failures) + "\" errors=\"0\" skipped=\"" + std::to_string(suite_skipped) + "\">\n";
-    std::string digest = StringField(*image, "digest");
+    const std::string& digest = image->digest;
     if (!digest.empty())
       out += "    <properties>\n      <property name=\"digest\" value=\"" + Xml(digest) + "\"/>\n    </properties>\n";
     for (const auto& c : cases) {

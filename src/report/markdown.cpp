@@ -10,7 +10,6 @@
 
 namespace imagelint::report {
 
-using nlohmann::json;
 using namespace internal;
 
 namespace {
@@ -29,11 +28,11 @@ std::string PluralWord(int64_t n, const std::string& word) {
 
 }  // namespace
 
-std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rules, const RenderOptions& options) {
+std::string RenderMarkdown(const Report& report, const std::vector<RuleMeta>& rules, const RenderOptions& options) {
   std::map<std::string, const RuleMeta*> by_id;
   for (const auto& rule : rules) by_id[rule.id] = &rule;
-  const json& images = Arr(report, "images");
-  const json& summary = report.contains("summary") ? report["summary"] : json::object();
+  const std::vector<ImageReport>& images = report.images;
+  const analysis::Summary summary = report.summary.value_or(analysis::Summary{});
   const Counts tally = CountReport(report);
   const auto& verdict_counts = tally.verdicts;
   // Every combination, undecided ones included: "2 of 7 fail, 5 undecided".
@@ -48,7 +47,7 @@ std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rule
     if (tally.Of(verdict_counts, "warn") > 0) out += ", " + std::to_string(tally.Of(verdict_counts, "warn")) + " warn";
   } else {
     int64_t errors = 0;
-    for (const auto& image : images) errors += StringField(image, "status") == "fail" ? 1 : 0;
+    for (const auto& image : images) errors += image.status == analysis::Outcome::kFail ? 1 : 0;
     out += std::to_string(errors) + " of " + std::to_string(images.size()) + " images fail";
   }
   out += "\n\n";
@@ -56,21 +55,20 @@ std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rule
   // Matrix: pools down, images across.
   std::vector<std::string> pools;
   for (const auto& image : images) {
-    for (const auto& verdict : Arr(image, "verdicts")) {
-      std::string pool = StringField(verdict, "pool");
-      if (std::find(pools.begin(), pools.end(), pool) == pools.end()) pools.push_back(pool);
+    for (const auto& verdict : image.verdicts) {
+      if (std::find(pools.begin(), pools.end(), verdict.pool) == pools.end()) pools.push_back(verdict.pool);
     }
   }
   if (!images.empty()) {
     out += "| Pool |";
-    for (const auto& image : images) out += " " + MarkdownCode(StringField(image, "ref", "image")) + " |";
+    for (const auto& image : images) out += " " + MarkdownCode(image.ref) + " |";
     out += "\n|---|";
     for (size_t i = 0; i < images.size(); ++i) out += "---|";
     out += "\n";
     if (pools.empty()) {
       out += "| *(image checks)* |";
       for (const auto& image : images) {
-        std::string status = StringField(image, "status", "pass");
+        std::string status = StatusText(image.status);
         out += " " + Icon(status) + " " + status + " |";
       }
       out += "\n";
@@ -78,19 +76,13 @@ std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rule
     for (const auto& pool : pools) {
       out += "| " + MarkdownText(pool) + " |";
       for (const auto& image : images) {
-        std::string cell = StringField(image, "status") == "error" ? "⛔ **could not be read**" : "–";
-        for (const auto& verdict : Arr(image, "verdicts")) {
-          if (StringField(verdict, "pool") != pool) continue;
-          std::string status = StringField(verdict, "status");
+        std::string cell = image.status == analysis::Outcome::kError ? "⛔ **could not be read**" : "–";
+        for (const auto& verdict : image.verdicts) {
+          if (verdict.pool != pool) continue;
+          std::string status = StatusText(verdict.status);
           cell = Icon(status) + " " + (status == "fail" ? "**fail**" : status);
-          const json& predicted = verdict.contains("predicted_error") ? verdict["predicted_error"] : json();
-          if (predicted.is_object()) cell += ": " + MarkdownCode(PredictedText(predicted));
-          if (status == "undecided") {
-            std::string ids;
-            for (const auto& id : Arr(verdict, "undetermined"))
-              if (id.is_string()) ids += (ids.empty() ? "" : ", ") + id.get<std::string>();
-            cell += " (cannot tell: " + MarkdownText(ids) + ")";
-          }
+          if (verdict.predicted_error) cell += ": " + MarkdownCode(PredictedText(*verdict.predicted_error));
+          if (verdict.status == analysis::Outcome::kUndecided) cell += " (cannot tell: " + MarkdownText(Joined(verdict.undetermined)) + ")";
         }
         out += " " + cell + " |";
       }
@@ -99,12 +91,12 @@ std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rule
   }
 
   for (const auto& image : images) {  // --images-from, --all-tags: images that could not be read
-    if (StringField(image, "status") == "error")
-      out += "\n⛔ " + MarkdownCode(StringField(image, "ref", "image")) + " **could not be read**: " + MarkdownText(StringField(image, "error")) + "\n";
+    if (image.status == analysis::Outcome::kError)
+      out += "\n⛔ " + MarkdownCode(image.ref) + " **could not be read**: " + MarkdownText(TextOr(image.error)) + "\n";
   }
 
   // One item per root cause: errors, undecided, warnings, notes.
-  std::vector<std::pair<const json*, RootCause>> all;  // image, cause
+  std::vector<std::pair<const ImageReport*, RootCause>> all;  // image, cause
   for (int order = 3; order >= 0; --order) {
     for (const auto& image : images) {
       for (auto& cause : RootCauses(image)) {
@@ -116,13 +108,12 @@ std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rule
   out += "\n**Findings**: " + PluralWord(tally.Of(counts, "error"), "error") + ", ";
   if (tally.Of(counts, "undecided") > 0) out += std::to_string(tally.Of(counts, "undecided")) + " undecided, ";
   out += PluralWord(tally.Of(counts, "warning"), "warning") + ", " + PluralWord(tally.Of(counts, "note"), "note");
-  if (Count(summary, "suppressed") > 0) out += "; " + std::to_string(Count(summary, "suppressed")) + " suppressed";
-  if (Count(summary, "expired_ignores") > 0) out += "; " + PluralWord(Count(summary, "expired_ignores"), "expired ignore");
-  if (summary.contains("baseline") && summary["baseline"].is_object()) {
-    const json& baseline = summary["baseline"];
-    out += "; since the baseline: " + std::to_string(Count(baseline, "new")) + " new, " +
-           std::to_string(Count(baseline, "fixed")) + " fixed, " + std::to_string(Count(baseline, "unchanged")) +
-           " unchanged";
+  if (summary.suppressed > 0) out += "; " + std::to_string(summary.suppressed) + " suppressed";
+  if (summary.expired_ignores.value_or(0) > 0) out += "; " + PluralWord(*summary.expired_ignores, "expired ignore");
+  if (summary.baseline) {
+    const analysis::BaselineSummary& baseline = *summary.baseline;
+    out += "; since the baseline: " + std::to_string(baseline.added) + " new, " + std::to_string(baseline.fixed) +
+           " fixed, " + std::to_string(baseline.unchanged) + " unchanged";
   }
   if (std::string knowledge = KnowledgeLabel(report); !knowledge.empty()) out += "; " + knowledge;
   if (std::string note = KnowledgeNote(report); !note.empty()) out += "\n\n> **Note**: " + note;
@@ -131,11 +122,11 @@ std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rule
   for (const auto& [image, cause] : all) {
     if (shown == options.markdown_top_findings) break;
     ++shown;
-    const json* finding = cause.findings.front();
-    std::string id = StringField(*finding, "rule", "?");
+    const Finding* finding = cause.findings.front();
+    const std::string& id = finding->rule;
     auto rule = by_id.find(id);
-    std::string docs = rule != by_id.end() ? rule->second->docs : StringField(*finding, "docs");
-    std::string name = StringField(*finding, "name");
+    std::string docs = rule != by_id.end() ? rule->second->docs : finding->docs;
+    std::string name = finding->name;
     if (name.empty() && rule != by_id.end()) name = rule->second->name;
     std::string uri = HelpUri(options.docs_base_uri, id, docs);
     std::string kind = Kind(*finding);
@@ -144,16 +135,16 @@ std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rule
       std::string ids;
       for (const auto& rule_id : cause.rules) ids += (ids.empty() ? "" : ", ") + MarkdownText(rule_id);
       out += (BaselineState(cause) == "new" ? "" : "- ") + Icon(kind) + " **undecided " + ids + "** (" +
-             MarkdownCode(StringField(*image, "ref", "image"));
+             MarkdownCode(image->ref);
     } else {
       std::string label = uri.empty() ? MarkdownText(id) : "[" + MarkdownText(id) + "](" + uri + ")";
       out += (BaselineState(cause) == "new" ? "" : "- ") + Icon(kind) + " **" + label +
-             (name.empty() ? "" : " " + MarkdownText(name)) + "** (" + MarkdownCode(StringField(*image, "ref", "image"));
+             (name.empty() ? "" : " " + MarkdownText(name)) + "** (" + MarkdownCode(image->ref);
     }
     std::string pools_text;
     for (const auto& pool : cause.pools) pools_text += (pools_text.empty() ? "" : ", ") + pool;
-    if (StringField(*finding, "scope") != "image" && !pools_text.empty()) out += "; pools: " + MarkdownText(pools_text);
-    std::string message = StringField(*finding, "message");
+    if (!ImageScoped(*finding) && !pools_text.empty()) out += "; pools: " + MarkdownText(pools_text);
+    const std::string& message = finding->message;
     if (kind == "undecided") {
       std::string missing;
       for (const auto& text : MissingSentences(cause.findings)) missing += (missing.empty() ? "" : "; ") + text;
@@ -162,9 +153,9 @@ std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rule
       out += "): " + MarkdownText(ShortenRequirements(message, message));
     }
     // Markdown hard line breaks ("  \n") keep these lines inside the list item.
-    const json& predicted = finding->contains("predicted_error") ? (*finding)["predicted_error"] : json();
-    if (predicted.is_object()) out += "  \n  Predicted error: " + MarkdownCode(PredictedText(predicted));
-    std::string fix = StringField(*finding, "fix");
+    if (finding->predicted_error)
+      out += "  \n  Predicted error: " + MarkdownCode(PredictedText(*finding->predicted_error));
+    std::string fix = TextOr(finding->fix);
     if (!fix.empty()) out += "  \n  **Fix:** " + MarkdownText(ShortenRequirements(fix, message));
     out += "\n";
   }
@@ -174,13 +165,11 @@ std::string RenderMarkdown(const json& report, const std::vector<RuleMeta>& rule
   // --baseline: what is gone since the earlier report.
   std::string fixed;
   for (const auto& image : images) {
-    for (const auto& finding : Arr(image, "fixed")) {
-      std::string pools;
-      for (const auto& pool : Arr(finding, "pools"))
-        if (pool.is_string()) pools += (pools.empty() ? "" : ", ") + pool.get<std::string>();
-      fixed += "- ✅ **" + MarkdownText(StringField(finding, "rule")) + " " + MarkdownText(StringField(finding, "name")) + "** (" +
-               MarkdownCode(StringField(image, "ref", "image")) + (pools.empty() ? "" : "; pools: " + MarkdownText(pools)) + "): " +
-               MarkdownText(StringField(finding, "message")) + "\n";
+    if (!image.fixed) continue;
+    for (const auto& finding : *image.fixed) {
+      std::string pools = Joined(finding.pools);
+      fixed += "- ✅ **" + MarkdownText(finding.rule) + " " + MarkdownText(finding.name) + "** (" + MarkdownCode(image.ref) +
+               (pools.empty() ? "" : "; pools: " + MarkdownText(pools)) + "): " + MarkdownText(finding.message) + "\n";
     }
   }
   if (!fixed.empty()) out += "\n**Fixed since the baseline**\n\n" + fixed;

@@ -15,24 +15,16 @@ using nlohmann::json;
 
 namespace internal {
 
-Severity SeverityOf(const json& finding) { return analysis::FindingSeverity(finding); }
-int Rank(const json& finding) { return static_cast<int>(SeverityOf(finding)); }
-
-const json& Arr(const json& j, const char* key) {
-  static const json empty = json::array();
-  if (!j.is_object()) return empty;
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_array()) return empty;
-  return *it;
+std::string Joined(const std::vector<std::string>& items, const std::string& separator) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : separator) + item;
+  return out;
 }
 
-std::string PredictedText(const json& predicted) {
-  if (!predicted.is_object()) return "";
+std::string PredictedText(const PredictedError& predicted) {
   std::string text;
-  if (predicted.contains("code") && predicted["code"].is_number_integer() && predicted["code"].get<int64_t>() != 0)
-    text = std::to_string(predicted["code"].get<int64_t>()) + " ";
-  text += StringField(predicted, "name", "?");
-  return text;
+  if (predicted.code != 0) text = std::to_string(predicted.code) + " ";
+  return text + predicted.name;
 }
 
 std::string EscapeMarkup(const std::string& text, const char* apostrophe, char control, bool keep_cr) {
@@ -73,54 +65,34 @@ std::string CleanCreatedBy(std::string created_by) {
   return created_by;
 }
 
-std::string EvidenceText(const json& item) {
-  if (!item.is_object()) return item.is_string() ? item.get<std::string>() : WriteJson(item);
-  std::string text = StringField(item, "path", StringField(item, "detail", "?"));
-  if (item.contains("path") && item.contains("detail") && item["detail"].is_string())
-    text += " — " + item["detail"].get<std::string>();
-  if (item.contains("layer") && item["layer"].is_number_integer()) {
-    text += " (layer " + std::to_string(item["layer"].get<int64_t>());
-    std::string created_by = CleanCreatedBy(StringField(item, "created_by"));
+std::string EvidenceText(const Evidence& item) {
+  std::string text = item.path ? *item.path : TextOr(item.detail, "?");
+  if (item.path && item.detail) text += " — " + *item.detail;
+  if (item.layer) {
+    text += " (layer " + std::to_string(*item.layer);
+    std::string created_by = CleanCreatedBy(TextOr(item.created_by));
     if (created_by.size() > 60) created_by = created_by.substr(0, 57) + "...";
     if (!created_by.empty()) text += ": " + created_by;
     text += ")";
   }
-  if (item.contains("dockerfile_line") && item["dockerfile_line"].is_number_integer())
-    text += " [Dockerfile:" + std::to_string(item["dockerfile_line"].get<int64_t>()) + "]";
+  if (item.dockerfile_line) text += " [Dockerfile:" + std::to_string(*item.dockerfile_line) + "]";
   return text;
 }
 
-int DockerfileLine(const json& finding) {
-  for (const auto& item : Arr(finding, "evidence")) {
-    if (item.is_object() && item.contains("dockerfile_line") && item["dockerfile_line"].is_number_integer()) {
-      int64_t line = item["dockerfile_line"].get<int64_t>();
-      if (line >= 1 && line < (1 << 30)) return static_cast<int>(line);
-    }
+int DockerfileLine(const Finding& finding) {
+  for (const auto& item : finding.evidence) {
+    if (item.dockerfile_line && *item.dockerfile_line >= 1 && *item.dockerfile_line < (1 << 30))
+      return static_cast<int>(*item.dockerfile_line);
   }
   return 0;
 }
 
-std::string DockerfileFor(const json& image, const RenderOptions& options) {
-  std::string dockerfile = StringField(image, "dockerfile");
+std::string DockerfileFor(const ImageReport& image, const RenderOptions& options) {
+  std::string dockerfile = TextOr(image.dockerfile);
   return dockerfile.empty() ? options.dockerfile : dockerfile;
 }
 
-std::string PoolList(const json& finding) {
-  std::string pools;
-  for (const auto& pool : Arr(finding, "pools")) {
-    if (!pool.is_string()) continue;
-    if (!pools.empty()) pools += ", ";
-    pools += pool.get<std::string>();
-  }
-  return pools;
-}
-
-std::vector<const json*> SortedFindings(const json& image) {
-  std::vector<const json*> out;
-  for (const auto& finding : Arr(image, "findings")) out.push_back(&finding);
-  std::stable_sort(out.begin(), out.end(), [](const json* a, const json* b) { return Rank(*a) > Rank(*b); });
-  return out;
-}
+std::string PoolList(const Finding& finding) { return Joined(finding.pools); }
 
 std::string Wrap(const std::string& text, const std::string& first, const std::string& rest, size_t width) {
   std::string out;
@@ -263,47 +235,63 @@ std::vector<RuleMeta> FromRuleInfos(const std::vector<rules::RuleInfo>& infos) {
   return out;
 }
 
-std::vector<RuleMeta> RulesFromReport(const json& report) {
+std::vector<RuleMeta> RulesFromReport(const Report& report) {
   std::vector<RuleMeta> out;
-  for (const auto& rule : Arr(report, "rules")) {
-    if (!rule.is_object() || StringField(rule, "id").empty()) continue;
+  if (!report.rules) return out;
+  for (const auto& rule : *report.rules) {
+    if (rule.id.empty()) continue;
     RuleMeta meta;
-    meta.id = StringField(rule, "id");
-    meta.name = StringField(rule, "name");
-    meta.title = StringField(rule, "title");
-    meta.summary = StringField(rule, "summary");
-    meta.severity = analysis::FindingSeverity(rule);
-    meta.docs = StringField(rule, "docs");
-    meta.enabled = !(rule.contains("enabled") && rule["enabled"].is_boolean() && !rule["enabled"].get<bool>());
+    meta.id = rule.id;
+    meta.name = rule.name;
+    meta.title = rule.title;
+    meta.summary = rule.summary;
+    meta.severity = rule.severity;
+    meta.docs = rule.docs;
+    meta.enabled = rule.enabled;
     out.push_back(std::move(meta));
   }
   return out;
 }
 
-std::string RenderJson(const json& report) { return WriteJson(report, 2) + "\n"; }
+std::string RenderJson(const Report& report) { return WriteJson(analysis::WriteReport(report), 2) + "\n"; }
 
-std::string Render(const json& report, Format format, const std::vector<RuleMeta>& rules,
+namespace {
+
+// The report with every string (object keys too) through DisplayText: the
+// document's own writer and reader walk every field, so none is missed.
+Result<Report> Displayed(const Report& report) {
+  return analysis::ReadReport(DisplayStrings(analysis::WriteReport(report)), "report");
+}
+
+}  // namespace
+
+std::string Render(const Report& report, Format format, const std::vector<RuleMeta>& rules,
                    const RenderOptions& options) {
   // Outputs read by people, terminals and CI logs get the report's strings
   // (names from images and Dockerfiles among them) with control characters
   // as escapes, before each format escapes for its own syntax; JSON formats
   // escape them as JSON does.
+  auto for_people = [&](auto render) -> std::string {
+    auto shown = Displayed(report);
+    if (!shown.ok()) return "# " + shown.error().ToString() + "\n";
+    return DisplayBytes(render(*shown));
+  };
   switch (format) {
-    case Format::kText: return DisplayBytes(RenderText(DisplayStrings(report), options));
+    case Format::kText: break;
     case Format::kJson: return RenderJson(report);
     case Format::kSarif: return RenderSarif(report, rules, options);
-    case Format::kJunit: return DisplayBytes(RenderJunit(DisplayStrings(report)));
-    case Format::kGithub: return DisplayBytes(RenderGithub(DisplayStrings(report), options));
-    case Format::kMarkdown: return DisplayBytes(RenderMarkdown(DisplayStrings(report), rules, options));
+    case Format::kJunit: return for_people([&](const Report& shown) { return RenderJunit(shown); });
+    case Format::kGithub: return for_people([&](const Report& shown) { return RenderGithub(shown, options); });
+    case Format::kMarkdown: return for_people([&](const Report& shown) { return RenderMarkdown(shown, rules, options); });
     case Format::kGitlab: return RenderGitlab(report, options);
-    case Format::kHtml: return DisplayBytes(RenderHtml(DisplayStrings(report), rules, options));
+    case Format::kHtml: return for_people([&](const Report& shown) { return RenderHtml(shown, rules, options); });
     case Format::kK8s: {
       if (!options.placement) return "# --format k8s needs a fleet (--fleet FILE)\n";
       auto advice = options.placement(report);
       return DisplayBytes(advice.ok() ? *advice : "# " + advice.error().ToString() + "\n");
     }
   }
-  return DisplayBytes(RenderText(DisplayStrings(report), options));
+  return for_people([&](const Report& shown) { return RenderText(shown, options); });
 }
 
 Result<OutputPlan> PlanOutputs(const config::Config& config) {
@@ -338,7 +326,7 @@ Result<OutputPlan> PlanOutputs(const config::Config& config) {
   return plan;
 }
 
-Status WriteReports(const json& report, const std::vector<RuleMeta>& rules,
+Status WriteReports(const Report& report, const std::vector<RuleMeta>& rules,
                     const std::vector<FormatRequest>& requests, const RenderOptions& options, std::ostream& out) {
   int to_stdout = 0;
   for (const auto& request : requests) {
@@ -371,20 +359,18 @@ Status WriteReports(const json& report, const std::vector<RuleMeta>& rules,
   return OkStatus();
 }
 
-std::string FindingFingerprint(const json& image, const json& finding) {
+std::string FindingFingerprint(const ImageReport& image, const Finding& finding) {
   // Identity = what the finding is about, not how it is worded or where the
   // bytes sit: rule, the image's name (tags and digests change with every
   // build), the pools and the logical location.
-  std::string key = "imagelint/v2\n" + StringField(finding, "rule") + "\n" + ImageName(StringField(image, "ref")) + "\n";
-  std::vector<std::string> pools;
-  for (const auto& pool : Arr(finding, "pools")) {
-    if (pool.is_string()) pools.push_back(pool.get<std::string>());
-  }
+  std::string key = "imagelint/v2\n" + finding.rule + "\n" + ImageName(image.ref) + "\n";
+  std::vector<std::string> pools = finding.pools;
   std::sort(pools.begin(), pools.end());
   for (const auto& pool : pools) key += "pool:" + pool + "\n";
   const std::vector<std::string> where = analysis::LogicalLocation(finding);
   for (const auto& part : where) key += part + "\n";
-  if (where.empty()) key += "scope:" + StringField(finding, "scope", "pool") + "\n";
+  if (where.empty())
+    key += "scope:" + std::string(analysis::ScopeName(finding.scope.value_or(analysis::Scope::kPool))) + "\n";
   std::string digest = Sha256Digest(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(key.data()), key.size()));
   return digest.substr(digest.find(':') + 1);
 }

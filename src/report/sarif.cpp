@@ -114,39 +114,60 @@ json RuleDescriptor(const RuleMeta& rule, const RenderOptions& options) {
   return descriptor;
 }
 
-std::string ResultText(const json& image, const json& finding) {
-  std::string text = StringField(finding, "message");
+// Parts of the report that the property bags carry as the report's own JSON,
+// taken from what the report model's writers write (report_model.h,
+// report_document.h), so that they stay the same document.
+json PredictedJson(const Nullable<PredictedError>& predicted) {
+  Finding carrier;
+  carrier.predicted_error = predicted;
+  return analysis::WriteFinding(carrier).at("predicted_error");
+}
+json MissingJson(const Finding& finding) {
+  return finding.missing ? analysis::WriteFinding(finding).at("missing") : json::array();
+}
+json SummaryJson(const analysis::Summary& summary) {
+  Report carrier;
+  carrier.summary = summary;
+  return analysis::WriteReport(carrier).at("summary");
+}
+json KnowledgeJson(const analysis::KnowledgeStamp& knowledge) {
+  Report carrier;
+  carrier.knowledge = knowledge;
+  return analysis::WriteReport(carrier).at("knowledge");
+}
+
+std::string ResultText(const ImageReport& image, const Finding& finding) {
+  std::string text = finding.message;
   if (!text.empty() && text.back() != '.') text += ".";
   std::string pools = PoolList(finding);
-  text += " Image: " + StringField(image, "ref", "?");
-  if (StringField(finding, "scope") != "image" && !pools.empty()) text += "; pools: " + pools;
+  text += " Image: " + image.ref;
+  if (!ImageScoped(finding) && !pools.empty()) text += "; pools: " + pools;
   text += ".";
-  const json& predicted = finding.contains("predicted_error") ? finding["predicted_error"] : json();
-  if (predicted.is_object()) text += " Predicted error: " + PredictedText(predicted) + ".";
-  std::string fix = StringField(finding, "fix");
+  if (finding.predicted_error) text += " Predicted error: " + PredictedText(*finding.predicted_error) + ".";
+  std::string fix = TextOr(finding.fix);
   if (!fix.empty()) text += " Fix: " + fix;
   return text;
 }
 
-json ImageLocation(const json& item, const std::string& base_id, const json& image) {
+json ImageLocation(const Evidence& item, const std::string& base_id, const ImageReport& image) {
   json location = json::object();
   location["physicalLocation"] = {
-      {"artifactLocation", {{"uri", ImagePathUri(StringField(item, "path"))}, {"uriBaseId", base_id}}},
+      {"artifactLocation", {{"uri", ImagePathUri(TextOr(item.path))}, {"uriBaseId", base_id}}},
       {"region", {{"startLine", 1}}}};
-  std::string text = "/" + StringField(item, "path") + " in image " + StringField(image, "ref", "?");
-  if (item.contains("layer") && item["layer"].is_number_integer()) {
-    text += ", layer " + std::to_string(item["layer"].get<int64_t>());
-    std::string created_by = CleanCreatedBy(StringField(item, "created_by"));
+  std::string text = "/" + TextOr(item.path) + " in image " + image.ref;
+  if (item.layer) {
+    text += ", layer " + std::to_string(*item.layer);
+    std::string created_by = CleanCreatedBy(TextOr(item.created_by));
     if (!created_by.empty()) text += " (" + Truncate(created_by, 200) + ")";
   }
   location["message"] = {{"text", text}};
   return location;
 }
 
-json ToResult(const json& image, const json& finding, const std::map<std::string, size_t>& rule_index,
+json ToResult(const ImageReport& image, const Finding& finding, const std::map<std::string, size_t>& rule_index,
               const std::string& base_id, size_t artifact_index, const RenderOptions& options) {
   json result = json::object();
-  std::string rule = StringField(finding, "rule", "unknown");
+  const std::string& rule = finding.rule;
   result["ruleId"] = rule;
   auto it = rule_index.find(rule);
   if (it != rule_index.end()) result["ruleIndex"] = it->second;
@@ -163,10 +184,10 @@ json ToResult(const json& image, const json& finding, const std::map<std::string
   }
 
   std::vector<json> image_locations;
-  for (const auto& item : Arr(finding, "evidence")) {
-    if (!StringField(item, "path").empty()) image_locations.push_back(ImageLocation(item, base_id, image));
+  for (const auto& item : finding.evidence) {
+    if (!TextOr(item.path).empty()) image_locations.push_back(ImageLocation(item, base_id, image));
   }
-  json artifact = {{"uri", HostUri(StringField(image, "ref", "image"))}, {"index", artifact_index}};
+  json artifact = {{"uri", HostUri(image.ref)}, {"index", artifact_index}};
   json locations = json::array();
   json related = json::array();
   int line = DockerfileLine(finding);
@@ -185,7 +206,7 @@ json ToResult(const json& image, const json& finding, const std::map<std::string
   } else {
     // Nothing more precise than the image itself.
     locations.push_back({{"physicalLocation", {{"artifactLocation", artifact}, {"region", {{"startLine", 1}}}}},
-                         {"message", {{"text", "image " + StringField(image, "ref", "?")}}}});
+                         {"message", {{"text", "image " + image.ref}}}});
   }
   for (size_t i = 0; i < related.size(); ++i) related[i]["id"] = i + 1;
   result["locations"] = locations;
@@ -195,27 +216,25 @@ json ToResult(const json& image, const json& finding, const std::map<std::string
     result["analysisTarget"] = artifact;
 
   // --baseline: new, unchanged, or absent (fixed since the baseline), as SARIF 2.1.0's baselineState.
-  std::string state = StringField(finding, "baseline_state");
+  std::string state = TextOr(finding.baseline_state);
   if (state == "new" || state == "unchanged" || state == "absent") result["baselineState"] = state;
   std::string fingerprint = FindingFingerprint(image, finding);
   result["partialFingerprints"] = {{"primaryLocationLineHash", fingerprint.substr(0, 16) + ":1"},
                                    {"imagelintFinding/v1", fingerprint}};
   json properties = json::object();
-  properties["image"] = StringField(image, "ref");
-  if (!StringField(image, "digest").empty()) properties["digest"] = StringField(image, "digest");
-  properties["pools"] = Arr(finding, "pools");
-  if (finding.contains("predicted_error") && finding["predicted_error"].is_object())
-    properties["predicted_error"] = finding["predicted_error"];
+  properties["image"] = image.ref;
+  if (!image.digest.empty()) properties["digest"] = image.digest;
+  properties["pools"] = finding.pools;
+  if (finding.predicted_error) properties["predicted_error"] = PredictedJson(finding.predicted_error);
   properties["undecided"] = Undecided(finding);
-  if (Undecided(finding)) properties["missing"] = Arr(finding, "missing");
-  if (finding.contains("suppressed_by") && finding["suppressed_by"].is_object()) {
-    const json& by = finding["suppressed_by"];
-    std::string origin = StringField(by, "origin");
-    json suppression = {{"kind", origin == "inline" ? "inSource" : "external"},
+  if (Undecided(finding)) properties["missing"] = MissingJson(finding);
+  if (finding.suppressed_by) {
+    const analysis::SuppressedBy& by = *finding.suppressed_by;
+    json suppression = {{"kind", by.origin == "inline" ? "inSource" : "external"},
                         {"status", "accepted"},
-                        {"justification", StringField(by, "reason")}};
+                        {"justification", by.reason}};
     result["suppressions"] = json::array({suppression});
-    properties["suppressed_by"] = by;
+    properties["suppressed_by"] = analysis::WriteSuppressedBy(by);
   }
   result["properties"] = properties;
   return result;
@@ -223,7 +242,7 @@ json ToResult(const json& image, const json& finding, const std::map<std::string
 
 }  // namespace
 
-std::string RenderSarif(const json& report, const std::vector<RuleMeta>& rule_list, const RenderOptions& options) {
+std::string RenderSarif(const Report& report, const std::vector<RuleMeta>& rule_list, const RenderOptions& options) {
   // Rule table: every rule given, then any rule a finding names that was not.
   std::vector<RuleMeta> rules_out;
   std::map<std::string, size_t> rule_index;
@@ -233,20 +252,26 @@ std::string RenderSarif(const json& report, const std::vector<RuleMeta>& rule_li
     rules_out.push_back(meta);
   };
   for (const auto& meta : rule_list) add_rule(meta);
-  const json& images = Arr(report, "images");
-  for (const auto& image : images) {
-    for (const char* list : {"findings", "suppressed", "fixed"}) {
-      for (const auto& finding : Arr(image, list)) {
-        if (rule_index.count(StringField(finding, "rule"))) continue;
-        RuleMeta meta;
-        meta.id = StringField(finding, "rule", "unknown");
-        meta.name = StringField(finding, "name");
-        meta.title = StringField(finding, "title");
-        meta.docs = StringField(finding, "docs");
-        meta.severity = SeverityOf(finding);
-        add_rule(meta);
-      }
+  const std::vector<ImageReport>& images = report.images;
+  // Every finding of an image: shown, suppressed, and fixed since the baseline.
+  auto each_finding = [](const ImageReport& image, const auto& visit) {
+    for (const auto& finding : image.findings) visit(finding);
+    for (const auto* list : {&image.suppressed, &image.fixed}) {
+      if (!*list) continue;
+      for (const auto& finding : **list) visit(finding);
     }
+  };
+  for (const auto& image : images) {
+    each_finding(image, [&](const Finding& finding) {
+      if (rule_index.count(finding.rule)) return;
+      RuleMeta meta;
+      meta.id = finding.rule;
+      meta.name = finding.name;
+      meta.title = finding.title;
+      meta.docs = finding.docs;
+      meta.severity = SeverityOf(finding);
+      add_rule(meta);
+    });
   }
   json rules = json::array();
   for (const auto& meta : rules_out) rules.push_back(RuleDescriptor(meta, options));
@@ -265,39 +290,38 @@ std::string RenderSarif(const json& report, const std::vector<RuleMeta>& rule_li
   json notifications = json::array();
   std::set<std::string> used_base_ids;
   for (const auto& image : images) {
-    std::string ref = StringField(image, "ref", "image");
+    const std::string& ref = image.ref;
     // Named without tag or digest, so locations stay put across rebuilds.
     std::string base_id = BaseIdFor(ImageName(ref));
     for (int n = 2; used_base_ids.count(base_id); ++n) base_id = BaseIdFor(ImageName(ref)) + "#" + std::to_string(n);
     used_base_ids.insert(base_id);
     std::string description = "root file system of image " + ref;
-    if (!StringField(image, "digest").empty()) description += " (" + StringField(image, "digest") + ")";
+    if (!image.digest.empty()) description += " (" + image.digest + ")";
     base_ids[base_id] = {{"description", {{"text", description}}}};
     json artifact = {{"location", {{"uri", HostUri(ref)}}},
                      {"roles", {"analysisTarget"}},
                      {"description", {{"text", "container image " + ref}}}};
-    std::string digest = StringField(image, "digest");
+    const std::string& digest = image.digest;
     if (digest.rfind("sha256:", 0) == 0) artifact["hashes"] = {{"sha-256", digest.substr(7)}};
     size_t artifact_index = artifacts.size();
     artifacts.push_back(artifact);
-    for (const char* list : {"findings", "suppressed", "fixed"}) {
-      for (const auto& finding : Arr(image, list))
-        results.push_back(ToResult(image, finding, rule_index, base_id, artifact_index, options));
-    }
+    each_finding(image, [&](const Finding& finding) {
+      results.push_back(ToResult(image, finding, rule_index, base_id, artifact_index, options));
+    });
     json verdicts = json::array();
-    for (const auto& verdict : Arr(image, "verdicts")) {
-      verdicts.push_back({{"pool", StringField(verdict, "pool")}, {"status", StringField(verdict, "status")},
-                          {"predicted_error", verdict.contains("predicted_error") ? verdict["predicted_error"] : json()}});
+    for (const auto& verdict : image.verdicts) {
+      verdicts.push_back({{"pool", verdict.pool}, {"status", StatusText(verdict.status)},
+                          {"predicted_error", PredictedJson(verdict.predicted_error)}});
     }
-    json properties = {{"ref", ref}, {"digest", StringField(image, "digest")}, {"status", StringField(image, "status")},
+    json properties = {{"ref", ref}, {"digest", image.digest}, {"status", StatusText(image.status)},
                        {"verdicts", verdicts}};
-    if (StringField(image, "status") == "error") {
-      properties["error"] = StringField(image, "error");
+    if (image.status == analysis::Outcome::kError) {
+      properties["error"] = TextOr(image.error);
       // A toolExecutionNotification: what kept the tool from analysing a target (SARIF 2.1.0,
       // https://docs.oasis-open.org/sarif/sarif/v2.1.0/sarif-v2.1.0.html, "toolExecutionNotifications").
       json location = {{"physicalLocation", {{"artifactLocation", {{"uri", HostUri(ref)}, {"index", artifact_index}}}}}};
       json notification = {{"level", "error"},
-                           {"message", {{"text", "could not read image " + ref + ": " + StringField(image, "error")}}},
+                           {"message", {{"text", "could not read image " + ref + ": " + TextOr(image.error)}}},
                            {"locations", json::array({location})}};
       notifications.push_back(std::move(notification));
     }
@@ -308,7 +332,7 @@ std::string RenderSarif(const json& report, const std::vector<RuleMeta>& rule_li
   // apart between analyses: the image's name, never its tag or digest, so
   // each push of app:<sha> updates the same alerts.
   std::string automation = "imagelint/";
-  if (images.size() == 1) automation += ImageName(StringField(images[0], "ref", "image")) + "/";
+  if (images.size() == 1) automation += ImageName(images[0].ref) + "/";
   json run = json::object();
   run["tool"] = {{"driver", driver}};
   run["automationDetails"] = {{"id", automation}};
@@ -320,8 +344,8 @@ std::string RenderSarif(const json& report, const std::vector<RuleMeta>& rule_li
   run["results"] = results;
   run["columnKind"] = "utf16CodeUnits";
   json run_properties = {{"images", image_properties}};
-  if (report.contains("summary")) run_properties["summary"] = report["summary"];
-  if (report.contains("knowledge")) run_properties["knowledge"] = report["knowledge"];
+  if (report.summary) run_properties["summary"] = SummaryJson(*report.summary);
+  if (report.knowledge) run_properties["knowledge"] = KnowledgeJson(*report.knowledge);
   if (std::string note = KnowledgeNote(report); !note.empty())  // not a failure of the run: a configuration note
     run["invocations"][0]["toolConfigurationNotifications"] =
         json::array({{{"level", "note"}, {"descriptor", {{"id", "knowledge-age"}}}, {"message", {{"text", note}}}}});

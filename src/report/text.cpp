@@ -10,7 +10,6 @@
 
 namespace imagelint::report {
 
-using nlohmann::json;
 using namespace internal;
 
 namespace {
@@ -36,11 +35,10 @@ const char* ColorOf(const std::string& kind) {
   return "36";  // note
 }
 
-std::string SuppressionSource(const json& by) {
-  std::string source = StringField(by, "file");
-  if (source.empty()) source = StringField(by, "origin", "?");
-  if (by.contains("line") && by["line"].is_number_integer() && by["line"].get<int64_t>() > 0)
-    source += ":" + std::to_string(by["line"].get<int64_t>());
+std::string SuppressionSource(const analysis::SuppressedBy& by) {
+  std::string source = TextOr(by.file);
+  if (source.empty()) source = by.origin;
+  if (by.line && *by.line > 0) source += ":" + std::to_string(*by.line);
   return source;
 }
 
@@ -65,70 +63,60 @@ std::string Cut(const std::string& line, size_t width) {
   return out + "~";
 }
 
-std::string Joined(const std::vector<std::string>& items, const std::string& separator = ", ") {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : separator) + item;
-  return out;
-}
-
-// The PREDICTED ERROR cell of a pool's row.
-std::string PredictionCell(const json& verdict);
-
-// The PREDICTED ERROR cell: an observed verdict shows what the host returned.
-std::string Cell(const json& verdict) {
-  if (!verdict.contains("observed") || !verdict["observed"].is_object()) return PredictionCell(verdict);
-  const json& predicted = verdict.contains("predicted_error") ? verdict["predicted_error"] : json();
-  return (predicted.is_object() ? PredictedText(predicted) : std::string("runs")) + " (observed)";
-}
-
-// The line under an observed verdict: where and when, and the prediction an
-// observation contradicts.
-std::string ObservedLine(const json& verdict) {
-  const json& seen = verdict["observed"];
-  std::string text = "observed on " + StringField(seen, "host") + ", " + StringField(seen, "date");
-  if (StringField(verdict, "observation") == "contradicts" && verdict.contains("prediction")) {
-    const json& before = verdict["prediction"];
-    text += "; CONTRADICTS the prediction " + StringField(before, "status") + " " + PredictionCell(before);
-  } else if (!StringField(verdict, "observation").empty()) {
-    text += " (" + StringField(verdict, "observation") + " with the prediction)";
-  }
-  return text;
-}
-
-std::string PredictionCell(const json& verdict) {
-  const json& predicted = verdict.contains("predicted_error") ? verdict["predicted_error"] : json();
-  if (predicted.is_object()) return PredictedText(predicted) + " (" + StringField(predicted, "stage") + ")";
-  std::vector<std::string> undetermined;
-  for (const auto& id : Arr(verdict, "undetermined")) {
-    if (id.is_string()) undetermined.push_back(id.get<std::string>());
-  }
-  if (StringField(verdict, "status") == "undecided") {
+// The PREDICTED ERROR cell of a pool's row; `undetermined` is empty for a
+// prediction an observation replaced (it keeps only status and error).
+std::string PredictionCell(analysis::Outcome status, const Nullable<PredictedError>& predicted,
+                           const std::vector<std::string>& undetermined) {
+  if (predicted) return PredictedText(*predicted) + " (" + StageText(*predicted) + ")";
+  if (status == analysis::Outcome::kUndecided) {
     std::vector<std::string> some(undetermined.begin(), undetermined.begin() + std::min<size_t>(3, undetermined.size()));
     std::string more = undetermined.size() > 3 ? " +" + std::to_string(undetermined.size() - 3) : "";
     return "cannot tell: " + Joined(some) + more;
   }
-  if (StringField(verdict, "status") == "pass" && !undetermined.empty()) return "- (some checks undetermined)";
+  if (status == analysis::Outcome::kPass && !undetermined.empty()) return "- (some checks undetermined)";
   return "-";
+}
+
+// The PREDICTED ERROR cell: an observed verdict shows what the host returned.
+std::string Cell(const Verdict& verdict) {
+  if (!verdict.observed) return PredictionCell(verdict.status, verdict.predicted_error, verdict.undetermined);
+  return (verdict.predicted_error ? PredictedText(*verdict.predicted_error) : std::string("runs")) + " (observed)";
+}
+
+// The line under an observed verdict: where and when, and the prediction an
+// observation contradicts.
+std::string ObservedLine(const Verdict& verdict) {
+  const analysis::Observed& seen = *verdict.observed;
+  std::string text = "observed on " + seen.host + ", " + seen.date;
+  const std::string observation = TextOr(verdict.observation);
+  if (observation == "contradicts" && verdict.prediction) {
+    const analysis::Prediction& before = *verdict.prediction;
+    text += "; CONTRADICTS the prediction " + StatusText(before.status) + " " +
+            PredictionCell(before.status, before.predicted_error, {});
+  } else if (!observation.empty()) {
+    text += " (" + observation + " with the prediction)";
+  }
+  return text;
 }
 
 // A Dockerfile's base image (report images[].base): where it was read from.
 // A base the knowledge tables answered gets no line:
 // why its lookup failed is said once per scan on standard error (the
 // resolver's summary) and in full in the JSON report (`base.note`).
-std::string BaseLine(const json& base) {
-  if (!base.is_object()) return "";
-  std::string from = StringField(base, "resolved_from", "none");
+std::string BaseLine(const std::optional<analysis::BaseImage>& base) {
+  if (!base) return "";
+  std::string from = TextOr(base->resolved_from, "none");
   bool read = from == "docker" || from == "registry" || from == "local";
   if (!read) return "";
-  std::string line = "base " + StringField(base, "ref") + ": ";
+  std::string line = "base " + TextOr(base->ref) + ": ";
   line += "read from " + from;
-  std::string digest = StringField(base, "digest");
-  if (!digest.empty()) line += " (" + digest.substr(0, std::min<size_t>(digest.size(), 19)) + ", " + StringField(base, "platform") + ")";
+  std::string digest = TextOr(base->digest);
+  if (!digest.empty()) line += " (" + digest.substr(0, std::min<size_t>(digest.size(), 19)) + ", " + (base->platform ? base->platform->ToString() : "") + ")";
   return line;
 }
 
-void RenderVerdicts(std::string& out, const json& image, size_t width, const Painter& paint) {
-  const json& verdicts = Arr(image, "verdicts");
+void RenderVerdicts(std::string& out, const ImageReport& image, size_t width, const Painter& paint) {
+  const std::vector<Verdict>& verdicts = image.verdicts;
   if (verdicts.empty()) {
     out += "  (no pools: image-level checks only; pass --fleet FILE for verdicts)\n";
     return;
@@ -136,56 +124,55 @@ void RenderVerdicts(std::string& out, const json& image, size_t width, const Pai
   size_t pool_width = 4;
   size_t status_width = 7;
   for (const auto& verdict : verdicts) {
-    pool_width = std::max(pool_width, StringField(verdict, "pool").size());
-    status_width = std::max(status_width, StringField(verdict, "status").size());
+    pool_width = std::max(pool_width, verdict.pool.size());
+    status_width = std::max(status_width, StatusText(verdict.status).size());
   }
   pool_width = std::min<size_t>(pool_width, 24);
   out += "  " + Pad("POOL", pool_width) + "  " + Pad("VERDICT", status_width) + "  PREDICTED ERROR\n";
   for (const auto& verdict : verdicts) {
-    std::string status = StringField(verdict, "status");
+    std::string status = StatusText(verdict.status);
     std::string rest = Cell(verdict);
-    std::string plain = "  " + Pad(StringField(verdict, "pool"), pool_width) + "  " + Pad(status, status_width) + "  " + rest;
+    std::string plain = "  " + Pad(verdict.pool, pool_width) + "  " + Pad(status, status_width) + "  " + rest;
     std::string line = Cut(plain, width);
     // Colour the verdict word only (after cutting, so widths stay right).
     size_t at = 2 + pool_width + 2;
     if (line.size() >= at + status.size() && line.compare(at, status.size(), status) == 0)
       line = line.substr(0, at) + paint(status, ColorOf(status)) + line.substr(at + status.size());
     out += line + "\n";
-    if (verdict.contains("observed") && verdict["observed"].is_object())
-      out += Cut("    " + ObservedLine(verdict), width) + "\n";
+    if (verdict.observed) out += Cut("    " + ObservedLine(verdict), width) + "\n";
   }
 }
 
-std::string PoolsText(const RootCause& cause, const json& image) {
-  const json& first = *cause.findings.front();
-  if (StringField(first, "scope") == "image") return "image";
-  size_t all = Arr(image, "verdicts").size();
+std::string PoolsText(const RootCause& cause, const ImageReport& image) {
+  const Finding& first = *cause.findings.front();
+  if (ImageScoped(first)) return "image";
+  size_t all = image.verdicts.size();
   if (cause.pools.empty()) return "";
   if (all > 1 && cause.pools.size() == all) return "all " + std::to_string(all) + " pools";
   return Joined(cause.pools);
 }
 
-std::string HelpLine(const json& finding, const RenderOptions& options) {
-  std::string rule = StringField(finding, "rule");
-  std::string uri = HelpUri(options.docs_base_uri, rule, StringField(finding, "docs"));
+std::string HelpLine(const Finding& finding, const RenderOptions& options) {
+  const std::string& rule = finding.rule;
+  std::string uri = HelpUri(options.docs_base_uri, rule, finding.docs);
   return uri.empty() ? "imagelint explain " + rule : uri;
 }
 
-void RenderDecided(std::string& out, const RootCause& cause, const json& image, const RenderOptions& options,
+void RenderDecided(std::string& out, const RootCause& cause, const ImageReport& image, const RenderOptions& options,
                    const Painter& paint, size_t width) {
-  const json& finding = *cause.findings.front();
+  const Finding& finding = *cause.findings.front();
   std::string kind = Kind(finding);
   std::string pools = PoolsText(cause, image);
   // Wrap without the colour codes, then paint the first word.
-  std::string plain_head = kind + " " + StringField(finding, "rule") + " " + StringField(finding, "name") +
+  std::string plain_head = kind + " " + finding.rule + " " + finding.name +
                            (pools.empty() ? "" : " [" + pools + "]") +
                            (BaselineState(cause) == "new" ? " (new since the baseline)" : "");
   std::string wrapped = Wrap(plain_head, "", "    ", width);
   out += paint(kind, ColorOf(kind)) + wrapped.substr(kind.size());
-  std::string message = StringField(finding, "message");
+  const std::string& message = finding.message;
   out += Wrap(ShortenRequirements(message, message), "  ", "  ", width);
   if (cause.findings.size() > 1 && !cause.pools.empty()) {
-    std::string first_pool = Arr(finding, "pools").empty() ? "" : Arr(finding, "pools")[0].get<std::string>();
+    std::string first_pool = finding.pools.empty() ? "" : finding.pools.front();
     std::vector<std::string> others;
     for (const auto& pool : cause.pools) {
       if (pool != first_pool) others.push_back(pool);
@@ -193,23 +180,23 @@ void RenderDecided(std::string& out, const RootCause& cause, const json& image, 
     if (!others.empty() && !first_pool.empty())
       out += Wrap("(shown for " + first_pool + "; the same cause on " + Joined(others) + ")", "  ", "  ", width);
   }
-  const json& predicted = finding.contains("predicted_error") ? finding["predicted_error"] : json();
-  if (predicted.is_object()) {
-    std::string text = "predicts: " + PredictedText(predicted) + " at " + StringField(predicted, "stage");
-    std::string said = StringField(predicted, "message");
+  if (finding.predicted_error) {
+    const PredictedError& predicted = *finding.predicted_error;
+    std::string text = "predicts: " + PredictedText(predicted) + " at " + StageText(predicted);
+    std::string said = TextOr(predicted.message);
     if (!said.empty() && message.find(said) == std::string::npos) text += ": " + said;
     out += Wrap(text, "  ", "    ", width);
   }
-  for (const auto& item : Arr(finding, "evidence"))
+  for (const auto& item : finding.evidence)
     out += Wrap(ShortenRequirements(EvidenceText(item), message), "  evidence: ", "    ", width);
-  if (finding.contains("fix")) out += Wrap(ShortenRequirements(StringField(finding, "fix"), message), "  fix: ", "    ", width);
+  if (finding.fix) out += Wrap(ShortenRequirements(*finding.fix, message), "  fix: ", "    ", width);
   out += Wrap(HelpLine(finding, options), "  help: ", "    ", width);
   out += "\n";
 }
 
-void RenderUndecided(std::string& out, const RootCause& cause, const json& image, const RenderOptions& options,
+void RenderUndecided(std::string& out, const RootCause& cause, const ImageReport& image, const RenderOptions& options,
                      const Painter& paint, size_t width) {
-  const json& first = *cause.findings.front();
+  const Finding& first = *cause.findings.front();
   std::string pools = PoolsText(cause, image);
   std::string plain_head = "undecided " + Joined(cause.rules) + (pools.empty() ? "" : " [" + pools + "]") +
                            (BaselineState(cause) == "new" ? " (new since the baseline)" : "");
@@ -217,19 +204,18 @@ void RenderUndecided(std::string& out, const RootCause& cause, const json& image
   out += paint("undecided", ColorOf("undecided")) + wrapped.substr(9);
   // What is unknown, once for the whole cause.
   std::vector<std::string> missing = MissingSentences(cause.findings);
-  if (missing.empty()) missing.push_back(StringField(first, "message"));
+  if (missing.empty()) missing.push_back(first.message);
   out += Wrap("cannot tell: " + Joined(missing, "; "), "  ", "    ", width);
   for (const auto& reason : MissingReasons(first)) out += Wrap(reason, "  why: ", "    ", width);
   // What could not be decided: one line per rule.
   std::vector<std::string> seen;
-  for (const json* finding : cause.findings) {
-    std::string rule = StringField(*finding, "rule");
+  for (const Finding* finding : cause.findings) {
+    const std::string& rule = finding->rule;
     if (std::find(seen.begin(), seen.end(), rule) != seen.end()) continue;
     seen.push_back(rule);
-    std::string title = StringField(*finding, "title", StringField(*finding, "name"));
-    out += Wrap(rule + " " + title, "  - ", "    ", width);
+    out += Wrap(rule + " " + finding->title, "  - ", "    ", width);
   }
-  if (first.contains("fix")) out += Wrap(StringField(first, "fix"), "  ", "    ", width);
+  if (first.fix) out += Wrap(*first.fix, "  ", "    ", width);
   if (cause.rules.size() == 1) out += Wrap(HelpLine(first, options), "  help: ", "    ", width);
   out += "\n";
 }
@@ -249,60 +235,65 @@ std::string Heading(const std::string& kind, const Counts& counts) {
 
 // The tail: suppressed findings, expired/rejected/unused ignores and the
 // summary line (suppressions are never silent).
-std::string RenderSummary(const json& report, const RenderOptions& options) {
+std::string RenderSummary(const Report& report, const RenderOptions& options) {
   Painter paint(options.color);
   size_t width = std::max<size_t>(options.width, 40);
   std::string out;
-  const json& images = Arr(report, "images");
-  std::vector<std::pair<size_t, const json*>> suppressed;
+  const std::vector<ImageReport>& images = report.images;
+  std::vector<std::pair<size_t, const Finding*>> suppressed;
   for (size_t i = 0; i < images.size(); ++i) {
-    for (const auto& finding : Arr(images[i], "suppressed")) suppressed.emplace_back(i, &finding);
+    if (!images[i].suppressed) continue;
+    for (const auto& finding : *images[i].suppressed) suppressed.emplace_back(i, &finding);
   }
   if (!suppressed.empty()) {
     out += "\n" + paint("SUPPRESSED (" + std::to_string(suppressed.size()) + ")", "1") + "\n";
     for (const auto& [index, finding] : suppressed) {
-      const json& by = finding->contains("suppressed_by") ? (*finding)["suppressed_by"] : json::object();
-      std::string text = StringField(*finding, "rule", "?") + " " + Kind(*finding) + " [#" + std::to_string(index + 1) +
-                         "] by " + SuppressionSource(by) + ": " + StringField(by, "reason");
-      std::string expires = StringField(by, "expires");
+      analysis::SuppressedBy by;
+      by.origin = "?";  // a suppressed finding that does not say by what
+      if (finding->suppressed_by) by = *finding->suppressed_by;
+      std::string text = finding->rule + " " + Kind(*finding) + " [#" + std::to_string(index + 1) + "] by " +
+                         SuppressionSource(by) + ": " + by.reason;
+      std::string expires = TextOr(by.expires);
       if (!expires.empty()) text += " (until " + expires + ")";
       out += Wrap(text, "  ", "      ", width);
     }
   }
-  const json& ignores = report.contains("ignores") ? report["ignores"] : json::object();
-  if (!Arr(ignores, "expired").empty()) {
-    out += "\n" + paint("EXPIRED IGNORES (" + std::to_string(Arr(ignores, "expired").size()) + ")", "33") + "\n";
-    for (const auto& entry : Arr(ignores, "expired")) {
-      std::string text = StringField(entry, "rule", "?") + " expired " + StringField(entry, "expires") + " (" +
-                         SuppressionSource(entry) + "): " + StringField(entry, "reason") +
-                         "; its findings are reported again";
+  const analysis::Ignores ignores = report.ignores.value_or(analysis::Ignores{});
+  const std::vector<analysis::IgnoreEntry> none;
+  const auto& expired = ignores.expired ? *ignores.expired : none;
+  const auto& invalid = ignores.invalid ? *ignores.invalid : none;
+  const auto& unused = ignores.unused ? *ignores.unused : none;
+  if (!expired.empty()) {
+    out += "\n" + paint("EXPIRED IGNORES (" + std::to_string(expired.size()) + ")", "33") + "\n";
+    for (const auto& [entry, problem] : expired) {
+      std::string text = entry.rule + " expired " + TextOr(entry.expires) + " (" + SuppressionSource(entry) +
+                         "): " + entry.reason + "; its findings are reported again";
       out += Wrap(text, "  ", "      ", width);
     }
   }
-  if (!Arr(ignores, "invalid").empty()) {
-    out += "\n" + paint("REJECTED IGNORES (" + std::to_string(Arr(ignores, "invalid").size()) + ")", "33") + "\n";
-    for (const auto& entry : Arr(ignores, "invalid")) {
-      std::string text = StringField(entry, "rule", "?") + " (" + SuppressionSource(entry) + "): " + StringField(entry, "problem") +
-                         "; not applied";
+  if (!invalid.empty()) {
+    out += "\n" + paint("REJECTED IGNORES (" + std::to_string(invalid.size()) + ")", "33") + "\n";
+    for (const auto& [entry, problem] : invalid) {
+      std::string text = entry.rule + " (" + SuppressionSource(entry) + "): " + TextOr(problem) + "; not applied";
       out += Wrap(text, "  ", "      ", width);
     }
   }
-  if (!Arr(ignores, "unused").empty()) {
-    out += "\n" + paint("UNUSED IGNORES (" + std::to_string(Arr(ignores, "unused").size()) + ")", "1") + "\n";
-    for (const auto& entry : Arr(ignores, "unused")) {
-      std::string text = StringField(entry, "rule", "?") + " (" + SuppressionSource(entry) + "): matched no finding";
+  if (!unused.empty()) {
+    out += "\n" + paint("UNUSED IGNORES (" + std::to_string(unused.size()) + ")", "1") + "\n";
+    for (const auto& [entry, problem] : unused) {
+      std::string text = entry.rule + " (" + SuppressionSource(entry) + "): matched no finding";
       out += Wrap(text, "  ", "      ", width);
     }
   }
 
-  const json& summary = report.contains("summary") ? report["summary"] : json::object();
-  const json& hidden = summary.contains("hidden") ? summary["hidden"] : json::object();
+  const analysis::Summary summary = report.summary.value_or(analysis::Summary{});
+  const analysis::SeverityCounts& hidden = summary.hidden;
   const Counts counts = CountReport(report);
   const auto& verdicts = counts.verdicts;
   const auto& findings = counts.findings;
-  std::string line = "imagelint: " + Plural(Count(summary, "images"), "image", "images");
-  if (Count(summary, "pools") > 0) {
-    line += " x " + Plural(Count(summary, "pools"), "pool", "pools") + ": " +
+  std::string line = "imagelint: " + Plural(summary.images, "image", "images");
+  if (summary.pools > 0) {
+    line += " x " + Plural(summary.pools, "pool", "pools") + ": " +
             std::to_string(counts.Of(verdicts, "fail")) + " fail, ";
     if (counts.Of(verdicts, "undecided") > 0) line += std::to_string(counts.Of(verdicts, "undecided")) + " undecided, ";
     line += std::to_string(counts.Of(verdicts, "warn")) + " warn, " + std::to_string(counts.Of(verdicts, "pass")) +
@@ -314,29 +305,28 @@ std::string RenderSummary(const json& report, const RenderOptions& options) {
   if (counts.Of(findings, "undecided") > 0) line += std::to_string(counts.Of(findings, "undecided")) + " undecided, ";
   line += Plural(counts.Of(findings, "warning"), "warning", "warnings") + ", " +
           Plural(counts.Of(findings, "note"), "note", "notes");
-  int64_t hidden_total =
-      Count(hidden, "error") + Count(hidden, "warning") + Count(hidden, "note") + Count(hidden, "undecided");
-  line += "; " + std::to_string(Count(summary, "suppressed")) + " suppressed";
+  int64_t hidden_total = hidden.error + hidden.warning + hidden.note + hidden.undecided;
+  line += "; " + std::to_string(summary.suppressed) + " suppressed";
   if (hidden_total > 0)
-    line += "; " + std::to_string(hidden_total) + " below --min-severity " + StringField(summary, "min_severity");
-  if (Count(summary, "expired_ignores") > 0)
-    line += "; " + Plural(Count(summary, "expired_ignores"), "expired ignore", "expired ignores");
-  if (Count(summary, "invalid_ignores") > 0)
-    line += "; " + Plural(Count(summary, "invalid_ignores"), "rejected ignore", "rejected ignores");
-  if (summary.contains("baseline") && summary["baseline"].is_object()) {
-    const json& baseline = summary["baseline"];
-    line += "; since the baseline: " + std::to_string(Count(baseline, "new")) + " new, " +
-            std::to_string(Count(baseline, "fixed")) + " fixed, " + std::to_string(Count(baseline, "unchanged")) +
-            " unchanged";
+    line += "; " + std::to_string(hidden_total) + " below --min-severity " +
+            (summary.min_severity ? std::string(rules::SeverityName(*summary.min_severity)) : "");
+  if (summary.expired_ignores.value_or(0) > 0)
+    line += "; " + Plural(*summary.expired_ignores, "expired ignore", "expired ignores");
+  if (summary.invalid_ignores.value_or(0) > 0)
+    line += "; " + Plural(*summary.invalid_ignores, "rejected ignore", "rejected ignores");
+  if (summary.baseline) {
+    const analysis::BaselineSummary& baseline = *summary.baseline;
+    line += "; since the baseline: " + std::to_string(baseline.added) + " new, " + std::to_string(baseline.fixed) +
+            " fixed, " + std::to_string(baseline.unchanged) + " unchanged";
   }
-  if (Count(summary, "unreadable") > 0)
-    line += "; " + Plural(Count(summary, "unreadable"), "image", "images") + " could not be read";
+  if (summary.unreadable.value_or(0) > 0)
+    line += "; " + Plural(*summary.unreadable, "image", "images") + " could not be read";
   if (std::string knowledge = KnowledgeLabel(report); !knowledge.empty()) line += "; " + knowledge;
   if (std::string note = KnowledgeNote(report); !note.empty()) out += "\n" + Wrap("NOTE: " + note, "", "  ", width);
   out += "\n" + Wrap(line, "", "  ", width);
   // A scan without pools passes whatever the hosts are: say so (a pre-commit
   // hook or CI job set up without a fleet would otherwise look like a pass).
-  if (Count(summary, "pools") == 0 && Count(summary, "images") > 0)
+  if (summary.pools == 0 && summary.images > 0)
     out += Wrap("no fleet: nothing pool-specific (driver, GPU, container toolkit) was checked; add pools with "
                 "--fleet FILE or `fleet: FILE` in .imagelint.yaml (docs/fleet.md; `imagelint fleet import` "
                 "writes one from nvidia-smi or kubectl)",
@@ -346,45 +336,40 @@ std::string RenderSummary(const json& report, const RenderOptions& options) {
 
 }  // namespace
 
-std::string RenderText(const json& report, const RenderOptions& options) {
+std::string RenderText(const Report& report, const RenderOptions& options) {
   size_t width = std::max<size_t>(options.width, 40);
   Painter paint(options.color);
   std::string out;
-  for (const auto& image : Arr(report, "images")) {
-    std::string header = "IMAGE " + StringField(image, "ref");
-    std::string digest = StringField(image, "digest");
+  for (const auto& image : report.images) {
+    std::string header = "IMAGE " + image.ref;
+    const std::string& digest = image.digest;
     if (!digest.empty()) header += " (" + digest.substr(0, std::min<size_t>(digest.size(), 19)) + ")";
     out += paint(Cut(header, width), "1") + "\n";
-    if (StringField(image, "status") == "error") {  // --images-from, --all-tags: an image that could not be read
-      out += Wrap(paint("could not be read", "31") + ": " + StringField(image, "error"), "  ", "    ", width) + "\n\n";
+    if (image.status == analysis::Outcome::kError) {  // --images-from, --all-tags: an image that could not be read
+      out += Wrap(paint("could not be read", "31") + ": " + TextOr(image.error), "  ", "    ", width) + "\n\n";
       continue;
     }
     // Dockerfile inputs: where FROM was read, when it was read or the reason
     // it was not; built per pool platform, which pools got which build.
-    if (image.contains("platforms") && image["platforms"].is_array()) {
-      for (const auto& platform : Arr(image, "platforms")) {
-        std::vector<std::string> pools;
-        for (const auto& pool : Arr(platform, "pools"))
-          if (pool.is_string()) pools.push_back(pool.get<std::string>());
-        std::string line = "built for " + StringField(platform, "platform") + " (" + Joined(pools) + ")";
-        std::string base = BaseLine(platform.contains("base") ? platform["base"] : json::object());
+    if (image.platforms) {
+      for (const auto& platform : *image.platforms) {
+        std::string line = "built for " + platform.platform.ToString() + " (" + Joined(platform.pools) + ")";
+        std::string base = BaseLine(platform.base);
         out += Wrap(line + (base.empty() ? "" : "; " + base), "  ", "      ", width);
       }
-    } else if (std::string base = BaseLine(image.contains("base") ? image["base"] : json::object()); !base.empty()) {
+    } else if (std::string base = BaseLine(image.base); !base.empty()) {
       out += Wrap(base, "  ", "      ", width);
     }
     RenderVerdicts(out, image, width, paint);
     auto causes = RootCauses(image);
-    const json& fixed = Arr(image, "fixed");  // --baseline
     std::string fixed_text;
-    if (!fixed.empty()) {
+    if (image.fixed && !image.fixed->empty()) {  // --baseline
+      const std::vector<Finding>& fixed = *image.fixed;
       fixed_text = paint("Fixed since the baseline (" + std::to_string(fixed.size()) + ")", "32") + "\n";
       for (const auto& finding : fixed) {
-        std::string pools;
-        for (const auto& pool : Arr(finding, "pools"))
-          if (pool.is_string()) pools += (pools.empty() ? "" : ", ") + pool.get<std::string>();
-        fixed_text += Wrap("fixed " + StringField(finding, "rule") + " " + StringField(finding, "name") +
-                               (pools.empty() ? "" : " [" + pools + "]") + ": " + StringField(finding, "message"),
+        std::string pools = Joined(finding.pools);
+        fixed_text += Wrap("fixed " + finding.rule + " " + finding.name + (pools.empty() ? "" : " [" + pools + "]") +
+                               ": " + finding.message,
                            "  ", "    ", width);
       }
       fixed_text += "\n";

@@ -302,7 +302,7 @@ TEST_CASE("suppressions: a pragma without a reason is rejected, and says so") {
   CHECK(report["ignores"]["invalid"][0]["problem"] == "has no reason");
   json shown = testing::Finalized(report);
   CHECK(shown["summary"]["invalid_ignores"] == 1);
-  std::string text = report::RenderText(shown);
+  std::string text = report::RenderText(testing::Typed(shown));
   CHECK(text.find("REJECTED IGNORES (1)") != std::string::npos);
   CHECK(text.find("IL003 (Dockerfile:6): has no reason; not applied") != std::string::npos);
 }

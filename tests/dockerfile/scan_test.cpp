@@ -177,7 +177,7 @@ TEST_CASE("golden SARIF of a Dockerfile scan: results point at Dockerfile lines"
   report = testing::Finalized(report);
   report::RenderOptions options;
   options.docs_dir = "/nonexistent";  // keep rule docs text out of the golden
-  json sarif = json::parse(report::RenderSarif(report, report::RulesFromReport(report), options));
+  json sarif = json::parse(report::RenderSarif(testing::Typed(report), report::RulesFromReport(testing::Typed(report)), options));
   REQUIRE(sarif["runs"].size() == 1);
   json results = json::array();
   for (const auto& result : sarif["runs"][0]["results"]) {

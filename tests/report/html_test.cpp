@@ -20,6 +20,7 @@ namespace imagelint::report {
 namespace {
 
 using nlohmann::json;
+using testing::Typed;
 namespace fs = std::filesystem;
 
 constexpr int kWidth = 1280;
@@ -153,7 +154,7 @@ TEST_CASE("html: self-contained, the matrix in Chromium's DOM and on its screens
   json report = ThreeImages();
   RenderOptions options;
   options.docs_dir = (testing::SourceDir() / "docs").string();
-  std::string html = RenderHtml(report, RulesFromReport(report), options);
+  std::string html = RenderHtml(Typed(report), RulesFromReport(Typed(report)), options);
   // Self-contained: no script, no stylesheet, image, font or frame from elsewhere.
   // (Rule pages may mention addresses as text; nothing is linked without --docs-url.)
   for (const char* forbidden : {"<script", "<link", "<img", "<iframe", "<object", "<embed", "src=", "url(", "@import",

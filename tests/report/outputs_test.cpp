@@ -18,6 +18,7 @@ namespace {
 
 using testing::Finalized;
 using nlohmann::json;
+using testing::Typed;
 using testing::SampleFinding;
 using testing::SampleReport;
 
@@ -66,7 +67,7 @@ TEST_CASE("github: one annotation per rule and location, file-located first, at 
   RenderOptions options;
   options.dockerfile = "Dockerfile";
   for (auto& image : images) image["dockerfile"] = "Dockerfile";
-  auto lines = Lines(RenderGithub(Report(images), options));
+  auto lines = Lines(RenderGithub(Typed(Report(images)), options));
   REQUIRE(lines.size() == kGithubMaxAnnotations + 1);
   CHECK_MESSAGE(lines[0].rfind("::error file=Dockerfile,line=7,title=IL003 forward-compat-unsupported-gpu (app%3A1%2C "
                                "app-gpu%3A1 +1)::compat libcuda on rtx3090-460",
@@ -92,7 +93,7 @@ TEST_CASE("sarif identity: the same across tags and digests of one image, and ac
                                  json{{"code", 0}, {"name", "requirement-unsatisfied"}, {"stage", "container-start"}});
     json image = Image(ref, json::array({finding}), {"old-470"});
     image["dockerfile"] = "services/train/Dockerfile";
-    return json::parse(RenderSarif(Report(json::array({image})), {}));
+    return json::parse(RenderSarif(Typed(Report(json::array({image}))), {}));
   };
   json push1 = sarif_of("registry.example.com/team/train:3f2a1c9", 4, "needs CUDA 12.4; driver 470 has 11.4");
   json push2 = sarif_of("registry.example.com/team/train:8b7d0e1@sha256:" + std::string(64, 'e'), 9,
@@ -118,7 +119,7 @@ TEST_CASE("sarif identity: the same across tags and digests of one image, and ac
     json finding = SampleFinding("IL013", "platform-mismatch", "error", "linux/amd64 on linux/arm64",
                                  json::array({"gh200-arm64"}), evidence);
     json image = Image(ref, json::array({finding}), {"gh200-arm64"});
-    return json::parse(RenderSarif(Report(json::array({image})), {}))["runs"][0];
+    return json::parse(RenderSarif(Typed(Report(json::array({image}))), {}))["runs"][0];
   };
   json monday = dockerfile_run("services/train/Dockerfile#app", "nvidia/cuda:12.4.1-runtime-ubuntu22.04", 3);
   json tuesday = dockerfile_run("./services/train/Dockerfile#app", "nvidia/cuda:12.6.3-runtime-ubuntu24.04", 11);
@@ -128,37 +129,37 @@ TEST_CASE("sarif identity: the same across tags and digests of one image, and ac
   json other_file = dockerfile_run("services/serve/Dockerfile#app", "nvidia/cuda:12.4.1-runtime-ubuntu22.04", 3);
   CHECK(other_file["results"][0]["partialFingerprints"] != monday["results"][0]["partialFingerprints"]);
 
-  json a = SampleReport()["images"][0];
-  json b = a;
-  b["findings"][0]["pools"] = json::array({"a100-535"});
-  CHECK(FindingFingerprint(a, a["findings"][0]) != FindingFingerprint(b, b["findings"][0]));
+  const analysis::ImageReport a = Typed(SampleReport()).images[0];
+  analysis::ImageReport b = a;
+  b.findings[0].pools = {"a100-535"};
+  CHECK(FindingFingerprint(a, a.findings[0]) != FindingFingerprint(b, b.findings[0]));
 }
 
 TEST_CASE("no link points at a home imagelint does not have; --docs-url sets one") {
   json report = Finalized(SampleReport());
-  auto rules = RulesFromReport(report);
+  auto rules = RulesFromReport(Typed(report));
   RenderOptions options;
   options.docs_dir = (testing::SourceDir() / "docs").string();
   for (Format format : {Format::kText, Format::kJson, Format::kSarif, Format::kJunit, Format::kGithub,
                         Format::kMarkdown, Format::kGitlab, Format::kHtml}) {
-    std::string out = Render(report, format, rules, options);
+    std::string out = Render(Typed(report), format, rules, options);
     CHECK_MESSAGE(out.find("github.com/imagelint") == std::string::npos, FormatName(format));
     CHECK_MESSAGE(out.find("helpUri") == std::string::npos, FormatName(format));
   }
-  json sarif = json::parse(RenderSarif(report, rules, options));
+  json sarif = json::parse(RenderSarif(Typed(report), rules, options));
   const json& rule = sarif["runs"][0]["tool"]["driver"]["rules"][0];
   CHECK(rule["help"]["markdown"].get<std::string>().find("# IL003") == 0);  // the page itself, embedded
   CHECK(rule["help"]["text"].get<std::string>().find("IL003") == 0);
   CHECK(rule["help"]["text"].get<std::string>().find('`') == std::string::npos);
 
   options.docs_base_uri = "https://git.example.com/tools/imagelint/-/blob/main/";
-  sarif = json::parse(RenderSarif(report, rules, options));
+  sarif = json::parse(RenderSarif(Typed(report), rules, options));
   CHECK(sarif["runs"][0]["tool"]["driver"]["rules"][0]["helpUri"] ==
         "https://git.example.com/tools/imagelint/-/blob/main/docs/rules/IL003.md");
-  CHECK(RenderMarkdown(report, rules, options)
+  CHECK(RenderMarkdown(Typed(report), rules, options)
             .find("[IL003](https://git.example.com/tools/imagelint/-/blob/main/docs/rules/IL003.md)") !=
         std::string::npos);
-  CHECK(RenderHtml(report, rules, options).find("href=\"https://git.example.com/tools/imagelint/-/blob/main/docs/rules/IL003.md\"") !=
+  CHECK(RenderHtml(Typed(report), rules, options).find("href=\"https://git.example.com/tools/imagelint/-/blob/main/docs/rules/IL003.md\"") !=
         std::string::npos);
 
   // Nor do the project's own files (docs, rules, sources; examples/ are the
@@ -182,7 +183,7 @@ TEST_CASE("gitlab: GitLab's Code Quality shape") {
   json report = Finalized(SampleReport());
   RenderOptions options;
   options.dockerfile = "./docker/Dockerfile";
-  json issues = json::parse(RenderGitlab(report, options));
+  json issues = json::parse(RenderGitlab(Typed(report), options));
   REQUIRE(issues.is_array());
   REQUIRE(issues.size() == 4);  // every shown finding
   std::set<std::string> fingerprints;
@@ -207,7 +208,7 @@ TEST_CASE("gitlab: GitLab's Code Quality shape") {
   twice["images"][1]["ref"] = "build/app-v2.tar";
   twice["images"][0]["ref"] = "registry.example.com/app:1";
   twice["images"][1]["ref"] = "registry.example.com/app:2";
-  json both = json::parse(RenderGitlab(Finalized(twice), options));
+  json both = json::parse(RenderGitlab(Typed(Finalized(twice)), options));
   std::set<std::string> distinct;
   for (const auto& issue : both) distinct.insert(issue["fingerprint"].get<std::string>());
   CHECK(distinct.size() == both.size());
@@ -215,7 +216,7 @@ TEST_CASE("gitlab: GitLab's Code Quality shape") {
   // And against a JSON schema of the documented format.
   if (!testing::NeedExternal("python3-jsonschema", HaveJsonschemaModule(), "validates the GitLab report's shape")) return;
   testing::TempDir dir;
-  testing::WriteFileText(dir / "gl.json", RenderGitlab(report, options));
+  testing::WriteFileText(dir / "gl.json", RenderGitlab(Typed(report), options));
   const char* script =
       "import json, sys, jsonschema\n"
       "jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))\n"
@@ -245,7 +246,7 @@ TEST_CASE("text: one block per root cause, long requirement lists shortened, the
     findings.push_back(finding);
   }
   json report = Report(json::array({Image("app:1", findings, {"rtx3090-460", "a100-460", "v100-450", "h100-550"})}));
-  std::string text = RenderText(report);
+  std::string text = RenderText(Typed(report));
   size_t blocks = 0;
   for (size_t at = text.find("error IL001"); at != std::string::npos; at = text.find("error IL001", at + 1)) ++blocks;
   CHECK(blocks == 1);
@@ -261,7 +262,7 @@ TEST_CASE("text: one block per root cause, long requirement lists shortened, the
 
   RenderOptions wide;
   wide.width = 140;
-  std::string wide_text = RenderText(report, wide);
+  std::string wide_text = RenderText(Typed(report), wide);
   size_t longest = 0;
   for (const auto& line : Lines(wide_text)) {
     size_t columns = 0;

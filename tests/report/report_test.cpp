@@ -17,6 +17,7 @@ namespace {
 
 using testing::Finalized;
 using nlohmann::json;
+using testing::Typed;
 using testing::SampleReport;
 
 // Docs pages for SARIF help.markdown come from a directory the test controls.
@@ -59,17 +60,17 @@ json Shown(Severity min = Severity::kNote) {
 TEST_CASE("golden: every format from one report") {
   DocsFixture docs;
   json report = Shown();
-  auto rules = RulesFromReport(report);
+  auto rules = RulesFromReport(Typed(report));
   REQUIRE(rules.size() == 3);
-  testing::CheckGolden("report/golden/sample.txt", RenderText(report, docs.Options()));
-  testing::CheckGolden("report/golden/sample.json", RenderJson(report));
-  testing::CheckGolden("report/golden/sample.sarif", RenderSarif(report, rules, docs.Options()));
-  testing::CheckGolden("report/golden/sample.junit.xml", RenderJunit(report));
-  testing::CheckGolden("report/golden/sample.github.txt", RenderGithub(report, docs.Options()));
-  testing::CheckGolden("report/golden/sample.md", RenderMarkdown(report, rules, docs.Options()));
+  testing::CheckGolden("report/golden/sample.txt", RenderText(Typed(report), docs.Options()));
+  testing::CheckGolden("report/golden/sample.json", RenderJson(Typed(report)));
+  testing::CheckGolden("report/golden/sample.sarif", RenderSarif(Typed(report), rules, docs.Options()));
+  testing::CheckGolden("report/golden/sample.junit.xml", RenderJunit(Typed(report)));
+  testing::CheckGolden("report/golden/sample.github.txt", RenderGithub(Typed(report), docs.Options()));
+  testing::CheckGolden("report/golden/sample.md", RenderMarkdown(Typed(report), rules, docs.Options()));
   RenderOptions colored = docs.Options();
   colored.color = true;
-  testing::CheckGolden("report/golden/sample.color.txt", RenderText(report, colored));
+  testing::CheckGolden("report/golden/sample.color.txt", RenderText(Typed(report), colored));
 }
 
 // The document's one reader and writer agree on every report this suite
@@ -104,14 +105,14 @@ TEST_CASE("golden: a single image without a fleet") {
   report = Finalized(report);
   RenderOptions options;
   options.docs_dir = "/nonexistent";
-  testing::CheckGolden("report/golden/no-fleet.txt", RenderText(report, options));
-  testing::CheckGolden("report/golden/no-fleet.junit.xml", RenderJunit(report));
-  testing::CheckGolden("report/golden/no-fleet.md", RenderMarkdown(report, RulesFromReport(report), options));
+  testing::CheckGolden("report/golden/no-fleet.txt", RenderText(Typed(report), options));
+  testing::CheckGolden("report/golden/no-fleet.junit.xml", RenderJunit(Typed(report)));
+  testing::CheckGolden("report/golden/no-fleet.md", RenderMarkdown(Typed(report), RulesFromReport(Typed(report)), options));
 }
 
 TEST_CASE("text: fits 80 columns, colour only when asked") {
   json report = Shown();
-  std::string plain = RenderText(report);
+  std::string plain = RenderText(Typed(report));
   std::istringstream lines(plain);
   std::string line;
   int count = 0;
@@ -126,7 +127,7 @@ TEST_CASE("text: fits 80 columns, colour only when asked") {
   CHECK(plain.find("\x1b[") == std::string::npos);
   RenderOptions colored;
   colored.color = true;
-  std::string with_color = RenderText(report, colored);
+  std::string with_color = RenderText(Typed(report), colored);
   CHECK(with_color.find("\x1b[1mSUPPRESSED (1)\x1b[0m") != std::string::npos);
   // Verdicts with predicted errors, findings, suppression and summary are all there.
   CHECK(plain.find("IMAGE build/app.tar (sha256:aaaaaaaaaaaa)\n") != std::string::npos);
@@ -235,26 +236,26 @@ TEST_CASE("rule lists and cache usage: text, json, markdown") {
 TEST_CASE("WriteReports: files and stdout, errors name the file") {
   testing::TempDir dir;
   json report = Shown();
-  auto rules = RulesFromReport(report);
+  auto rules = RulesFromReport(Typed(report));
   std::ostringstream out;
   RenderOptions options;
   options.color = true;  // never into files
   std::vector<FormatRequest> requests = {{Format::kSarif, (dir / "out.sarif").string()},
                                          {Format::kText, (dir / "out.txt").string()},
                                          {Format::kJson, ""}};
-  auto status = WriteReports(report, rules, requests, options, out);
+  auto status = WriteReports(Typed(report), rules, requests, options, out);
   REQUIRE(status.ok());
   CHECK(json::parse(out.str()) == report);
   CHECK(json::parse(testing::ReadFileText(dir / "out.sarif"))["version"] == "2.1.0");
   CHECK(testing::ReadFileText(dir / "out.txt").find("\x1b[") == std::string::npos);
 
   std::vector<FormatRequest> two_stdout = {{Format::kText, ""}, {Format::kJson, "-"}};
-  auto clash = WriteReports(report, rules, two_stdout, options, out);
+  auto clash = WriteReports(Typed(report), rules, two_stdout, options, out);
   REQUIRE_FALSE(clash.ok());
   CHECK(clash.error().message.find("only one format") != std::string::npos);
 
   std::vector<FormatRequest> bad = {{Format::kJson, (dir / "missing" / "x.json").string()}};
-  auto unwritable = WriteReports(report, rules, bad, options, out);
+  auto unwritable = WriteReports(Typed(report), rules, bad, options, out);
   REQUIRE_FALSE(unwritable.ok());
   CHECK(unwritable.error().subject == (dir / "missing" / "x.json").string());
 }
@@ -306,12 +307,12 @@ std::vector<std::pair<std::string, std::string>> SarifLogs() {
   const json compared = analysis::WriteReport(typed);
   REQUIRE(compared["images"][0]["findings"][0]["baseline_state"] == "new");
   REQUIRE(compared["images"][0]["fixed"].size() == 1);
-  return {{"sample.sarif", RenderSarif(sample, RulesFromReport(sample), options)},
-          {"unreadable.sarif", RenderSarif(unreadable, RulesFromReport(unreadable), options)},
-          {"baseline.sarif", RenderSarif(compared, RulesFromReport(compared), options)},
-          {"linked.sarif", RenderSarif(sample, RulesFromReport(sample), linked)},
-          {"undecided.sarif", RenderSarif(undecided, RulesFromReport(undecided), options)},
-          {"empty.sarif", RenderSarif(empty, {}, options)}};
+  return {{"sample.sarif", RenderSarif(Typed(sample), RulesFromReport(Typed(sample)), options)},
+          {"unreadable.sarif", RenderSarif(Typed(unreadable), RulesFromReport(Typed(unreadable)), options)},
+          {"baseline.sarif", RenderSarif(Typed(compared), RulesFromReport(Typed(compared)), options)},
+          {"linked.sarif", RenderSarif(Typed(sample), RulesFromReport(Typed(sample)), linked)},
+          {"undecided.sarif", RenderSarif(Typed(undecided), RulesFromReport(Typed(undecided)), options)},
+          {"empty.sarif", RenderSarif(Typed(empty), {}, options)}};
 }
 
 TEST_CASE("sarif: Microsoft's SARIF multitool finds no error (schema and GitHub's ingestion rules)") {
@@ -387,7 +388,7 @@ TEST_CASE("sarif: validates against the SARIF 2.1.0 schema the multitool ships")
 TEST_CASE("sarif: what GitHub code scanning reads") {
   DocsFixture docs;
   json report = Shown();
-  json log = json::parse(RenderSarif(report, RulesFromReport(report), docs.Options()));
+  json log = json::parse(RenderSarif(Typed(report), RulesFromReport(Typed(report)), docs.Options()));
   REQUIRE(log["runs"].size() == 1);
   const json& run = log["runs"][0];
   const json& driver = run["tool"]["driver"];
@@ -466,17 +467,19 @@ TEST_CASE("sarif: fingerprints are stable across runs and wording") {
   b["images"][0]["findings"][0]["message"] = "reworded";
   b["images"][0]["findings"][0]["evidence"][0]["layer"] = 5;
   b["images"][0]["findings"][0]["evidence"][0]["dockerfile_line"] = 12;
-  CHECK(FindingFingerprint(a["images"][0], a["images"][0]["findings"][0]) ==
-        FindingFingerprint(b["images"][0], b["images"][0]["findings"][0]));
-  CHECK(FindingFingerprint(a["images"][0], a["images"][0]["findings"][0]) !=
-        FindingFingerprint(a["images"][1], a["images"][0]["findings"][0]));
-  CHECK(FindingFingerprint(a["images"][0], a["images"][0]["findings"][0]).size() == 64);
+  const analysis::Report typed_a = Typed(a);
+  const analysis::Report typed_b = Typed(b);
+  CHECK(FindingFingerprint(typed_a.images[0], typed_a.images[0].findings[0]) ==
+        FindingFingerprint(typed_b.images[0], typed_b.images[0].findings[0]));
+  CHECK(FindingFingerprint(typed_a.images[0], typed_a.images[0].findings[0]) !=
+        FindingFingerprint(typed_a.images[1], typed_a.images[0].findings[0]));
+  CHECK(FindingFingerprint(typed_a.images[0], typed_a.images[0].findings[0]).size() == 64);
 }
 
 // --- JUnit, GitHub, Markdown -------------------------------------------------
 
 TEST_CASE("junit: a suite per image, a case per pool, failure = fail verdict") {
-  std::string xml = RenderJunit(Shown());
+  std::string xml = RenderJunit(Typed(Shown()));
   CHECK(xml.find("<testsuites name=\"imagelint\" tests=\"6\" failures=\"1\"") != std::string::npos);
   CHECK(xml.find("<testsuite name=\"build/app.tar\" tests=\"3\" failures=\"1\"") != std::string::npos);
   CHECK(xml.find("<testsuite name=\"nvcr.io/nvidia/pytorch:24.01-py3\" tests=\"3\" failures=\"0\"") !=
@@ -490,7 +493,7 @@ TEST_CASE("junit: a suite per image, a case per pool, failure = fail verdict") {
 TEST_CASE("github: annotations with file and line, escaped") {
   RenderOptions options;
   options.dockerfile = "./docker/Dockerfile";
-  std::string out = RenderGithub(Shown(), options);
+  std::string out = RenderGithub(Typed(Shown()), options);
   CHECK(out.find("::error file=docker/Dockerfile,line=7,title=IL003 forward-compat-unsupported-gpu (build/app.tar)::") !=
         std::string::npos);
   CHECK(out.find("::warning title=IL010 no-sass-for-gpu (build/app.tar)::") != std::string::npos);
@@ -509,7 +512,7 @@ TEST_CASE("markdown: matrix and top findings") {
   json report = Shown();
   RenderOptions options;
   options.markdown_top_findings = 2;
-  std::string md = RenderMarkdown(report, RulesFromReport(report), options);
+  std::string md = RenderMarkdown(Typed(report), RulesFromReport(Typed(report)), options);
   CHECK(md.find("| rtx3090-460 | ❌ **fail**: `804 cudaErrorCompatNotSupportedOnDevice` | ✅ pass |") !=
         std::string::npos);
   CHECK(md.find("**IL003 forward-compat-unsupported-gpu**") != std::string::npos);  // no link without --docs-url

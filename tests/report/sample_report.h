@@ -8,6 +8,7 @@
 
 #include "imagelint/analysis.h"
 #include "imagelint/config.h"
+#include "imagelint/report_document.h"
 
 namespace imagelint::testing {
 

@@ -15,6 +15,7 @@ namespace {
 using testing::Finalized;
 using analysis::GateOptions;
 using nlohmann::json;
+using testing::Typed;
 using testing::SampleReport;
 using testing::UndecidedReport;
 
@@ -48,12 +49,12 @@ TEST_CASE("undecided verdicts: their own status and counts, never a warning") {
 
 TEST_CASE("undecided in every format, with the missing fact in user terms") {
   json report = Finalized(UndecidedReport());
-  auto rules = RulesFromReport(report);
+  auto rules = RulesFromReport(Typed(report));
   const std::string missing =
       "the CUDA runtime (libcudart) and the GPU code (SASS/PTX) of the binaries of the base image "
       "`registry.corp/ml/base:2024.06` are unknown";
 
-  std::string text = RenderText(report, UndecidedOptions());
+  std::string text = RenderText(Typed(report), UndecidedOptions());
   CHECK(text.find("  rtx3090-460  undecided  cannot tell: IL002, IL007\n") != std::string::npos);
   CHECK(text.find("UNDECIDED (2 findings, 1 root cause): imagelint cannot tell; these are not warnings") != std::string::npos);
   CHECK(text.find("warning IL002") == std::string::npos);
@@ -70,7 +71,7 @@ TEST_CASE("undecided in every format, with the missing fact in user terms") {
   CHECK(squeezed.find("why: base image registry.corp/ml/base:2024.06 is not in base-images.yaml") != std::string::npos);
   CHECK(text.find("cuda.runtimes") == std::string::npos);  // no internal field names
 
-  json sarif = json::parse(RenderSarif(report, rules, UndecidedOptions()));
+  json sarif = json::parse(RenderSarif(Typed(report), rules, UndecidedOptions()));
   const json* il002 = Result(sarif, "IL002");
   REQUIRE(il002 != nullptr);
   CHECK((*il002)["kind"] == "review");
@@ -82,23 +83,23 @@ TEST_CASE("undecided in every format, with the missing fact in user terms") {
   CHECK((*il010)["kind"] == "fail");
   CHECK((*il010)["level"] == "warning");
 
-  std::string xml = RenderJunit(report);
+  std::string xml = RenderJunit(Typed(report));
   CHECK(xml.find("name=\"rtx3090-460\">\n      <skipped message=\"undecided: imagelint cannot tell (IL002, IL007)\"/>") !=
         std::string::npos);
   CHECK(xml.find("<testsuites name=\"imagelint\" tests=\"3\" failures=\"1\" errors=\"0\" skipped=\"2\">") !=
         std::string::npos);
 
   RenderOptions located = UndecidedOptions();
-  std::string github = RenderGithub(report, located);
+  std::string github = RenderGithub(Typed(report), located);
   CHECK(github.find("::notice file=services/train/Dockerfile,line=3,title=IL002 driver-too-old undecided") !=
         std::string::npos);
   CHECK(github.find("::warning file=services/train/Dockerfile,line=3,title=IL002") == std::string::npos);
 
-  std::string md = RenderMarkdown(report, rules, UndecidedOptions());
+  std::string md = RenderMarkdown(Typed(report), rules, UndecidedOptions());
   CHECK(md.find("❔ undecided (cannot tell: IL002, IL007)") != std::string::npos);
   CHECK(md.find("- ❔ **undecided IL002, IL007**") != std::string::npos);
 
-  json gitlab = json::parse(RenderGitlab(report, UndecidedOptions()));
+  json gitlab = json::parse(RenderGitlab(Typed(report), UndecidedOptions()));
   bool found = false;
   for (const auto& issue : gitlab) {
     if (issue["check_name"] != "IL002") continue;
@@ -108,7 +109,7 @@ TEST_CASE("undecided in every format, with the missing fact in user terms") {
   }
   CHECK(found);
 
-  std::string html = RenderHtml(report, rules, UndecidedOptions());
+  std::string html = RenderHtml(Typed(report), rules, UndecidedOptions());
   CHECK(html.find("<td class=\"verdict verdict-undecided\" data-image=\"services/train/Dockerfile\" "
                   "data-pool=\"rtx3090-460\" data-status=\"undecided\">") != std::string::npos);
   CHECK(html.find("<div class=\"card undecided\"") != std::string::npos);
@@ -121,11 +122,11 @@ TEST_CASE("undecided in every format, with the missing fact in user terms") {
         "the CUDA runtime (libcudart) of the base image `registry.corp/ml/base:2024.06` is unknown");
 
   testing::CheckGolden("report/golden/undecided.txt", text);
-  testing::CheckGolden("report/golden/undecided.sarif", RenderSarif(report, rules, UndecidedOptions()));
+  testing::CheckGolden("report/golden/undecided.sarif", RenderSarif(Typed(report), rules, UndecidedOptions()));
   testing::CheckGolden("report/golden/undecided.junit.xml", xml);
   testing::CheckGolden("report/golden/undecided.github.txt", github);
   testing::CheckGolden("report/golden/undecided.md", md);
-  testing::CheckGolden("report/golden/undecided.gitlab.json", RenderGitlab(report, UndecidedOptions()));
+  testing::CheckGolden("report/golden/undecided.gitlab.json", RenderGitlab(Typed(report), UndecidedOptions()));
   testing::CheckGolden("report/golden/undecided.html", html);
 }
 
@@ -150,7 +151,7 @@ TEST_CASE("gate: undecided findings fail only --fail-on-undecided, shown or hidd
   CHECK(hidden["summary"]["hidden"]["undecided"] == 2);
   CHECK(analysis::GateFailed(testing::Typed(hidden)));
   // JUnit follows the gate: undecided pools are failures under the strict gate.
-  std::string xml = RenderJunit(strict);
+  std::string xml = RenderJunit(Typed(strict));
   CHECK(xml.find("<failure message=\"undecided: cannot tell (IL002, IL007); --fail-on-undecided\"") !=
         std::string::npos);
   CHECK(xml.find("<skipped") == std::string::npos);
@@ -158,18 +159,18 @@ TEST_CASE("gate: undecided findings fail only --fail-on-undecided, shown or hidd
 
 TEST_CASE("junit: with --fail-on warning the warn pool is a failure, as the exit code says") {
   json report = Finalized(SampleReport(), {}, GateOptions{rules::Severity::kWarning, false});
-  CHECK(analysis::GateFailed(testing::Typed(report)));
-  std::string xml = RenderJunit(report);
+  CHECK(analysis::GateFailed(Typed(report)));
+  std::string xml = RenderJunit(Typed(report));
   // build/app.tar: rtx3090 fails (804); before the suppression a100-535 warned (IL010).
   json unsuppressed = Finalized(SampleReport(), {}, GateOptions{rules::Severity::kWarning, false});
   CHECK(unsuppressed["images"][0]["verdicts"][1]["status"] == "warn");
   CHECK(unsuppressed["images"][0]["verdicts"][1]["gate"] == "fail");
-  std::string with_warning = RenderJunit(unsuppressed);
+  std::string with_warning = RenderJunit(Typed(unsuppressed));
   CHECK(with_warning.find("name=\"a100-535\">\n      <failure message=\"warn (--fail-on warning)\" type=\"fail\">warning "
                           "IL010:") != std::string::npos);
   CHECK(with_warning.find("<testsuite name=\"build/app.tar\" tests=\"3\" failures=\"2\"") != std::string::npos);
   // The default gate: the same pool passes.
-  std::string by_default = RenderJunit(Finalized(SampleReport()));
+  std::string by_default = RenderJunit(Typed(Finalized(SampleReport())));
   CHECK(by_default.find("<testsuite name=\"build/app.tar\" tests=\"3\" failures=\"1\"") != std::string::npos);
   CHECK(xml.find("failures=\"2\"") != std::string::npos);
 }
