@@ -8,9 +8,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -162,5 +164,9 @@ nlohmann::json WriteReport(const Report& report);
 Result<Report> ReadReport(const nlohmann::json& value, const std::string& subject);
 nlohmann::json WriteKnowledgeStamp(const KnowledgeStamp& stamp);
 nlohmann::json WriteReportPool(const ReportPool& pool);
+// The report with every string through `text` (fields, list items, map keys),
+// walked by the same field lists: reporters for people escape control
+// characters this way without a field list of their own.
+Report MapReportStrings(Report report, const std::function<std::string(std::string_view)>& text);
 
 }  // namespace imagelint::analysis

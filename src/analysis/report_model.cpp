@@ -90,6 +90,15 @@ void Visit(V& visit, S& row) {
   visit("note", row.note);
 }
 
+// A platform's parts come from image configs: hostile text, mapped as any
+// other string of the report (MapReportStrings).
+template <class F>
+static void MapValueStrings(Platform& value, F& fn) {
+  fn(value.os);
+  fn(value.architecture);
+  fn(value.variant);
+}
+
 // Platforms are written in containerd's spelling ("linux/arm64") and read
 // back through Platform::Parse.
 static json WriteValue(const Platform& value) { return value.ToString(); }
@@ -393,6 +402,11 @@ Result<Report> ReadReport(const json& value, const std::string& subject) {
 }
 json WriteKnowledgeStamp(const KnowledgeStamp& stamp) { return json_record::Write(stamp); }
 json WriteReportPool(const ReportPool& pool) { return json_record::Write(pool); }
+Report MapReportStrings(Report report, const std::function<std::string(std::string_view)>& text) {
+  auto map = [&text](std::string& value) { value = text(value); };
+  json_record::MapStrings(report, map);
+  return report;
+}
 
 json WriteFinding(const Finding& finding) { return json_record::Write(finding); }
 json WriteImageReport(const ImageReport& image) { return json_record::Write(image); }

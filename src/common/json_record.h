@@ -111,6 +111,52 @@ nlohmann::json Write(const T& value) {
   }
 }
 
+// Every string of a value through `fn`: the fields of records (by their
+// field lists), list items, map keys and values, and the strings of values
+// with a hook `void MapValueStrings(T&, F&)` of their own (found as
+// WriteValue is). Numbers, booleans and enums are left alone; so is JSON
+// kept as written.
+template <class T, class F>
+void MapStrings(T& value, F& fn);
+
+template <class F>
+class StringMapper {
+ public:
+  explicit StringMapper(F& fn) : fn_(fn) {}
+  template <class T>
+  void operator()(const char*, T& value) {
+    MapStrings(value, fn_);
+  }
+
+ private:
+  F& fn_;
+};
+
+template <class T, class F>
+void MapStrings(T& value, F& fn) {
+  if constexpr (std::is_same_v<T, std::string>) {
+    fn(value);
+  } else if constexpr (Record<T>) {
+    StringMapper<F> mapper(fn);
+    Visit(mapper, value);
+  } else if constexpr (requires { MapValueStrings(value, fn); }) {
+    MapValueStrings(value, fn);
+  } else if constexpr (kIsOptional<T> || kIsNullable<T>) {
+    if (value) MapStrings(*value, fn);
+  } else if constexpr (kIsList<T>) {
+    for (auto& item : value) MapStrings(item, fn);
+  } else if constexpr (kIsMap<T>) {
+    T mapped;
+    for (auto& [key, item] : value) {
+      std::string new_key = key;
+      fn(new_key);
+      MapStrings(item, fn);
+      mapped.emplace(std::move(new_key), std::move(item));
+    }
+    value = std::move(mapped);
+  }
+}
+
 // The reader's state: the first error wins; later checks become no-ops.
 struct Context {
   std::string subject;

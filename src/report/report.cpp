@@ -257,11 +257,9 @@ std::string RenderJson(const Report& report) { return WriteJson(analysis::WriteR
 
 namespace {
 
-// The report with every string (object keys too) through DisplayText: the
-// document's own writer and reader walk every field, so none is missed.
-Result<Report> Displayed(const Report& report) {
-  return analysis::ReadReport(DisplayStrings(analysis::WriteReport(report)), "report");
-}
+// The report with every string (map keys too) through DisplayText: the
+// document's own field lists walk every field, so none is missed.
+Report Displayed(const Report& report) { return analysis::MapReportStrings(report, &DisplayText); }
 
 }  // namespace
 
@@ -272,9 +270,7 @@ std::string Render(const Report& report, Format format, const std::vector<RuleMe
   // as escapes, before each format escapes for its own syntax; JSON formats
   // escape them as JSON does.
   auto for_people = [&](auto render) -> std::string {
-    auto shown = Displayed(report);
-    if (!shown.ok()) return "# " + shown.error().ToString() + "\n";
-    return DisplayBytes(render(*shown));
+    return DisplayBytes(render(Displayed(report)));
   };
   switch (format) {
     case Format::kText: break;

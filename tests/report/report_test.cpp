@@ -95,6 +95,35 @@ TEST_CASE("report document: read and written back unchanged") {
   CHECK_FALSE(analysis::ReadReport(other, "report.json").ok());
 }
 
+// Reporters for people escape control characters in every string of the
+// report through MapReportStrings: it must reach strings at every depth,
+// map keys and the parts of platforms (all from hostile images).
+TEST_CASE("report document: every string, map key and platform part is mapped") {
+  json document = Shown();
+  document["fleet"]["pools"][0]["selector_labels"] = {{"gpu\x1b", "a100"}};
+  document["images"][0]["verdicts"][0]["platform"] = "linux/arm64/v8";
+  analysis::Report mapped =
+      analysis::MapReportStrings(testing::Typed(document), [](std::string_view text) { return "<" + std::string(text) + ">"; });
+  const analysis::ImageReport& image = mapped.images[0];
+  CHECK(image.ref == "<" + document["images"][0]["ref"].get<std::string>() + ">");
+  CHECK(image.findings[0].message == "<" + document["images"][0]["findings"][0]["message"].get<std::string>() + ">");
+  REQUIRE(image.findings[0].evidence[0].path);
+  CHECK(*image.findings[0].evidence[0].path ==
+        "<" + document["images"][0]["findings"][0]["evidence"][0]["path"].get<std::string>() + ">");
+  REQUIRE(image.verdicts[0].platform);
+  CHECK(image.verdicts[0].platform->os == "<linux>");
+  CHECK(image.verdicts[0].platform->architecture == "<arm64>");
+  REQUIRE(mapped.fleet);
+  REQUIRE(mapped.fleet->pools[0].selector_labels);
+  CHECK(mapped.fleet->pools[0].selector_labels->count("<gpu\x1b>") == 1);
+  CHECK(mapped.fleet->pools[0].selector_labels->at("<gpu\x1b>") == "<a100>");
+  REQUIRE(mapped.ignores);
+  REQUIRE(mapped.ignores->expired);
+  CHECK(mapped.ignores->expired->at(0).entry.reason.front() == '<');
+  // Enums are not text: they keep their values.
+  CHECK(image.findings[0].severity == testing::Typed(document).images[0].findings[0].severity);
+}
+
 TEST_CASE("golden: a single image without a fleet") {
   json report = SampleReport();
   report["fleet"]["pools"] = json::array();
