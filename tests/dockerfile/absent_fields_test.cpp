@@ -1,6 +1,7 @@
-// Every built-in rule over facts that lack one optional field, or carry null
-// where the schema allows it: a rule that meets a missing value is undecided
-// for that image or pool, never a tool error (exit 2). The fields come from
+// Every built-in rule and every reporter over facts that lack one optional
+// field, or carry null where the schema allows it: a rule that meets a
+// missing value is undecided for that image or pool, never a tool error
+// (exit 2), and the report it gives renders in every format. The fields come from
 // docs/facts-schema.json, so a field added later is covered without a test edit.
 #include <doctest/doctest.h>
 
@@ -11,6 +12,7 @@
 
 #include "analysis/rules_fixture.h"
 #include "dockerfile_fixture.h"
+#include "imagelint/report.h"
 
 using nlohmann::json;
 
@@ -28,6 +30,24 @@ json RunOnAbsentFleet(const std::vector<json>& facts, const char* fleet_yaml) {
   auto report = analysis::Analyze(facts, *fleet, *rule_set, functions);
   REQUIRE_MESSAGE(report.ok(), testing::ErrorText(report));
   return *report;
+}
+
+// Every reporter over the finalised report: each format renders it (k8s
+// placement needs the CLI's fleet binding and is left to the CLI tests).
+void RenderEveryFormat(const json& document) {
+  using namespace imagelint;
+  auto read = analysis::ReadReport(document, "report");
+  REQUIRE_MESSAGE(read.ok(), testing::ErrorText(read));
+  const analysis::Report report = analysis::Finalize(std::move(*read));
+  const auto rules = report::RulesFromReport(report);
+  report::RenderOptions options;
+  options.docs_dir = "/nonexistent";
+  for (report::Format format : {report::Format::kText, report::Format::kJson, report::Format::kSarif,
+                                report::Format::kJunit, report::Format::kGithub, report::Format::kMarkdown,
+                                report::Format::kGitlab, report::Format::kHtml}) {
+    CAPTURE(report::FormatName(format));
+    CHECK_FALSE(report::Render(report, format, rules, options).empty());
+  }
 }
 
 const char* kAbsentFieldsFleet = R"(pools:
@@ -160,7 +180,7 @@ std::vector<std::string> Steps(const std::string& path) {
 
 }  // namespace
 
-TEST_CASE("every built-in rule over facts with each optional field absent or null: never an error") {
+TEST_CASE("every built-in rule and reporter over facts with each optional field absent or null: never an error") {
   using imagelint::testing::dockerfile_fixture::Facts;
   Schema schema;
   std::vector<std::pair<std::string, json>> documents = {
@@ -193,6 +213,7 @@ TEST_CASE("every built-in rule over facts with each optional field absent or nul
       CAPTURE(to_null);
       json report = RunOnAbsentFleet({changed}, kAbsentFieldsFleet);  // Run REQUIREs an ok report
       CHECK(report["images"].size() == 1);
+      RenderEveryFormat(report);
       ++variants;
     }
   }
