@@ -164,6 +164,7 @@ nlohmann::json WriteReport(const Report& report);
 Result<Report> ReadReport(const nlohmann::json& value, const std::string& subject);
 nlohmann::json WriteKnowledgeStamp(const KnowledgeStamp& stamp);
 nlohmann::json WriteReportPool(const ReportPool& pool);
+nlohmann::json WriteSummary(const Summary& summary);
 // The report with every string through `text` (fields, list items, map keys),
 // walked by the same field lists: reporters for people escape control
 // characters this way without a field list of their own.

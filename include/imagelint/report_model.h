@@ -185,6 +185,8 @@ nlohmann::json WriteFinding(const Finding& finding);
 nlohmann::json WriteImageReport(const ImageReport& image);
 nlohmann::json WriteSuppressedBy(const SuppressedBy& entry);
 nlohmann::json WriteVerdict(const Verdict& verdict);
+nlohmann::json WritePredictedError(const Nullable<PredictedError>& predicted);  // null when none
+nlohmann::json WriteMissingFacts(const std::vector<MissingFact>& missing);
 Result<Finding> ReadFinding(const nlohmann::json& value, const std::string& subject);
 Result<ImageReport> ReadImageReport(const nlohmann::json& value, const std::string& subject);
 

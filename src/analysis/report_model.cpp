@@ -402,6 +402,7 @@ Result<Report> ReadReport(const json& value, const std::string& subject) {
 }
 json WriteKnowledgeStamp(const KnowledgeStamp& stamp) { return json_record::Write(stamp); }
 json WriteReportPool(const ReportPool& pool) { return json_record::Write(pool); }
+json WriteSummary(const Summary& summary) { return json_record::Write(summary); }
 Report MapReportStrings(Report report, const std::function<std::string(std::string_view)>& text) {
   auto map = [&text](std::string& value) { value = text(value); };
   json_record::MapStrings(report, map);
@@ -412,6 +413,8 @@ json WriteFinding(const Finding& finding) { return json_record::Write(finding); 
 json WriteImageReport(const ImageReport& image) { return json_record::Write(image); }
 json WriteSuppressedBy(const SuppressedBy& entry) { return json_record::Write(entry); }
 json WriteVerdict(const Verdict& verdict) { return json_record::Write(verdict); }
+json WritePredictedError(const Nullable<PredictedError>& predicted) { return json_record::Write(predicted); }
+json WriteMissingFacts(const std::vector<MissingFact>& missing) { return json_record::Write(missing); }
 Result<Finding> ReadFinding(const json& value, const std::string& subject) {
   return json_record::Read<Finding>(value, subject);
 }

@@ -114,26 +114,11 @@ json RuleDescriptor(const RuleMeta& rule, const RenderOptions& options) {
   return descriptor;
 }
 
-// Parts of the report that the property bags carry as the report's own JSON,
-// taken from what the report model's writers write (report_model.h,
+// Parts of the report that the property bags carry as the report's own
+// JSON, written by the report model's writers (report_model.h,
 // report_document.h), so that they stay the same document.
-json PredictedJson(const Nullable<PredictedError>& predicted) {
-  Finding carrier;
-  carrier.predicted_error = predicted;
-  return analysis::WriteFinding(carrier).at("predicted_error");
-}
 json MissingJson(const Finding& finding) {
-  return finding.missing ? analysis::WriteFinding(finding).at("missing") : json::array();
-}
-json SummaryJson(const analysis::Summary& summary) {
-  Report carrier;
-  carrier.summary = summary;
-  return analysis::WriteReport(carrier).at("summary");
-}
-json KnowledgeJson(const analysis::KnowledgeStamp& knowledge) {
-  Report carrier;
-  carrier.knowledge = knowledge;
-  return analysis::WriteReport(carrier).at("knowledge");
+  return finding.missing ? analysis::WriteMissingFacts(*finding.missing) : json::array();
 }
 
 std::string ResultText(const ImageReport& image, const Finding& finding) {
@@ -225,7 +210,7 @@ json ToResult(const ImageReport& image, const Finding& finding, const std::map<s
   properties["image"] = image.ref;
   if (!image.digest.empty()) properties["digest"] = image.digest;
   properties["pools"] = finding.pools;
-  if (finding.predicted_error) properties["predicted_error"] = PredictedJson(finding.predicted_error);
+  if (finding.predicted_error) properties["predicted_error"] = analysis::WritePredictedError(finding.predicted_error);
   properties["undecided"] = Undecided(finding);
   if (Undecided(finding)) properties["missing"] = MissingJson(finding);
   if (finding.suppressed_by) {
@@ -311,7 +296,7 @@ std::string RenderSarif(const Report& report, const std::vector<RuleMeta>& rule_
     json verdicts = json::array();
     for (const auto& verdict : image.verdicts) {
       verdicts.push_back({{"pool", verdict.pool}, {"status", StatusText(verdict.status)},
-                          {"predicted_error", PredictedJson(verdict.predicted_error)}});
+                          {"predicted_error", analysis::WritePredictedError(verdict.predicted_error)}});
     }
     json properties = {{"ref", ref}, {"digest", image.digest}, {"status", StatusText(image.status)},
                        {"verdicts", verdicts}};
@@ -344,8 +329,8 @@ std::string RenderSarif(const Report& report, const std::vector<RuleMeta>& rule_
   run["results"] = results;
   run["columnKind"] = "utf16CodeUnits";
   json run_properties = {{"images", image_properties}};
-  if (report.summary) run_properties["summary"] = SummaryJson(*report.summary);
-  if (report.knowledge) run_properties["knowledge"] = KnowledgeJson(*report.knowledge);
+  if (report.summary) run_properties["summary"] = analysis::WriteSummary(*report.summary);
+  if (report.knowledge) run_properties["knowledge"] = analysis::WriteKnowledgeStamp(*report.knowledge);
   if (std::string note = KnowledgeNote(report); !note.empty())  // not a failure of the run: a configuration note
     run["invocations"][0]["toolConfigurationNotifications"] =
         json::array({{{"level", "note"}, {"descriptor", {{"id", "knowledge-age"}}}, {"message", {{"text", note}}}}});
