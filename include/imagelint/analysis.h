@@ -129,6 +129,9 @@ struct GateOptions {
   std::optional<rules::Severity> fail_on = rules::Severity::kError;  // nullopt = --fail-on none
   bool fail_on_undecided = false;                                    // --fail-on-undecided
 };
+// Whether one finding that was not suppressed (shown or hidden) fails `gate`:
+// Finalize's gate and --fail-on-new both ask this.
+bool FailsGate(const Finding& finding, const GateOptions& gate);
 
 // True when a decided finding that was not suppressed is at or above
 // `threshold`, whether it is shown or hidden by --min-severity (Finalize

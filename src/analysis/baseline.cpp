@@ -138,10 +138,7 @@ void ApplyBaseline(Report& report, const Report& baseline, const std::string& na
 bool NewFindingsFailGate(const Report& report, const GateOptions& gate) {
   for (const ImageReport& image : report.images) {
     for (const Finding& finding : image.findings) {
-      if (finding.baseline_state != "new") continue;
-      if (finding.unknown ? gate.fail_on_undecided && finding.severity >= rules::Severity::kWarning
-                          : gate.fail_on && finding.severity >= *gate.fail_on)
-        return true;
+      if (finding.baseline_state == "new" && FailsGate(finding, gate)) return true;
     }
   }
   return false;

@@ -16,15 +16,10 @@ Result<std::optional<Severity>> ParseThreshold(std::string_view text) {
   return std::optional<Severity>(*severity);
 }
 
-namespace {
-
-// Whether one finding (shown or about to be hidden) fails the gate.
 bool FailsGate(const Finding& finding, const GateOptions& gate) {
   if (finding.unknown) return gate.fail_on_undecided && finding.severity >= Severity::kWarning;
   return gate.fail_on && finding.severity >= *gate.fail_on;
 }
-
-}  // namespace
 
 bool HasFindingsAtOrAbove(const Report& report, std::optional<Severity> threshold) {
   if (!threshold) return false;
