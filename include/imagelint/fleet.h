@@ -64,6 +64,10 @@ struct Pool {
   // Fields the loader filled with documented defaults (e.g. "runtime",
   // "container_toolkit"), so rules can say the value was assumed.
   std::vector<std::string> defaulted;
+  // A pool that names no runtime is judged on docker-gpus (`runtime`) and on
+  // each of these, the other launch paths its container toolkit offers
+  // (container-toolkit.yaml `runtimes`); analysis says where they disagree.
+  std::vector<std::string> runtime_alternatives;
   std::vector<Observation> observed;  // `observed:` entries, file order
 };
 

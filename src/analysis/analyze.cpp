@@ -13,6 +13,7 @@
 #include "imagelint/analysis.h"
 
 #include "analysis/pool_memo.h"
+#include "analysis/runtime_paths.h"
 #include "analysis/undecided.h"
 #include "common/bytes_text.h"
 #include "common/json.h"
@@ -340,7 +341,10 @@ struct ImageVariant {
 // there are none, or no pools at all), then each PoolFacts with its pools.
 // Facts that no pool is evaluated against are left out, except the image's
 // own when the fleet is empty.
-std::vector<ImageVariant> Variants(const json& facts, const std::vector<PoolFacts>& by_pool, const Fleet& fleet) {
+// A pool's alternative launch paths (runtime_paths.h) are evaluated against
+// the same facts as the pool.
+std::vector<ImageVariant> Variants(const json& facts, const std::vector<PoolFacts>& by_pool, const Fleet& fleet,
+                                   const internal::RuntimePaths& paths) {
   std::vector<ImageVariant> out;
   auto make = [&](const json& of) {
     ImageVariant variant;
@@ -369,8 +373,12 @@ std::vector<ImageVariant> Variants(const json& facts, const std::vector<PoolFact
     if (!claimed[p]) own.pools.push_back(p);
   if (!own.pools.empty() || fleet.pools.empty()) out.push_back(std::move(own));
   for (auto& variant : others) out.push_back(std::move(variant));
-  for (auto& variant : out)
-    for (size_t p : variant.pools) variant.pool_names.push_back(fleet.pools[p].name);
+  for (auto& variant : out) {
+    const size_t originals = variant.pools.size();
+    for (size_t i = 0; i < originals; ++i)
+      for (size_t alternative : paths.alternatives[variant.pools[i]]) variant.pools.push_back(alternative);
+    for (size_t p : variant.pools) variant.pool_names.push_back(paths.labels[p]);
+  }
   return out;
 }
 
@@ -434,13 +442,14 @@ class MergedFindings {
 // One image: every enabled rule over each set of its facts and their pools,
 // findings merged across pools, verdicts derived.
 Result<ImageReport> AnalyzeImage(size_t index, const json& facts, const std::vector<PoolFacts>& by_pool,
-                                 const Fleet& fleet, const PoolIndexes& pool_indexes,
-                                 const std::vector<json>& pool_values, const std::vector<std::string>& pool_keys,
-                                 const rules::RuleSet& rules, RuleRunner& runner) {
+                                 const Fleet& fleet, const internal::RuntimePaths& paths,
+                                 const PoolIndexes& pool_indexes, const std::vector<json>& pool_values,
+                                 const std::vector<std::string>& pool_keys, const rules::RuleSet& rules,
+                                 RuleRunner& runner) {
   // Which facts each pool is evaluated against: the image's own, or those
   // built for its platform (PoolFacts); every set of facts with its pools.
   // (The variants point into pool_facts: no temporary copy of it here.)
-  std::vector<ImageVariant> variants = Variants(facts, by_pool, fleet);
+  std::vector<ImageVariant> variants = Variants(facts, by_pool, fleet, paths);
   // After Variants returns, no variant moves: environments may point at theirs.
   for (ImageVariant& variant : variants) {
     variant.pool_environments.reserve(variant.pools.size());
@@ -475,11 +484,11 @@ Result<ImageReport> AnalyzeImage(size_t index, const json& facts, const std::vec
         auto status = runner.Run(rule, variant.pool_environments[i], *variant.facts, found);
         if (!status.ok()) {
           Error error = status.error();
-          error.message += " (pool " + fleet.pools[p].name + ")";
+          error.message += " (pool " + paths.fleet.pools[p].name + ")";
           return error;
         }
         for (auto& finding : found) finding.scope = Scope::kPool;
-        merged.Add(found, {fleet.pools[p].name});
+        merged.Add(found, {paths.labels[p]});
       }
     }
   }
@@ -492,6 +501,7 @@ Result<ImageReport> AnalyzeImage(size_t index, const json& facts, const std::vec
     image.platform = ImagePlatform(facts);
   }
   image.findings = merged.Take(variants.size() > 1, pool_indexes, fleet.pools.size());
+  internal::FoldRuntimePaths(image.findings, paths, facts);
   for (const auto& pool : fleet.pools) {
     Verdict verdict;
     verdict.pool = pool.name;
@@ -571,15 +581,17 @@ Result<std::vector<ImageReport>> AnalyzeImages(const std::vector<const json*>& a
                                                const Fleet& fleet, const rules::RuleSet& rules,
                                                const rules::FunctionRegistry& functions,
                                                const AnalyzeOptions& options) {
+  // Pools that name no runtime with their other launch paths (runtime_paths.h).
+  const internal::RuntimePaths paths = internal::ExpandRuntimePaths(fleet);
   std::vector<json> pool_values;
-  for (const auto& pool : fleet.pools) pool_values.push_back(PoolToJson(pool));
+  for (const auto& pool : paths.fleet.pools) pool_values.push_back(PoolToJson(pool));
   std::vector<std::string> pool_keys;  // each pool's part of a memo key (analysis/pool_memo.h)
   for (const json& pool : pool_values) pool_keys.push_back(PoolMemoScope::PoolKey(pool));
   const PoolIndexes pool_indexes = IndexPools(fleet);
 
   // The run's budget of evaluation steps grows with its work: images x pools.
   const int64_t cells = static_cast<int64_t>(std::max<size_t>(all_facts.size(), 1)) *
-                        static_cast<int64_t>(std::max<size_t>(fleet.pools.size(), 1));
+                        static_cast<int64_t>(std::max<size_t>(paths.fleet.pools.size(), 1));
   const int64_t step_budget =
       options.rule_steps_per_cell > 0 && cells > (INT64_MAX - options.rule_steps_base) / options.rule_steps_per_cell
           ? INT64_MAX
@@ -605,7 +617,7 @@ Result<std::vector<ImageReport>> AnalyzeImages(const std::vector<const json*>& a
       try {
         const std::vector<PoolFacts>& by_pool = i < pool_facts.size() ? pool_facts[i] : kNoPoolFacts;
         analysed[i] =
-            AnalyzeImage(i, *all_facts[i], by_pool, fleet, pool_indexes, pool_values, pool_keys, rules, runner);
+            AnalyzeImage(i, *all_facts[i], by_pool, fleet, paths, pool_indexes, pool_values, pool_keys, rules, runner);
         if (!analysed[i]->ok()) failed = true;
       } catch (...) {
         std::lock_guard<std::mutex> lock(thrown_mutex);

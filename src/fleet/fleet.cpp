@@ -25,6 +25,21 @@ constexpr size_t kMaxPools = 100000;
 // values NVIDIA's own settings take (brands, cuda-compat-mode) come from the
 // knowledge files.
 const std::set<std::string> kRuntimes = {"docker-gpus", "nvidia-runtime", "cdi", "k8s-device-plugin"};
+// The launch paths a pool that names no runtime may use besides the assumed
+// docker-gpus: those its toolkit offers (container-toolkit.yaml `runtimes`),
+// k8s-device-plugin left out because it resolves to the same launch path as
+// nvidia-runtime (nvidia::ResolveLaunchPath).
+std::vector<std::string> UnnamedRuntimeAlternatives(const Knowledge& knowledge, const std::string& toolkit) {
+  std::vector<std::string> out;
+  const nlohmann::json* row = knowledge.ToolkitBehaviour(toolkit);
+  if (row == nullptr || !row->contains("runtimes") || !(*row)["runtimes"].is_array()) return out;
+  for (const auto& runtime : (*row)["runtimes"]) {
+    const std::string name = runtime.get<std::string>();
+    if (name != "docker-gpus" && name != "k8s-device-plugin") out.push_back(name);
+  }
+  return out;
+}
+
 const std::set<std::string> kPoolKeys = {"name",     "gpu",      "compute_capability", "brand",
                                          "datacenter", "driver", "container_toolkit", "runtime",
                                          "platform", "count",    "cuda_compat_mode",   "disable_require",
@@ -267,6 +282,7 @@ class FleetParser {
       } else {
         pool.runtime = "docker-gpus";
         pool.defaulted.push_back("runtime");
+        pool.runtime_alternatives = UnnamedRuntimeAlternatives(knowledge_, *pool.container_toolkit);
       }
     }
     {

@@ -130,6 +130,8 @@ const std::vector<TableSchema>& Schemas() {
         {"nvidia_runtime_mode", F::kEnum, true, "legacy|jit-cdi"},
         {"nvidia_runtime_compat", F::kEnum, true, "mount|ldconfig|hook|hook-elf|none"},
         {"cdi_compat", F::kEnum, true, "hook|hook-elf|none"},
+        // Optional: a bundle without it judges a pool that names no runtime on docker-gpus alone.
+        {"runtimes", F::kEnumList, false, "docker-gpus|nvidia-runtime|cdi|k8s-device-plugin"},
         {"default_compat_mode", F::kEnum, true, "mount|ldconfig|none"},
         {"brand_names", F::kEnum, true, "basic|full"},
         {"hook_needs_ld_so_cache", F::kBool, true},
@@ -608,6 +610,7 @@ class TableParser {
     FieldType element;
     switch (spec.type) {
       case FieldType::kStringList: element = FieldType::kString; break;
+      case FieldType::kEnumList: element = FieldType::kEnum; break;
       case FieldType::kIntList: element = FieldType::kInt; break;
       case FieldType::kVersionList: element = FieldType::kVersion; break;
       case FieldType::kUrlList: element = FieldType::kUrl; break;

@@ -17,14 +17,15 @@
 namespace imagelint::knowledge_tables {
 
 enum class FieldType {
-  kString, kVersion, kInt, kBool, kTri, kStringList, kIntList, kVersionList, kEnum, kUnconfirmed, kUrl, kUrlList, kDate
+  kString, kVersion, kInt, kBool, kTri, kStringList, kIntList, kVersionList, kEnum, kEnumList, kUnconfirmed, kUrl,
+  kUrlList, kDate
 };
 
 struct FieldSpec {
   const char* name;
   FieldType type;
   bool required;
-  const char* enum_values = "";  // "a|b|c" for kEnum
+  const char* enum_values = "";  // "a|b|c" for kEnum and kEnumList
 };
 
 struct TableSchema {

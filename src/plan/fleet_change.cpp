@@ -35,6 +35,18 @@ void CopyComputeCapability(Pool& to, const Pool& from) {
   to.integrated = from.integrated;
 }
 
+// The launch paths a pool without a named runtime is judged on follow its
+// toolkit (Pool::runtime_alternatives); a named runtime has none.
+void CopyContainerToolkit(Pool& to, const Pool& from) {
+  to.container_toolkit = from.container_toolkit;
+  if (std::find(to.defaulted.begin(), to.defaulted.end(), "runtime") != to.defaulted.end())
+    to.runtime_alternatives = from.runtime_alternatives;
+}
+void CopyRuntime(Pool& to, const Pool& from) {
+  to.runtime = from.runtime;
+  to.runtime_alternatives = from.runtime_alternatives;
+}
+
 const FieldCopy kFieldCopies[] = {
     {"driver", [](Pool& to, const Pool& from) { to.driver = from.driver; }, nullptr},
     {"gpu", CopyGpu, nullptr},
@@ -43,9 +55,8 @@ const FieldCopy kFieldCopies[] = {
     {"brand", [](Pool& to, const Pool& from) { to.brand = from.brand; }, nullptr},
     {"datacenter", [](Pool& to, const Pool& from) { to.datacenter = from.datacenter; }, nullptr},
     {"integrated", [](Pool& to, const Pool& from) { to.integrated = from.integrated; }, nullptr},
-    {"container_toolkit", [](Pool& to, const Pool& from) { to.container_toolkit = from.container_toolkit; },
-     "container_toolkit"},
-    {"runtime", [](Pool& to, const Pool& from) { to.runtime = from.runtime; }, "runtime"},
+    {"container_toolkit", CopyContainerToolkit, "container_toolkit"},
+    {"runtime", CopyRuntime, "runtime"},
     {"platform", [](Pool& to, const Pool& from) { to.platform = from.platform; }, "platform"},
     {"cuda_compat_mode", [](Pool& to, const Pool& from) { to.cuda_compat_mode = from.cuda_compat_mode; }, nullptr},
     {"disable_require", [](Pool& to, const Pool& from) { to.disable_require = from.disable_require; }, nullptr},

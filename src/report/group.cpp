@@ -68,6 +68,39 @@ bool IsClause(std::string_view token) {
 
 }  // namespace
 
+std::string FleetAssumptions(const Report& report) {
+  if (!report.fleet) return "";
+  auto defaulted = [](const analysis::ReportPool& pool, const char* field) {
+    return pool.defaulted && std::find(pool.defaulted->begin(), pool.defaulted->end(), field) != pool.defaulted->end();
+  };
+  // A few names, then how many more: a fleet may have hundreds of pools.
+  auto names = [](const std::vector<std::string>& pools) {
+    constexpr size_t kShown = 4;
+    std::vector<std::string> shown(pools.begin(), pools.begin() + std::min(pools.size(), kShown));
+    std::string out = Joined(shown);
+    if (pools.size() > kShown) out += " and " + std::to_string(pools.size() - kShown) + " more";
+    return out;
+  };
+  std::vector<std::string> no_toolkit, no_runtime;
+  std::set<std::string> toolkits;
+  for (const auto& pool : report.fleet->pools) {
+    if (defaulted(pool, "container_toolkit")) {
+      no_toolkit.push_back(pool.name);
+      toolkits.insert(pool.container_toolkit.value_or("?"));
+    }
+    if (defaulted(pool, "runtime")) no_runtime.push_back(pool.name);
+  }
+  std::vector<std::string> parts;
+  if (!no_toolkit.empty())
+    parts.push_back("container toolkit " + Joined(std::vector<std::string>(toolkits.begin(), toolkits.end())) +
+                    ", the newest known, where the fleet names none (" + names(no_toolkit) + ")");
+  if (!no_runtime.empty())
+    parts.push_back("every launch path its toolkit offers for each pool that names no runtime (" + names(no_runtime) +
+                    "): verdicts the paths disagree on are undecided");
+  if (parts.empty()) return "";
+  return Joined(parts, "; ") + ". Set `container_toolkit:` and `runtime:` in the fleet file to judge one.";
+}
+
 std::string Kind(const Finding& finding) {
   if (Undecided(finding)) return "undecided";
   return std::string(rules::SeverityName(SeverityOf(finding)));

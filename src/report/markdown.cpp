@@ -117,6 +117,8 @@ std::string RenderMarkdown(const Report& report, const std::vector<RuleMeta>& ru
   }
   if (std::string knowledge = KnowledgeLabel(report); !knowledge.empty()) out += "; " + knowledge;
   if (std::string note = KnowledgeNote(report); !note.empty()) out += "\n\n> **Note**: " + note;
+  if (std::string assumed = FleetAssumptions(report); !assumed.empty())
+    out += "\n\n> **Assumed**: " + MarkdownText(assumed);
   out += "\n\n";
   size_t shown = 0;
   for (const auto& [image, cause] : all) {

@@ -323,6 +323,8 @@ std::string RenderSummary(const Report& report, const RenderOptions& options) {
     line += "; " + Plural(*summary.unreadable, "image", "images") + " could not be read";
   if (std::string knowledge = KnowledgeLabel(report); !knowledge.empty()) line += "; " + knowledge;
   if (std::string note = KnowledgeNote(report); !note.empty()) out += "\n" + Wrap("NOTE: " + note, "", "  ", width);
+  if (std::string assumed = FleetAssumptions(report); !assumed.empty())
+    out += "\n" + Wrap("ASSUMED: " + assumed, "", "  ", width);
   out += "\n" + Wrap(line, "", "  ", width);
   // A scan without pools passes whatever the hosts are: say so (a pre-commit
   // hook or CI job set up without a fleet would otherwise look like a pass).

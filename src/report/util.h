@@ -87,6 +87,11 @@ inline std::string KnowledgeNote(const Report& report) {
   return report.knowledge ? TextOr(report.knowledge->note) : "";
 }
 
+// What the fleet left to the loader and the verdicts assumed ("" when every
+// pool names its container toolkit and runtime): one sentence for the tail
+// of a report.
+std::string FleetAssumptions(const Report& report);
+
 // Whether the rule behind a finding could not decide (`unknown`: a fact it
 // needs is unknown).
 inline bool Undecided(const Finding& finding) { return finding.unknown; }

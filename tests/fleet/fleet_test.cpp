@@ -56,6 +56,26 @@ TEST_CASE("defaults are documented values and recorded as defaulted") {
   CHECK_FALSE(pool.cuda_compat_mode.has_value());
 }
 
+TEST_CASE("a pool that names no runtime may use every launch path its toolkit offers") {
+  auto fleet = Parse(
+      "pools:\n"
+      "  - {name: newest, gpu: Tesla T4, driver: \"470.57.02\"}\n"
+      "  - {name: before-cdi, gpu: Tesla T4, driver: \"470.57.02\", container_toolkit: \"1.11.0\"}\n"
+      "  - {name: first-cdi, gpu: Tesla T4, driver: \"470.57.02\", container_toolkit: \"1.12.0\"}\n"
+      "  - {name: named, gpu: Tesla T4, driver: \"470.57.02\", runtime: nvidia-runtime}\n");
+  REQUIRE_MESSAGE(fleet.ok(), imagelint::testing::ErrorText(fleet));
+  using Runtimes = std::vector<std::string>;
+  // docker-gpus is the one assumed (`runtime`); k8s-device-plugin is the
+  // nvidia runtime's launch path again.
+  CHECK(fleet->pools[0].runtime_alternatives == Runtimes{"nvidia-runtime", "cdi"});
+  CHECK(fleet->pools[1].runtime_alternatives == Runtimes{"nvidia-runtime"});  // CDI from toolkit 1.12.0
+  CHECK(fleet->pools[2].runtime_alternatives == Runtimes{"nvidia-runtime", "cdi"});
+  CHECK(fleet->pools[3].runtime_alternatives.empty());
+  auto defaults = Parse("defaults:\n  runtime: cdi\npools:\n  - {name: p, gpu: Tesla T4, driver: \"470.57.02\"}\n");
+  REQUIRE(defaults.ok());
+  CHECK(defaults->pools[0].runtime_alternatives.empty());
+}
+
 TEST_CASE("explicit facts instead of (or over) a product name") {
   auto fleet = Parse(
       "pools:\n  - name: custom\n    compute_capability: \"8.9\"\n    brand: GeForce\n    datacenter: false\n"

@@ -142,7 +142,7 @@ TEST_CASE("the action's scan step, as written, writes its reports into a workspa
   image.env = {"NVIDIA_REQUIRE_CUDA=cuda>=12.4"};
   image.Layer().Dir("etc").File("etc/os-release", "ID=debian\n");
   WriteImage(image, ImageKind::kOciArchive, workspace / "app.tar");
-  WriteFileText(workspace / "fleet.yaml", "pools:\n  - name: t4-470\n    gpu: Tesla T4\n    driver: \"470.256.02\"\n");
+  WriteFileText(workspace / "fleet.yaml", "pools:\n  - name: t4-470\n    gpu: Tesla T4\n    driver: \"470.256.02\"\n    runtime: docker-gpus\n");
   WriteFileText(dir / "run.sh", script);
   WriteFileText(dir / "locate.sh", locate);
   for (const char* file : {"output", "summary"}) WriteFileText(dir / file, "");

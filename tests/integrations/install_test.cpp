@@ -148,7 +148,7 @@ TEST_CASE("cmake --install: bin, share/imagelint, completions and the man page; 
   image.Layer().Dir("etc").File("etc/os-release", "ID=debian\n");
   WriteImage(image, ImageKind::kOciArchive, dir / "app.tar");
   WriteFileText(dir / "fleet.yaml",
-                "pools:\n  - name: old-470\n    gpu: Tesla T4\n    driver: \"470.256.02\"\n"
+                "pools:\n  - name: old-470\n    gpu: Tesla T4\n    driver: \"470.256.02\"\n    runtime: docker-gpus\n"
                 "  - name: new-550\n    gpu: NVIDIA A100-SXM4-80GB\n    driver: \"550.54.15\"\n");
   auto scan = RunCommand({binary, (dir / "app.tar").string(), "--fleet", (dir / "fleet.yaml").string(), "--no-config"},
                          "", 120, clean_env);

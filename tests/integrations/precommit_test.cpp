@@ -54,7 +54,7 @@ std::string LocalConfig(const std::string& hooks_file, const std::string& id = "
   return config;
 }
 
-const char* kFleet = "pools:\n  - name: t4-470\n    gpu: Tesla T4\n    driver: \"470.256.02\"\n";
+const char* kFleet = "pools:\n  - name: t4-470\n    gpu: Tesla T4\n    driver: \"470.256.02\"\n    runtime: docker-gpus\n";
 const char* kFailing = "FROM nvidia/cuda:12.9.1-runtime-ubuntu22.04\n";  // needs a newer driver than 470 (undisputed: its requirement does not list R470)
 const char* kGood = "FROM nvidia/cuda:11.4.3-runtime-ubuntu20.04\n";
 // Not a Dockerfile: imagelint would refuse it (exit 2) if the hook passed it on.

@@ -15,7 +15,9 @@ using imagelint::testing::TempDir;
 using imagelint::testing::TestImage;
 using imagelint::testing::WriteFileText;
 
-const char* kExampleFleet = R"(pools:
+const char* kExampleFleet = R"(defaults:
+  runtime: docker-gpus
+pools:
   - name: old-470
     gpu: NVIDIA A100-SXM4-40GB
     driver: "470.256.02"

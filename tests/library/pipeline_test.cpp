@@ -21,7 +21,9 @@ using testing::WriteFileText;
 // The report document a scan writes (imagelint.report/v1), for assertions on its JSON.
 json Document(const ScanResult& result) { return analysis::WriteReport(result.report); }
 
-const char* kFleet = R"(pools:
+const char* kFleet = R"(defaults:
+  runtime: docker-gpus
+pools:
   - name: old-470
     gpu: NVIDIA A100-SXM4-40GB
     driver: "470.256.02"

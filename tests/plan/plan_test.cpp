@@ -94,6 +94,14 @@ TEST_CASE("changes are checked and applied as the fleet loader reads a pool") {
   REQUIRE(all->pools.size() == 2);
   CHECK(all->pools[0].name == "a100-460");
   CHECK(all->pools[0].container_toolkit == "1.17.8");
+  // No runtime named: the launch paths judged follow the new toolkit (CDI
+  // from 1.12.0), and a named runtime leaves none to judge.
+  CHECK(fleet->pools[1].runtime_alternatives == std::vector<std::string>{"nvidia-runtime"});
+  CHECK(all->pools[0].runtime_alternatives == std::vector<std::string>{"nvidia-runtime", "cdi"});
+  auto named = plan::ApplyFleetChanges(*fleet, {change("a100-460: runtime=cdi, container_toolkit=1.18.1")}, *knowledge);
+  REQUIRE(named.ok());
+  CHECK(named->pools[1].runtime_alternatives.empty());
+  CHECK(named->pools[1].runtime == "cdi");
   CHECK(all->pools[1].name == "b200");
   CHECK(all->pools[1].compute_capability == "10.0");
   CHECK(std::find(all->pools[1].defaulted.begin(), all->pools[1].defaulted.end(), "container_toolkit") !=
