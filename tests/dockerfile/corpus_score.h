@@ -70,13 +70,19 @@ inline Figures Score(const std::filesystem::path& dir, const std::string& label)
   using imagelint::testing::rules_fixture::Run;
   std::string fleet = ReadAll(dir / "fleet.yaml");
   auto expected = Expected(dir);
+  // A case is a NAME.Dockerfile, or a folder NAME/ holding a Dockerfile and
+  // the build-context files it installs from (its folder is its context).
   std::vector<std::filesystem::path> files;
-  for (const auto& entry : std::filesystem::directory_iterator(dir))
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() == ".Dockerfile") files.push_back(entry.path());
+    if (entry.is_directory() && std::filesystem::is_regular_file(entry.path() / "Dockerfile"))
+      files.push_back(entry.path() / "Dockerfile");
+  }
   std::sort(files.begin(), files.end());
   Figures figures;
   for (const auto& path : files) {
-    std::string name = path.filename().string();
+    std::string name = path.filename() == "Dockerfile" ? path.parent_path().filename().string()
+                                                       : path.filename().string();
     CAPTURE(name);
     ++figures.files;
     CHECK_MESSAGE(ReadAll(path).find("# Pattern: ") != std::string::npos, "every corpus file names its pattern");

@@ -77,3 +77,11 @@ TEST_CASE("fifth blind corpus: no error, plain services clean, no missed failure
 TEST_CASE("sixth blind corpus: no error, no missed failure, few false alarms") {
   CheckCorpus("blind6", "sixth blind corpus", 24, 0);
 }
+
+// The seventh blind corpus (tests/dockerfile/blind7/README.md): 9 public
+// Dockerfiles with the build-context files they install from (requirements,
+// environment files), each a folder that is its own context; truth written
+// with the context seen, by someone who did not run imagelint.
+TEST_CASE("seventh blind corpus, with build contexts: no error, no missed failure, few false alarms") {
+  CheckCorpus("blind7", "seventh blind corpus", 9, 1);
+}
