@@ -159,6 +159,9 @@ struct PythonPackage {
   // pip: how the package names its CUDA build, the grammar that reads it
   // (torch | jax | tensorflow | cupy); "" = not known from the install line.
   std::string cuda_naming;
+  // pip: the package requires torch with a lower bound only (accelerate,
+  // peft...): installing it brings the newest torch unless one is installed.
+  bool requires_torch = false;
 };
 
 struct PypiRelease {
@@ -237,6 +240,8 @@ struct PackageKnowledge {
   const TorchPin* FindTorchPin(std::string_view package, std::string_view release) const;
   // Whether the table records pins of `package` at all.
   bool PinsTorch(std::string_view package) const;
+  // Whether pip installs torch along with `package` (python_packages `requires_torch`).
+  bool RequiresTorch(std::string_view package) const;
   // The runtime `framework` installed by `manager` with `extras` brings for a
   // build of CUDA `cuda` ("12.4", "11.8"); null when the table has none.
   const FrameworkRuntime* FindFrameworkRuntime(std::string_view manager, std::string_view framework,

@@ -146,17 +146,25 @@ bool PipEnvTrue(const ImageModel& image, const std::string& name) {
 // Packages that require torch without torch on the same line: pip installs
 // the torch release each requires — exactly (torch_pins: vLLM, xFormers) or a
 // series (pypi_releases pairs torchvision and torchaudio with one) — or, for an
-// unpinned one, the newest; an image whose torch already satisfies it keeps it.
+// unpinned one and for one that bounds torch from below only (python_packages
+// `requires_torch`: accelerate, peft...), the newest; an image whose torch
+// already satisfies it keeps it.
 std::optional<Requirement> CompanionTorch(const Context& ctx, const ImageModel& image,
                                           const std::vector<Requirement>& requirements) {
-  std::optional<Requirement> out;
+  std::optional<Requirement> out, newest_any;
   for (const Requirement& r : requirements) {
     if (r.name == "torch") return std::nullopt;
     const bool paired = r.name == "torchvision" || r.name == "torchaudio";
-    if ((!paired && !ctx.packages.PinsTorch(r.name)) || !r.exact) continue;
+    const bool bounded_below = !paired && ctx.packages.RequiresTorch(r.name);
+    if ((!paired && !bounded_below && !ctx.packages.PinsTorch(r.name)) || !r.exact) continue;
     Requirement torch;
     torch.name = "torch";
     torch.raw = r.raw;
+    if (bounded_below) {  // a companion's pin, if any, says more
+      torch.assumed_because = r.name + " requires torch with a lower bound only: pip installs the newest torch with it";
+      if (!newest_any) newest_any = torch;
+      continue;
+    }
     std::string version = r.version.substr(0, r.version.find('+'));
     const TorchPin* newest = nullptr;  // an unpinned package that pins torch: its newest release the tables know
     if (version.empty() && r.specifier.empty())
@@ -183,6 +191,7 @@ std::optional<Requirement> CompanionTorch(const Context& ctx, const ImageModel& 
     }
     if (!out) out = torch;
   }
+  if (!out) out = newest_any;
   if (!out) return std::nullopt;
   for (const facts::Framework& row : image.frameworks) {
     if (row.name != "torch" || !row.version) continue;

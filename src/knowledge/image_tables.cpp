@@ -229,10 +229,12 @@ Result<PackageKnowledge> BuildPackages(const Knowledge& k) {
   for (const json& row : k.Table("python_packages")) {
     PythonPackage package{StringField(row, "manager"), StringField(row, "name"), StringField(row, "framework"), Flag(row, "cuda_selector"),
                           List(row, "index_hosts"), StringField(row, "component"), StringField(row, "library"), Unconfirmed(row),
-                          StringField(row, "source"), StringField(row, "cuda_naming")};
+                          StringField(row, "source"), StringField(row, "cuda_naming"), Flag(row, "requires_torch")};
     IMAGELINT_TRY(CheckPattern(row, package.name));
     if (!package.cuda_naming.empty() && (package.manager != "pip" || package.framework.empty()))
       return RowError(row, "cuda_naming is the CUDA grammar of a pip row's framework: it needs manager pip and a framework");
+    if (package.requires_torch && (package.manager != "pip" || !package.framework.empty()))
+      return RowError(row, "requires_torch describes a pip package that is not itself a framework");
     if (!seen.emplace(package.manager + " " + package.name, &row).second)
       return RowError(row, "duplicate " + package.manager + " package '" + package.name + "'");
     out.python_packages.push_back(std::move(package));
@@ -436,6 +438,11 @@ const TorchPin* PackageKnowledge::FindTorchPin(std::string_view package, std::st
 
 bool PackageKnowledge::PinsTorch(std::string_view package) const {
   return std::any_of(torch_pins.begin(), torch_pins.end(), [&](const TorchPin& row) { return row.package == package; });
+}
+
+bool PackageKnowledge::RequiresTorch(std::string_view package) const {
+  const PythonPackage* known = FindPythonPackage("pip", package);
+  return known != nullptr && known->requires_torch;
 }
 
 const DistroPython* PackageKnowledge::FindDistroPython(std::string_view distribution) const {

@@ -317,6 +317,9 @@ const std::vector<TableSchema>& Schemas() {
         {"cuda_selector", F::kBool, false},
         // How the package names its CUDA build (pip): the grammar pip_builds.cpp reads.
         {"cuda_naming", F::kEnum, false, "torch|jax|tensorflow|cupy"},
+        // pip: every release requires torch with a lower bound only, so pip
+        // brings the newest torch along unless one is installed.
+        {"requires_torch", F::kBool, false},
         {"index_hosts", F::kStringList, false},
         {"component", F::kString, false},
         {"library", F::kString, false},

@@ -276,6 +276,33 @@ TEST_CASE("a package that pins torch brings that torch: vllm==0.7.2 is torch 2.5
   CHECK(Find(unknown["frameworks"], "name", "torch") == nullptr);
 }
 
+TEST_CASE("a package that requires torch with a lower bound only brings the newest torch, unless one is installed") {
+  // accelerate (torch>=1.10.0) on a Python without torch: pip installs the
+  // newest torch with it; the facts say so, on the install's line.
+  json fresh = Facts("FROM python:3.11-slim\nRUN pip install accelerate==1.5.2 transformers\n");
+  const json* torch = Find(fresh["frameworks"], "name", "torch");
+  REQUIRE(torch != nullptr);
+  CHECK((*torch)["dockerfile_line"] == 2);
+  CHECK((*torch)["version"].is_string());
+  CHECK((*torch)["version_assumed"].get<std::string>().find(
+            "accelerate requires torch with a lower bound only: pip installs the newest torch with it") !=
+        std::string::npos);
+  CHECK(fresh["gpu"]["workload"] == "nvidia");  // a GPU image, not a plain service
+
+  // An installed torch satisfies it: pip keeps it.
+  json kept = Facts("FROM python:3.11-slim\nRUN pip install torch==2.5.1\nRUN pip install peft sentence-transformers\n");
+  CHECK(Find(kept["frameworks"], "name", "torch")->at("version") == "2.5.1");
+  CHECK(Find(kept["frameworks"], "name", "torch")->at("dockerfile_line") == 2);
+
+  // A companion's pin says more than a lower bound: torchvision 0.20 is torch 2.5.
+  json paired = Facts("FROM python:3.11-slim\nRUN pip install timm torchvision==0.20.1\n");
+  CHECK(Find(paired["frameworks"], "name", "torch")->at("version").get<std::string>().rfind("2.5", 0) == 0);
+
+  // Packages that do not require torch bring none.
+  json plain = Facts("FROM python:3.11-slim\nRUN pip install fastapi transformers datasets\n");
+  CHECK(Find(plain["frameworks"], "name", "torch") == nullptr);
+}
+
 // pip leaves the CUDA runtime wheel of a replaced torch on disk (a -cu13
 // wheel when the new torch needs -cu12), and nothing loads it: the runtime that
 // counts is the new torch's, so a driver older than the old one's CUDA is no
