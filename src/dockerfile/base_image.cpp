@@ -33,14 +33,19 @@ constexpr size_t kMaxTagVersion = 32;
 
 bool IsLower(char c) { return c >= 'a' && c <= 'z'; }
 
+// Moves `pos` past the characters `keep` accepts; returns the run passed over.
+std::string_view TakeWhile(std::string_view text, size_t& pos, bool (*keep)(char)) {
+  size_t start = pos;
+  while (pos < text.size() && keep(text[pos])) ++pos;
+  return text.substr(start, pos - start);
+}
+
 // Reads "D+.D+" or "D+.D+.D+" (`components` 2..max_components) from `text` at `pos`.
 std::optional<std::string> ReadVersion(std::string_view text, size_t& pos, int max_components) {
   size_t start = pos;
   int components = 0;
   while (true) {
-    size_t digits = pos;
-    while (pos < text.size() && IsAsciiDigit(text[pos])) ++pos;
-    if (pos == digits) return std::nullopt;
+    if (TakeWhile(text, pos, IsAsciiDigit).empty()) return std::nullopt;
     ++components;
     if (components == max_components || pos + 1 >= text.size() || text[pos] != '.' || !IsAsciiDigit(text[pos + 1])) break;
     ++pos;  // '.'
@@ -442,18 +447,16 @@ std::optional<CudaTag> ParseCudaTag(std::string_view tag, const std::vector<std:
   if (!version) return std::nullopt;
   out.version = *version;
   // Optional "cudnn[N]-"; a word that only starts like it is the flavor.
-  if (tag.substr(pos, 5) == "cudnn") {
-    size_t end = pos + 5;
-    while (end < tag.size() && IsAsciiDigit(tag[end])) ++end;
-    if (end < tag.size() && tag[end] == '-' && end - pos <= 16) {
-      out.cudnn = std::string(tag.substr(pos, end - pos));
-      pos = end + 1;
+  if (size_t end = pos; Consume(tag, end, "cudnn")) {
+    std::string_view number = TakeWhile(tag, end, IsAsciiDigit);
+    if (number.size() <= 11 && Consume(tag, end, "-")) {
+      out.cudnn = "cudnn" + std::string(number);
+      pos = end;
     }
   }
-  size_t flavor_start = pos;
-  while (pos < tag.size() && IsLower(tag[pos])) ++pos;
-  if (pos == flavor_start) return std::nullopt;
-  out.flavor = std::string(tag.substr(flavor_start, pos - flavor_start));
+  std::string_view flavor = TakeWhile(tag, pos, IsLower);
+  if (flavor.empty()) return std::nullopt;
+  out.flavor = std::string(flavor);
   if (pos < tag.size()) {
     if (tag[pos] != '-' || pos + 1 == tag.size()) return std::nullopt;
     out.os = std::string(tag.substr(pos + 1));
@@ -469,12 +472,11 @@ std::optional<TorchTag> ParseTorchTag(std::string_view tag, const std::vector<st
   if (!torch) return std::nullopt;
   auto cuda = ReadVersionThen(tag, pos, 2, "-cudnn");
   if (!cuda) return std::nullopt;
-  size_t digits = pos;
-  while (pos < tag.size() && IsAsciiDigit(tag[pos])) ++pos;
-  if (pos == digits || pos - digits > 8 || !Consume(tag, pos, "-")) return std::nullopt;
+  std::string_view cudnn = TakeWhile(tag, pos, IsAsciiDigit);
+  if (cudnn.empty() || cudnn.size() > 8 || !Consume(tag, pos, "-")) return std::nullopt;
   out.torch = *torch;
   out.cuda = *cuda;
-  out.cudnn = std::string(tag.substr(digits, pos - 1 - digits));
+  out.cudnn = std::string(cudnn);
   out.flavor = std::string(tag.substr(pos));
   if (!Has(flavors, out.flavor)) return std::nullopt;
   return out;
@@ -570,8 +572,7 @@ Status ApplyBaseImage(const Context& ctx, const Instruction& from, const std::st
     // python:3.11-slim: pip runs under that Python (which torch releases it can install).
     if (ref.repository == "python" && ref.tag.size() >= 3 && ref.tag[0] == '3' && ref.tag[1] == '.') {
       size_t end = 2;
-      while (end < ref.tag.size() && IsAsciiDigit(ref.tag[end])) ++end;
-      if (end > 2) image.python_version = ref.tag.substr(0, end);
+      if (!TakeWhile(ref.tag, end, IsAsciiDigit).empty()) image.python_version = ref.tag.substr(0, end);
     }
     finish(kind, "");
     return OkStatus();
