@@ -527,9 +527,10 @@ Status ApplyBaseImage(const Context& ctx, const Instruction& from, const std::st
   base.dockerfile = ctx.file.path;
   base.dockerfile_line = from.line;
   base.known = facts::Known::kNo;
-  auto finish = [&](const std::string& kind, const std::string& reason) {
+  using facts::BaseKind;
+  auto finish = [&](BaseKind kind, const std::string& reason) {
     base.kind = kind;
-    base.resolved_from = base.known == facts::Known::kNo ? "none" : "knowledge";
+    base.resolved_from = base.known == facts::Known::kNo ? BaseSource::kNone : BaseSource::kKnowledge;
     if (!reason.empty()) {
       base.reason = reason;
       ctx.Unknown(image, from, "base-image", reason);
@@ -540,7 +541,9 @@ Status ApplyBaseImage(const Context& ctx, const Instruction& from, const std::st
   // (and no tag, which is `latest`) are not in it.
   if (family && !family->tag_word.empty() && ToLower(ref.tag).find(family->tag_word) == std::string::npos)
     family = nullptr;
-  std::string kind = family ? family->family : "unknown";
+  // The table's loader accepts only BaseKind's names as `family` (knowledge/tables.cpp).
+  const BaseKind kind =
+      family ? facts::ParseBaseKind(family->family).value_or(BaseKind::kUnknown) : BaseKind::kUnknown;
   auto nothing_cuda = [&] {
     image.drivers_known = image.runtimes_known = image.frameworks_known = image.env_known = true;
     image.ld_so_conf_known = image.binaries_known = true;
@@ -548,7 +551,7 @@ Status ApplyBaseImage(const Context& ctx, const Instruction& from, const std::st
   };
   if (ref_text == "scratch") {
     nothing_cuda();
-    finish("scratch", "");
+    finish(BaseKind::kScratch, "");
     return OkStatus();
   }
   // The image itself, where the resolver can read it (docs/dockerfile.md "Base images").
@@ -566,7 +569,7 @@ Status ApplyBaseImage(const Context& ctx, const Instruction& from, const std::st
     }
   }
   // The no-cuda family (operating-system, language and conda images, any tag).
-  if (kind == "no-cuda") {
+  if (kind == BaseKind::kNoCuda) {
     nothing_cuda();
     base.source = ctx.knowledge.DescribeSource(family->source);
     // python:3.11-slim: pip runs under that Python (which torch releases it can install).
@@ -577,24 +580,24 @@ Status ApplyBaseImage(const Context& ctx, const Instruction& from, const std::st
     finish(kind, "");
     return OkStatus();
   }
-  if ((kind == "nvidia/cuda" || kind == "pytorch/pytorch") && ref.tag.empty()) {
+  if ((kind == BaseKind::kNvidiaCuda || kind == BaseKind::kPytorch) && ref.tag.empty()) {
     finish(kind, ref.digest.empty() ? "no tag: the release cannot be told"
                                     : "digest-pinned without a tag: the release behind " + ref.digest +
                                           " cannot be told; write FROM repo:tag@digest");
     return OkStatus();
   }
-  if (kind == "nvidia/cuda") {
+  if (kind == BaseKind::kNvidiaCuda) {
     CudaBase(ctx, from, ref, *family, image);
     bool known = base.known == facts::Known::kYes;
     finish(kind, known ? "" : base.reason.value_or("unknown nvidia/cuda tag"));
     return OkStatus();
   }
-  if (kind == "pytorch/pytorch") {
+  if (kind == BaseKind::kPytorch) {
     TorchBase(ctx, from, ref, *family, image);
     finish(kind, "");
     return OkStatus();
   }
-  if (kind == "ngc") {
+  if (kind == BaseKind::kNgc) {
     NgcBase(ctx, from, ref, *family, image);
     // Known or not, the image's environment is not: the base stays (partly) unknown.
     finish(kind, base.known == facts::Known::kPartial
@@ -604,7 +607,7 @@ Status ApplyBaseImage(const Context& ctx, const Instruction& from, const std::st
                      : base.reason.value_or("unknown NGC release"));
     return OkStatus();
   }
-  if (kind == "cuda-application") {
+  if (kind == BaseKind::kCudaApplication) {
     // A GPU image whose CUDA facts are not recorded: GpuSection says it is a
     // GPU image, so the GPU rules run and stay undecided.
     base.source = ctx.knowledge.DescribeSource(family->source);
@@ -626,14 +629,14 @@ Status ApplyBaseImage(const Context& ctx, const Instruction& from, const std::st
                      " is a GPU image (cuda-application in base-images.yaml): its CUDA facts are not recorded");
     return OkStatus();
   }
-  if (kind == "l4t") {
+  if (kind == BaseKind::kL4t) {
     // Jetson user space: what it holds is for Tegra GPUs; IL018 reads the kind.
     base.source = ctx.knowledge.DescribeSource(family->source);
     finish(kind, "base image " + ref_text.substr(0, 200) +
                      " is an L4T (Jetson) image: arm64 Tegra user space, whose CUDA facts are not recorded");
     return OkStatus();
   }
-  finish("unknown", "base image " + ref_text + " is not in base-images.yaml: its CUDA facts are unknown");
+  finish(BaseKind::kUnknown, "base image " + ref_text + " is not in base-images.yaml: its CUDA facts are unknown");
   return OkStatus();
 }
 
