@@ -24,6 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "imagelint/base_source.h"
 #include "imagelint/bytes.h"
 #include "imagelint/facts.h"
 #include "imagelint/platform.h"
@@ -146,7 +147,7 @@ Result<Expansion> ExpandWord(std::string_view word, const std::map<std::string, 
 // A base image read from where it really is (docs/dockerfile.md "Base
 // images"): the facts the image reader made of it.
 struct ResolvedBase {
-  std::string resolved_from;  // "docker" | "registry" | "local"
+  BaseSource resolved_from = BaseSource::kLocal;  // docker, registry or local: where the image was read
   std::string digest;         // manifest digest (else config digest) of the image read
   std::string platform;       // "os/arch[/variant]" of the image read
   facts::Facts facts;         // BuildFactsModel of the scanned image

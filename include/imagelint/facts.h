@@ -26,6 +26,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "imagelint/base_source.h"
 #include "imagelint/gpu_signals.h"
 #include "imagelint/nullable.h"
 #include "imagelint/result.h"
@@ -109,6 +110,13 @@ struct EnvProvenance {
 // Tri-state of the Dockerfile predictor's base-image knowledge.
 enum class Known { kNo, kYes, kPartial };  // JSON false, true, "partial"
 
+// The family of a base image: base-images.yaml's `family` of its repository,
+// else scratch or unknown.
+enum class BaseKind { kNvidiaCuda, kPytorch, kNgc, kL4t, kCudaApplication, kNoCuda, kScratch, kUnknown };
+// "nvidia/cuda" | "pytorch/pytorch" | "ngc" | "l4t" | "cuda-application" | "no-cuda" | "scratch" | "unknown"
+std::string_view BaseKindName(BaseKind kind);
+std::optional<BaseKind> ParseBaseKind(std::string_view text);
+
 // The base image (FROM) of a Dockerfile, or where a built image's base was read from.
 struct BaseImage {
   std::string ref;
@@ -119,9 +127,9 @@ struct BaseImage {
   std::optional<std::string> dockerfile;
   std::optional<int64_t> dockerfile_line;
   std::optional<Known> known;
-  std::optional<std::string> kind;              // "nvidia/cuda" | "pytorch/pytorch" | "ngc" | "no-cuda" | "scratch" | "unknown"
+  std::optional<BaseKind> kind;
   std::optional<std::string> reason;            // why it is not (fully) known
-  std::optional<std::string> resolved_from;     // "docker" | "registry" | "local" | "knowledge" | "none"
+  std::optional<BaseSource> resolved_from;
   // Why the image itself could not be read ("registry: offline"), when a
   // resolver tried: the knowledge tables answered instead.
   std::optional<std::string> lookup_failure;

@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "imagelint/base_source.h"
 #include "imagelint/nullable.h"
 #include "imagelint/platform.h"
 #include "imagelint/result.h"
@@ -145,7 +146,7 @@ struct Verdict {
 // A Dockerfile's FROM image: where its facts came from, or why they were not read.
 struct BaseImage {
   std::optional<std::string> ref;
-  std::optional<std::string> resolved_from;  // "docker" | "registry" | "local" | "knowledge" | "none"
+  std::optional<BaseSource> resolved_from;
   std::optional<std::string> digest;
   std::optional<Platform> platform;  // of the image read (or asked for)
   std::optional<std::string> note;

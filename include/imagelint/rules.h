@@ -220,6 +220,7 @@ std::optional<Severity> ParseSeverity(std::string_view text);
 
 enum class Scope { kImage, kPool };
 std::string_view ScopeName(Scope scope);  // "image" | "pool"
+std::optional<Scope> ParseScope(std::string_view text);
 
 // The order in which a user meets failures.
 // process-start: the dynamic loader, before any CUDA call; runtime: later

@@ -10,6 +10,7 @@
 #include <array>
 #include <utility>
 
+#include "common/enum_names.h"
 #include "common/json_record.h"
 
 namespace imagelint {
@@ -19,36 +20,6 @@ using nlohmann::json;
 
 namespace {
 
-// One name per enum value, as the JSON spells it.
-template <class E, size_t N>
-std::string_view NameIn(const std::array<std::pair<E, std::string_view>, N>& names, E value) {
-  for (const auto& [each, name] : names)
-    if (each == value) return name;
-  return "";
-}
-template <class E, size_t N>
-std::optional<E> ValueIn(const std::array<std::pair<E, std::string_view>, N>& names, std::string_view text) {
-  for (const auto& [each, name] : names)
-    if (name == text) return each;
-  return std::nullopt;
-}
-// An enum read from its name; `what` lists the names for the message.
-template <class E>
-void ReadNamed(const json& value, E& out, std::string& problem, std::optional<E> (*parse)(std::string_view),
-               std::string_view what) {
-  std::optional<E> parsed = value.is_string() ? parse(value.get<std::string>()) : std::nullopt;
-  if (parsed) {
-    out = *parsed;
-  } else {
-    problem = "expected " + std::string(what) + ", got " +
-              (value.is_string() ? "\"" + value.get<std::string>().substr(0, 64) + "\"" : json_record::JsonType(value));
-  }
-}
-
-constexpr std::array<std::pair<rules::Scope, std::string_view>, 2> kScopeNames{{
-    {rules::Scope::kImage, "image"},
-    {rules::Scope::kPool, "pool"},
-}};
 constexpr std::array<std::pair<analysis::Outcome, std::string_view>, 5> kOutcomeNames{{
     {analysis::Outcome::kPass, "pass"},
     {analysis::Outcome::kWarn, "warn"},
@@ -56,8 +27,6 @@ constexpr std::array<std::pair<analysis::Outcome, std::string_view>, 5> kOutcome
     {analysis::Outcome::kUndecided, "undecided"},
     {analysis::Outcome::kError, "error"},
 }};
-
-std::optional<rules::Scope> ParseScope(std::string_view text) { return ValueIn(kScopeNames, text); }
 
 }  // namespace
 

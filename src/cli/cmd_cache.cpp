@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "cli/options.h"
 #include "imagelint/cache.h"
 #include "imagelint/pipeline.h"
 #include "imagelint/read_image.h"
@@ -60,9 +61,7 @@ RunFunction SetupCache(CLI::App& app) {
   auto args = std::make_shared<CacheArgs>();
   app.add_option("ACTION", args->action, "info (default): what the cache holds; prune: evict")
       ->check(CLI::IsMember({"info", "prune"}));
-  app.add_option("--cache-dir", args->cache_dir,
-                 "layer cache directory (default $XDG_CACHE_HOME/imagelint or ~/.cache/imagelint)")
-      ->type_name("DIR");
+  AddCacheDirOption(app, args->cache_dir, "layer cache directory");
   app.add_option("--max-size", args->max_size,
                  "prune: evict least recently used layers until the cache fits, e.g. 10G")
       ->type_name("SIZE");

@@ -26,16 +26,6 @@ struct KnowledgeArgs {
   std::string ca_file;
 };
 
-Result<Context> KnowledgeContext(const KnowledgeArgs& args, const Environment& environment) {
-  Context context = environment.MakeContext();
-  if (!args.cache_dir.empty() || !args.knowledge.empty()) {
-    if (!args.cache_dir.empty()) context.cache_dir = args.cache_dir;
-    context.knowledge_dir = environment.BuiltinKnowledgeDirectory();
-    IMAGELINT_TRY(SelectKnowledge(context, args.knowledge, environment.KnowledgeDirectoryFixed()));
-  }
-  return context;
-}
-
 registry::RegistryOptions RegistryOptionsFor(const KnowledgeArgs& args, const Context& context) {
   registry::RegistryOptions options;
   options.credential_stores = context.credential_stores;
@@ -140,16 +130,11 @@ RunFunction SetupKnowledge(CLI::App& app) {
       ->type_name("sha256:HEX");
   app.add_option("--knowledge", args->knowledge, "show: this bundle (a directory or a file from `knowledge pack`)")
       ->type_name("DIR|FILE");
-  app.add_option("--cache-dir", args->cache_dir,
-                 "where updated bundles are kept (default $XDG_CACHE_HOME/imagelint or ~/.cache/imagelint)")
-      ->type_name("DIR");
+  AddCacheDirOption(app, args->cache_dir, "where updated bundles are kept");
   app.add_option("-f,--format", args->format, "show: text (default) or json")->check(CLI::IsMember({"text", "json"}));
-  app.add_option("--insecure-registry", args->insecure_registries,
-                 "registry HOST[:PORT] reached without TLS verification (loopback hosts always are)")
-      ->type_name("HOST");
-  app.add_option("--ca-file", args->ca_file, "PEM certificates to trust for registries")->type_name("FILE");
+  AddRegistryTlsOptions(app, args->insecure_registries, args->ca_file);
   return [args](const Environment& environment) -> int {
-    auto context = KnowledgeContext(*args, environment);
+    auto context = KnowledgeContextFor(environment, args->cache_dir, args->knowledge);
     if (!context.ok()) return ReportToolError(context.error());
     if (args->action == "show") {
       if (!args->operands.empty()) return ReportToolError(MakeError("knowledge show", "takes no argument"));

@@ -161,10 +161,23 @@ void AddColorFlags(CLI::App& app, std::string& when) {
   app.add_flag_callback("--no-color", [&when] { when = "never"; }, "no colour (--color never)");
 }
 
-void AddImageInputOptions(CLI::App& app, ImageInputFlags& flags) {
-  app.add_option("--cache-dir", flags.cache_dir,
-                 "layer cache directory (default $XDG_CACHE_HOME/imagelint or ~/.cache/imagelint)")
+void AddCacheDirOption(CLI::App& app, std::string& cache_dir, const std::string& what) {
+  app.add_option("--cache-dir", cache_dir, what + " (default $XDG_CACHE_HOME/imagelint or ~/.cache/imagelint)")
       ->type_name("DIR");
+}
+
+void AddRegistryTlsOptions(CLI::App& app, std::vector<std::string>& insecure_registries, std::string& ca_file) {
+  app.add_option("--insecure-registry", insecure_registries,
+                 "registry host[:port] reached without TLS verification or over plain HTTP (repeatable; "
+                 "loopback registries always are)")
+      ->type_name("HOST[:PORT]");
+  app.add_option("--ca-file", ca_file, "PEM CA bundle for registry TLS instead of the system's")
+      ->type_name("FILE")
+      ->check(CLI::Validator(CLI::ExistingFile).description(""));
+}
+
+void AddImageInputOptions(CLI::App& app, ImageInputFlags& flags) {
+  AddCacheDirOption(app, flags.cache_dir, "layer cache directory");
   app.add_flag("--no-cache", flags.no_cache, "neither read nor write the layer cache");
   app.add_option("--knowledge", flags.knowledge,
                  "the knowledge bundle to judge by: a directory of tables or a file from `imagelint knowledge pack` "
@@ -176,13 +189,7 @@ void AddImageInputOptions(CLI::App& app, ImageInputFlags& flags) {
       ->type_name("NAME|@N");
   app.add_option("--username", flags.username, "registry user name (with --password-stdin)")->type_name("USER");
   app.add_flag("--password-stdin", flags.password_stdin, "read the registry password or token from standard input");
-  app.add_option("--insecure-registry", flags.insecure_registries,
-                 "registry host[:port] reached without TLS verification or over plain HTTP (repeatable; "
-                 "loopback registries always are)")
-      ->type_name("HOST[:PORT]");
-  app.add_option("--ca-file", flags.ca_file, "PEM CA bundle for registry TLS instead of the system's")
-      ->type_name("FILE")
-      ->check(CLI::Validator(CLI::ExistingFile).description(""));
+  AddRegistryTlsOptions(app, flags.insecure_registries, flags.ca_file);
   app.add_option("--connect-to", flags.connect_to,
                  "HOST:PORT:CONNECT-HOST:CONNECT-PORT: reach registry HOST:PORT at another address, TLS still "
                  "checking HOST (as curl --connect-to; repeatable)")
@@ -268,13 +275,21 @@ Result<ImageReadOptions> ToImageReadOptions(const ImageInputFlags& flags) {
   return options;
 }
 
-Result<Context> ContextFor(const Environment& environment, const ImageInputFlags& flags) {
+Result<Context> KnowledgeContextFor(const Environment& environment, const std::string& cache_dir,
+                                    const std::string& knowledge) {
   Context context = environment.MakeContext();
-  if (!flags.cache_dir.empty() || !flags.knowledge.empty()) {
-    if (!flags.cache_dir.empty()) context.cache_dir = flags.cache_dir;
+  if (!cache_dir.empty() || !knowledge.empty()) {
+    if (!cache_dir.empty()) context.cache_dir = cache_dir;
     context.knowledge_dir = environment.BuiltinKnowledgeDirectory();
-    IMAGELINT_TRY(SelectKnowledge(context, flags.knowledge, environment.KnowledgeDirectoryFixed()));
+    IMAGELINT_TRY(SelectKnowledge(context, knowledge, environment.KnowledgeDirectoryFixed()));
   }
+  return context;
+}
+
+Result<Context> ContextFor(const Environment& environment, const ImageInputFlags& flags) {
+  auto selected = KnowledgeContextFor(environment, flags.cache_dir, flags.knowledge);
+  if (!selected.ok()) return selected.error();
+  Context context = std::move(*selected);
   if (flags.quiet || flags.no_progress) context.progress = nullptr;
   if (flags.quiet) context.warn = nullptr;
   if (context.cache_dir.empty() && !flags.no_cache && context.warn)

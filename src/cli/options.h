@@ -62,6 +62,12 @@ struct ImageInputFlags {
 // --insecure-registry, --ca-file, --connect-to, --image-src, --base-from,
 // --base-image, --base-timeout.
 void AddImageInputOptions(CLI::App& app, ImageInputFlags& flags);
+// --cache-dir DIR, with its default place; `what` says what the command
+// keeps there ("layer cache directory").
+void AddCacheDirOption(CLI::App& app, std::string& cache_dir, const std::string& what);
+// --insecure-registry HOST[:PORT] (repeatable) and --ca-file FILE: how
+// registries are reached, for every command that talks to one.
+void AddRegistryTlsOptions(CLI::App& app, std::vector<std::string>& insecure_registries, std::string& ca_file);
 // --platform (unless the command declares it), --max-layer-bytes, --jobs,
 // --no-verify, -q/--quiet, --no-progress, --timeout, --max-memory.
 void AddImageReadFlags(CLI::App& app, ImageInputFlags& flags);
@@ -87,8 +93,10 @@ std::string FormatList();
 // The flags as library options; with --password-stdin the password is read
 // from standard input (once per process). Errors name the flag.
 Result<ImageReadOptions> ToImageReadOptions(const ImageInputFlags& flags);
-// The environment's context with --cache-dir applied (a warning when no
-// cache directory can be found and the cache is wanted).
+// The environment's context with --cache-dir DIR and --knowledge DIR|FILE
+// applied (else the newest bundle in the cache; a bad --knowledge is an error).
+Result<Context> KnowledgeContextFor(const Environment& environment, const std::string& cache_dir,
+                                    const std::string& knowledge);
 // The library's context for a command that reads images: --cache-dir,
 // --quiet, --no-progress, and the knowledge bundle (--knowledge DIR|FILE,
 // else the newest in the cache; a bad --knowledge is an error).

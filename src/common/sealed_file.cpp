@@ -11,6 +11,7 @@
 #include <random>
 #include <vector>
 
+#include "common/fd.h"
 #include "common/json.h"
 #include "imagelint/digest.h"
 
@@ -43,20 +44,6 @@ std::string RootProblem(const struct stat& st) {
   return "";
 }
 
-// An open file descriptor, closed with its holder.
-struct Fd {
-  int fd = -1;
-  explicit Fd(int f = -1) : fd(f) {}
-  Fd(Fd&& other) noexcept : fd(other.fd) { other.fd = -1; }
-  Fd& operator=(Fd&& other) noexcept {
-    std::swap(fd, other.fd);
-    return *this;
-  }
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
-
 // `path` below `root` as its components; nullopt when it is not below it.
 std::optional<std::vector<std::string>> Below(const fs::path& root, const fs::path& path) {
   const fs::path relative = path.lexically_normal().lexically_relative(root.lexically_normal());
@@ -77,21 +64,21 @@ std::optional<std::vector<std::string>> Below(const fs::path& root, const fs::pa
 Result<Fd> OpenParent(const fs::path& root, const std::vector<std::string>& parts, bool create) {
   if (create) IMAGELINT_TRY(MakeCacheDirectory(root));
   Fd dir(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (dir.fd < 0) return MakeError(root.string(), std::string("cannot open the cache directory: ") + std::strerror(errno));
+  if (dir.get() < 0) return MakeError(root.string(), std::string("cannot open the cache directory: ") + std::strerror(errno));
   struct stat st;
-  if (::fstat(dir.fd, &st) != 0) return MakeError(root.string(), "cannot stat the cache directory");
+  if (::fstat(dir.get(), &st) != 0) return MakeError(root.string(), "cannot stat the cache directory");
   if (std::string problem = RootProblem(st); !problem.empty()) return MakeError(root.string(), problem);
   fs::path where = root;
   for (size_t i = 0; i + 1 < parts.size(); ++i) {
     where /= parts[i];
-    if (create && ::mkdirat(dir.fd, parts[i].c_str(), 0755) != 0 && errno != EEXIST)
+    if (create && ::mkdirat(dir.get(), parts[i].c_str(), 0755) != 0 && errno != EEXIST)
       return MakeError(where.string(), std::string("cannot create cache directory: ") + std::strerror(errno));
-    Fd next(::openat(dir.fd, parts[i].c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (next.fd < 0)
+    Fd next(::openat(dir.get(), parts[i].c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (next.get() < 0)
       return MakeError(where.string(), errno == ELOOP || errno == ENOTDIR
                                            ? "not a directory of the cache (a symbolic link or another file): not used"
                                            : std::string("cannot open: ") + std::strerror(errno));
-    if (::fstat(next.fd, &st) != 0 || !S_ISDIR(st.st_mode) || !TrustedOwner(st))
+    if (::fstat(next.get(), &st) != 0 || !S_ISDIR(st.st_mode) || !TrustedOwner(st))
       return MakeError(where.string(), "not a directory of this user's in the cache: not used");
     dir = std::move(next);
   }
@@ -123,7 +110,7 @@ bool TrustedFileExists(const fs::path& root, const fs::path& path) {
   auto dir = OpenParent(root, *parts, false);
   if (!dir.ok()) return false;
   struct stat st;
-  return ::fstatat(dir->fd, parts->back().c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+  return ::fstatat(dir->get(), parts->back().c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
          TrustedOwner(st);
 }
 
@@ -134,7 +121,7 @@ SealedRead ReadSealedFile(const fs::path& root, const fs::path& path, const char
   auto dir = OpenParent(root, *parts, false);
   if (!dir.ok()) return SealedRead::kMissing;
   // O_NONBLOCK: a FIFO placed here must not block the open.
-  int fd = ::openat(dir->fd, parts->back().c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  int fd = ::openat(dir->get(), parts->back().c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   if (fd < 0) return errno == ENOENT ? SealedRead::kMissing : SealedRead::kCorrupt;
   struct stat st;
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !TrustedOwner(st) ||
@@ -205,7 +192,7 @@ Status WriteFileAtomically(const fs::path& root, const fs::path& path, std::span
       name + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++) + "." + std::to_string(random());
   fs::path temporary = path;
   temporary += temporary_name.substr(name.size());
-  int fd = ::openat(dir->fd, temporary_name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  int fd = ::openat(dir->get(), temporary_name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) return MakeError(temporary.string(), std::string("cannot write cache file: ") + std::strerror(errno));
   size_t written = 0;
   while (written < bytes.size()) {
@@ -214,15 +201,15 @@ Status WriteFileAtomically(const fs::path& root, const fs::path& path, std::span
     if (n <= 0) {
       const int saved = errno;
       ::close(fd);
-      ::unlinkat(dir->fd, temporary_name.c_str(), 0);
+      ::unlinkat(dir->get(), temporary_name.c_str(), 0);
       return MakeError(temporary.string(), std::string("cannot write cache file: ") + std::strerror(saved));
     }
     written += static_cast<size_t>(n);
   }
   // renameat replaces whatever is at `name`, a link included, never what a link points to.
-  if (::close(fd) != 0 || ::renameat(dir->fd, temporary_name.c_str(), dir->fd, name.c_str()) != 0) {
+  if (::close(fd) != 0 || ::renameat(dir->get(), temporary_name.c_str(), dir->get(), name.c_str()) != 0) {
     const int saved = errno;
-    ::unlinkat(dir->fd, temporary_name.c_str(), 0);
+    ::unlinkat(dir->get(), temporary_name.c_str(), 0);
     return MakeError(path.string(), std::string("cannot store cache file: ") + std::strerror(saved));
   }
   return OkStatus();

@@ -48,6 +48,13 @@ std::string PercentEncode(std::string_view text, std::string_view keep) {
   return out;
 }
 
+std::vector<std::string> SplitNonEmpty(std::string_view text, char separator) {
+  std::vector<std::string> out;
+  for (std::string& part : SplitOn(text, separator))
+    if (!part.empty()) out.push_back(std::move(part));
+  return out;
+}
+
 std::vector<std::string> SplitOn(std::string_view text, char separator) {
   std::vector<std::string> out;
   size_t start = 0;

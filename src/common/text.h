@@ -47,6 +47,8 @@ std::string Today();
 
 // "a,b,,c" on ',' -> {"a", "b", "", "c"}; "" -> {""}.
 std::vector<std::string> SplitOn(std::string_view text, char separator);
+// The non-empty parts only ("/a//b/" on '/' is a, b): search paths, path components.
+std::vector<std::string> SplitNonEmpty(std::string_view text, char separator);
 
 // Percent-encoding (RFC 3986): every byte but the unreserved characters
 // (A-Z a-z 0-9 - . _ ~) and those in `keep` becomes %XX (upper-case hex).

@@ -179,4 +179,10 @@ Result<std::vector<YAML::Node>> LoadYamlDocuments(std::string_view text, const s
   }
 }
 
+Error ErrorAtNode(const std::string& file, const YAML::Node& node, const std::string& message) {
+  const YAML::Mark mark = node.Mark();
+  if (mark.line < 0) return MakeError(file, message);
+  return MakeErrorAtLine(file, mark.line + 1, mark.column + 1, message);
+}
+
 }  // namespace imagelint

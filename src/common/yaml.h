@@ -69,4 +69,8 @@ Result<std::vector<YAML::Node>> LoadYamlDocuments(std::string_view text, const s
 // Only the limit check (LoadYaml runs it first).
 Status CheckYamlLimits(std::string_view text, const std::string& file, const YamlLimits& limits = {});
 
+// An error at `node`'s line and column in `file` (the file alone when the
+// node has no mark, e.g. a node built in code).
+Error ErrorAtNode(const std::string& file, const YAML::Node& node, const std::string& message);
+
 }  // namespace imagelint

@@ -20,9 +20,7 @@ constexpr size_t kMaxConfigBytes = 1 << 20;
 constexpr size_t kMaxListEntries = 10000;
 
 Error At(const std::string& file, const YAML::Node& node, const std::string& message) {
-  const YAML::Mark mark = node.Mark();
-  if (mark.line < 0) return MakeError(file, message);
-  return MakeErrorAtLine(file, mark.line + 1, mark.column + 1, message);
+  return ErrorAtNode(file, node, message);
 }
 
 Result<std::string> Scalar(const std::string& file, const YAML::Node& node, const std::string& key) {

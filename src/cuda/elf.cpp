@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "common/json.h"
+#include "common/text.h"
 #include "imagelint/bytes.h"
 
 namespace imagelint::cuda {
@@ -22,18 +23,6 @@ enum RegionKind { kPhdrs = 1, kDynamic, kInterp, kNote, kShdrs, kStrtab };
 // "static cudart"): the error-name table and the driver entry point lookup.
 constexpr std::string_view kMarkers[] = {"cudaErrorInsufficientDriver", "cuGetProcAddress"};
 constexpr size_t kMarkerMax = 27;
-
-std::vector<std::string> SplitColon(const std::string& text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t end = text.find(':', start);
-    if (end == std::string::npos) end = text.size();
-    if (end > start) out.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -348,8 +337,8 @@ void ElfScanner::ResolveDynamicStrings() {
     std::string value(*text);
     if (ref.tag == kDtNeeded) needed_.push_back(value);
     else if (ref.tag == kDtSoname) soname_ = value;
-    else if (ref.tag == kDtRpath) rpath_ = SplitColon(value);
-    else if (ref.tag == kDtRunpath) runpath_ = SplitColon(value);
+    else if (ref.tag == kDtRpath) rpath_ = SplitNonEmpty(value, ':');
+    else if (ref.tag == kDtRunpath) runpath_ = SplitNonEmpty(value, ':');
   }
   // The prefix has served its purpose.
   prefix_limit_ = 0;

@@ -33,14 +33,19 @@ constexpr size_t kMaxTagVersion = 32;
 
 bool IsLower(char c) { return c >= 'a' && c <= 'z'; }
 
+// Moves `pos` past the characters `keep` accepts; returns the run passed over.
+std::string_view TakeWhile(std::string_view text, size_t& pos, bool (*keep)(char)) {
+  size_t start = pos;
+  while (pos < text.size() && keep(text[pos])) ++pos;
+  return text.substr(start, pos - start);
+}
+
 // Reads "D+.D+" or "D+.D+.D+" (`components` 2..max_components) from `text` at `pos`.
 std::optional<std::string> ReadVersion(std::string_view text, size_t& pos, int max_components) {
   size_t start = pos;
   int components = 0;
   while (true) {
-    size_t digits = pos;
-    while (pos < text.size() && IsAsciiDigit(text[pos])) ++pos;
-    if (pos == digits) return std::nullopt;
+    if (TakeWhile(text, pos, IsAsciiDigit).empty()) return std::nullopt;
     ++components;
     if (components == max_components || pos + 1 >= text.size() || text[pos] != '.' || !IsAsciiDigit(text[pos + 1])) break;
     ++pos;  // '.'
@@ -442,18 +447,16 @@ std::optional<CudaTag> ParseCudaTag(std::string_view tag, const std::vector<std:
   if (!version) return std::nullopt;
   out.version = *version;
   // Optional "cudnn[N]-"; a word that only starts like it is the flavor.
-  if (tag.substr(pos, 5) == "cudnn") {
-    size_t end = pos + 5;
-    while (end < tag.size() && IsAsciiDigit(tag[end])) ++end;
-    if (end < tag.size() && tag[end] == '-' && end - pos <= 16) {
-      out.cudnn = std::string(tag.substr(pos, end - pos));
-      pos = end + 1;
+  if (size_t end = pos; Consume(tag, end, "cudnn")) {
+    std::string_view number = TakeWhile(tag, end, IsAsciiDigit);
+    if (number.size() <= 11 && Consume(tag, end, "-")) {
+      out.cudnn = "cudnn" + std::string(number);
+      pos = end;
     }
   }
-  size_t flavor_start = pos;
-  while (pos < tag.size() && IsLower(tag[pos])) ++pos;
-  if (pos == flavor_start) return std::nullopt;
-  out.flavor = std::string(tag.substr(flavor_start, pos - flavor_start));
+  std::string_view flavor = TakeWhile(tag, pos, IsLower);
+  if (flavor.empty()) return std::nullopt;
+  out.flavor = std::string(flavor);
   if (pos < tag.size()) {
     if (tag[pos] != '-' || pos + 1 == tag.size()) return std::nullopt;
     out.os = std::string(tag.substr(pos + 1));
@@ -469,12 +472,11 @@ std::optional<TorchTag> ParseTorchTag(std::string_view tag, const std::vector<st
   if (!torch) return std::nullopt;
   auto cuda = ReadVersionThen(tag, pos, 2, "-cudnn");
   if (!cuda) return std::nullopt;
-  size_t digits = pos;
-  while (pos < tag.size() && IsAsciiDigit(tag[pos])) ++pos;
-  if (pos == digits || pos - digits > 8 || !Consume(tag, pos, "-")) return std::nullopt;
+  std::string_view cudnn = TakeWhile(tag, pos, IsAsciiDigit);
+  if (cudnn.empty() || cudnn.size() > 8 || !Consume(tag, pos, "-")) return std::nullopt;
   out.torch = *torch;
   out.cuda = *cuda;
-  out.cudnn = std::string(tag.substr(digits, pos - 1 - digits));
+  out.cudnn = std::string(cudnn);
   out.flavor = std::string(tag.substr(pos));
   if (!Has(flavors, out.flavor)) return std::nullopt;
   return out;
@@ -525,9 +527,10 @@ Status ApplyBaseImage(const Context& ctx, const Instruction& from, const std::st
   base.dockerfile = ctx.file.path;
   base.dockerfile_line = from.line;
   base.known = facts::Known::kNo;
-  auto finish = [&](const std::string& kind, const std::string& reason) {
+  using facts::BaseKind;
+  auto finish = [&](BaseKind kind, const std::string& reason) {
     base.kind = kind;
-    base.resolved_from = base.known == facts::Known::kNo ? "none" : "knowledge";
+    base.resolved_from = base.known == facts::Known::kNo ? BaseSource::kNone : BaseSource::kKnowledge;
     if (!reason.empty()) {
       base.reason = reason;
       ctx.Unknown(image, from, "base-image", reason);
@@ -538,7 +541,9 @@ Status ApplyBaseImage(const Context& ctx, const Instruction& from, const std::st
   // (and no tag, which is `latest`) are not in it.
   if (family && !family->tag_word.empty() && ToLower(ref.tag).find(family->tag_word) == std::string::npos)
     family = nullptr;
-  std::string kind = family ? family->family : "unknown";
+  // The table's loader accepts only BaseKind's names as `family` (knowledge/tables.cpp).
+  const BaseKind kind =
+      family ? facts::ParseBaseKind(family->family).value_or(BaseKind::kUnknown) : BaseKind::kUnknown;
   auto nothing_cuda = [&] {
     image.drivers_known = image.runtimes_known = image.frameworks_known = image.env_known = true;
     image.ld_so_conf_known = image.binaries_known = true;
@@ -546,7 +551,7 @@ Status ApplyBaseImage(const Context& ctx, const Instruction& from, const std::st
   };
   if (ref_text == "scratch") {
     nothing_cuda();
-    finish("scratch", "");
+    finish(BaseKind::kScratch, "");
     return OkStatus();
   }
   // The image itself, where the resolver can read it (docs/dockerfile.md "Base images").
@@ -564,36 +569,35 @@ Status ApplyBaseImage(const Context& ctx, const Instruction& from, const std::st
     }
   }
   // The no-cuda family (operating-system, language and conda images, any tag).
-  if (kind == "no-cuda") {
+  if (kind == BaseKind::kNoCuda) {
     nothing_cuda();
     base.source = ctx.knowledge.DescribeSource(family->source);
     // python:3.11-slim: pip runs under that Python (which torch releases it can install).
     if (ref.repository == "python" && ref.tag.size() >= 3 && ref.tag[0] == '3' && ref.tag[1] == '.') {
       size_t end = 2;
-      while (end < ref.tag.size() && IsAsciiDigit(ref.tag[end])) ++end;
-      if (end > 2) image.python_version = ref.tag.substr(0, end);
+      if (!TakeWhile(ref.tag, end, IsAsciiDigit).empty()) image.python_version = ref.tag.substr(0, end);
     }
     finish(kind, "");
     return OkStatus();
   }
-  if ((kind == "nvidia/cuda" || kind == "pytorch/pytorch") && ref.tag.empty()) {
+  if ((kind == BaseKind::kNvidiaCuda || kind == BaseKind::kPytorch) && ref.tag.empty()) {
     finish(kind, ref.digest.empty() ? "no tag: the release cannot be told"
                                     : "digest-pinned without a tag: the release behind " + ref.digest +
                                           " cannot be told; write FROM repo:tag@digest");
     return OkStatus();
   }
-  if (kind == "nvidia/cuda") {
+  if (kind == BaseKind::kNvidiaCuda) {
     CudaBase(ctx, from, ref, *family, image);
     bool known = base.known == facts::Known::kYes;
     finish(kind, known ? "" : base.reason.value_or("unknown nvidia/cuda tag"));
     return OkStatus();
   }
-  if (kind == "pytorch/pytorch") {
+  if (kind == BaseKind::kPytorch) {
     TorchBase(ctx, from, ref, *family, image);
     finish(kind, "");
     return OkStatus();
   }
-  if (kind == "ngc") {
+  if (kind == BaseKind::kNgc) {
     NgcBase(ctx, from, ref, *family, image);
     // Known or not, the image's environment is not: the base stays (partly) unknown.
     finish(kind, base.known == facts::Known::kPartial
@@ -603,7 +607,7 @@ Status ApplyBaseImage(const Context& ctx, const Instruction& from, const std::st
                      : base.reason.value_or("unknown NGC release"));
     return OkStatus();
   }
-  if (kind == "cuda-application") {
+  if (kind == BaseKind::kCudaApplication) {
     // A GPU image whose CUDA facts are not recorded: GpuSection says it is a
     // GPU image, so the GPU rules run and stay undecided.
     base.source = ctx.knowledge.DescribeSource(family->source);
@@ -625,14 +629,14 @@ Status ApplyBaseImage(const Context& ctx, const Instruction& from, const std::st
                      " is a GPU image (cuda-application in base-images.yaml): its CUDA facts are not recorded");
     return OkStatus();
   }
-  if (kind == "l4t") {
+  if (kind == BaseKind::kL4t) {
     // Jetson user space: what it holds is for Tegra GPUs; IL018 reads the kind.
     base.source = ctx.knowledge.DescribeSource(family->source);
     finish(kind, "base image " + ref_text.substr(0, 200) +
                      " is an L4T (Jetson) image: arm64 Tegra user space, whose CUDA facts are not recorded");
     return OkStatus();
   }
-  finish("unknown", "base image " + ref_text + " is not in base-images.yaml: its CUDA facts are unknown");
+  finish(BaseKind::kUnknown, "base image " + ref_text + " is not in base-images.yaml: its CUDA facts are unknown");
   return OkStatus();
 }
 

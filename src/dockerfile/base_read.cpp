@@ -85,7 +85,7 @@ void SeedFromReadImage(const Context& ctx, const Instruction& from, const Resolv
   base.resolved_from = read.resolved_from;
   if (!read.digest.empty()) base.digest = read.digest;
   base.platform = read.platform;
-  base.env_source = "the image's config (" + read.resolved_from + ")";
+  base.env_source = "the image's config (" + std::string(BaseSourceName(read.resolved_from)) + ")";
 }
 
 }  // namespace imagelint::dockerfile

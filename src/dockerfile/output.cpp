@@ -107,12 +107,12 @@ facts::Gpu GpuSection(const facts::Facts& facts, const ImageModel& image, const 
                       const BaseImageKnowledge& images) {
   facts::Gpu gpu = facts::GpuFromFacts(facts, words);
   const facts::BaseImage& base = image.base;
-  std::string kind = base.kind.value_or("unknown");
+  const facts::BaseKind kind = base.kind.value_or(facts::BaseKind::kUnknown);
   std::string ref = ToLower(base.ref);
   const bool rocm = ContainsAnyWord(ref, words.rocm_words);
-  if (kind == "cuda-application" && rocm)
+  if (kind == facts::BaseKind::kCudaApplication && rocm)
     facts::AddGpuSignal(gpu, {"rocm", base.ref.substr(0, 200), std::nullopt, base.dockerfile_line});
-  else if (images.IsGpuFamily(kind) || ContainsAnyWord(ref, words.base_image_words) ||
+  else if (images.IsGpuFamily(facts::BaseKindName(kind)) || ContainsAnyWord(ref, words.base_image_words) ||
            StartsWithAny(ref, words.base_image_prefixes))
     facts::AddGpuSignal(gpu, {"base-image", base.ref.substr(0, 200), std::nullopt, base.dockerfile_line});
   else if (ref.empty() || ref.find('$') != std::string::npos)  // not resolved: checked as a GPU image

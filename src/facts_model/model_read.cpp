@@ -7,6 +7,7 @@
 // (docs/facts-schema.json).
 #include <set>
 
+#include "common/enum_names.h"
 #include "common/json_record.h"
 #include "facts_model/fields.h"
 #include "imagelint/facts.h"
@@ -29,6 +30,11 @@ static void Parse(Context& ctx, const json& v, const std::string& path, Known& o
   } else {
     ctx.Fail(path, "expected true, false or \"partial\", got " + JsonType(v));
   }
+}
+static void ReadValue(const json& v, BaseKind& out, std::string& problem) {
+  ReadNamed<BaseKind>(v, out, problem, &ParseBaseKind,
+                      "\"nvidia/cuda\", \"pytorch/pytorch\", \"ngc\", \"l4t\", \"cuda-application\", \"no-cuda\", "
+                      "\"scratch\" or \"unknown\"");
 }
 static void Parse(Context& ctx, const json& v, const std::string& path, Requirements& out);
 static void Parse(Context& ctx, const json& v, const std::string& path, Change& out);

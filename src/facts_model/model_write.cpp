@@ -22,6 +22,8 @@ json WriteValue(const Known& value) {
   return false;
 }
 
+json WriteValue(const BaseKind& value) { return std::string(BaseKindName(value)); }
+
 // Change: the removed row, with "fact" naming the list it left.
 json WriteValue(const Change& value) {
   json out = {{"dockerfile_line", value.dockerfile_line}};

@@ -490,11 +490,7 @@ class TableParser {
   }
 
  private:
-  Error At(const YAML::Node& node, const std::string& message) const {
-    auto mark = node.Mark();
-    if (mark.line < 0) return MakeError(file_, message);
-    return MakeErrorAtLine(file_, mark.line + 1, mark.column + 1, message);
-  }
+  Error At(const YAML::Node& node, const std::string& message) const { return ErrorAtNode(file_, node, message); }
 
   Result<json> ParseRow(const YAML::Node& row) {
     if (!row.IsMap()) return At(row, "a row must be a mapping");

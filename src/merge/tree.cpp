@@ -10,6 +10,7 @@
 #include "imagelint/tree.h"
 
 #include <deque>
+#include <iterator>
 
 #include "common/text.h"
 
@@ -33,15 +34,8 @@ std::string Join(const std::string& dir, std::string_view name) {
 }
 
 std::deque<std::string> Split(std::string_view path) {
-  std::deque<std::string> parts;
-  size_t start = 0;
-  while (start <= path.size()) {
-    size_t slash = path.find('/', start);
-    if (slash == std::string_view::npos) slash = path.size();
-    if (slash > start) parts.emplace_back(path.substr(start, slash - start));
-    start = slash + 1;
-  }
-  return parts;
+  std::vector<std::string> parts = SplitNonEmpty(path, '/');
+  return {std::make_move_iterator(parts.begin()), std::make_move_iterator(parts.end())};
 }
 
 bool IsDir(const TreeNode& node) { return node.entry && node.entry->info.type == EntryType::kDirectory; }

@@ -18,7 +18,7 @@ namespace imagelint::pipeline {
 namespace {
 
 // An image read: its facts for the Dockerfile model.
-Result<dockerfile::ResolvedBase> ScanBase(ImageSource& source, const std::string& from, ReadImageOptions& read,
+Result<dockerfile::ResolvedBase> ScanBase(ImageSource& source, BaseSource from, ReadImageOptions& read,
                                           const Knowledge& knowledge) {
   auto analyzers = DefaultAnalyzers();
   auto image = ScanImage(source, AnalyzerPointers(analyzers), read.scan);
@@ -103,7 +103,7 @@ Result<dockerfile::BaseLookup> ImageBaseResolver::Lookup(const std::string& ref,
   if (auto local = options_.base.images.find(ref); local != options_.base.images.end()) {
     auto source = OpenLocalImage(local->second, read->open);
     if (!source.ok()) return WithSubject(source.error(), "--base-image " + ref.substr(0, 200));
-    auto base = ScanBase(**source, "local", *read, knowledge_);
+    auto base = ScanBase(**source, BaseSource::kLocal, *read, knowledge_);
     if (!base.ok()) return WithSubject(base.error(), "--base-image " + ref.substr(0, 200));
     out.base = std::move(*base);
     return out;

@@ -78,7 +78,7 @@ std::optional<analysis::BaseImage> BaseOfReport(const json& facts) {
     if (std::string value = StringField(*base, key); !value.empty()) field = std::move(value);
   };
   set(out.ref, "ref");
-  set(out.resolved_from, "resolved_from");
+  out.resolved_from = ParseBaseSource(StringField(*base, "resolved_from"));
   set(out.digest, "digest");
   if (auto platform = Platform::Parse(StringField(*base, "platform")); platform.ok()) out.platform = *platform;
   // The report's note is the one the Dockerfile's notes carry for the failed lookup.
@@ -86,8 +86,7 @@ std::optional<analysis::BaseImage> BaseOfReport(const json& facts) {
     out.note = dockerfile::BaseLookupNote(StringField(*base, "ref"), failure);
   // Knowledge-table answers without a failed lookup are what Dockerfile mode
   // always gave: the report says nothing new then.
-  const std::string from = out.resolved_from.value_or("");
-  if (from != "docker" && from != "registry" && from != "local" && !out.note) return std::nullopt;
+  if (!(out.resolved_from && ReadFromImage(*out.resolved_from)) && !out.note) return std::nullopt;
   return out;
 }
 

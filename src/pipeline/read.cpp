@@ -91,7 +91,7 @@ Result<OpenedReference> OpenReference(const std::string& reference, const OpenOp
       } else {
         if (timeout_ms > 0) client->SetTimeoutMs(timeout_ms);
         auto source = engine::OpenEngineImage(*client, reference, open);
-        if (source.ok() && source->has_value()) return OpenedReference{std::move(**source), "docker"};
+        if (source.ok() && source->has_value()) return OpenedReference{std::move(**source), BaseSource::kDocker};
         last = source.ok() ? MakeError("docker engine", "no image " + reference.substr(0, 200) + " in the engine at " +
                                                             client->socket_path())
                            : source.error();
@@ -108,7 +108,7 @@ Result<OpenedReference> OpenReference(const std::string& reference, const OpenOp
           registry.max_attempts = 1;
         }
         auto source = registry::OpenRegistryImage(*ref, open, registry);
-        if (source.ok()) return OpenedReference{std::move(*source), "registry"};
+        if (source.ok()) return OpenedReference{std::move(*source), BaseSource::kRegistry};
         last = source.error();
         if (!engine_miss.empty()) last->message += " (and " + engine_miss + ")";
       }

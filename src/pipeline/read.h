@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "imagelint/base_source.h"
 #include "imagelint/cache.h"
 #include "imagelint/pipeline.h"
 #include "imagelint/read_image.h"
@@ -28,7 +29,7 @@ std::unique_ptr<LayerCache> AttachCache(ReadImageOptions& read, const ImageReadO
 // A reference opened from the first of `sources` ("docker", "registry") that has it.
 struct OpenedReference {
   std::unique_ptr<ImageSource> source;
-  std::string from;  // "docker" | "registry"
+  BaseSource from = BaseSource::kRegistry;  // kDocker or kRegistry
 };
 // `timeout_ms` (> 0): a budget from now that bounds every request's
 // connection and waits (one attempt each); `misses`

@@ -21,18 +21,18 @@ struct FieldCopy {
   const char* defaulted;  // the Pool::defaulted entry a given value clears, or null
 };
 
-void CopyGpu(Pool& to, const Pool& from) {
-  to.gpu = from.gpu;
-  to.compute_capability = from.compute_capability;
-  to.brand = from.brand;
-  to.datacenter = from.datacenter;
-  to.architecture = from.architecture;
-  to.integrated = from.integrated;
-}
 void CopyComputeCapability(Pool& to, const Pool& from) {
   to.compute_capability = from.compute_capability;
   to.architecture = from.architecture;
   to.integrated = from.integrated;
+}
+// Another GPU brings its compute capability (with what follows from it),
+// its brand and its class.
+void CopyGpu(Pool& to, const Pool& from) {
+  to.gpu = from.gpu;
+  CopyComputeCapability(to, from);
+  to.brand = from.brand;
+  to.datacenter = from.datacenter;
 }
 
 // The launch paths a pool without a named runtime is judged on follow its

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <span>
 
+#include "common/fd.h"
 #include "common/text.h"
 #include "imagelint/open_image.h"
 #include "imagelint/probe.h"
@@ -20,23 +21,6 @@ namespace imagelint::probe {
 namespace {
 
 namespace fs = std::filesystem;
-
-class Fd {
- public:
-  explicit Fd(int fd = -1) : fd_(fd) {}
-  Fd(Fd&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
-  Fd& operator=(Fd&& other) noexcept {
-    std::swap(fd_, other.fd_);
-    return *this;
-  }
-  ~Fd() {
-    if (fd_ >= 0) close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 // The directory holding `relative`'s last component, walked from `root`
 // without following links (created when `create`); -1 when a component is

@@ -217,21 +217,28 @@ Result<FormatRequest> ParseFormatRequest(std::string_view spec) {
   return request;
 }
 
-RuleMeta FromRuleInfo(const rules::RuleInfo& info) {
-  RuleMeta meta;
-  meta.id = info.id;
-  meta.name = info.name;
-  meta.title = info.title;
-  meta.summary = info.summary;
-  meta.severity = info.severity;
-  meta.docs = info.docs;
-  meta.enabled = info.enabled;
-  return meta;
+namespace {
+
+// The rule-table columns of a rule row: the engine's RuleInfo and the
+// report's own ReportRule carry the same ones.
+template <class Row>
+RuleMeta MetaOf(const Row& rule) {
+  return {.id = rule.id,
+          .name = rule.name,
+          .title = rule.title,
+          .summary = rule.summary,
+          .severity = rule.severity,
+          .docs = rule.docs,
+          .enabled = rule.enabled};
 }
+
+}  // namespace
+
+RuleMeta FromRuleInfo(const rules::RuleInfo& info) { return MetaOf(info); }
 
 std::vector<RuleMeta> FromRuleInfos(const std::vector<rules::RuleInfo>& infos) {
   std::vector<RuleMeta> out;
-  for (const auto& info : infos) out.push_back(FromRuleInfo(info));
+  for (const auto& info : infos) out.push_back(MetaOf(info));
   return out;
 }
 
@@ -240,15 +247,7 @@ std::vector<RuleMeta> RulesFromReport(const Report& report) {
   if (!report.rules) return out;
   for (const auto& rule : *report.rules) {
     if (rule.id.empty()) continue;
-    RuleMeta meta;
-    meta.id = rule.id;
-    meta.name = rule.name;
-    meta.title = rule.title;
-    meta.summary = rule.summary;
-    meta.severity = rule.severity;
-    meta.docs = rule.docs;
-    meta.enabled = rule.enabled;
-    out.push_back(std::move(meta));
+    out.push_back(MetaOf(rule));
   }
   return out;
 }

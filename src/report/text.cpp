@@ -104,12 +104,9 @@ std::string ObservedLine(const Verdict& verdict) {
 // why its lookup failed is said once per scan on standard error (the
 // resolver's summary) and in full in the JSON report (`base.note`).
 std::string BaseLine(const std::optional<analysis::BaseImage>& base) {
-  if (!base) return "";
-  std::string from = TextOr(base->resolved_from, "none");
-  bool read = from == "docker" || from == "registry" || from == "local";
-  if (!read) return "";
+  if (!base || !base->resolved_from || !ReadFromImage(*base->resolved_from)) return "";
   std::string line = "base " + TextOr(base->ref) + ": ";
-  line += "read from " + from;
+  line += "read from " + std::string(BaseSourceName(*base->resolved_from));
   std::string digest = TextOr(base->digest);
   if (!digest.empty()) line += " (" + digest.substr(0, std::min<size_t>(digest.size(), 19)) + ", " + (base->platform ? base->platform->ToString() : "") + ")";
   return line;

@@ -6,6 +6,8 @@
 #include <cctype>
 #include <charconv>
 #include <set>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "imagelint/rules.h"
@@ -45,6 +47,24 @@ struct Token {
   size_t offset = 0;
 };
 
+// The line and column in the rule file of byte `offset` of an expression or
+// template `text` that starts at `where` (its later lines start at
+// where.continuation_column).
+std::pair<int, int> LocateIn(std::string_view text, const SourceLocation& where, size_t offset) {
+  int line = where.line > 0 ? where.line : 1;
+  int column = where.column > 0 ? where.column : 1;
+  size_t line_start = 0;
+  int newlines = 0;
+  for (size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++newlines;
+      line_start = i + 1;
+    }
+  }
+  if (newlines == 0) return {line, column + static_cast<int>(offset)};
+  return {line + newlines, where.continuation_column + static_cast<int>(offset - line_start)};
+}
+
 class Parser {
  public:
   Parser(std::string_view text, const SourceLocation& where) : text_(text), where_(where) {}
@@ -58,20 +78,7 @@ class Parser {
   }
 
   // line/column in the rule file of a byte offset in the expression text.
-  std::pair<int, int> Locate(size_t offset) const {
-    int line = where_.line > 0 ? where_.line : 1;
-    int column = where_.column > 0 ? where_.column : 1;
-    size_t line_start = 0;
-    int newlines = 0;
-    for (size_t i = 0; i < offset && i < text_.size(); ++i) {
-      if (text_[i] == '\n') {
-        ++newlines;
-        line_start = i + 1;
-      }
-    }
-    if (newlines == 0) return {line, column + static_cast<int>(offset)};
-    return {line + newlines, where_.continuation_column + static_cast<int>(offset - line_start)};
-  }
+  std::pair<int, int> Locate(size_t offset) const { return LocateIn(text_, where_, offset); }
 
  private:
   Error ErrorAtOffset(size_t offset, const std::string& message) const {
@@ -274,16 +281,20 @@ class Parser {
     return result;
   }
 
+  // A prefix operator (`not x`, `-x`) at the next token: the operand, read
+  // by `operand` one level deeper, under a `kind` node.
+  Result<NodePtr> ParsePrefixed(NodeKind kind, int depth, Result<NodePtr> (Parser::*operand)(int)) {
+    Token at = Next();
+    auto child = (this->*operand)(depth + 1);
+    if (!child.ok()) return child;
+    auto node = MakeNode(kind, at);
+    node->children = {*child};
+    return NodePtr(node);
+  }
+
   Result<NodePtr> ParseNot(int depth) {
     IMAGELINT_TRY(CheckDepth(depth));
-    if (IsKeyword("not") || IsPunct("!")) {
-      Token at = Next();
-      auto operand = ParseNot(depth + 1);
-      if (!operand.ok()) return operand;
-      auto node = MakeNode(NodeKind::kNot, at);
-      node->children = {*operand};
-      return NodePtr(node);
-    }
+    if (IsKeyword("not") || IsPunct("!")) return ParsePrefixed(NodeKind::kNot, depth, &Parser::ParseNot);
     return ParseComparison(depth);
   }
 
@@ -357,14 +368,7 @@ class Parser {
 
   Result<NodePtr> ParseUnary(int depth) {
     IMAGELINT_TRY(CheckDepth(depth));
-    if (IsPunct("-")) {
-      Token at = Next();
-      auto operand = ParseUnary(depth + 1);
-      if (!operand.ok()) return operand;
-      auto node = MakeNode(NodeKind::kNegate, at);
-      node->children = {*operand};
-      return NodePtr(node);
-    }
+    if (IsPunct("-")) return ParsePrefixed(NodeKind::kNegate, depth, &Parser::ParseUnary);
     return ParsePostfix(depth);
   }
 
@@ -571,22 +575,10 @@ Result<Template> Template::Parse(std::string_view text, const SourceLocation& wh
   result.text_ = std::string(text);
   result.where_ = where;
   size_t pos = 0;
-  // Locates a template offset the same way the expression parser does.
+  // Template offsets are located as the expression parser's are.
   auto locate = [&](size_t offset) {
     SourceLocation at = where;
-    int line = where.line > 0 ? where.line : 1;
-    int column = where.column > 0 ? where.column : 1;
-    size_t line_start = 0;
-    int newlines = 0;
-    for (size_t i = 0; i < offset && i < text.size(); ++i) {
-      if (text[i] == '\n') {
-        ++newlines;
-        line_start = i + 1;
-      }
-    }
-    at.line = line + newlines;
-    at.column = newlines == 0 ? column + static_cast<int>(offset)
-                              : where.continuation_column + static_cast<int>(offset - line_start);
+    std::tie(at.line, at.column) = LocateIn(text, where, offset);
     return at;
   };
   while (pos < text.size()) {

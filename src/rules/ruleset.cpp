@@ -1,12 +1,15 @@
 // Rule files (rules/*.yaml, --rules FILE): loading with file:line:column
 // errors, overrides from configuration, and the rule table.
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
+#include <type_traits>
 
 #include <utility>
 
+#include "common/enum_names.h"
 #include "common/file_text.h"
 #include "common/marked_yaml.h"
 #include "imagelint/rules.h"
@@ -16,20 +19,17 @@ namespace imagelint::rules {
 namespace {
 
 // Each enum's names, once: both directions read the same table.
-constexpr std::pair<Severity, std::string_view> kSeverityNames[] = {
-    {Severity::kNote, "note"}, {Severity::kWarning, "warning"}, {Severity::kError, "error"}};
-constexpr std::pair<Stage, std::string_view> kStageNames[] = {{Stage::kContainerStart, "container-start"},
-                                                              {Stage::kProcessStart, "process-start"},
-                                                              {Stage::kCuInit, "cuInit"},
-                                                              {Stage::kKernelLoad, "kernel-load"},
-                                                              {Stage::kRuntime, "runtime"}};
-
-template <typename Enum, size_t N>
-std::string_view NameOf(const std::pair<Enum, std::string_view> (&table)[N], Enum value, std::string_view fallback) {
-  for (const auto& [entry, name] : table)
-    if (entry == value) return name;
-  return fallback;
-}
+constexpr std::array<std::pair<Severity, std::string_view>, 3> kSeverityNames{{
+    {Severity::kNote, "note"}, {Severity::kWarning, "warning"}, {Severity::kError, "error"}}};
+constexpr std::array<std::pair<Stage, std::string_view>, 5> kStageNames{{{Stage::kContainerStart, "container-start"},
+                                                                          {Stage::kProcessStart, "process-start"},
+                                                                          {Stage::kCuInit, "cuInit"},
+                                                                          {Stage::kKernelLoad, "kernel-load"},
+                                                                          {Stage::kRuntime, "runtime"}}};
+constexpr std::array<std::pair<Scope, std::string_view>, 2> kScopeNames{
+    {{Scope::kImage, "image"}, {Scope::kPool, "pool"}}};
+constexpr std::array<std::pair<OnUnknown, std::string_view>, 3> kOnUnknownNames{
+    {{OnUnknown::kIgnore, "ignore"}, {OnUnknown::kNote, "note"}, {OnUnknown::kWarning, "warning"}}};
 
 // Small scanners for the names a rule file gives (no std::regex on rule
 // files: its backtracking recursion overflows the stack on long input).
@@ -74,22 +74,16 @@ std::optional<std::pair<std::string, size_t>> ForeachHead(std::string_view text)
   return std::make_pair(std::string(name), pos);
 }
 
-template <typename Enum, size_t N>
-std::optional<Enum> ValueOf(const std::pair<Enum, std::string_view> (&table)[N], std::string_view text) {
-  for (const auto& [entry, name] : table)
-    if (name == text) return entry;
-  return std::nullopt;
-}
-
 }  // namespace
 
-std::string_view SeverityName(Severity severity) { return NameOf(kSeverityNames, severity, "error"); }
-std::optional<Severity> ParseSeverity(std::string_view text) { return ValueOf(kSeverityNames, text); }
+std::string_view SeverityName(Severity severity) { return NameIn(kSeverityNames, severity); }
+std::optional<Severity> ParseSeverity(std::string_view text) { return ValueIn(kSeverityNames, text); }
 
-std::string_view ScopeName(Scope scope) { return scope == Scope::kImage ? "image" : "pool"; }
+std::string_view ScopeName(Scope scope) { return NameIn(kScopeNames, scope); }
+std::optional<Scope> ParseScope(std::string_view text) { return ValueIn(kScopeNames, text); }
 
-std::string_view StageName(Stage stage) { return NameOf(kStageNames, stage, "runtime"); }
-std::optional<Stage> ParseStage(std::string_view text) { return ValueOf(kStageNames, text); }
+std::string_view StageName(Stage stage) { return NameIn(kStageNames, stage); }
+std::optional<Stage> ParseStage(std::string_view text) { return ValueIn(kStageNames, text); }
 
 namespace {
 
@@ -195,6 +189,38 @@ class RuleFileReader {
     return Template::Parse(trimmed, Locate(node));
   }
 
+  // A scalar `field` naming one value of the enum's name table; `expected`
+  // lists the names for the message.
+  template <class E, size_t N>
+  Result<E> ReadChoice(const MarkedNode& node, const char* field,
+                       const std::array<std::pair<E, std::string_view>, N>& names, const char* expected) const {
+    auto text = Scalar(node, field);
+    if (!text.ok()) return text.error();
+    auto value = ValueIn(names, *text);
+    if (!value) return At(node, std::string(field) + " must be " + expected);
+    return *value;
+  }
+  Result<Severity> ReadSeverity(const MarkedNode& node) const {
+    return ReadChoice(node, "severity", kSeverityNames, "error, warning or note");
+  }
+
+  // `key` when the node has it, as an expression or a template, into `out`
+  // (left empty when the key is absent).
+  template <class T>
+  Status ParseOptional(const MarkedNode& node, const char* key, std::optional<T>& out) const {
+    if (!node[key]) return OkStatus();
+    auto value = [&] {
+      if constexpr (std::is_same_v<T, Template>) {
+        return ParseTemplate(node[key], key);
+      } else {
+        return ParseExpression(node[key], key);
+      }
+    }();
+    if (!value.ok()) return value.error();
+    out = std::move(*value);
+    return OkStatus();
+  }
+
   Result<Prediction> ReadPrediction(const MarkedNode& node) const {
     if (!node.IsMap()) return At(node, "a prediction is a map with code, name and stage");
     static const std::set<std::string> kKeys = {"when", "code", "name", "stage", "message", "severity"};
@@ -213,28 +239,16 @@ class RuleFileReader {
       if (!code) return At(node["code"], "'code' must be a CUDA error number");
       prediction.code = *code;
     }
-    auto stage_text = Scalar(node["stage"], "stage");
-    if (!stage_text.ok()) return stage_text.error();
-    auto stage = ParseStage(*stage_text);
-    if (!stage)
-      return At(node["stage"], "stage must be container-start, process-start, cuInit, kernel-load or runtime");
+    auto stage = ReadChoice(node["stage"], "stage", kStageNames,
+                            "container-start, process-start, cuInit, kernel-load or runtime");
+    if (!stage.ok()) return stage.error();
     prediction.stage = *stage;
-    if (node["when"]) {
-      auto when = ParseExpression(node["when"], "when");
-      if (!when.ok()) return when.error();
-      prediction.when = std::move(*when);
-    }
-    if (node["message"]) {
-      auto message = ParseTemplate(node["message"], "message");
-      if (!message.ok()) return message.error();
-      prediction.message = std::move(*message);
-    }
+    IMAGELINT_TRY(ParseOptional(node, "when", prediction.when));
+    IMAGELINT_TRY(ParseOptional(node, "message", prediction.message));
     if (node["severity"]) {
-      auto text = Scalar(node["severity"], "severity");
-      if (!text.ok()) return text.error();
-      auto severity = ParseSeverity(*text);
-      if (!severity) return At(node["severity"], "severity must be error, warning or note");
-      prediction.severity = severity;
+      auto severity = ReadSeverity(node["severity"]);
+      if (!severity.ok()) return severity.error();
+      prediction.severity = *severity;
     }
     return prediction;
   }
@@ -274,20 +288,12 @@ class RuleFileReader {
       rule.summary = *summary;
       while (!rule.summary.empty() && rule.summary.back() == '\n') rule.summary.pop_back();
     }
-    auto severity_text = Scalar(node["severity"], "severity");
-    if (!severity_text.ok()) return severity_text.error();
-    auto severity = ParseSeverity(*severity_text);
-    if (!severity) return At(node["severity"], "severity must be error, warning or note");
+    auto severity = ReadSeverity(node["severity"]);
+    if (!severity.ok()) return severity.error();
     rule.severity = *severity;
-    auto scope = Scalar(node["scope"], "scope");
+    auto scope = ReadChoice(node["scope"], "scope", kScopeNames, "image or pool");
     if (!scope.ok()) return scope.error();
-    if (*scope == "image") {
-      rule.scope = Scope::kImage;
-    } else if (*scope == "pool") {
-      rule.scope = Scope::kPool;
-    } else {
-      return At(node["scope"], "scope must be image or pool");
-    }
+    rule.scope = *scope;
     rule.docs = "docs/rules/" + rule.id + ".md";
     if (node["docs"]) {
       auto docs = Scalar(node["docs"], "docs");
@@ -324,11 +330,7 @@ class RuleFileReader {
     auto message = ParseTemplate(node["message"], "message");
     if (!message.ok()) return message.error();
     rule.message = std::move(*message);
-    if (node["fix"]) {
-      auto fix = ParseTemplate(node["fix"], "fix");
-      if (!fix.ok()) return fix.error();
-      rule.fix = std::move(*fix);
-    }
+    IMAGELINT_TRY(ParseOptional(node, "fix", rule.fix));
     if (node["predicts"]) {
       const MarkedNode& predicts = node["predicts"];
       if (predicts.IsSequence()) {
@@ -350,29 +352,15 @@ class RuleFileReader {
         return At(demote, "demote is a map with 'when' and 'severity'");
       auto when = ParseExpression(demote["when"], "demote.when");
       if (!when.ok()) return when.error();
-      auto text = Scalar(demote["severity"], "severity");
-      if (!text.ok()) return text.error();
-      auto severity = ParseSeverity(*text);
-      if (!severity) return At(demote["severity"], "severity must be error, warning or note");
+      auto severity = ReadSeverity(demote["severity"]);
+      if (!severity.ok()) return severity.error();
       rule.demote = Rule::Demotion{std::move(*when), *severity};
     }
-    if (node["evidence"]) {
-      auto evidence = ParseExpression(node["evidence"], "evidence");
-      if (!evidence.ok()) return evidence.error();
-      rule.evidence = std::move(*evidence);
-    }
+    IMAGELINT_TRY(ParseOptional(node, "evidence", rule.evidence));
     if (node["on_unknown"]) {
-      auto text = Scalar(node["on_unknown"], "on_unknown");
-      if (!text.ok()) return text.error();
-      if (*text == "ignore") {
-        rule.on_unknown = OnUnknown::kIgnore;
-      } else if (*text == "note") {
-        rule.on_unknown = OnUnknown::kNote;
-      } else if (*text == "warning") {
-        rule.on_unknown = OnUnknown::kWarning;
-      } else {
-        return At(node["on_unknown"], "on_unknown must be ignore, note or warning");
-      }
+      auto on_unknown = ReadChoice(node["on_unknown"], "on_unknown", kOnUnknownNames, "ignore, note or warning");
+      if (!on_unknown.ok()) return on_unknown.error();
+      rule.on_unknown = *on_unknown;
     }
     rule.any_workload = true;  // `workloads: any` unless the rule says gpu (as before the setting existed)
     if (node["workloads"]) {

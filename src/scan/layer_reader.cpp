@@ -16,6 +16,7 @@
 #include "common/io_buffer.h"
 #include "imagelint/digest.h"
 #include "imagelint/scan.h"
+#include "scan/helper_thread.h"
 #include "scan/streams.h"
 
 namespace imagelint {
@@ -51,15 +52,7 @@ class LayerHasher {
   LayerHasher(HashThreading mode, bool blob_by_caller) : mode_(mode), blob_by_caller_(blob_by_caller) {
     if (mode_ == HashThreading::kHelperThread || (mode_ == HashThreading::kAuto && CoreToSpare())) StartWorker();
   }
-  ~LayerHasher() {
-    if (!worker_.joinable()) return;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      abandon_ = true;
-    }
-    changed_.notify_all();
-    worker_.join();
-  }
+  ~LayerHasher() { AbandonAndJoin(worker_, mutex_, changed_, abandon_); }
   LayerHasher(const LayerHasher&) = delete;
   LayerHasher& operator=(const LayerHasher&) = delete;
 

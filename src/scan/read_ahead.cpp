@@ -8,6 +8,7 @@
 
 #include "common/io_buffer.h"
 #include "scan/critical_cpu.h"
+#include "scan/helper_thread.h"
 #include "scan/streams.h"
 
 namespace imagelint {
@@ -17,15 +18,7 @@ class ReadAheadStream final : public ByteStream {
  public:
   ReadAheadStream(std::unique_ptr<ByteStream> input, bool (*start_now)(), bool critical)
       : input_(std::move(input)), start_now_(start_now), name_(input_->Name()), critical_(critical) {}
-  ~ReadAheadStream() override {
-    if (!producer_.joinable()) return;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      abandon_ = true;
-    }
-    changed_.notify_all();
-    producer_.join();
-  }
+  ~ReadAheadStream() override { AbandonAndJoin(producer_, mutex_, changed_, abandon_); }
   ReadAheadStream(const ReadAheadStream&) = delete;
   ReadAheadStream& operator=(const ReadAheadStream&) = delete;
 

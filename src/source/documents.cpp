@@ -34,32 +34,26 @@ Status StringLists(const JsonFields& fields, std::initializer_list<const char*> 
   return OkStatus();
 }
 
-// A map[string]string (annotations, labels).
-Status StringMap(const JsonFields& fields, const char* key) {
+// A map whose values are all of `type` (or null), `expected` naming it for
+// the message: map[string]string (annotations, labels) and map[string]struct{}
+// (ExposedPorts, Volumes).
+Status MapOf(const JsonFields& fields, const char* key, Json::value_t type, const char* expected) {
   auto map = fields.Object(key);
   if (!map.ok()) return map.error();
   if (!*map) return OkStatus();
   for (const auto& [name, value] : (*map)->items()) {
-    if (!value.is_string() && !value.is_null()) {
+    if (value.type() != type && !value.is_null()) {
       return MakeError(fields.subject(), fields.Name(key) + "[\"" + name + "\"] is " + JsonTypePhrase(value) +
-                                             ", expected a string");
+                                             ", expected " + expected);
     }
   }
   return OkStatus();
 }
-
-// A map whose values are objects (ExposedPorts, Volumes: map[string]struct{}).
+Status StringMap(const JsonFields& fields, const char* key) {
+  return MapOf(fields, key, Json::value_t::string, "a string");
+}
 Status ObjectMap(const JsonFields& fields, const char* key) {
-  auto map = fields.Object(key);
-  if (!map.ok()) return map.error();
-  if (!*map) return OkStatus();
-  for (const auto& [name, value] : (*map)->items()) {
-    if (!value.is_object() && !value.is_null()) {
-      return MakeError(fields.subject(), fields.Name(key) + "[\"" + name + "\"] is " + JsonTypePhrase(value) +
-                                             ", expected an object");
-    }
-  }
-  return OkStatus();
+  return MapOf(fields, key, Json::value_t::object, "an object");
 }
 
 Status CheckPlatform(const Json& platform, const std::string& subject, const std::string& where) {

@@ -30,7 +30,7 @@ class FakeResolver final : public dockerfile::BaseResolver {
 
 dockerfile::ResolvedBase CudaBase() {
   dockerfile::ResolvedBase base;
-  base.resolved_from = "registry";
+  base.resolved_from = BaseSource::kRegistry;
   base.digest = "sha256:" + std::string(64, 'a');
   base.platform = "linux/amd64";
   facts::Facts& f = base.facts;

@@ -33,7 +33,7 @@ class RecordingResolver final : public dockerfile::BaseResolver {
       return out;
     }
     dockerfile::ResolvedBase base;
-    base.resolved_from = "registry";
+    base.resolved_from = BaseSource::kRegistry;
     bool arm = platform == "linux/arm64";
     base.digest = "sha256:" + std::string(64, arm ? 'b' : 'a');
     base.platform = platform;

@@ -139,9 +139,9 @@ Facts FullFacts() {
   base.dockerfile = "Dockerfile";
   base.dockerfile_line = 1;
   base.known = Known::kPartial;
-  base.kind = "nvidia/cuda";
+  base.kind = BaseKind::kNvidiaCuda;
   base.reason = "why";
-  base.resolved_from = "knowledge";
+  base.resolved_from = BaseSource::kKnowledge;
   base.cuda_tag_version = "12.4.1";
   base.flavor = "base";
   base.cudnn = "cudnn8";
@@ -366,6 +366,12 @@ TEST_CASE("the reader names the field path of what is wrong") {
   CHECK(with("/cuda/runtimes/0/colour"_json_pointer, "blue") == "facts.json: cuda.runtimes[0].colour: unknown field");
   CHECK(with("/image/base/known"_json_pointer, "maybe") ==
         "facts.json: image.base.known: expected true, false or \"partial\", got a string");
+  CHECK(with("/image/base/resolved_from"_json_pointer, "cache") ==
+        "facts.json: image.base.resolved_from: expected \"docker\", \"registry\", \"local\", \"knowledge\" or "
+        "\"none\", got \"cache\"");
+  CHECK(with("/image/base/kind"_json_pointer, "debian") ==
+        "facts.json: image.base.kind: expected \"nvidia/cuda\", \"pytorch/pytorch\", \"ngc\", \"l4t\", "
+        "\"cuda-application\", \"no-cuda\", \"scratch\" or \"unknown\", got \"debian\"");
   CHECK(with("/dockerfile/changes/0/fact"_json_pointer, "cuda.toolkits") ==
         "facts.json: dockerfile.changes[0].fact: expected \"cuda.runtimes\", \"cuda.drivers\" or \"frameworks\", got "
         "\"cuda.toolkits\"");
