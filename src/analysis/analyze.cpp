@@ -445,7 +445,7 @@ Result<ImageReport> AnalyzeImage(size_t index, const json& facts, const std::vec
                                  const Fleet& fleet, const internal::RuntimePaths& paths,
                                  const PoolIndexes& pool_indexes, const std::vector<json>& pool_values,
                                  const std::vector<std::string>& pool_keys, const rules::RuleSet& rules,
-                                 RuleRunner& runner) {
+                                 const std::vector<bool>& launch_path_rules, RuleRunner& runner) {
   // Which facts each pool is evaluated against: the image's own, or those
   // built for its platform (PoolFacts); every set of facts with its pools.
   // (The variants point into pool_facts: no temporary copy of it here.)
@@ -467,8 +467,12 @@ Result<ImageReport> AnalyzeImage(size_t index, const json& facts, const std::vec
       memo.TrustPool(&variant.pool_environments[i].Find("pool")->json, &pool_keys[variant.pools[i]]);
   }
   MergedFindings merged;
-  for (const auto& rule : rules.rules()) {
+  for (size_t r = 0; r < rules.rules().size(); ++r) {
+    const rules::Rule& rule = rules.rules()[r];
     if (!rule.enabled) continue;
+    // A rule that finds the same on every launch path is evaluated on the
+    // pool only; its findings hold on the pool's alternatives too.
+    const bool same_on_every_path = !launch_path_rules[r];
     for (const ImageVariant& variant : variants) {
       if (!variant.gpu_image && !rule.any_workload) continue;
       if (rule.scope == rules::Scope::kImage) {
@@ -480,6 +484,7 @@ Result<ImageReport> AnalyzeImage(size_t index, const json& facts, const std::vec
       }
       for (size_t i = 0; i < variant.pools.size(); ++i) {
         const size_t p = variant.pools[i];
+        if (same_on_every_path && paths.IsAlternative(p)) continue;
         std::vector<Finding> found;
         auto status = runner.Run(rule, variant.pool_environments[i], *variant.facts, found);
         if (!status.ok()) {
@@ -488,7 +493,10 @@ Result<ImageReport> AnalyzeImage(size_t index, const json& facts, const std::vec
           return error;
         }
         for (auto& finding : found) finding.scope = Scope::kPool;
-        merged.Add(found, {paths.labels[p]});
+        std::vector<std::string> labels = {paths.labels[p]};
+        if (same_on_every_path)
+          for (size_t alternative : paths.alternatives[p]) labels.push_back(paths.labels[alternative]);
+        merged.Add(found, labels);
       }
     }
   }
@@ -583,6 +591,8 @@ Result<std::vector<ImageReport>> AnalyzeImages(const std::vector<const json*>& a
                                                const AnalyzeOptions& options) {
   // Pools that name no runtime with their other launch paths (runtime_paths.h).
   const internal::RuntimePaths paths = internal::ExpandRuntimePaths(fleet);
+  std::vector<bool> launch_path_rules;  // per rule: DependsOnLaunchPath
+  for (const rules::Rule& rule : rules.rules()) launch_path_rules.push_back(internal::DependsOnLaunchPath(rule));
   std::vector<json> pool_values;
   for (const auto& pool : paths.fleet.pools) pool_values.push_back(PoolToJson(pool));
   std::vector<std::string> pool_keys;  // each pool's part of a memo key (analysis/pool_memo.h)
@@ -617,7 +627,8 @@ Result<std::vector<ImageReport>> AnalyzeImages(const std::vector<const json*>& a
       try {
         const std::vector<PoolFacts>& by_pool = i < pool_facts.size() ? pool_facts[i] : kNoPoolFacts;
         analysed[i] =
-            AnalyzeImage(i, *all_facts[i], by_pool, fleet, paths, pool_indexes, pool_values, pool_keys, rules, runner);
+            AnalyzeImage(i, *all_facts[i], by_pool, fleet, paths, pool_indexes, pool_values, pool_keys, rules,
+                         launch_path_rules, runner);
         if (!analysed[i]->ok()) failed = true;
       } catch (...) {
         std::lock_guard<std::mutex> lock(thrown_mutex);

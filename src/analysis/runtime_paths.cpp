@@ -3,6 +3,7 @@
 #include "analysis/runtime_paths.h"
 
 #include <algorithm>
+#include <cctype>
 #include <tuple>
 #include <unordered_map>
 
@@ -57,6 +58,46 @@ struct PoolPaths {
 };
 
 }  // namespace
+
+bool DependsOnLaunchPath(const rules::Rule& rule) {
+  static constexpr std::string_view kFunctions[] = {"start_check", "launch_path", "libcuda", "driver_compat"};
+  static constexpr std::string_view kPoolFields[] = {"runtime", "container_toolkit", "cuda_compat_mode",
+                                                     "disable_require", "defaulted"};
+  bool depends = false;
+  auto calls = [&](const std::vector<rules::Expression::Call>& found) {
+    for (const auto& call : found)
+      for (std::string_view name : kFunctions) depends = depends || call.name == name;
+  };
+  // A field read is looked for in the text: `pool.runtime`, `p.runtime` over
+  // a bound pool, `pool["runtime"]`; a mention of the word is enough.
+  auto reads = [&](const std::string& text) {
+    for (std::string_view field : kPoolFields)
+      for (size_t at = text.find(field); at != std::string::npos && !depends; at = text.find(field, at + 1)) {
+        const size_t end = at + field.size();  // `cuda.runtimes` is the image's, not the pool's
+        depends = end == text.size() || !(std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_');
+      }
+  };
+  auto expression = [&](const rules::Expression& e) {
+    calls(e.Calls());
+    reads(e.text());
+  };
+  auto text = [&](const rules::Template& t) {
+    calls(t.Calls());
+    reads(t.text());
+  };
+  for (const auto& [name, e] : rule.lets) expression(e);
+  if (rule.foreach) expression(rule.foreach->second);
+  expression(rule.condition);
+  text(rule.message);
+  if (rule.fix) text(*rule.fix);
+  if (rule.evidence) expression(*rule.evidence);
+  if (rule.demote) expression(rule.demote->when);
+  for (const auto& prediction : rule.predicts) {
+    if (prediction.when) expression(*prediction.when);
+    if (prediction.message) text(*prediction.message);
+  }
+  return depends;
+}
 
 RuntimePaths ExpandRuntimePaths(const Fleet& fleet) {
   RuntimePaths out;

@@ -19,6 +19,7 @@
 
 #include "imagelint/fleet.h"
 #include "imagelint/report_model.h"
+#include "imagelint/rules.h"
 
 namespace imagelint::analysis::internal {
 
@@ -35,9 +36,18 @@ struct RuntimePaths {
   std::vector<std::vector<size_t>> alternatives;
   size_t original_count = 0;
   bool Any() const { return fleet.pools.size() > original_count; }
+  bool IsAlternative(size_t pool) const { return pool >= original_count; }
 };
 
 RuntimePaths ExpandRuntimePaths(const Fleet& fleet);
+
+// Whether `rule` can find something else on another launch path: it calls a
+// knowledge function that reads the pool's launch path (start_check,
+// launch_path, libcuda, driver_compat) or reads the pool's runtime, toolkit,
+// compat mode or disable_require itself. A rule that does neither finds the
+// same on every path, so an alternative pool takes the pool's own findings
+// instead of evaluating it again.
+bool DependsOnLaunchPath(const rules::Rule& rule);
 
 // Rewrites `findings` (merged over `paths.labels`) so that they name the
 // original pools only, as the header comment says. `facts` are the image's,

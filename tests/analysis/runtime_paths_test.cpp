@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "analysis/rules_fixture.h"
+#include "analysis/runtime_paths.h"
 
 using namespace imagelint;
 using namespace imagelint::testing::rules_fixture;
@@ -88,4 +89,18 @@ TEST_CASE("pools that name their runtime, or share one path's outcome, are repor
   for (const auto& finding : report["images"][0]["findings"])
     for (const auto& pool : finding["pools"])
       CHECK(pool.get<std::string>().find('\x1f') == std::string::npos);  // no launch-path label leaks out
+}
+
+TEST_CASE("only the rules that read the launch path are evaluated again on a pool's other launch paths") {
+  auto rule_set = rules::LoadRuleSet(rules::BuiltinRulesDir(imagelint::testing::SourceDir()));
+  REQUIRE(rule_set.ok());
+  std::map<std::string, bool> depends;
+  for (const rules::Rule& rule : rule_set->rules()) depends[rule.id] = analysis::internal::DependsOnLaunchPath(rule);
+  CHECK(depends.at("IL001"));  // start_check: the requirement check
+  CHECK(depends.at("IL003"));  // libcuda: which compat library is loaded
+  CHECK(depends.at("IL007"));  // kernels: PTX is compiled by the libcuda loaded, the compat one or the host's
+  CHECK_FALSE(depends.at("IL013"));  // the platform: the same on every path
+  std::string listed;
+  for (const auto& [id, yes] : depends) listed += id + (yes ? "+ " : "- ");
+  MESSAGE("launch-path rules: " << listed);
 }
