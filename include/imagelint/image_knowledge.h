@@ -267,6 +267,9 @@ struct CommandRunner {
   std::string syncs_with;
   std::vector<std::string> no_sync_options;
   std::string source;
+  // Options whose value names packages the runner installs for the command
+  // (`uv run --with torch==2.4,numpy`): read as an install of their own.
+  std::vector<std::string> installs_with;
 };
 
 struct CommandKnowledge {

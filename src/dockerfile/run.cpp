@@ -225,8 +225,14 @@ Status ApplyStartCommand(const Context& ctx, const Instruction& inst, ImageModel
   RunScripts run = ScriptsOf(inst, ctx.file.escape);
   auto vars = image.Vars();
   for (const std::string& script : run.scripts)
-    for (const ShellCommand& command : ParseShell(script, vars, ctx.knowledge.commands()).commands)
-      if (!command.words.empty()) (void)ApplyLockedInstall(ctx, inst, image, command);
+    for (const ShellCommand& command : ParseShell(script, vars, ctx.knowledge.commands()).commands) {
+      if (command.words.empty()) continue;
+      // What a runner installs for its command (`uv run --with X`) happens at start too.
+      if (command.runner_sync && command.words.size() > 2 && command.words[1].value == "pip")
+        IMAGELINT_TRY(ApplyPip(ctx, inst, image, command, 2, BaseName(command.words[0].value) == "uv"));
+      else
+        (void)ApplyLockedInstall(ctx, inst, image, command);
+    }
   return OkStatus();
 }
 

@@ -156,6 +156,32 @@ class Reader {
     out.commands.push_back(std::move(sync));
   }
 
+  // `uv run --with torch==2.4,numpy cmd`: the packages are installed for the
+  // command, read as `uv pip install torch==2.4 numpy` (runner_sync: in CMD
+  // it happens at container start, as the sync does).
+  static void InstallsWith(const CommandRunner& runner, const std::vector<ShellWord>& words, size_t start, size_t after,
+                           const ShellCommand& command, ShellScript& out) {
+    if (runner.installs_with.empty()) return;
+    ShellCommand install;
+    install.env = command.env;
+    install.runner_sync = true;
+    install.words.push_back(words[start]);
+    install.words.push_back(ShellWord{"pip", true, false});
+    install.words.push_back(ShellWord{"install", true, false});
+    const size_t base = install.words.size();
+    for (size_t k = start + 2; k < after && k < words.size(); ++k) {
+      const std::string& word = words[k].value;
+      const std::string option = word.substr(0, word.find('='));
+      if (std::find(runner.installs_with.begin(), runner.installs_with.end(), option) == runner.installs_with.end())
+        continue;
+      ShellWord value = word.find('=') != std::string::npos ? ShellWord{word.substr(word.find('=') + 1), words[k].exact, words[k].quoted}
+                        : k + 1 < after && k + 1 < words.size() ? words[++k] : ShellWord{"", false, false};
+      for (const std::string& requirement : SplitOn(value.value, ','))
+        if (!Trim(requirement).empty()) install.words.push_back(ShellWord{Trim(requirement), value.exact, true});
+    }
+    if (install.words.size() > base) out.commands.push_back(std::move(install));
+  }
+
   // Strips assignments, wrappers and reserved words; expands `sh -c SCRIPT`.
   void Normalize(ShellCommand& command, ShellScript& out, size_t max_commands, int depth) {
     auto& words = command.words;
@@ -199,6 +225,7 @@ class Reader {
       if (const CommandRunner* runner = FindRunner(commands_, words, start)) {
         const size_t after = CommandAfter(*runner, words, start);
         if (!runner->syncs_with.empty()) SyncFirst(*runner, words, start, after, command, out);
+        InstallsWith(*runner, words, start, after, command, out);
         start = after;
         // Arguments from standard input: one more word nothing can read.
         if (runner->input_arguments) words.push_back(ShellWord{"", false, false});

@@ -504,7 +504,7 @@ Result<CommandKnowledge> BuildCommands(const Knowledge& k) {
   for (const json& row : k.Table("command_runners")) {
     CommandRunner runner{StringField(row, "program"), StringField(row, "subcommand"), 0, List(row, "valued_options"),
                          Flag(row, "input_arguments"), StringField(row, "syncs_with"), List(row, "no_sync_options"),
-                         StringField(row, "source")};
+                         StringField(row, "source"), List(row, "installs_with")};
     if (auto it = row.find("positionals"); it != row.end() && it->is_number_integer()) {
       long long positionals = it->get<long long>();
       if (positionals < 0 || positionals > 8) return RowError(row, "positionals is a count of words, 0 to 8");
@@ -512,7 +512,10 @@ Result<CommandKnowledge> BuildCommands(const Knowledge& k) {
     }
     if (runner.program.find('/') != std::string::npos)
       return RowError(row, "a program is named by its file name, without a directory");
-    for (const auto* options : {&runner.valued_options, &runner.no_sync_options})
+    for (const std::string& option : runner.installs_with)
+      if (std::find(runner.valued_options.begin(), runner.valued_options.end(), option) == runner.valued_options.end())
+        return RowError(row, "installs_with option '" + option + "' must be one of valued_options");
+    for (const auto* options : {&runner.valued_options, &runner.no_sync_options, &runner.installs_with})
       for (const std::string& option : *options)
         if (option.size() < 2 || option[0] != '-') return RowError(row, "option '" + option + "' does not start with '-'");
     if (!runner.syncs_with.empty() && runner.subcommand.empty())

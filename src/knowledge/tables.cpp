@@ -376,6 +376,7 @@ const std::vector<TableSchema>& Schemas() {
         {"input_arguments", F::kBool, false},
         {"syncs_with", F::kString, false},
         {"no_sync_options", F::kStringList, false},
+        {"installs_with", F::kStringList, false},
         {"note", F::kString, false}}},
       {{"system_packages", "packages.yaml", "name", "apt/yum packages that install libcuda or libcudart"},
        true,

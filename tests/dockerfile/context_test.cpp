@@ -153,6 +153,24 @@ TEST_CASE("uv run syncs the project first, in RUN and in CMD/ENTRYPOINT; --no-sy
   CHECK(UnknownReasons(none).empty());
 }
 
+// Pattern: `uv run --with PKG` (a script's dependencies given on the command
+// line): uv installs them for the command, with or without a project.
+TEST_CASE("uv run --with installs its packages for the command, in RUN and at container start") {
+  for (const char* line : {"CMD [\"uv\", \"run\", \"--no-project\", \"--with\", \"torch==2.5.1,numpy\", \"python\", \"app.py\"]",
+                           "RUN uv run --with=torch==2.5.1 --no-project python -c 'import torch'",
+                           "ENTRYPOINT uv run --isolated --with numpy --with torch==2.5.1 app.py"}) {
+    CAPTURE(line);
+    json facts = Facts(std::string("FROM python:3.12-slim\nRUN pip install uv\n") + line + "\n");
+    const json* torch = Find(facts["frameworks"], "name", "torch");
+    REQUIRE(torch != nullptr);
+    CHECK((*torch)["version"] == "2.5.1");
+    CHECK((*torch)["dockerfile_line"] == 3);
+    CHECK(facts["gpu"]["workload"] == "nvidia");
+  }
+  json none = Facts("FROM python:3.12-slim\nRUN pip install uv\nCMD [\"uv\", \"run\", \"--no-project\", \"app.py\"]\n");
+  CHECK(Find(none["frameworks"], "name", "torch") == nullptr);
+}
+
 // Pattern: a uv project that locks torch from PyTorch's CUDA index for Linux
 // and from PyPI for macOS, installed with `uv sync --frozen`.
 TEST_CASE("uv sync reads uv.lock: the Linux torch with its CUDA variant, on the uv line") {
