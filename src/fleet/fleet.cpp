@@ -135,11 +135,7 @@ class FleetParser {
   }
 
  private:
-  Error At(const YAML::Node& node, const std::string& message) const {
-    auto mark = node.Mark();
-    if (mark.line < 0) return MakeError(source_, message);
-    return MakeErrorAtLine(source_, mark.line + 1, mark.column + 1, message);
-  }
+  Error At(const YAML::Node& node, const std::string& message) const { return ErrorAtNode(source_, node, message); }
 
   Result<std::string> ScalarField(const YAML::Node& node, const std::string& pool, const std::string& field) {
     if (!node.IsScalar() || node.Scalar().empty())
