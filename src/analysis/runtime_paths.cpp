@@ -163,11 +163,22 @@ void FoldRuntimePaths(std::vector<Finding>& findings, const RuntimePaths& paths,
         }
         on_paths[k][path] = true;
       }
+    // An outcome that holds on some paths only: the pool leaves its findings,
+    // and a copy for the pool says on which paths it holds. Each finding of
+    // the assumed path is copied (two binaries without a kernel are two
+    // findings of one outcome); an outcome of other paths only, once.
+    std::vector<std::pair<size_t, size_t>> to_copy;  // (outcome, finding)
     for (size_t k = 0; k < keys.size(); ++k) {
       if (std::count(on_paths[k].begin(), on_paths[k].end(), true) == static_cast<long>(count)) continue;
-      // Holds on some paths only: the pool leaves the finding, and a copy
-      // for the pool says on which paths it holds.
-      const Finding& of = findings[representative[k]];
+      if (!on_paths[k][0]) {
+        to_copy.emplace_back(k, representative[k]);
+        continue;
+      }
+      for (size_t i = 0; i < findings.size(); ++i)
+        if (holds[i][0] && KeyOf(findings[i]) == keys[k]) to_copy.emplace_back(k, i);
+    }
+    for (const auto& [k, finding_index] : to_copy) {
+      const Finding& of = findings[finding_index];
       std::vector<std::string> where, elsewhere;
       for (size_t path = 0; path < count; ++path) (on_paths[k][path] ? where : elsewhere).push_back(pool.runtimes[path]);
       Finding copy = of;
@@ -196,7 +207,7 @@ void FoldRuntimePaths(std::vector<Finding>& findings, const RuntimePaths& paths,
         copy.message = "With runtime " + JoinOr(where) + " (the fleet names no `runtime:` for this pool; not with " +
                        JoinOr(elsewhere) + "): " + of.message;
       }
-      copies[representative[k]].push_back(std::move(copy));
+      copies[finding_index].push_back(std::move(copy));
     }
     // The pool stays on the findings whose outcome holds on every path.
     for (size_t i = 0; i < findings.size(); ++i) {

@@ -104,3 +104,38 @@ TEST_CASE("only the rules that read the launch path are evaluated again on a poo
   for (const auto& [id, yes] : depends) listed += id + (yes ? "+ " : "- ");
   MESSAGE("launch-path rules: " << listed);
 }
+
+TEST_CASE("folding: every finding of an outcome that holds on some paths only is kept, each marked") {
+  Fleet fleet;
+  Pool pool;
+  pool.name = "p";
+  pool.runtime = "docker-gpus";
+  pool.runtime_alternatives = {"cdi"};
+  fleet.pools = {pool};
+  const analysis::internal::RuntimePaths paths = analysis::internal::ExpandRuntimePaths(fleet);
+  REQUIRE(paths.labels.size() == 2);
+  auto finding = [](const std::string& message, std::vector<std::string> pools) {
+    analysis::Finding f;
+    f.rule = "IL007";
+    f.title = "no kernel image";
+    f.severity = rules::Severity::kError;
+    f.predicted_error = analysis::PredictedError{};
+    f.predicted_error->code = 209;
+    f.message = message;
+    f.pools = std::move(pools);
+    return f;
+  };
+  // Two binaries without a kernel on the assumed path, none on CDI: undecided, both said.
+  std::vector<analysis::Finding> findings = {finding("a.so", {"p"}), finding("b.so", {"p"}),
+                                   finding("common", {"p", paths.labels[1]})};
+  findings[2].rule = "IL013";
+  findings[2].severity = rules::Severity::kWarning;  // CDI does not fail
+  analysis::internal::FoldRuntimePaths(findings, paths, json::object());
+  REQUIRE(findings.size() == 3);
+  CHECK(findings[0].unknown);
+  CHECK(findings[0].message.find("With docker-gpus: a.so") != std::string::npos);
+  CHECK(findings[1].unknown);
+  CHECK(findings[1].message.find("With docker-gpus: b.so") != std::string::npos);
+  CHECK_FALSE(findings[2].unknown);  // on every path: as it was
+  CHECK(findings[2].pools == std::vector<std::string>{"p"});
+}
