@@ -133,8 +133,17 @@ void FoldRuntimePaths(std::vector<Finding>& findings, const RuntimePaths& paths,
       pool.runtimes.push_back(paths.fleet.pools[a].runtime.value_or(""));
     }
     const size_t count = pool.labels.size();
-    // Which findings hold on which path, and which paths fail for certain.
-    std::vector<std::vector<bool>> holds(findings.size(), std::vector<bool>(count, false));
+    // The findings on any of the pool's paths (only these: a fleet of
+    // thousands of pools has a finding on each), which path each holds on,
+    // and which paths fail for certain.
+    std::vector<size_t> relevant;
+    for (size_t path = 0; path < count; ++path)
+      if (auto found = by_label.find(pool.labels[path]); found != by_label.end())
+        relevant.insert(relevant.end(), found->second.begin(), found->second.end());
+    std::sort(relevant.begin(), relevant.end());
+    relevant.erase(std::unique(relevant.begin(), relevant.end()), relevant.end());
+    std::unordered_map<size_t, std::vector<bool>> holds;
+    for (size_t i : relevant) holds[i].assign(count, false);
     std::vector<bool> fails(count, false);
     for (size_t path = 0; path < count; ++path) {
       auto found = by_label.find(pool.labels[path]);
@@ -152,7 +161,7 @@ void FoldRuntimePaths(std::vector<Finding>& findings, const RuntimePaths& paths,
     std::vector<std::vector<bool>> on_paths;
     std::vector<size_t> representative;
     for (size_t path = 0; path < count; ++path)
-      for (size_t i = 0; i < findings.size(); ++i) {
+      for (size_t i : relevant) {
         if (!holds[i][path]) continue;
         OutcomeKey key = KeyOf(findings[i]);
         size_t k = std::find(keys.begin(), keys.end(), key) - keys.begin();
@@ -174,7 +183,7 @@ void FoldRuntimePaths(std::vector<Finding>& findings, const RuntimePaths& paths,
         to_copy.emplace_back(k, representative[k]);
         continue;
       }
-      for (size_t i = 0; i < findings.size(); ++i)
+      for (size_t i : relevant)
         if (holds[i][0] && KeyOf(findings[i]) == keys[k]) to_copy.emplace_back(k, i);
     }
     for (const auto& [k, finding_index] : to_copy) {
@@ -210,7 +219,7 @@ void FoldRuntimePaths(std::vector<Finding>& findings, const RuntimePaths& paths,
       copies[finding_index].push_back(std::move(copy));
     }
     // The pool stays on the findings whose outcome holds on every path.
-    for (size_t i = 0; i < findings.size(); ++i) {
+    for (size_t i : relevant) {
       if (!holds[i][0]) continue;
       size_t k = std::find(keys.begin(), keys.end(), KeyOf(findings[i])) - keys.begin();
       if (std::count(on_paths[k].begin(), on_paths[k].end(), true) == static_cast<long>(count)) continue;
