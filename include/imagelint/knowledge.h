@@ -128,6 +128,9 @@ class Knowledge {
   // Newest container-toolkit version in container-toolkit.yaml (the fleet
   // default when a pool does not say).
   std::string NewestContainerToolkit() const;
+  // sass.yaml row of a compute capability written as the row writes it
+  // ("8.6", "9.0a"); nullptr if none.
+  const nlohmann::json* FindSass(std::string_view compute_capability) const;
   // CUDA error row by code (804) or name ("cudaErrorCompatNotSupportedOnDevice").
   const nlohmann::json* FindError(int code) const;
   // PyTorch build row by torch "2.1" (or "2.1.2") and variant "cu118".
@@ -181,6 +184,12 @@ class Knowledge {
   // Row of gpus.yaml by canonical name or alias (the first row naming it),
   // built once by FromTables: FindGpu is asked once per pool and rule.
   std::map<std::string, size_t, std::less<>> gpu_rows_;
+  // Rows asked for per pool and rule, indexed once by FromTables (row
+  // numbers, so that a copied Knowledge stays valid): container-toolkit rows
+  // by ascending version (stable: equal versions keep table order), and
+  // sass rows by compute capability (the first row of each).
+  std::vector<size_t> toolkit_rows_by_version_;
+  std::map<std::string, size_t, std::less<>> sass_rows_;
   std::shared_ptr<const BaseImageKnowledge> base_images_;
   std::shared_ptr<const PackageKnowledge> packages_;
   std::shared_ptr<const CommandKnowledge> commands_;

@@ -158,6 +158,15 @@ Result<Knowledge> Knowledge::FromTables(const std::filesystem::path& dir, Tables
                              "branch " + DumpJson(branch["branch"]) + " names PTX ISA " +
                                  branch["ptx_isa"].get<std::string>() + " which ptx-isa.yaml does not list");
   }
+  const json& toolkits = knowledge.Table("container_toolkit");
+  for (size_t row = 0; row < toolkits.size(); ++row) knowledge.toolkit_rows_by_version_.push_back(row);
+  std::stable_sort(knowledge.toolkit_rows_by_version_.begin(), knowledge.toolkit_rows_by_version_.end(),
+                   [&toolkits](size_t a, size_t b) {
+                     return CompareNaturalVersions(toolkits[a]["version"].get<std::string>(),
+                                                   toolkits[b]["version"].get<std::string>()) < 0;
+                   });
+  for (size_t row = 0; row < sass.size(); ++row)
+    if (sass[row]["cc"].is_string()) knowledge.sass_rows_.try_emplace(sass[row]["cc"].get<std::string>(), row);
   const json& gpus = knowledge.Table("gpus");
   for (size_t row = 0; row < gpus.size(); ++row) {
     knowledge.gpu_rows_.try_emplace(Canonical(gpus[row]["name"].get<std::string>()), row);
@@ -272,25 +281,34 @@ const json* Knowledge::FindArchitecture(std::string_view compute_capability) con
   return nullptr;
 }
 
+// The newest row whose version is <= `version`; of equal versions, the first
+// in table order. Pre-releases sort before their release: "1.18.0-rc.1" <
+// "1.18.0".
 const json* Knowledge::ToolkitBehaviour(std::string_view version) const {
-  const json* best = nullptr;
-  for (const auto& row : Table("container_toolkit")) {
-    // Pre-releases sort before their release: "1.18.0-rc.1" < "1.18.0".
-    if (CompareNaturalVersions(row["version"].get<std::string>(), version) > 0) continue;
-    if (best == nullptr ||
-        CompareNaturalVersions(row["version"].get<std::string>(), best->at("version").get<std::string>()) > 0)
-      best = &row;
-  }
-  return best;
+  const json& rows = Table("container_toolkit");
+  auto version_of = [&rows](size_t row) -> const std::string& { return rows[row]["version"].get_ref<const std::string&>(); };
+  auto after = std::upper_bound(toolkit_rows_by_version_.begin(), toolkit_rows_by_version_.end(), version,
+                                [&](std::string_view v, size_t row) { return CompareNaturalVersions(v, version_of(row)) < 0; });
+  if (after == toolkit_rows_by_version_.begin()) return nullptr;
+  auto best = std::prev(after);
+  while (best != toolkit_rows_by_version_.begin() && CompareNaturalVersions(version_of(*std::prev(best)), version_of(*best)) == 0)
+    --best;
+  return &rows[*best];
 }
 
 std::string Knowledge::NewestContainerToolkit() const {
-  std::string newest;
-  for (const auto& row : Table("container_toolkit")) {
-    std::string v = row["version"];
-    if (newest.empty() || CompareNaturalVersions(v, newest) > 0) newest = v;
-  }
-  return newest;
+  if (toolkit_rows_by_version_.empty()) return "";
+  auto newest = std::prev(toolkit_rows_by_version_.end());
+  const json& rows = Table("container_toolkit");
+  while (newest != toolkit_rows_by_version_.begin() &&
+         CompareNaturalVersions(rows[*std::prev(newest)]["version"].get<std::string>(), rows[*newest]["version"].get<std::string>()) == 0)
+    --newest;
+  return rows[*newest]["version"].get<std::string>();
+}
+
+const json* Knowledge::FindSass(std::string_view compute_capability) const {
+  auto it = sass_rows_.find(compute_capability);
+  return it == sass_rows_.end() ? nullptr : &Table("sass")[it->second];
 }
 
 const json* Knowledge::FindError(int code) const {

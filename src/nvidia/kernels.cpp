@@ -57,14 +57,7 @@ std::optional<Target> ParseTarget(std::string_view text) {
 
 std::string CcText(const Target& t) { return std::to_string(t.major) + "." + std::to_string(t.minor); }
 
-const json* SassRow(const Target& t, const Knowledge& knowledge) {
-  std::string cc = CcText(t);
-  for (const auto& row : knowledge.Table("sass")) {
-    const json& row_cc = row["cc"];
-    if (row_cc.is_string() && row_cc.get_ref<const std::string&>() == cc) return &row;
-  }
-  return nullptr;
-}
+const json* SassRow(const Target& t, const Knowledge& knowledge) { return knowledge.FindSass(CcText(t)); }
 
 bool Integrated(const Target& t, const Knowledge& knowledge) {
   const json* row = SassRow(t, knowledge);

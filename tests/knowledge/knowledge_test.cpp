@@ -184,6 +184,19 @@ TEST_CASE("container-toolkit behaviour rows apply by version") {
   CHECK(k.ToolkitBehaviour("1.20.0")->at("cdi_compat") == "hook-elf");
   CHECK(k.ToolkitBehaviour("0.9.0") == nullptr);
   CHECK(k.NewestContainerToolkit() == "1.20.0");
+  // The lookups go through indexes built at load; a copy keeps them valid.
+  const Knowledge copy = k;
+  CHECK(copy.ToolkitBehaviour("1.4.0")->at("version") == "1.3.1");
+  CHECK(copy.NewestContainerToolkit() == "1.20.0");
+}
+
+TEST_CASE("sass rows are found by compute capability") {
+  const Knowledge& k = Loaded();
+  REQUIRE(k.FindSass("8.6") != nullptr);
+  CHECK(k.FindSass("8.6")->at("cc") == "8.6");
+  CHECK(k.FindSass("4.2") == nullptr);
+  const Knowledge copy = k;
+  CHECK(copy.FindSass("9.0") == &copy.Table("sass")[std::distance(&k.Table("sass")[0], k.FindSass("9.0"))]);
 }
 
 TEST_CASE("schema violations are file:line:column errors") {
