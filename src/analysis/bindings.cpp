@@ -60,6 +60,18 @@ Result<Pool> PoolFromJson(const json& j) {
   return pool;
 }
 
+// The pool argument typed: kept by the open PoolMemoScope for a pool bound
+// for the whole image (converted once, not on every call), else converted
+// into `slot`.
+Result<const Pool*> PoolArgument(const json& j, Pool& slot) {
+  if (PoolMemoScope* memo = PoolMemoScope::Active())
+    if (const Pool* kept = memo->TypedPool(&j, PoolFromJson)) return kept;
+  auto pool = PoolFromJson(j);
+  if (!pool.ok()) return pool.error();
+  slot = std::move(*pool);
+  return &slot;
+}
+
 Value OptionalValue(const std::optional<bool>& value) {
   return value ? Value::Of(*value) : Value::Unknown();
 }
@@ -151,18 +163,43 @@ void AddPerPool(FunctionRegistry& registry, std::string name, int min_args, int 
   registry.Register(std::move(spec));
 }
 
-// SelectLibcuda(facts, pool), remembered like a per-pool function while a
-// PoolMemoScope is open and `facts` is bound there.
-nvidia::LibcudaSelection SelectedLibcuda(const rules::Argument& facts, const rules::Argument& pool_value,
-                                         const Pool& pool, const Knowledge& knowledge) {
+// The pool as SelectLibcuda reads it: the host driver and what decides the
+// launch path (nvidia::ResolveLaunchPath). Pools that differ only in their
+// GPU share one selection; since the selection is made from this projection
+// and nothing else, it cannot depend on a field the key leaves out.
+Pool LibcudaInputs(const Pool& pool) {
+  Pool inputs;
+  inputs.driver = pool.driver;
+  inputs.container_toolkit = pool.container_toolkit;
+  inputs.runtime = pool.runtime;
+  inputs.cuda_compat_mode = pool.cuda_compat_mode;
+  return inputs;
+}
+
+std::string LibcudaInputsKey(const Pool& inputs) {
+  std::string key = inputs.driver;
+  for (const auto* field : {&inputs.container_toolkit, &inputs.runtime, &inputs.cuda_compat_mode}) {
+    key += '\x1f';
+    if (*field) key += "=" + **field;
+  }
+  return key;
+}
+
+// SelectLibcuda(facts, pool) and its JSON, remembered per facts and
+// LibcudaInputs while a PoolMemoScope is open and `facts` is bound there.
+const PoolMemoScope::KeptSelection& SelectedLibcuda(const rules::Argument& facts, const Pool& pool,
+                                                    const Knowledge& knowledge, PoolMemoScope::KeptSelection& slot) {
+  const Pool inputs = LibcudaInputs(pool);
   PoolMemoScope* memo = PoolMemoScope::Active();
   std::optional<std::string> key;
-  if (memo) key = memo->Key("libcuda-selection", Arguments{facts, pool_value}, 0, 1);
+  if (memo) key = memo->SelectionKey(facts.json, LibcudaInputsKey(inputs));
   if (key)
-    if (const nvidia::LibcudaSelection* known = memo->FindSelection(*key)) return *known;
-  nvidia::LibcudaSelection selection = nvidia::SelectLibcuda(facts.json, pool, knowledge);
-  if (key) memo->PutSelection(std::move(*key), selection);
-  return selection;
+    if (const PoolMemoScope::KeptSelection* known = memo->FindSelection(*key)) return *known;
+  slot.selection = nvidia::SelectLibcuda(facts.json, inputs, knowledge);
+  slot.json = SelectionJson(slot.selection);
+  if (key)
+    if (const PoolMemoScope::KeptSelection* kept = memo->PutSelection(std::move(*key), slot)) return *kept;
+  return slot;
 }
 
 }  // namespace
@@ -175,9 +212,10 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
   AddPerPool(r, "start_check", 2, 2, 0, 1,
       "start_check(facts, pool): the NVIDIA runtime's start check (requirements, launch path)",
       [k](const Arguments& a) -> Result<Value> {
-        auto pool = PoolFromJson(a[1].json);
+        Pool slot;
+        auto pool = PoolArgument(a[1].json, slot);
         if (!pool.ok()) return pool.error();
-        nvidia::StartCheck check = nvidia::CheckStart(a[0].json, *pool, *k);
+        nvidia::StartCheck check = nvidia::CheckStart(a[0].json, **pool, *k);
         // Requirements read from a partial environment: one that fails is a
         // refusal whatever else the image sets, but "all satisfied" cannot be
         // told, nor can the legacy CUDA_VERSION rule (it applies only where
@@ -196,9 +234,10 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
       });
   AddPerPool(r, "launch_path", 1, 1, std::nullopt, 0, "launch_path(pool): how the pool's runtime starts GPU containers",
       [k](const Arguments& a) -> Result<Value> {
-        auto pool = PoolFromJson(a[0].json);
+        Pool slot;
+        auto pool = PoolArgument(a[0].json, slot);
         if (!pool.ok()) return pool.error();
-        return Value::Of(LaunchPathJson(nvidia::ResolveLaunchPath(*pool, *k)));
+        return Value::Of(LaunchPathJson(nvidia::ResolveLaunchPath(**pool, *k)));
       });
   Add(r, "evaluate_requirement", 5, 5,
       "evaluate_requirement(text, cuda, driver, arch, brand): libnvidia-container's C evaluator on one device",
@@ -220,18 +259,22 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
   // ---- which libcuda a process loads, and whether cuInit succeeds
   AddPerPool(r, "libcuda", 2, 2, 0, 1, "libcuda(facts, pool): the libcuda.so.1 a CUDA process loads on this pool",
       [k](const Arguments& a) -> Result<Value> {
-        auto pool = PoolFromJson(a[1].json);
+        Pool slot;
+        auto pool = PoolArgument(a[1].json, slot);
         if (!pool.ok()) return pool.error();
-        return Value::Of(SelectionJson(SelectedLibcuda(a[0], a[1], *pool, *k)));
+        PoolMemoScope::KeptSelection selection;
+        return Value::Of(SelectedLibcuda(a[0], **pool, *k, selection).json);
       });
   AddPerPool(r, "driver_compat", 3, 3, 0, 2,
       "driver_compat(facts, runtime_version, pool): cuInit and runtime/driver compatibility ('' = cuInit only)",
       [k](const Arguments& a) -> Result<Value> {
         auto version = a[1].json.is_null() ? Result<std::string>(std::string()) : rules::StringArgument(a, 1);
         if (!version.ok()) return version.error();
-        auto pool = PoolFromJson(a[2].json);
+        Pool slot;
+        auto pool = PoolArgument(a[2].json, slot);
         if (!pool.ok()) return pool.error();
-        nvidia::LibcudaSelection selection = SelectedLibcuda(a[0], a[2], *pool, *k);
+        PoolMemoScope::KeptSelection kept;
+        const PoolMemoScope::KeptSelection& selection = SelectedLibcuda(a[0], **pool, *k, kept);
         std::string requirement;
         const json& facts = a[0].json;
         if (facts.is_object() && facts.contains("image") && facts["image"].is_object() &&
@@ -240,7 +283,7 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
           if (auto it = env.find("NVIDIA_REQUIRE_CUDA"); it != env.end() && it->is_string())
             requirement = it->get<std::string>();
         }
-        nvidia::DriverCompat compat = nvidia::CheckDriverCompat(*version, selection, *pool, *k, requirement);
+        nvidia::DriverCompat compat = nvidia::CheckDriverCompat(*version, selection.selection, **pool, *k, requirement);
         return Value::Of(json{{"ok", compat.ok},
                               {"mode", compat.mode},
                               {"error", compat.error},
@@ -249,14 +292,15 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
                               {"message", compat.message},
                               {"disputed", compat.disputed},
                               {"dispute", compat.dispute},
-                              {"libcuda", SelectionJson(selection)}});
+                              {"libcuda", selection.json}});
       });
   Add(r, "forward_compat_eligible", 1, 1,
       "forward_compat_eligible(pool): whether the pool's GPU supports forward compatibility (unknown if not known)",
       [k](const Arguments& a) -> Result<Value> {
-        auto pool = PoolFromJson(a[0].json);
+        Pool slot;
+        auto pool = PoolArgument(a[0].json, slot);
         if (!pool.ok()) return pool.error();
-        return OptionalValue(nvidia::ForwardCompatEligible(*pool, *k));
+        return OptionalValue(nvidia::ForwardCompatEligible(**pool, *k));
       });
   Add(r, "compat_supports_branch", 2, 2,
       "compat_supports_branch(cuda_major_minor, branch): the forward-compat matrix (unknown without a row)",

@@ -70,13 +70,20 @@ const rules::Value* PoolMemoScope::Put(std::string key, rules::Value value) {
   return &results_.emplace(std::move(key), std::move(value)).first->second;
 }
 
-const nvidia::LibcudaSelection* PoolMemoScope::FindSelection(const std::string& key) const {
+std::optional<std::string> PoolMemoScope::SelectionKey(const nlohmann::json& facts,
+                                                       const std::string& pool_inputs) const {
+  if (!trusted_.count(&facts)) return std::nullopt;
+  return std::to_string(reinterpret_cast<uintptr_t>(&facts)) + '\x1f' + pool_inputs;
+}
+
+const PoolMemoScope::KeptSelection* PoolMemoScope::FindSelection(const std::string& key) const {
   auto it = selections_.find(key);
   return it == selections_.end() ? nullptr : &it->second;
 }
 
-void PoolMemoScope::PutSelection(std::string key, const nvidia::LibcudaSelection& selection) {
-  if (selections_.size() < kMaxEntries) selections_.emplace(std::move(key), selection);
+const PoolMemoScope::KeptSelection* PoolMemoScope::PutSelection(std::string key, const KeptSelection& selection) {
+  if (selections_.size() >= kMaxEntries) return nullptr;
+  return &selections_.emplace(std::move(key), selection).first->second;
 }
 
 }  // namespace imagelint::analysis

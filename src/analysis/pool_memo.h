@@ -22,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "imagelint/fleet.h"
 #include "imagelint/nvidia.h"
 #include "imagelint/rules.h"
 
@@ -56,20 +57,41 @@ class PoolMemoScope {
   // The value as kept (valid while the scope is open), or null when the
   // memo is full.
   const rules::Value* Put(std::string key, rules::Value value);
-  // The libcuda a process loads, as SelectLibcuda returns it: libcuda() and
-  // every driver_compat() call (one per runtime version) of a pool share it.
-  const nvidia::LibcudaSelection* FindSelection(const std::string& key) const;
-  void PutSelection(std::string key, const nvidia::LibcudaSelection& selection);
+  // The libcuda a process loads, as SelectLibcuda returns it, and its JSON:
+  // libcuda() and every driver_compat() call (one per runtime version) of
+  // every pool whose SelectLibcuda inputs are alike share it.
+  struct KeptSelection {
+    nvidia::LibcudaSelection selection;
+    nlohmann::json json;
+  };
+  // The key of a selection from `facts` (null when they are not bound for
+  // the whole scope) and the pool fields it is made from.
+  std::optional<std::string> SelectionKey(const nlohmann::json& facts, const std::string& pool_inputs) const;
+  const KeptSelection* FindSelection(const std::string& key) const;
+  // As kept, or null when the memo is full.
+  const KeptSelection* PutSelection(std::string key, const KeptSelection& selection);
+  // The typed pool of a pool value bound for the whole scope (TrustPool),
+  // converted once by `convert` and kept; null for any other value, or
+  // when `convert` fails (the caller converts and reports it).
+  template <class Convert>
+  const Pool* TypedPool(const nlohmann::json* pool, Convert convert) {
+    if (!pool_ids_.count(pool)) return nullptr;
+    if (auto it = typed_pools_.find(pool); it != typed_pools_.end()) return &it->second;
+    auto typed = convert(*pool);
+    if (!typed.ok()) return nullptr;
+    return &typed_pools_.emplace(pool, std::move(*typed)).first->second;
+  }
 
  private:
   // Bounded: a hostile fleet of distinct pools stops being remembered here
   // and is worked out per call, as without the memo.
   static constexpr size_t kMaxEntries = 65536;
   std::unordered_map<std::string, rules::Value> results_;
-  std::unordered_map<std::string, nvidia::LibcudaSelection> selections_;
+  std::unordered_map<std::string, KeptSelection> selections_;
   std::unordered_set<const nlohmann::json*> trusted_;
   std::unordered_map<std::string, size_t> pool_key_ids_;
   std::unordered_map<const nlohmann::json*, size_t> pool_ids_;
+  std::unordered_map<const nlohmann::json*, Pool> typed_pools_;
   PoolMemoScope* previous_ = nullptr;
 };
 
