@@ -1,0 +1,3 @@
+module example.com/fletcher
+
+go 1.26

@@ -1,0 +1,3 @@
+module example.com/quarrel
+
+go 1.23

@@ -1,0 +1,5 @@
+import torch
+
+
+def run_train(cfg):
+    assert torch.cuda.is_available()
