@@ -302,9 +302,16 @@ Result<Dockerfile> ParseDockerfile(std::string_view text, const std::string& pat
     while (word_end < body.size() && !IsBlank(body[word_end])) ++word_end;
     std::string_view keyword_text = body.substr(0, word_end);
     inst.keyword = Upper(keyword_text);
-    if (!kKeywords.count(inst.keyword))
+    if (!kKeywords.count(inst.keyword)) {
+      // git writes these lines around the two sides of a conflict it could
+      // not merge; BuildKit stops on them as on any unknown word.
+      const bool conflict_marker = keyword_text.starts_with("<<<<<<<") || keyword_text.starts_with(">>>>>>>") ||
+                                   keyword_text == "=======";
       return MakeErrorAtLine(path, inst.line, inst.column,
-                             "unknown instruction: " + std::string(keyword_text.substr(0, 64)));
+                             "unknown instruction: " + std::string(keyword_text.substr(0, 64)) +
+                                 (conflict_marker ? " (an unresolved git merge conflict: docker build stops here too)"
+                                                  : ""));
+    }
     std::string_view rest = TrimLeft(body.substr(word_end));
     inst.original = std::string(TrimRight(body));
     if (kTakesFlags.count(inst.keyword)) rest = TakeFlags(rest, inst.flags);

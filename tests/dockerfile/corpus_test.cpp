@@ -85,3 +85,12 @@ TEST_CASE("sixth blind corpus: no error, no missed failure, few false alarms") {
 TEST_CASE("seventh blind corpus, with build contexts: no error, no missed failure, few false alarms") {
   CheckCorpus("blind7", "seventh blind corpus", 9, 1);
 }
+
+// The eighth blind corpus (tests/dockerfile/blind8/README.md): 29 folders
+// (24 GPU builds, 5 plain services) sampled from the repositories that hold a
+// Dockerfile at one of five fixed paths, in listing order, each with the
+// context files it installs from; truth written by someone who did not run
+// imagelint.
+TEST_CASE("eighth blind corpus, with build contexts: no error, plain services clean, no missed failure") {
+  CheckCorpus("blind8", "eighth blind corpus", 29, 5);
+}

@@ -188,6 +188,12 @@ TEST_CASE("parse errors carry file:line:column") {
   CHECK(unknown.column == 4);
   CHECK(unknown.ToString().find("Dockerfile:3:4") == 0);
   CHECK(unknown.message.find("unknown instruction: FORM") != std::string::npos);
+  CHECK(unknown.message.find("merge conflict") == std::string::npos);
+
+  // A file committed in the middle of a git merge.
+  auto conflict = ParseError("FROM a\n<<<<<<< HEAD\nCMD [\"a\"]\n=======\nCMD [\"b\"]\n>>>>>>> 4321960\n");
+  CHECK(conflict.line == 2);
+  CHECK(conflict.message.find("unknown instruction: <<<<<<< (an unresolved git merge conflict") != std::string::npos);
 
   auto before_from = ParseError("ARG X=1\nRUN echo\nFROM a\n");
   CHECK(before_from.line == 2);
