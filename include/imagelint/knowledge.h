@@ -93,6 +93,10 @@ class Knowledge {
   // for an unknown name.
   const nlohmann::json& Table(std::string_view kind) const;
   const std::filesystem::path& directory() const { return directory_; }
+  // KnowledgeDigest(directory()) when the loader already knows it (a load
+  // through the cache keeps it beside the tables, under a key that covers
+  // every byte it is made from); nullopt otherwise.
+  const std::optional<std::string>& known_digest() const { return digest_; }
 
   // ---- lookups used by fleet and nvidia semantics (all return rows) ----
 
@@ -181,6 +185,7 @@ class Knowledge {
   friend Status LoadImageTables(Knowledge& knowledge);
   std::filesystem::path directory_;
   Tables tables_;
+  std::optional<std::string> digest_;
   // Row of gpus.yaml by canonical name or alias (the first row naming it),
   // built once by FromTables: FindGpu is asked once per pool and rule.
   std::map<std::string, size_t, std::less<>> gpu_rows_;

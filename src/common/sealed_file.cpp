@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <isa-l/crc64.h>
+
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -28,6 +30,15 @@ std::vector<uint8_t> RawSha256(std::span<const uint8_t> bytes) {
   std::vector<uint8_t> raw(32);
   for (size_t i = 0; i < 32; ++i) raw[i] = static_cast<uint8_t>(std::stoi(hex.substr(i * 2, 2), nullptr, 16));
   return raw;
+}
+
+// The header's 32-byte check field for `body`.
+std::vector<uint8_t> CheckField(std::span<const uint8_t> body, SealCheck check) {
+  if (check == SealCheck::kSha256) return RawSha256(body);
+  const uint64_t crc = crc64_ecma_refl(0, body.data(), body.size());
+  std::vector<uint8_t> field(32, 0);
+  for (int i = 0; i < 8; ++i) field[i] = static_cast<uint8_t>(crc >> (8 * i));
+  return field;
 }
 
 }  // namespace
@@ -115,7 +126,7 @@ bool TrustedFileExists(const fs::path& root, const fs::path& path) {
 }
 
 SealedRead ReadSealedFile(const fs::path& root, const fs::path& path, const char (&magic)[8], uint64_t max_bytes,
-                          nlohmann::json* payload) {
+                          nlohmann::json* payload, SealCheck check) {
   auto parts = Below(root, path);
   if (!parts) return SealedRead::kCorrupt;
   auto dir = OpenParent(root, *parts, false);
@@ -147,37 +158,37 @@ SealedRead ReadSealedFile(const fs::path& root, const fs::path& path, const char
     }
   }
   ::close(fd);
-  return UnsealPayload(bytes, magic, max_bytes, path.string(), payload) ? SealedRead::kOk : SealedRead::kCorrupt;
+  return UnsealPayload(bytes, magic, max_bytes, path.string(), payload, check) ? SealedRead::kOk : SealedRead::kCorrupt;
 }
 
 bool UnsealPayload(std::span<const uint8_t> bytes, const char (&magic)[8], uint64_t max_bytes, const std::string& name,
-                   nlohmann::json* payload) {
+                   nlohmann::json* payload, SealCheck check) {
   if (bytes.size() < kHeaderBytes || bytes.size() > max_bytes || std::memcmp(bytes.data(), magic, 8) != 0) return false;
   uint64_t length = 0;
   for (int i = 7; i >= 0; --i) length = (length << 8) | bytes[8 + i];
   if (length != bytes.size() - kHeaderBytes) return false;
   std::span<const uint8_t> body = bytes.subspan(kHeaderBytes);
-  if (RawSha256(body) != std::vector<uint8_t>(bytes.begin() + 16, bytes.begin() + kHeaderBytes)) return false;
+  if (CheckField(body, check) != std::vector<uint8_t>(bytes.begin() + 16, bytes.begin() + kHeaderBytes)) return false;
   auto parsed = ParseCbor(body, name);
   if (!parsed.ok()) return false;
   *payload = std::move(*parsed);
   return true;
 }
 
-std::vector<uint8_t> SealPayload(const char (&magic)[8], const nlohmann::json& payload) {
+std::vector<uint8_t> SealPayload(const char (&magic)[8], const nlohmann::json& payload, SealCheck check) {
   std::vector<uint8_t> body = nlohmann::json::to_cbor(payload);
   std::vector<uint8_t> bytes(magic, magic + 8);
   const uint64_t length = body.size();
   for (int i = 0; i < 8; ++i) bytes.push_back(static_cast<uint8_t>(length >> (8 * i)));
-  auto hash = RawSha256(body);
-  bytes.insert(bytes.end(), hash.begin(), hash.end());
+  auto field = CheckField(body, check);
+  bytes.insert(bytes.end(), field.begin(), field.end());
   bytes.insert(bytes.end(), body.begin(), body.end());
   return bytes;
 }
 
 Status WriteSealedFile(const fs::path& root, const fs::path& path, const char (&magic)[8],
-                       const nlohmann::json& payload) {
-  return WriteFileAtomically(root, path, SealPayload(magic, payload));
+                       const nlohmann::json& payload, SealCheck check) {
+  return WriteFileAtomically(root, path, SealPayload(magic, payload, check));
 }
 
 Status WriteFileAtomically(const fs::path& root, const fs::path& path, std::span<const uint8_t> bytes) {

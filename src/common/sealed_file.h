@@ -1,6 +1,7 @@
 // Files a cache keeps between runs, in a directory other processes (and other
-// versions of imagelint) share: magic, payload length (u64 LE), SHA-256 of the
-// payload, payload (CBOR). Written to a temporary name and renamed into
+// versions of imagelint) share: magic, payload length (u64 LE), a 32-byte check
+// of the payload, payload (CBOR). The check is the payload's SHA-256, or for
+// SealCheck::kCrc64 its CRC-64 (ECMA-182, 8 bytes LE, then 24 zero bytes). Written to a temporary name and renamed into
 // place, so readers see the old file or the new one; a file that does not
 // read back exactly (torn, truncated, corrupt, another format, too large) is
 // reported as corrupt and the caller recomputes what it held.
@@ -19,6 +20,14 @@
 namespace imagelint {
 
 enum class SealedRead { kMissing, kCorrupt, kOk };
+
+// How a payload is checked. Either finds a torn or corrupted file; neither
+// stops someone who may write the cache directory (the directory checks
+// below do). CRC-64 costs a few percent of SHA-256: a cache read on every
+// run of a short command (the knowledge tables, ~1 MB) uses it, with a magic
+// of its own, since a file written with one check does not read with the
+// other.
+enum class SealCheck { kSha256, kCrc64 };
 
 // Every file below a cache directory `root` is reached from a handle on
 // `root`, one component at a time, without following symbolic links
@@ -41,16 +50,18 @@ std::string UntrustedCacheDirectory(const std::filesystem::path& root);
 
 // `magic`: 8 bytes naming the file's kind and format ("ILCACHE1").
 SealedRead ReadSealedFile(const std::filesystem::path& root, const std::filesystem::path& path,
-                          const char (&magic)[8], uint64_t max_bytes, nlohmann::json* payload);
+                          const char (&magic)[8], uint64_t max_bytes, nlohmann::json* payload,
+                          SealCheck check = SealCheck::kSha256);
 Status WriteSealedFile(const std::filesystem::path& root, const std::filesystem::path& path, const char (&magic)[8],
-                       const nlohmann::json& payload);
+                       const nlohmann::json& payload, SealCheck check = SealCheck::kSha256);
 
 // The same format as bytes (a shared store's values hold them too).
-std::vector<uint8_t> SealPayload(const char (&magic)[8], const nlohmann::json& payload);
+std::vector<uint8_t> SealPayload(const char (&magic)[8], const nlohmann::json& payload,
+                                 SealCheck check = SealCheck::kSha256);
 // False unless `bytes` are a sealed payload of `magic`, at most `max_bytes`;
 // `name` is for the CBOR reader's messages.
 bool UnsealPayload(std::span<const uint8_t> bytes, const char (&magic)[8], uint64_t max_bytes, const std::string& name,
-                   nlohmann::json* payload);
+                   nlohmann::json* payload, SealCheck check = SealCheck::kSha256);
 // Writes `bytes` to a temporary name beside `path`, then renames it over
 // `path`; missing directories between `root` and `path` are created.
 Status WriteFileAtomically(const std::filesystem::path& root, const std::filesystem::path& path,

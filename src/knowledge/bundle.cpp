@@ -113,6 +113,10 @@ Result<KnowledgeBundle> BundleOf(const Knowledge& knowledge) {
   bundle.revision = rows[0]["revision"].get<std::string>();
   bundle.as_of = rows[0]["as_of"].get<std::string>();
   bundle.directory = knowledge.directory();
+  if (knowledge.known_digest()) {
+    bundle.digest = *knowledge.known_digest();
+    return bundle;
+  }
   auto digest = KnowledgeDigest(knowledge.directory());
   if (!digest.ok()) return digest.error();
   bundle.digest = *digest;

@@ -70,14 +70,18 @@ TEST_CASE("a damaged cache file is parsed around; an unwritable cache directory 
   REQUIRE(Knowledge::Load(tables, cache.string()).ok());
   REQUIRE(CacheFiles(cache).size() == 1);
   const fs::path file = CacheFiles(cache)[0];
+  const std::string sealed = testing::ReadFileText(file);
   {
     std::fstream damage(file, std::ios::in | std::ios::out | std::ios::binary);
     damage.seekp(200);
-    damage.put('\x7f');
+    damage.put(static_cast<char>(sealed[200] ^ 0x01));  // one bit of the payload
   }
   auto reloaded = Knowledge::Load(tables, cache.string());
   REQUIRE(reloaded.ok());
   CHECK(reloaded->FindGpu("NVIDIA A100-SXM4-80GB") != nullptr);
+  // The seal's check found the flipped bit: the tables were parsed and the
+  // file written again, as it was.
+  CHECK(testing::ReadFileText(file) == sealed);
 
   // A cache "directory" that is a file: nothing can be stored, the load works.
   testing::WriteFileText(dir.path() / "not-a-directory", "x");
