@@ -61,6 +61,9 @@ class FileAnalyzer {
   virtual std::string_view Name() const = 0;
   // Bumped whenever the analyzer's output changes; part of cache keys.
   virtual int Version() const = 0;
+  // What else its results depend on (a digest of the knowledge rows it
+  // filters by), "" for nothing; part of cache keys like Version().
+  virtual std::string CacheTag() const { return {}; }
   // `head` holds the first min(entry.size, kHeadBytes) bytes of the file.
   // Returns nullptr when the analyzer has no interest in this file.
   virtual std::unique_ptr<FileSink> Open(const EntryInfo& entry, std::span<const uint8_t> head) = 0;

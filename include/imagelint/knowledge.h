@@ -38,6 +38,12 @@ struct BaseImageKnowledge;  // include/imagelint/image_knowledge.h
 struct PackageKnowledge;
 struct CommandKnowledge;
 class Knowledge;
+
+// Which installed packages the layer scan keeps (captured-packages.yaml).
+struct CapturedPackages {
+  std::vector<std::string> python_prefixes;  // pip and conda names, lower case, `_` read as `-` ("nvidia-")
+  std::vector<std::string> dpkg_words;       // dpkg names containing one, lower case ("cudnn")
+};
 // Builds the typed base-images / packages tables of a loaded Knowledge and
 // checks them across rows (src/knowledge/image_tables.cpp; called by Load).
 Status LoadImageTables(Knowledge& knowledge);
@@ -169,6 +175,8 @@ class Knowledge {
   bool IsDriverFile(std::string_view file_name) const;
   // What marks an image as a GPU image (gpu-signals.yaml), by where it is looked for.
   GpuSignalWords GpuSignals() const;
+  // Which installed packages the layer scan keeps (captured-packages.yaml).
+  CapturedPackages CapturedPackageNames() const;
 
   // ---- the Dockerfile module's tables, typed (include/imagelint/image_knowledge.h) ----
 

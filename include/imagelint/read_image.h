@@ -2,7 +2,7 @@
 // open -> scan (parallel, streaming, analyzers) -> merge -> facts.
 //
 //   auto source = OpenLocalImage(path, open_options);          // imagelint/open_image.h
-//   auto analyzers = DefaultAnalyzers();
+//   auto analyzers = DefaultAnalyzers(knowledge);
 //   auto image = ScanImage(**source, AnalyzerPointers(analyzers), scan_options);  // imagelint/scan.h
 //   facts::Facts model = BuildFactsModel(*image, knowledge);   // include/imagelint/facts.h
 //   nlohmann::json facts = facts::WriteFacts(model);           // schema imagelint.facts/v1
@@ -29,17 +29,18 @@ struct ReadImageOptions {
   ScanOptions scan;
 };
 
-// OpenLocalImage + ScanImage with DefaultAnalyzers(): the whole read of a
-// local image (tarball, OCI layout/archive, rootfs directory).
-Result<ScannedImage> ReadImage(const std::string& path, const ReadImageOptions& options);
+// OpenLocalImage + ScanImage with DefaultAnalyzers(knowledge): the whole read
+// of a local image (tarball, OCI layout/archive, rootfs directory).
+Result<ScannedImage> ReadImage(const std::string& path, const ReadImageOptions& options, const Knowledge& knowledge);
 
 // "64G", "512M", "1048576" -> bytes (for --max-layer-bytes).
 Result<uint64_t> ParseByteSize(const std::string& text);
 // 1536 -> "1.5 KiB", 12 -> "12 B" (binary units, for people).
 std::string HumanBytes(uint64_t bytes);
 
-// Every content analyzer imagelint runs by default (add yours here).
-std::vector<std::unique_ptr<FileAnalyzer>> DefaultAnalyzers();
+// Every content analyzer imagelint runs by default (add yours here);
+// `knowledge` says which package records they keep.
+std::vector<std::unique_ptr<FileAnalyzer>> DefaultAnalyzers(const Knowledge& knowledge);
 std::vector<FileAnalyzer*> AnalyzerPointers(const std::vector<std::unique_ptr<FileAnalyzer>>& analyzers);
 
 // Every part of the facts model of a scanned image (add your part's builder

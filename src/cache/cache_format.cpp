@@ -58,7 +58,9 @@ std::vector<std::string> LookupKeys(const LayerRef& layer) {
 }
 
 std::string AnalyzerFile(const FileAnalyzer& analyzer) {
-  return "analyzer-" + SafeName(analyzer.Name()) + "-v" + std::to_string(analyzer.Version()) + ".cbor";
+  std::string tag = analyzer.CacheTag();
+  return "analyzer-" + SafeName(analyzer.Name()) + "-v" + std::to_string(analyzer.Version()) +
+         (tag.empty() ? "" : "-" + SafeName(tag)) + ".cbor";
 }
 
 // Cache files and shared-store values are sealed payloads

@@ -31,7 +31,7 @@ std::string StoreKey(const LayerResult& result);
 // Where a layer's facts may be found, in order of preference.
 std::vector<std::string> LookupKeys(const LayerRef& layer);
 
-// "analyzer-<name>-v<version>.cbor", the name escaped to a safe file name.
+// "analyzer-<name>-v<version>[-<cache tag>].cbor", the name escaped to a safe file name.
 std::string AnalyzerFile(const FileAnalyzer& analyzer);
 
 enum class ReadOutcome { kMissing, kCorrupt, kOk };

@@ -1,7 +1,5 @@
 // `imagelint cache [info|prune]`: what the layer cache holds, and bounding it
 // (least recently used layers first, or those unused for a while).
-#include <iostream>
-
 #include "cli/command.h"
 #include "cli/options.h"
 #include "imagelint/cache.h"
@@ -20,12 +18,6 @@ struct CacheArgs {
   std::string format = "text";
 };
 
-int Print(const Result<std::string>& text) {
-  if (!text.ok()) return ReportToolError(text.error());
-  std::cout << *text;
-  return kExitOk;
-}
-
 int RunCache(const CacheArgs& args, const Environment& environment) {
   std::string directory = args.cache_dir.empty() ? environment.MakeContext().cache_dir : args.cache_dir;
   auto format = report::ParseFormat(args.format);
@@ -36,7 +28,7 @@ int RunCache(const CacheArgs& args, const Environment& environment) {
     }
     auto usage = MeasureCache(directory);
     if (!usage.ok()) return ReportToolError(usage.error());
-    return Print(report::RenderCacheUsage(directory, *usage, *format));
+    return PrintText(report::RenderCacheUsage(directory, *usage, *format));
   }
   PruneOptions options;
   if (!args.max_size.empty()) {
@@ -54,7 +46,7 @@ int RunCache(const CacheArgs& args, const Environment& environment) {
   }
   auto pruned = PruneCache(directory, options);
   if (!pruned.ok()) return ReportToolError(pruned.error());
-  return Print(report::RenderCachePrune(directory, *pruned, *format));
+  return PrintText(report::RenderCachePrune(directory, *pruned, *format));
 }
 
 RunFunction SetupCache(CLI::App& app) {

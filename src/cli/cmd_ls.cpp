@@ -1,5 +1,4 @@
 // `imagelint ls IMAGE [GLOB]`: the merged file tree, with the layer of each entry.
-#include <iostream>
 #include <utility>
 
 #include "cli/command.h"
@@ -25,10 +24,7 @@ RunFunction SetupLs(CLI::App& app) {
     if (!args->rootfs.empty() && args->glob.empty()) std::swap(args->image, args->glob);  // ls --rootfs DIR GLOB
     auto read = StartImageRead(environment, args->image, args->rootfs, args->input);
     if (!read.ok()) return ReportToolError(read.error());
-    auto listing = ListImageTree(read->input, args->glob, read->options, read->context);
-    if (!listing.ok()) return ReportToolError(listing.error());
-    std::cout << *listing;
-    return kExitOk;
+    return PrintText(ListImageTree(read->input, args->glob, read->options, read->context));
   };
 }
 

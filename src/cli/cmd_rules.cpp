@@ -1,6 +1,5 @@
 // `imagelint rules`: the rule set that would run (built-in rules, --rules
 // files, severity overrides and disabled rules from the config and flags).
-#include <iostream>
 
 #include "cli/command.h"
 #include "cli/options.h"
@@ -27,10 +26,7 @@ RunFunction SetupRules(CLI::App& app) {
     if (!rules.ok()) return ReportToolError(rules.error());
     auto format = report::ParseFormat(args->format);
     if (!format.ok()) return ReportToolError(format.error());
-    auto text = report::RenderRuleList(*rules, *format);
-    if (!text.ok()) return ReportToolError(text.error());
-    std::cout << *text;
-    return kExitOk;
+    return PrintText(report::RenderRuleList(*rules, *format));
   };
 }
 

@@ -44,4 +44,8 @@ struct CommandRegistration {
 // Prints "imagelint: <error>" on stderr and returns kExitToolError.
 int ReportToolError(const Error& error);
 
+// How a command that renders one text ends: the text on stdout and kExitOk,
+// or the error as ReportToolError says it.
+int PrintText(const Result<std::string>& text);
+
 }  // namespace imagelint::cli

@@ -306,12 +306,7 @@ namespace {
 
 // groff: backslashes, dashes, and lines starting with . or '.
 std::string Roff(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '\\') out += "\\e";
-    else if (c == '-') out += "\\-";
-    else out += c;
-  }
+  std::string out = ReplaceChars(text, {{'\\', "\\e"}, {'-', "\\-"}});
   if (!out.empty() && (out[0] == '.' || out[0] == '\'')) out = "\\&" + out;
   return out;
 }

@@ -27,6 +27,12 @@ int ReportToolError(const Error& error) {
   return kExitToolError;
 }
 
+int PrintText(const Result<std::string>& text) {
+  if (!text.ok()) return ReportToolError(text.error());
+  std::cout << *text;
+  return kExitOk;
+}
+
 namespace {
 
 int Main(int argc, char** argv) {

@@ -1,5 +1,6 @@
 #include "common/marked_yaml.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "common/sealed_file.h"
@@ -52,26 +53,19 @@ class MarkedNodeDecoder {
         pos_ += length;
         return true;
       }
-      case MarkedNode::Kind::kSequence: {
-        uint32_t count = 0;
-        // Every node takes at least 9 bytes: a count larger than the bytes
-        // left can hold is corrupt, so nothing is reserved for it.
-        if (!U32(&count) || count > Left() / 9) return false;
+      // Every node takes at least 9 bytes (a map entry two nodes): a count
+      // larger than the bytes left can hold is corrupt, so nothing is
+      // reserved for it.
+      case MarkedNode::Kind::kSequence:
         node->kind_ = MarkedNode::Kind::kSequence;
-        node->items_.resize(count);
-        for (auto& item : node->items_)
-          if (!Node(&item, depth + 1)) return false;
-        return true;
-      }
-      case MarkedNode::Kind::kMap: {
-        uint32_t count = 0;
-        if (!U32(&count) || count > Left() / 18) return false;
+        return Sized(&node->items_, 9) && std::all_of(node->items_.begin(), node->items_.end(),
+                                                      [&](MarkedNode& item) { return Node(&item, depth + 1); });
+      case MarkedNode::Kind::kMap:
         node->kind_ = MarkedNode::Kind::kMap;
-        node->entries_.resize(count);
-        for (auto& [key, value] : node->entries_)
-          if (!Node(&key, depth + 1) || !Node(&value, depth + 1)) return false;
-        return true;
-      }
+        return Sized(&node->entries_, 18) &&
+               std::all_of(node->entries_.begin(), node->entries_.end(), [&](auto& entry) {
+                 return Node(&entry.first, depth + 1) && Node(&entry.second, depth + 1);
+               });
       default:
         return false;
     }
@@ -81,6 +75,14 @@ class MarkedNodeDecoder {
 
  private:
   size_t Left() const { return bytes_.size() - pos_; }
+  // A count, then that many default items in `items` for the caller to read.
+  template <class T>
+  bool Sized(std::vector<T>* items, size_t min_item_bytes) {
+    uint32_t count = 0;
+    if (!U32(&count) || count > Left() / min_item_bytes) return false;
+    items->resize(count);
+    return true;
+  }
   bool Byte(uint8_t* value) {
     if (Left() < 1) return false;
     *value = static_cast<uint8_t>(bytes_[pos_++]);

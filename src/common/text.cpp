@@ -30,6 +30,17 @@ std::string_view TrimView(std::string_view text) {
   return text;
 }
 
+std::string ReplaceChars(std::string_view text, std::initializer_list<std::pair<char, std::string_view>> table) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    auto it = std::find_if(table.begin(), table.end(), [c](const auto& row) { return row.first == c; });
+    if (it == table.end()) out += c;
+    else out += it->second;
+  }
+  return out;
+}
+
 std::string PercentEncode(std::string_view text, std::string_view keep) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;

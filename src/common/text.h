@@ -3,8 +3,10 @@
 // (those go through std::filesystem).
 #pragma once
 
+#include <initializer_list>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace imagelint {
@@ -54,6 +56,11 @@ std::vector<std::string> SplitNonEmpty(std::string_view text, char separator);
 // (A-Z a-z 0-9 - . _ ~) and those in `keep` becomes %XX (upper-case hex).
 // PercentEncode("cuda:12.4 x") -> "cuda%3A12.4%20x"; with keep "/", paths keep their slashes.
 std::string PercentEncode(std::string_view text, std::string_view keep = "");
+
+// `text` with each character the table names replaced by its text, every
+// other character kept: an output format's escaping, written as its table.
+// ReplaceChars("a-b", {{'-', "\\-"}}) -> "a\\-b".
+std::string ReplaceChars(std::string_view text, std::initializer_list<std::pair<char, std::string_view>> table);
 
 // "usr/lib/libcuda.so.1" -> "libcuda.so.1"; a path without '/' is its own base name.
 inline std::string BaseName(std::string_view path) {

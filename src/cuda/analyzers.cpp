@@ -7,35 +7,19 @@
 #include "common/text.h"
 #include "cuda/cuda.h"
 #include "cuda/elf.h"
+#include "imagelint/digest.h"
 
 namespace imagelint::cuda {
 namespace {
 
 using nlohmann::json;
 
-// Python distributions and conda packages whose metadata says something about CUDA.
-bool RelevantPackage(std::string name) {
+// Python distributions and conda packages whose metadata says something about
+// CUDA (captured-packages.yaml python-prefix rows).
+bool RelevantPackage(std::string name, const CapturedPackages& captured) {
   name = ToLower(name);
   std::replace(name.begin(), name.end(), '_', '-');
-  static const char* kPrefixes[] = {"nvidia-", "torch", "pytorch", "jax", "tensorflow", "tf-", "tf-nightly",
-                                    "cupy", "onnxruntime", "tensorrt", "triton", "pycuda", "cuda", "libcu",
-                                    "libnv", "libnpp", "nccl", "cudnn", "paddlepaddle", "mxnet", "numba",
-                                    "cudatoolkit", "libcublas", "libcufft", "libcurand", "libcusolver",
-                                    "libcusparse", "vllm", "xformers", "flash-attn", "bitsandbytes"};
-  for (const char* prefix : kPrefixes)
-    if (StartsWith(name, prefix)) return true;
-  return false;
-}
-
-// dpkg packages whose name mentions CUDA, NVIDIA or one of their libraries
-// (case-insensitive substring).
-bool RelevantDpkg(const std::string& name) {
-  static const char* kWords[] = {"cuda",     "nvidia",   "cudnn",   "nccl",     "cublas", "cufft",  "curand",
-                                 "cusparse", "cusolver", "nvinfer", "tensorrt", "libnv",  "libnpp", "cudart", "torch"};
-  std::string lower = ToLower(name);
-  for (const char* word : kWords)
-    if (lower.find(word) != std::string::npos) return true;
-  return false;
+  return StartsWithAny(name, captured.python_prefixes);
 }
 
 uint64_t CapForKind(const std::string& kind) {
@@ -45,11 +29,11 @@ uint64_t CapForKind(const std::string& kind) {
   return 256 * 1024;
 }
 
-json ParseDpkgStatus(std::string_view text) {
+json ParseDpkgStatus(std::string_view text, const CapturedPackages& captured) {
   json packages = json::array();
   std::string name, version, status, arch, source;
   auto flush = [&] {
-    if (!name.empty() && RelevantDpkg(name) && packages.size() < 5000) {
+    if (!name.empty() && ContainsAnyWord(name, captured.dpkg_words) && packages.size() < 5000) {
       json row = {{"name", name}, {"version", version}};
       if (!status.empty()) row["status"] = status;
       if (!arch.empty()) row["architecture"] = arch;
@@ -79,7 +63,7 @@ json ParseDpkgStatus(std::string_view text) {
   return packages;
 }
 
-json ParsePipMetadata(std::string_view text) {
+json ParsePipMetadata(std::string_view text, const CapturedPackages& captured) {
   json out = json::object();
   json requires_dist = json::array();
   size_t pos = 0;
@@ -93,7 +77,7 @@ json ParsePipMetadata(std::string_view text) {
       value.erase(0, value.find_first_not_of(' '));
       if (key == "Name") out["name"] = value;
       else if (key == "Version") out["version"] = value;
-      else if (key == "Requires-Dist" && RelevantPackage(value) && requires_dist.size() < 200)
+      else if (key == "Requires-Dist" && RelevantPackage(value, captured) && requires_dist.size() < 200)
         requires_dist.push_back(value);
     }
   }
@@ -103,7 +87,8 @@ json ParsePipMetadata(std::string_view text) {
 
 class TextSink : public FileSink {
  public:
-  TextSink(std::string kind, uint64_t cap) : kind_(std::move(kind)), cap_(cap) {}
+  TextSink(std::string kind, uint64_t cap, const CapturedPackages& captured)
+      : kind_(std::move(kind)), cap_(cap), captured_(captured) {}
   bool Consume(std::span<const uint8_t> chunk) override {
     size_t take = static_cast<size_t>(std::min<uint64_t>(cap_ - text_.size(), chunk.size()));
     text_.append(reinterpret_cast<const char*>(chunk.data()), take);
@@ -120,9 +105,9 @@ class TextSink : public FileSink {
     }
     if (!complete) out["problems"] = json::array({{{"offset", text_.size()}, {"message", "file was cut short"}}});
     if (kind_ == "dpkg_status") {
-      out["packages"] = ParseDpkgStatus(text_);
+      out["packages"] = ParseDpkgStatus(text_, captured_);
     } else if (kind_ == "pip_metadata") {
-      json parsed = ParsePipMetadata(text_);
+      json parsed = ParsePipMetadata(text_, captured_);
       out.update(parsed);
     } else if (kind_ == "conda_meta" || kind_ == "cuda_version_json") {
       auto read = ParseJson(text_, kind_);
@@ -135,13 +120,13 @@ class TextSink : public FileSink {
       if (kind_ == "conda_meta") {
         // A name that is not a string is no package imagelint reads (conda writes strings).
         std::string name = parsed.contains("name") && parsed["name"].is_string() ? parsed["name"].get<std::string>() : "";
-        if (!RelevantPackage(name)) return json();  // not about CUDA: nothing to keep
+        if (!RelevantPackage(name, captured_)) return json();  // not about CUDA: nothing to keep
         for (const char* key : {"name", "version", "build", "subdir", "channel"})
           if (parsed.contains(key) && parsed[key].is_string()) out[key] = parsed[key];
         if (parsed.contains("depends") && parsed["depends"].is_array()) {
           json depends = json::array();
           for (const auto& dep : parsed["depends"])
-            if (dep.is_string() && RelevantPackage(dep.get<std::string>()) && depends.size() < 200)
+            if (dep.is_string() && RelevantPackage(dep.get<std::string>(), captured_) && depends.size() < 200)
               depends.push_back(dep);
           out["depends"] = depends;
         }
@@ -161,21 +146,40 @@ class TextSink : public FileSink {
  private:
   std::string kind_;
   uint64_t cap_;
+  const CapturedPackages& captured_;  // the analyzer's, which outlives its sinks
   std::string text_;
   bool truncated_ = false;
 };
 
+// What the analyzer keeps follows the table's rows, so a layer scanned under
+// other rows is another cache entry.
+std::string CapturedTag(const CapturedPackages& captured) {
+  std::string text;
+  for (const auto* list : {&captured.python_prefixes, &captured.dpkg_words}) {
+    for (const std::string& word : *list) text += word + '\n';
+    text += '\n';
+  }
+  std::string digest = Sha256Digest({reinterpret_cast<const uint8_t*>(text.data()), text.size()});
+  return digest.substr(digest.find(':') + 1, 12);
+}
+
 class TextAnalyzer : public FileAnalyzer {
  public:
+  explicit TextAnalyzer(CapturedPackages captured) : captured_(std::move(captured)), tag_(CapturedTag(captured_)) {}
   std::string_view Name() const override { return kTextAnalyzerName; }
   int Version() const override { return 1; }
+  std::string CacheTag() const override { return tag_; }
   std::unique_ptr<FileSink> Open(const EntryInfo& entry, std::span<const uint8_t> head) override {
     if (entry.type != EntryType::kRegular) return nullptr;
-    std::string kind = TextKindForPath(entry.path);
+    std::string kind = TextKindForPath(entry.path, captured_);
     if (kind.empty()) return nullptr;
     uint64_t cap = CapForKind(kind);
-    return std::make_unique<TextSink>(kind, cap);
+    return std::make_unique<TextSink>(kind, cap, captured_);
   }
+
+ private:
+  CapturedPackages captured_;
+  std::string tag_;
 };
 
 class ElfSink : public FileSink {
@@ -208,7 +212,7 @@ class ElfAnalyzer : public FileAnalyzer {
 
 }  // namespace
 
-std::string TextKindForPath(std::string_view path) {
+std::string TextKindForPath(std::string_view path, const CapturedPackages& captured) {
   std::string base = BaseName(path);
   std::string dir = DirName(path);
   if (StartsWith(path, "usr/local/cuda") && path.find('/', 10) == path.rfind('/')) {
@@ -220,15 +224,15 @@ std::string TextKindForPath(std::string_view path) {
   if (base == "METADATA" && EndsWith(dir, ".dist-info")) {
     std::string dist = BaseName(dir);
     std::string name(dist.substr(0, dist.find('-')));
-    return RelevantPackage(name) ? "pip_metadata" : "";
+    return RelevantPackage(name, captured) ? "pip_metadata" : "";
   }
   if (base == "PKG-INFO" && EndsWith(dir, ".egg-info")) {
     std::string dist = BaseName(dir);
     std::string name(dist.substr(0, dist.find('-')));
-    return RelevantPackage(name) ? "pip_metadata" : "";
+    return RelevantPackage(name, captured) ? "pip_metadata" : "";
   }
   if (EndsWith(dir, "conda-meta") && EndsWith(base, ".json")) {
-    return RelevantPackage(std::string(base)) ? "conda_meta" : "";
+    return RelevantPackage(std::string(base), captured) ? "conda_meta" : "";
   }
   if (path == "etc/ld.so.conf" || (dir == "etc/ld.so.conf.d")) return "ld_so_conf";
   if (EndsWith(path, "/torch/version.py")) return "torch_version";
@@ -242,11 +246,13 @@ std::string TextKindForPath(std::string_view path) {
 }
 
 std::unique_ptr<FileAnalyzer> MakeElfAnalyzer() { return std::make_unique<ElfAnalyzer>(); }
-std::unique_ptr<FileAnalyzer> MakeTextAnalyzer() { return std::make_unique<TextAnalyzer>(); }
-std::vector<std::unique_ptr<FileAnalyzer>> MakeCudaAnalyzers() {
+std::unique_ptr<FileAnalyzer> MakeTextAnalyzer(CapturedPackages captured) {
+  return std::make_unique<TextAnalyzer>(std::move(captured));
+}
+std::vector<std::unique_ptr<FileAnalyzer>> MakeCudaAnalyzers(const CapturedPackages& captured) {
   std::vector<std::unique_ptr<FileAnalyzer>> out;
   out.push_back(MakeElfAnalyzer());
-  out.push_back(MakeTextAnalyzer());
+  out.push_back(MakeTextAnalyzer(captured));
   return out;
 }
 

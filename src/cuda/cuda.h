@@ -24,6 +24,7 @@
 
 #include "imagelint/analyzer.h"
 #include "imagelint/facts.h"
+#include "imagelint/knowledge.h"
 
 namespace imagelint {
 class ImageTree;
@@ -37,12 +38,13 @@ inline constexpr std::string_view kElfAnalyzerName = "cuda.elf";
 inline constexpr std::string_view kTextAnalyzerName = "cuda.text";
 
 std::unique_ptr<FileAnalyzer> MakeElfAnalyzer();
-std::unique_ptr<FileAnalyzer> MakeTextAnalyzer();
+// `captured`: the packages whose records it keeps (Knowledge::CapturedPackageNames).
+std::unique_ptr<FileAnalyzer> MakeTextAnalyzer(CapturedPackages captured);
 // Both analyzers, for DefaultAnalyzers().
-std::vector<std::unique_ptr<FileAnalyzer>> MakeCudaAnalyzers();
+std::vector<std::unique_ptr<FileAnalyzer>> MakeCudaAnalyzers(const CapturedPackages& captured);
 
 // Which text files the text analyzer captures ("" = none), by image path.
-std::string TextKindForPath(std::string_view path);
+std::string TextKindForPath(std::string_view path, const CapturedPackages& captured);
 
 // One visible file of the merged image, as the facts builder needs it.
 struct CudaFile {

@@ -14,21 +14,9 @@ namespace {
 constexpr uint64_t kMaxInspectBytes = 8u << 20;  // inspect and history documents
 
 // Names go into the URL path; the daemon's router takes the rest of the path
-// as the name, so '/' and ':' stay, everything else unusual is escaped.
-std::string EscapeName(const std::string& name) {
-  std::string out;
-  for (unsigned char c : name) {
-    if (std::isalnum(c) || c == '/' || c == ':' || c == '.' || c == '-' || c == '_' || c == '@') {
-      out += static_cast<char>(c);
-    } else {
-      static const char* hex = "0123456789ABCDEF";
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  return out;
-}
+// as the name, so '/' and ':' stay (and '@' of digests), everything else
+// unusual is escaped.
+std::string EscapeName(const std::string& name) { return PercentEncode(name, "/:@"); }
 
 }  // namespace
 

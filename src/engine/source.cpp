@@ -23,11 +23,6 @@
 namespace imagelint::engine {
 namespace {
 
-std::string StringField(const nlohmann::json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 // The export read as a tar, member after member.
 struct ExportCursor {
   std::unique_ptr<EntryReader> outer;

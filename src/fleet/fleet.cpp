@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <set>
+#include <type_traits>
 
 #include "common/file_text.h"
 #include "common/text.h"
@@ -152,6 +154,23 @@ class FleetParser {
     return At(node, "pool '" + pool + "': field '" + field + "' must be true or false");
   }
 
+  // An optional field of the pool read into `out`; absent leaves `out` as the
+  // GPU tables filled it.
+  template <class T>
+  Status ReadIfGiven(const YAML::Node& node, const std::string& pool, const char* field, T& out) {
+    if (!node[field]) return OkStatus();
+    if constexpr (std::is_same_v<T, std::optional<bool>>) {
+      auto value = BoolField(node[field], pool, field);
+      if (!value.ok()) return value.error();
+      out = *value;
+    } else {
+      auto value = ScalarField(node[field], pool, field);
+      if (!value.ok()) return value.error();
+      out = *value;
+    }
+    return OkStatus();
+  }
+
   Result<Pool> ParsePool(const YAML::Node& node, size_t index, const YAML::Node& defaults) {
     std::string label = "#" + std::to_string(index);
     if (!node.IsMap()) return At(node, "pool " + label + ": must be a mapping");
@@ -211,11 +230,7 @@ class FleetParser {
       for (const auto& row : knowledge_.Table("sass"))
         if (row["cc"] == *cc) pool.integrated = row["integrated"].get<bool>();
     }
-    if (node["architecture"]) {
-      auto arch = ScalarField(node["architecture"], p, "architecture");
-      if (!arch.ok()) return arch.error();
-      pool.architecture = *arch;
-    }
+    IMAGELINT_TRY(ReadIfGiven(node, p, "architecture", pool.architecture));
     if (node["brand"]) {
       auto brand = ScalarField(node["brand"], p, "brand");
       if (!brand.ok()) return brand.error();
@@ -226,16 +241,8 @@ class FleetParser {
                                      JoinComma(KnownValues(knowledge_, "nvml_brands", "requirement")) + ")");
       pool.brand = row->at("requirement").get<std::string>();
     }
-    if (node["datacenter"]) {
-      auto dc = BoolField(node["datacenter"], p, "datacenter");
-      if (!dc.ok()) return dc.error();
-      pool.datacenter = *dc;
-    }
-    if (node["integrated"]) {
-      auto integrated = BoolField(node["integrated"], p, "integrated");
-      if (!integrated.ok()) return integrated.error();
-      pool.integrated = *integrated;
-    }
+    IMAGELINT_TRY(ReadIfGiven(node, p, "datacenter", pool.datacenter));
+    IMAGELINT_TRY(ReadIfGiven(node, p, "integrated", pool.integrated));
     if (!node["gpu"] && !node["compute_capability"])
       return At(node, "pool '" + p + "': give 'gpu' (a product name) or 'compute_capability'");
     // optional fields with defaults
@@ -308,11 +315,7 @@ class FleetParser {
         pool.defaulted.push_back("platform");
       }
     }
-    if (node["disable_require"]) {
-      auto disable = BoolField(node["disable_require"], p, "disable_require");
-      if (!disable.ok()) return disable.error();
-      pool.disable_require = *disable;
-    }
+    IMAGELINT_TRY(ReadIfGiven(node, p, "disable_require", pool.disable_require));
     if (node["count"]) {
       const YAML::Node& count = node["count"];
       bool ok = count.IsScalar() && !count.Scalar().empty() && count.Scalar().size() <= 9;
@@ -321,11 +324,7 @@ class FleetParser {
       if (!ok) return At(count, "pool '" + p + "': field 'count' must be a non-negative integer");
       pool.count = std::stoi(count.Scalar());
     }
-    if (node["source"]) {
-      auto s = ScalarField(node["source"], p, "source");
-      if (!s.ok()) return s.error();
-      pool.source = *s;
-    }
+    IMAGELINT_TRY(ReadIfGiven(node, p, "source", pool.source));
     if (node["selector_labels"]) {
       const YAML::Node& labels = node["selector_labels"];
       if (!labels.IsMap()) return At(labels, "pool '" + p + "': field 'selector_labels' must be a mapping");

@@ -15,10 +15,11 @@
 
 namespace imagelint {
 
-std::vector<std::unique_ptr<FileAnalyzer>> DefaultAnalyzers() {
+std::vector<std::unique_ptr<FileAnalyzer>> DefaultAnalyzers(const Knowledge& knowledge) {
   std::vector<std::unique_ptr<FileAnalyzer>> analyzers;
   analyzers.push_back(MakeContentAnalyzer());
-  for (auto& analyzer : cuda::MakeCudaAnalyzers()) analyzers.push_back(std::move(analyzer));
+  for (auto& analyzer : cuda::MakeCudaAnalyzers(knowledge.CapturedPackageNames()))
+    analyzers.push_back(std::move(analyzer));
   return analyzers;
 }
 
@@ -28,10 +29,10 @@ std::vector<FileAnalyzer*> AnalyzerPointers(const std::vector<std::unique_ptr<Fi
   return pointers;
 }
 
-Result<ScannedImage> ReadImage(const std::string& path, const ReadImageOptions& options) {
+Result<ScannedImage> ReadImage(const std::string& path, const ReadImageOptions& options, const Knowledge& knowledge) {
   auto source = OpenLocalImage(path, options.open);
   if (!source.ok()) return source.error();
-  auto analyzers = DefaultAnalyzers();
+  auto analyzers = DefaultAnalyzers(knowledge);
   return ScanImage(**source, AnalyzerPointers(analyzers), options.scan);
 }
 

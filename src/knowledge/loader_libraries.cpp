@@ -1,5 +1,6 @@
 // Knowledge accessors of loader.yaml, cuda-targets.yaml, cudart-sonames.yaml
-// runtime-libraries.yaml, driver-files.yaml and gpu-signals.yaml (the schemas are in tables.cpp).
+// runtime-libraries.yaml, driver-files.yaml, gpu-signals.yaml and captured-packages.yaml (the
+// schemas are in tables.cpp).
 #include <algorithm>
 #include <utility>
 
@@ -82,6 +83,13 @@ GpuSignalWords Knowledge::GpuSignals() const {
     for (const auto& [name, list] : lists)
       if (where == name) list->push_back(row["text"].get<std::string>());
   }
+  return out;
+}
+
+CapturedPackages Knowledge::CapturedPackageNames() const {
+  CapturedPackages out;
+  for (const auto& row : Table("captured_packages"))
+    (row["where"] == "python-prefix" ? out.python_prefixes : out.dpkg_words).push_back(row["text"].get<std::string>());
   return out;
 }
 

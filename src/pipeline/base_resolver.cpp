@@ -20,7 +20,7 @@ namespace {
 // An image read: its facts for the Dockerfile model.
 Result<dockerfile::ResolvedBase> ScanBase(ImageSource& source, BaseSource from, ReadImageOptions& read,
                                           const Knowledge& knowledge) {
-  auto analyzers = DefaultAnalyzers();
+  auto analyzers = DefaultAnalyzers(knowledge);
   auto image = ScanImage(source, AnalyzerPointers(analyzers), read.scan);
   if (!image.ok()) return image.error();
   dockerfile::ResolvedBase out;

@@ -254,7 +254,7 @@ Result<ImageFacts> Evaluator::ReadIn(const std::string& input, const std::vector
     return ReadDockerfileText(input, text->second, platforms);
   if (dockerfile::IsDockerfilePath(input))
     return AnalyzeDockerfileInput(input, nullptr, request_, knowledge, state_->resolver.get(), platforms);
-  auto scanned = pipeline::ReadImageInput(input, request_.read, context);
+  auto scanned = pipeline::ReadImageInput(input, request_.read, context, knowledge);
   if (!scanned.ok()) return scanned.error();
   ImageFacts out{input, BuildFacts(*scanned, knowledge), {}};
   if (!request_.dockerfile.empty()) IMAGELINT_TRY(AnnotateWithDockerfile(out.facts, request_));

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <future>
 #include <memory>
 
 #include <re2/re2.h>
@@ -121,11 +120,12 @@ Result<OpenedReference> OpenReference(const std::string& reference, const OpenOp
   return *last;
 }
 
-Result<ScannedImage> ReadImageInput(const std::string& input, const ImageReadOptions& options, const Context& context) {
+Result<ScannedImage> ReadImageInput(const std::string& input, const ImageReadOptions& options, const Context& context,
+                                    const Knowledge& knowledge) {
   auto read = ScannerOptions(options, context);
   if (!read.ok()) return read.error();
   std::unique_ptr<LayerCache> cache = AttachCache(*read, options, context);
-  if (!IsRegistryInput(input)) return ReadImage(input, *read);
+  if (!IsRegistryInput(input)) return ReadImage(input, *read, knowledge);
 
   // docker://REF names a registry image (as skopeo and crane spell it).
   std::vector<std::string> sources = options.image_sources;
@@ -133,7 +133,7 @@ Result<ScannedImage> ReadImageInput(const std::string& input, const ImageReadOpt
   if (input.starts_with("docker://")) sources = {"registry"};
   auto opened = OpenReference(WithoutScheme(input), read->open, sources, options.registry, context, 0, nullptr);
   if (!opened.ok()) return opened.error();
-  auto analyzers = DefaultAnalyzers();
+  auto analyzers = DefaultAnalyzers(knowledge);
   return ScanImage(*opened->source, AnalyzerPointers(analyzers), read->scan);
 }
 
@@ -190,17 +190,11 @@ Result<nlohmann::json> ReadFacts(const std::string& input, const ImageReadOption
       if (std::string summary = (*resolver)->Summary(); !summary.empty()) context.warn(summary);
     return std::move(analysis->facts);
   }
-  // The tables (loader directories, CUDA library names) are needed only once
-  // the image is read: parsed beside its scan, on a thread that gives way to
-  // the scan's critical path (tens of ms of YAML when no cache holds them).
-  auto knowledge_loading = std::async(std::launch::async, [&] {
-    YieldToCriticalPath();
-    return Knowledge::Load(context.knowledge_dir, options.use_cache ? context.cache_dir : "");
-  });
-  auto image = pipeline::ReadImageInput(input, options, context);
-  auto knowledge = knowledge_loading.get();
-  if (!image.ok()) return image.error();
+  // The scan needs the tables first: which package records it keeps.
+  auto knowledge = Knowledge::Load(context.knowledge_dir, options.use_cache ? context.cache_dir : "");
   if (!knowledge.ok()) return knowledge.error();
+  auto image = pipeline::ReadImageInput(input, options, context, *knowledge);
+  if (!image.ok()) return image.error();
   return BuildFacts(*image, *knowledge);
 }
 
@@ -208,7 +202,9 @@ std::string FactsText(const nlohmann::json& facts) { return FactsToText(facts); 
 
 Result<std::string> ListImageTree(const std::string& input, const std::string& glob, const ImageReadOptions& options,
                                   const Context& context) {
-  auto image = pipeline::ReadImageInput(input, options, context);
+  auto knowledge = Knowledge::Load(context.knowledge_dir, options.use_cache ? context.cache_dir : "");
+  if (!knowledge.ok()) return knowledge.error();
+  auto image = pipeline::ReadImageInput(input, options, context, *knowledge);
   if (!image.ok()) return image.error();
   return ListTree(*image, glob);
 }

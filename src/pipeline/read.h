@@ -41,6 +41,7 @@ Result<OpenedReference> OpenReference(const std::string& reference, const OpenOp
 
 // Opens and scans `input` with the default analyzers. Cache problems go to
 // Context::warn (the read goes on without the cache).
-Result<ScannedImage> ReadImageInput(const std::string& input, const ImageReadOptions& options, const Context& context);
+Result<ScannedImage> ReadImageInput(const std::string& input, const ImageReadOptions& options, const Context& context,
+                                    const Knowledge& knowledge);
 
 }  // namespace imagelint::pipeline

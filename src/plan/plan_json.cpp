@@ -57,22 +57,14 @@ class PlanReader {
     IMAGELINT_TRY(Strings(top, "pools_before", out.pools_before));
     IMAGELINT_TRY(Strings(top, "pools_after", out.pools_after));
     IMAGELINT_TRY(Optional(top, "shard", out.shard));
-    IMAGELINT_TRY(Each(top, "floor", [&](const JsonFields& floor) -> Status {
-      MinimumDriver one;
+    IMAGELINT_TRY(Append(top, "floor", out.floor, [](const JsonFields& floor, MinimumDriver& one) -> Status {
       IMAGELINT_TRY(ReadDriver(floor, one));
-      IMAGELINT_TRY(Required(floor, "set_by", one.set_by));
-      out.floor.push_back(std::move(one));
-      return OkStatus();
+      return Required(floor, "set_by", one.set_by);
     }));
     auto images = top.Array("images");
     if (!images.ok()) return images.error();
     if (*images == nullptr) return top.FieldError("images", "is missing");
-    IMAGELINT_TRY(Each(top, "images", [&](const JsonFields& image) -> Status {
-      auto one = ReadImage(image);
-      if (!one.ok()) return one.error();
-      out.images.push_back(std::move(*one));
-      return OkStatus();
-    }));
+    IMAGELINT_TRY(Append(top, "images", out.images, ReadImage));
     return out;
   }
 
@@ -109,6 +101,16 @@ class PlanReader {
     }
     return OkStatus();
   }
+  // Each object of the list `key` read by `read` into one more item of `out`.
+  template <typename T, typename ReadOne>
+  static Status Append(const JsonFields& fields, const char* key, std::vector<T>& out, ReadOne read) {
+    return Each(fields, key, [&](const JsonFields& item) -> Status {
+      T one;
+      IMAGELINT_TRY(read(item, one));
+      out.push_back(std::move(one));
+      return OkStatus();
+    });
+  }
 
   static Result<Outcome> ReadOutcome(const JsonFields& fields, const char* key) {
     Outcome out;
@@ -143,14 +145,12 @@ class PlanReader {
     return OkStatus();
   }
 
-  static Result<ImagePlan> ReadImage(const JsonFields& image) {
-    ImagePlan out;
+  static Status ReadImage(const JsonFields& image, ImagePlan& out) {
     IMAGELINT_TRY(Required(image, "ref", out.ref));
     IMAGELINT_TRY(Optional(image, "error", out.error));
-    if (!out.error.empty()) return out;
+    if (!out.error.empty()) return OkStatus();
     IMAGELINT_TRY(Required(image, "digest", out.digest));
-    IMAGELINT_TRY(Each(image, "changes", [&](const JsonFields& change) -> Status {
-      VerdictChange one;
+    IMAGELINT_TRY(Append(image, "changes", out.changes, [](const JsonFields& change, VerdictChange& one) -> Status {
       IMAGELINT_TRY(Required(change, "pool", one.pool));
       std::string kind;
       IMAGELINT_TRY(Required(change, "change", kind));
@@ -163,11 +163,9 @@ class PlanReader {
       if (!after.ok()) return after.error();
       one.before = std::move(*before);
       one.after = std::move(*after);
-      out.changes.push_back(std::move(one));
       return OkStatus();
     }));
-    IMAGELINT_TRY(Each(image, "minimum_driver", [&](const JsonFields& minimum) -> Status {
-      MinimumDriver one;
+    auto read_minimum = [](const JsonFields& minimum, MinimumDriver& one) -> Status {
       IMAGELINT_TRY(ReadDriver(minimum, one));
       IMAGELINT_TRY(Strings(minimum, "failing_above", one.failing_above));
       auto at = ReadOutcome(minimum, "verdict");
@@ -182,23 +180,19 @@ class PlanReader {
         if (!verdict.ok()) return verdict.error();
         one.deciding = std::move(*verdict);
       }
-      out.minimum_drivers.push_back(std::move(one));
       return OkStatus();
-    }));
-    IMAGELINT_TRY(Each(image, "fixes", [&](const JsonFields& fix) -> Status {
-      Fix one;
+    };
+    IMAGELINT_TRY(Append(image, "minimum_driver", out.minimum_drivers, read_minimum));
+    IMAGELINT_TRY(Append(image, "fixes", out.fixes, [](const JsonFields& fix, Fix& one) -> Status {
       IMAGELINT_TRY(Required(fix, "kind", one.kind));
       IMAGELINT_TRY(Required(fix, "description", one.description));
       IMAGELINT_TRY(Strings(fix, "pools", one.pools));
       IMAGELINT_TRY(Strings(fix, "assumes", one.assumes));
       IMAGELINT_TRY(Optional(fix, "diff", one.diff));
-      IMAGELINT_TRY(Strings(fix, "fleet_changes", one.fleet_changes));
-      out.fixes.push_back(std::move(one));
-      return OkStatus();
+      return Strings(fix, "fleet_changes", one.fleet_changes);
     }));
     IMAGELINT_TRY(Strings(image, "failing_pools", out.failing_pools));
-    IMAGELINT_TRY(Optional(image, "no_fix", out.no_fix));
-    return out;
+    return Optional(image, "no_fix", out.no_fix);
   }
 
   std::string source_;

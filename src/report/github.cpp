@@ -5,6 +5,7 @@
 // are written, file-located ones first, plus a line saying how many more.
 #include <algorithm>
 
+#include "common/text.h"
 #include "imagelint/report.h"
 #include "util.h"
 
@@ -16,24 +17,11 @@ namespace {
 
 // Escaping of workflow command data and properties (actions/toolkit command.ts).
 std::string EscapeData(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '%') out += "%25";
-    else if (c == '\r') out += "%0D";
-    else if (c == '\n') out += "%0A";
-    else out += c;
-  }
-  return out;
+  return ReplaceChars(text, {{'%', "%25"}, {'\r', "%0D"}, {'\n', "%0A"}});
 }
 
 std::string EscapeProperty(const std::string& text) {
-  std::string out;
-  for (char c : EscapeData(text)) {
-    if (c == ':') out += "%3A";
-    else if (c == ',') out += "%2C";
-    else out += c;
-  }
-  return out;
+  return ReplaceChars(EscapeData(text), {{':', "%3A"}, {',', "%2C"}});
 }
 
 }  // namespace

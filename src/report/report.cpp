@@ -4,6 +4,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "common/text.h"
 #include "imagelint/analysis.h"
 #include "imagelint/digest.h"
 #include "imagelint/report.h"
@@ -144,30 +145,15 @@ std::string HelpUri(const std::string& base, const std::string& rule_id, const s
 // image (CommonMark backslash escapes). Backticks stay: imagelint's own
 // sentences quote names in code spans, and a code span shows its text as is.
 std::string MarkdownText(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '|' || c == '\\' || c == '[' || c == ']' || c == '*') out += std::string("\\") + c;
-    else if (c == '\n' || c == '\r') out += ' ';
-    else if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else out += c;
-  }
-  return out;
+  return ReplaceChars(text, {{'|', "\\|"}, {'\\', "\\\\"}, {'[', "\\["}, {']', "\\]"}, {'*', "\\*"},
+                             {'\n', " "}, {'\r', " "}, {'<', "&lt;"}, {'>', "&gt;"}});
 }
 
 // A code span: backslash escapes do not apply inside, so only what could
 // end the span, the line or the table cell is replaced.
 std::string MarkdownCode(const std::string& text) {
-  std::string clean;
-  for (char c : text) {
-    if (c == '|') clean += "\\|";
-    else if (c == '\n' || c == '\r') clean += ' ';
-    else if (c == '<') clean += "&lt;";
-    else if (c == '>') clean += "&gt;";
-    else if (c == '`') clean += '\'';
-    else clean += c;
-  }
-  return "`" + clean + "`";
+  return "`" + ReplaceChars(text, {{'|', "\\|"}, {'\n', " "}, {'\r', " "}, {'<', "&lt;"}, {'>', "&gt;"}, {'`', "'"}}) +
+         "`";
 }
 
 }  // namespace internal

@@ -110,6 +110,19 @@ void AddOnStrings(FunctionRegistry& registry, std::string name, std::string summ
 
 using Str = const std::string&;
 
+// A function of one list argument (null reads as the empty list): checked
+// before `impl` gets it as the JSON array.
+template <typename Impl>
+void AddOnList(FunctionRegistry& registry, std::string name, std::string summary, Impl impl) {
+  Add(registry, std::move(name), 1, 1, std::move(summary), [impl](const Arguments& a) -> Result<Value> {
+    auto list = ListArg(a, 0);
+    if (!list.ok()) return list.error();
+    return impl(*list);
+  });
+}
+
+using List = const nlohmann::json&;
+
 }  // namespace
 
 FunctionRegistry BuiltinFunctions() {
@@ -237,21 +250,17 @@ FunctionRegistry BuiltinFunctions() {
     for (auto it = j.begin(); it != j.end(); ++it) out.push_back(it.key());
     return Value::Of(std::move(out));
   });
-  Add(r, "unique", 1, 1, "list without repeated elements (first kept)", [](const Arguments& a) -> Result<Value> {
-    auto list = ListArg(a, 0);
-    if (!list.ok()) return list.error();
+  AddOnList(r, "unique", "list without repeated elements (first kept)", [](List list) -> Result<Value> {
     nlohmann::json out = nlohmann::json::array();
-    for (const auto& e : *list) {
+    for (const auto& e : list) {
       if (out.size() > 10000) return ArgError("list too long");
       if (std::find(out.begin(), out.end(), e) == out.end()) out.push_back(e);
     }
     return Value::Of(std::move(out));
   });
-  Add(r, "flatten", 1, 1, "one level of nested lists flattened", [](const Arguments& a) -> Result<Value> {
-    auto list = ListArg(a, 0);
-    if (!list.ok()) return list.error();
+  AddOnList(r, "flatten", "one level of nested lists flattened", [](List list) -> Result<Value> {
     nlohmann::json out = nlohmann::json::array();
-    for (const auto& e : *list) {
+    for (const auto& e : list) {
       if (e.is_array()) {
         for (const auto& x : e) out.push_back(x);
       } else {
@@ -268,11 +277,9 @@ FunctionRegistry BuiltinFunctions() {
     return Value::Of(dir.empty() ? std::string("/") : dir);
   });
   auto extreme = [](bool want_max) {
-    return [want_max](const Arguments& a) -> Result<Value> {
-      auto list = ListArg(a, 0);
-      if (!list.ok()) return list.error();
+    return [want_max](List list) -> Result<Value> {
       std::optional<nlohmann::json> best;
-      for (const auto& e : *list) {
+      for (const auto& e : list) {
         if (e.is_null()) continue;
         if (!best) {
           best = e;
@@ -291,12 +298,10 @@ FunctionRegistry BuiltinFunctions() {
       return Value::Of(best ? *best : nlohmann::json(nullptr));
     };
   };
-  Add(r, "max", 1, 1, "largest element (numbers, or strings in version order); null if empty", extreme(true));
-  Add(r, "min", 1, 1, "smallest element (numbers, or strings in version order); null if empty", extreme(false));
-  Add(r, "sort", 1, 1, "list sorted (numbers, or strings in version order)", [](const Arguments& a) -> Result<Value> {
-    auto list = ListArg(a, 0);
-    if (!list.ok()) return list.error();
-    std::vector<nlohmann::json> items(list->begin(), list->end());
+  AddOnList(r, "max", "largest element (numbers, or strings in version order); null if empty", extreme(true));
+  AddOnList(r, "min", "smallest element (numbers, or strings in version order); null if empty", extreme(false));
+  AddOnList(r, "sort", "list sorted (numbers, or strings in version order)", [](List list) -> Result<Value> {
+    std::vector<nlohmann::json> items(list.begin(), list.end());
     bool strings = std::all_of(items.begin(), items.end(), [](const auto& e) { return e.is_string(); });
     bool numbers = std::all_of(items.begin(), items.end(), [](const auto& e) { return e.is_number(); });
     if (!strings && !numbers) return ArgError("elements must all be numbers or all be strings");

@@ -110,25 +110,34 @@ Status CheckDescriptor(const Json& descriptor, const std::string& subject, const
   return OkStatus();
 }
 
-Status CheckImageIndex(const Json& index, const std::string& subject) {
-  IMAGELINT_TRY(TopLevelObject(index, subject, "the image index"));
-  JsonFields fields(index, subject);
+namespace {
+
+// The fields an image index and an image manifest share (OCI image-spec);
+// `own` checks the fields of the one kind, between the shared ones in the
+// order they are checked, so the first error found is the same.
+template <class Own>
+Status CheckIndexOrManifest(const Json& document, const std::string& subject, const char* what, Own own) {
+  IMAGELINT_TRY(TopLevelObject(document, subject, what));
+  JsonFields fields(document, subject);
   IMAGELINT_TRY(Integers(fields, {"schemaVersion"}));
   IMAGELINT_TRY(Strings(fields, {"mediaType", "artifactType"}));
-  IMAGELINT_TRY(DescriptorList(fields, "manifests"));
+  IMAGELINT_TRY(own(fields));
   IMAGELINT_TRY(OptionalDescriptor(fields, "subject"));
   return StringMap(fields, "annotations");
 }
 
+}  // namespace
+
+Status CheckImageIndex(const Json& index, const std::string& subject) {
+  return CheckIndexOrManifest(index, subject, "the image index",
+                              [](const JsonFields& fields) { return DescriptorList(fields, "manifests"); });
+}
+
 Status CheckImageManifest(const Json& manifest, const std::string& subject) {
-  IMAGELINT_TRY(TopLevelObject(manifest, subject, "the image manifest"));
-  JsonFields fields(manifest, subject);
-  IMAGELINT_TRY(Integers(fields, {"schemaVersion"}));
-  IMAGELINT_TRY(Strings(fields, {"mediaType", "artifactType"}));
-  IMAGELINT_TRY(OptionalDescriptor(fields, "config"));
-  IMAGELINT_TRY(DescriptorList(fields, "layers"));
-  IMAGELINT_TRY(OptionalDescriptor(fields, "subject"));
-  return StringMap(fields, "annotations");
+  return CheckIndexOrManifest(manifest, subject, "the image manifest", [](const JsonFields& fields) -> Status {
+    IMAGELINT_TRY(OptionalDescriptor(fields, "config"));
+    return DescriptorList(fields, "layers");
+  });
 }
 
 Status CheckImageConfig(const Json& config, const std::string& subject) {

@@ -56,11 +56,8 @@ Result<nlohmann::json> ReadBlobJson(const FileStore& store, const std::string& d
 }
 
 std::string Annotation(const nlohmann::json& descriptor, const char* key) {
-  if (descriptor.is_object() && descriptor.contains("annotations") && descriptor["annotations"].is_object()) {
-    const auto& annotations = descriptor["annotations"];
-    if (annotations.contains(key) && annotations[key].is_string()) return annotations[key].get<std::string>();
-  }
-  return "";
+  auto annotations = descriptor.is_object() ? descriptor.find("annotations") : descriptor.end();
+  return annotations == descriptor.end() ? "" : StringField(*annotations, key);
 }
 
 Platform PlatformOf(const nlohmann::json& config) {

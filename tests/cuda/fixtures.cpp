@@ -5,6 +5,7 @@
 #include "imagelint/facts.h"
 #include "imagelint/knowledge.h"
 #include "support/test_support.h"
+#include "support/checkout_knowledge.h"
 
 #include <algorithm>
 #include <cstring>
@@ -323,7 +324,7 @@ void AddMemoryFile(HostTree& tree, const std::string& path, const std::vector<ui
   info.path = path;
   info.size = bytes.size();
   std::span<const uint8_t> head(bytes.data(), std::min<size_t>(bytes.size(), kHeadBytes));
-  for (auto& analyzer : MakeCudaAnalyzers()) {
+  for (auto& analyzer : MakeCudaAnalyzers(imagelint::testing::CheckoutKnowledge().CapturedPackageNames())) {
     auto sink = analyzer->Open(info, head);
     if (!sink) continue;
     for (size_t at = 0; at < bytes.size(); at += 1 << 20) {

@@ -11,6 +11,7 @@
 #include "imagelint/read_image.h"
 #include "support/facts_schema.h"
 #include "support/image_builder.h"
+#include "support/checkout_knowledge.h"
 
 using nlohmann::json;
 using namespace imagelint::dockerfile;
@@ -144,7 +145,7 @@ TEST_CASE("the same NVIDIA variable means the same thing from an image and from 
     }
     fs::path path = dir / ("image-" + std::to_string(i) + ".tar");
     imagelint::testing::WriteImage(image, imagelint::testing::ImageKind::kDockerArchive, path);
-    auto scanned = imagelint::ReadImage(path.string(), {});
+    auto scanned = imagelint::ReadImage(path.string(), {}, imagelint::testing::CheckoutKnowledge());
     REQUIRE_MESSAGE(scanned.ok(), imagelint::testing::ErrorText(scanned));
     json from_image = imagelint::BuildFacts(*scanned, CheckoutKnowledge())["cuda"]["requirements"];
     json from_dockerfile = Facts(dockerfile)["cuda"]["requirements"];
@@ -169,7 +170,7 @@ TEST_CASE("the same Debian package version means the same release from an image 
                                                  "Architecture: amd64\nVersion: ") + version + "\n\n");
     fs::path path = dir / ("image-" + std::to_string(i++) + ".tar");
     imagelint::testing::WriteImage(image, imagelint::testing::ImageKind::kDockerArchive, path);
-    auto scanned = imagelint::ReadImage(path.string(), {});
+    auto scanned = imagelint::ReadImage(path.string(), {}, imagelint::testing::CheckoutKnowledge());
     REQUIRE_MESSAGE(scanned.ok(), imagelint::testing::ErrorText(scanned));
     json image_facts = imagelint::BuildFacts(*scanned, CheckoutKnowledge());
     REQUIRE(image_facts["cuda"]["runtimes"].size() == 1);

@@ -14,6 +14,7 @@
 #include "support/facts_schema.h"
 #include "support/image_builder.h"
 #include "support/test_support.h"
+#include "support/checkout_knowledge.h"
 
 using namespace imagelint;
 using namespace imagelint::testing;
@@ -129,7 +130,7 @@ TEST_CASE("facts of every input kind validate against docs/facts-schema.json") {
     for (const Kind& kind : kinds) {
       std::string label = std::to_string(static_cast<int>(compression)) + "-" + kind.name;
       WriteImage(image, kind.kind, dir / label, {.gzip_outer = kind.gzip_outer});
-      auto scanned = ReadImage((dir / label).string(), {});
+      auto scanned = ReadImage((dir / label).string(), {}, imagelint::testing::CheckoutKnowledge());
       REQUIRE_MESSAGE(scanned.ok(), imagelint::testing::ErrorText(scanned));
       json facts = BuildFacts(*scanned, KindsKnowledge());
       CheckFacts(label, facts);
@@ -147,7 +148,7 @@ TEST_CASE("facts of every input kind validate against docs/facts-schema.json") {
       if (entry.kind == TestEntry::Kind::kSymlink) fs::create_symlink(entry.link, path);
     }
   // Named as a root file system: the fixture has no os-release or loader.
-  auto rootfs = ReadImage("rootfs:" + root.string(), {});
+  auto rootfs = ReadImage("rootfs:" + root.string(), {}, imagelint::testing::CheckoutKnowledge());
   REQUIRE_MESSAGE(rootfs.ok(), imagelint::testing::ErrorText(rootfs));
   CHECK(rootfs->metadata.kind == "rootfs");
   json rootfs_facts = BuildFacts(*rootfs, KindsKnowledge());

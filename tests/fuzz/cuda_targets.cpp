@@ -70,7 +70,7 @@ int FuzzCudaText(const uint8_t* data, size_t size) {
                                  "usr/local/lib/python3.10/dist-packages/torch/version.py",
                                  "etc/ld.so.conf.d/cuda.conf",
                                  "usr/local/lib/python3.10/dist-packages/jax/version.py"};
-  static auto analyzer = cuda::MakeTextAnalyzer();
+  static auto analyzer = cuda::MakeTextAnalyzer(FuzzKnowledge().CapturedPackageNames());
   std::string path = kPaths[data[0] % 8];
   nlohmann::json text;
   Analyze(*analyzer, path, AsText(data + 1, size - 1), ChunkSize(data[0] >> 3), &text);

@@ -2,11 +2,13 @@
 // driver-files.yaml and their Knowledge accessors, on the real files.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "imagelint/knowledge.h"
 #include "support/checkout_knowledge.h"
 
+using imagelint::CapturedPackages;
 using imagelint::Knowledge;
 
 namespace {
@@ -108,4 +110,23 @@ TEST_CASE("IsDriverFile: the driver-files.yaml prefixes, and only they") {
   CHECK(missing.error().subject == "driver-files.yaml");
   CHECK(missing.error().line == 4);
   CHECK(missing.error().message.find("missing required field 'prefix'") != std::string::npos);
+}
+
+TEST_CASE("CapturedPackageNames: the captured-packages.yaml rows, by where they are looked for") {
+  CapturedPackages captured = LoadedForLibraries().CapturedPackageNames();
+  auto has = [](const std::vector<std::string>& list, const char* word) {
+    return std::find(list.begin(), list.end(), word) != list.end();
+  };
+  CHECK(has(captured.python_prefixes, "nvidia-"));
+  CHECK(has(captured.python_prefixes, "flash-attn"));
+  CHECK_FALSE(has(captured.python_prefixes, "nvinfer"));
+  CHECK(has(captured.dpkg_words, "nvinfer"));
+  CHECK_FALSE(has(captured.dpkg_words, "nvidia-"));
+  auto unknown = Knowledge::ParseTable("captured_packages",
+                                       "kind: captured_packages\nschema: 1\nrows:\n"
+                                       "  - {where: rpm-word, text: cuda, source: CUDA-LIBS}\n",
+                                       "captured-packages.yaml", {"CUDA-LIBS"});
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.error().line == 4);
+  CHECK(unknown.error().message.find("where") != std::string::npos);
 }

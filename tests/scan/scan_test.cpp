@@ -17,6 +17,7 @@
 #include "scan/sized_source.h"
 #include "support/image_builder.h"
 #include "support/test_support.h"
+#include "support/checkout_knowledge.h"
 
 using namespace imagelint;
 using namespace imagelint::testing;
@@ -168,7 +169,7 @@ TEST_CASE("the default content analyzer: magic sniffing and sha256 of small file
   TestImage image;
   image.Layer().File("bin/tool", std::string("\x7f" "ELF\x02\x01\x01", 7) + std::string(100, '\0')).File("run.sh", "#!/bin/sh\n");
   WriteImage(image, ImageKind::kOciArchive, dir / "img.tar");
-  auto scanned = ReadImage((dir / "img.tar").string(), {});
+  auto scanned = ReadImage((dir / "img.tar").string(), {}, imagelint::testing::CheckoutKnowledge());
   REQUIRE(scanned.ok());
   const auto* tool = scanned->tree.Lookup("bin/tool");
   REQUIRE(tool);
@@ -189,7 +190,7 @@ TEST_CASE("layers in parallel give the same result as one by one; the layer hook
   WriteImage(image, ImageKind::kDockerArchiveOci, dir / "img.tar");
   auto source = OpenLocalImage((dir / "img.tar").string(), {});
   REQUIRE(source.ok());
-  auto analyzers = DefaultAnalyzers();
+  auto analyzers = DefaultAnalyzers(imagelint::testing::CheckoutKnowledge());
   ScanOptions sequential;
   sequential.jobs = 1;
   auto one = ScanImage(**source, AnalyzerPointers(analyzers), sequential);

@@ -7,6 +7,7 @@
 #include "imagelint/read_image.h"
 #include "support/image_builder.h"
 #include "support/test_support.h"
+#include "support/checkout_knowledge.h"
 
 using namespace imagelint;
 using namespace imagelint::testing;
@@ -17,7 +18,7 @@ namespace {
 Error ReadError(const fs::path& path, const OpenOptions& open = {}) {
   ReadImageOptions options;
   options.open = open;
-  auto scanned = ReadImage(path.string(), options);
+  auto scanned = ReadImage(path.string(), options, imagelint::testing::CheckoutKnowledge());
   REQUIRE_FALSE_MESSAGE(scanned.ok(), "expected an error reading " << path);
   return scanned.error();
 }
@@ -111,7 +112,7 @@ TEST_CASE("missing blob, digest mismatch, wrong diff ID, manifest pointing nowhe
   WriteImage(Simple(testing::Compression::kNone), ImageKind::kOciArchive, corrupt, {.corrupt_layer_blob = true});
   ReadImageOptions options;
   options.open.verify_digests = false;
-  CHECK(ReadImage(corrupt.string(), options).ok());
+  CHECK(ReadImage(corrupt.string(), options, imagelint::testing::CheckoutKnowledge()).ok());
 }
 
 TEST_CASE("each link of the verification chain catches a flipped byte (compressed layers)") {
@@ -133,7 +134,7 @@ TEST_CASE("each link of the verification chain catches a flipped byte (compresse
     };
 
     fs::path good = write("good", {});
-    REQUIRE_MESSAGE(ReadImage(good.string(), {}).ok(), ErrorText(ReadImage(good.string(), {})));
+    REQUIRE_MESSAGE(ReadImage(good.string(), {}, imagelint::testing::CheckoutKnowledge()).ok(), ErrorText(ReadImage(good.string(), {}, imagelint::testing::CheckoutKnowledge())));
 
     fs::path blob = write("blob", {.corrupt_layer_blob = true});
     Error blob_error = ReadError(blob);
@@ -156,7 +157,7 @@ TEST_CASE("each link of the verification chain catches a flipped byte (compresse
     if (legacy) {
       CheckError(ReadError(diff), diff, "diff ID mismatch");
     } else {
-      CHECK(ReadImage(diff.string(), {}).ok());
+      CHECK(ReadImage(diff.string(), {}, imagelint::testing::CheckoutKnowledge()).ok());
       OpenOptions strict;
       strict.verify_diff_ids = true;
       CheckError(ReadError(diff, strict), diff, "diff ID mismatch");
@@ -183,7 +184,7 @@ TEST_CASE("entries with ../ are errors, absolute names stay inside the image, no
   image.Layer().File("ok", "1").File("/etc/escape", "pwned").File("/../../rooted", "r");
   fs::path path = dir / "img" / "rooted.tar";
   WriteImage(image, ImageKind::kOciArchive, path);
-  auto scanned = ReadImage(path.string(), {});
+  auto scanned = ReadImage(path.string(), {}, imagelint::testing::CheckoutKnowledge());
   REQUIRE_MESSAGE(scanned.ok(), imagelint::testing::ErrorText(scanned));
   CHECK(ListTree(*scanned, "") == "dir 0755 0 L0 /etc\nfile 0644 5 L0 /etc/escape\nfile 0644 1 L0 /ok\nfile 0644 1 L0 /rooted\n");
   CHECK_FALSE(fs::exists(dir / "rooted"));
@@ -209,7 +210,7 @@ TEST_CASE("symlink loops: in the archive fatal, inside the image recorded by the
   TestImage image;
   image.Layer().Symlink("x", "y").Symlink("y", "x").Symlink("etc", "/etc");
   WriteImage(image, ImageKind::kOciArchive, dir / "inner.tar");
-  auto scanned = ReadImage((dir / "inner.tar").string(), {});
+  auto scanned = ReadImage((dir / "inner.tar").string(), {}, imagelint::testing::CheckoutKnowledge());
   REQUIRE(scanned.ok());
   CHECK_FALSE(scanned->tree.Resolve("x").ok());
   CHECK(ListTree(*scanned, "") == "symlink 0777 0 L0 /etc -> /etc\nsymlink 0777 0 L0 /x -> y\nsymlink 0777 0 L0 /y -> x\n");
@@ -244,7 +245,7 @@ TEST_CASE("gzip bomb: a limit on uncompressed bytes per layer, overridable") {
   CheckError(ReadError(dir / "zbomb.tar", tight), dir / "zbomb.tar", "exceeds the limit");
   ReadImageOptions relaxed;
   relaxed.open.max_uncompressed_layer_bytes = 16 << 20;
-  auto scanned = ReadImage((dir / "bomb.tar").string(), relaxed);
+  auto scanned = ReadImage((dir / "bomb.tar").string(), relaxed, imagelint::testing::CheckoutKnowledge());
   REQUIRE(scanned.ok());
   CHECK(scanned->tree.Lookup("zeros")->content->info.size == (8u << 20));
 }

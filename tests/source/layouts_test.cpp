@@ -10,6 +10,7 @@
 #include "imagelint/read_image.h"
 #include "support/image_builder.h"
 #include "support/test_support.h"
+#include "support/checkout_knowledge.h"
 
 using namespace imagelint;
 using namespace imagelint::testing;
@@ -17,7 +18,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-Result<ScannedImage> ReadLayout(const std::string& input) { return ReadImage(input, ReadImageOptions{}); }
+Result<ScannedImage> ReadLayout(const std::string& input) { return ReadImage(input, ReadImageOptions{}, imagelint::testing::CheckoutKnowledge()); }
 
 TestImage Small() {
   TestImage image;

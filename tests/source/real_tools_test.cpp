@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-Result<ScannedImage> ReadRealTool(const fs::path& path) { return ReadImage(path.string(), ReadImageOptions{}); }
+Result<ScannedImage> ReadRealTool(const fs::path& path) { return ReadImage(path.string(), ReadImageOptions{}, imagelint::testing::CheckoutKnowledge()); }
 
 // "file 0644 41 L3 /somefile.txt" -> "file 0644 41 /somefile.txt": writers
 // split the same changes into different layers.

@@ -6,6 +6,7 @@
 #include "source/store.h"
 #include "support/image_builder.h"
 #include "support/test_support.h"
+#include "support/checkout_knowledge.h"
 
 using namespace imagelint;
 using namespace imagelint::testing;
@@ -42,7 +43,7 @@ Result<ScannedImage> Read(const fs::path& path, const std::string& platform = ""
     options.open.platform = *Platform::Parse(platform);
     options.open.platform_explicit = true;
   }
-  return ReadImage(path.string(), options);
+  return ReadImage(path.string(), options, imagelint::testing::CheckoutKnowledge());
 }
 
 // Blob digests, sizes and media types legitimately differ between input kinds.
@@ -220,7 +221,7 @@ TEST_CASE("an archive or layout holding several images: --image picks one, none 
     auto read = [&](const std::string& name) {
       ReadImageOptions options;
       options.open.image_name = name;
-      return ReadImage(path.string(), options);
+      return ReadImage(path.string(), options, imagelint::testing::CheckoutKnowledge());
     };
     auto unpicked = read("");
     REQUIRE_FALSE(unpicked.ok());
@@ -274,7 +275,7 @@ TEST_CASE("root file system directory: symlinks recorded, never followed; hard l
   fs::create_symlink("/etc/shadow", root / "usr/lib/evil");  // must stay a link in the tree
   fs::create_symlink("libx.so.1", root / "usr/lib/libx.so");
   fs::create_hard_link(root / "usr/lib/libx.so.1", root / "usr/lib/libx.hard");
-  auto scanned = ReadImage("rootfs:" + root.string(), ReadImageOptions{});  // no os-release: asked for by name
+  auto scanned = ReadImage("rootfs:" + root.string(), ReadImageOptions{}, imagelint::testing::CheckoutKnowledge());  // no os-release: asked for by name
   REQUIRE_MESSAGE(scanned.ok(), imagelint::testing::ErrorText(scanned));
   CHECK(scanned->metadata.kind == "rootfs");
   CHECK(ListTree(*scanned, "") ==
