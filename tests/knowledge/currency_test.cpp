@@ -89,5 +89,12 @@ TEST_CASE("nvidia/cuda 13.0.1 and later: cudart, requirement and compat library 
   CHECK(images.FindCudaRelease("13.3.1")->compat_unconfirmed);
   CHECK(images.FindCudaRelease("13.1.2")->require_unconfirmed);
   CHECK(images.FindCudaRelease("13.3")->cuda == "13.3.1");  // minor-only tags: the newest known release
-  CHECK(images.FindCudaRelease("13.4.2") == nullptr);       // image definition not public: unknown, not guessed
+  // Tags recorded in public projects, definitions unread: the requirement is
+  // an unknown fact, the compat version marked unconfirmed.
+  const imagelint::CudaImageRelease* r1342 = images.FindCudaRelease("13.4.2");
+  REQUIRE(r1342 != nullptr);
+  CHECK(r1342->cudart == "13.4.92");
+  CHECK_FALSE(r1342->require_unread.empty());
+  CHECK(r1342->compat_unconfirmed);
+  CHECK(images.FindCudaRelease("13.5.0") == nullptr);  // no public record of the tags: unknown, not guessed
 }
