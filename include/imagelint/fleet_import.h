@@ -139,12 +139,4 @@ Result<Fleet> LoadFleetAnyFormat(const std::string& path, const Knowledge& knowl
 // runs → "-" (k8s-device-plugin internal/lm/resource.go).
 std::string SanitiseLabelValue(std::string_view name);
 
-// Placement advice (`--format k8s`): for every image of `report`
-// (imagelint.report/v1), a YAML document with an `affinity.nodeAffinity`
-// block over node labels that admits exactly the pools whose verdict is
-// `pass`, and comments naming each excluded pool with its status, predicted
-// error and rules. Pools without selector labels (hand-written fleets) get
-// labels derived from their gpu and driver, marked as derived.
-Result<std::string> RenderPlacementAdvice(const nlohmann::json& report, const Fleet& fleet);
-
 }  // namespace imagelint::fleet_import

@@ -86,7 +86,7 @@ struct RenderOptions {
   size_t markdown_top_findings = 10;
   size_t width = 80;  // text output width (the terminal's, on a terminal)
   // --format k8s needs the fleet, which the report does not carry: a command
-  // with a fleet sets this (fleet_import::RenderPlacementAdvice bound to it).
+  // with a fleet sets this (RenderPlacementAdvice bound to it).
   std::function<Result<std::string>(const analysis::Report& report)> placement;
 };
 
@@ -160,5 +160,13 @@ std::string FleetImportSummary(const fleet_import::ImportResult& imported);
 // facts an undecided rule misses) -- never tags, digests, layer or line
 // numbers, or message wording: 64 hex.
 std::string FindingFingerprint(const analysis::ImageReport& image, const analysis::Finding& finding);
+
+// Placement advice (`--format k8s`): for every image of `report`, a YAML
+// document with an `affinity.nodeAffinity` block over node labels that admits
+// exactly the pools whose verdict is `pass`, and comments naming each
+// excluded pool with its status, predicted error and rules. Pools without
+// selector labels (hand-written fleets) get labels derived from their gpu and
+// driver (GPU Feature Discovery's), marked as derived.
+Result<std::string> RenderPlacementAdvice(const analysis::Report& report, const imagelint::Fleet& fleet);
 
 }  // namespace imagelint::report

@@ -106,10 +106,8 @@ int RunScan(ScanArgs& args, const Environment& environment) {
   render.color = environment.ColorWanted(STDOUT_FILENO, args.color);
   render.width = environment.TextWidth(STDOUT_FILENO);
   render.docs_dir = context.docs_dir.string();
-  // --format k8s: fleet_import comes before analysis in the data flow, so it
-  // reads the report as the document's JSON.
   render.placement = [&fleet = result->fleet](const analysis::Report& shown) {
-    return fleet_import::RenderPlacementAdvice(analysis::WriteReport(shown), fleet);
+    return report::RenderPlacementAdvice(shown, fleet);
   };
   auto written = report::WriteReports(result->report, report::RulesFromReport(result->report), outputs->requests,
                                       render, std::cout);

@@ -1,13 +1,16 @@
-// Placement advice from a report (imagelint.report/v1) and a fleet.
+// Placement advice (report::RenderPlacementAdvice) from a typed report and a fleet.
 #include <doctest/doctest.h>
 #include <yaml-cpp/yaml.h>
 
 #include <set>
 
 #include "imagelint/fleet_import.h"
+#include "imagelint/report.h"
 #include "support/test_support.h"
 
 namespace fi = imagelint::fleet_import;
+namespace an = imagelint::analysis;
+using imagelint::report::RenderPlacementAdvice;
 using imagelint::testing::ReadFileText;
 using imagelint::testing::SourceDir;
 
@@ -17,11 +20,40 @@ fi::GpuResolver NoGpus() {
   return fi::GpuResolver{[](std::string_view) -> std::optional<fi::GpuFacts> { return std::nullopt; }, {}};
 }
 
-nlohmann::json MakeVerdict(const std::string& pool, const std::string& status, int code = 0, const std::string& name = "",
-                       std::vector<std::string> rules = {}) {
-  nlohmann::json v = {{"pool", pool}, {"status", status}, {"rules", rules}};
-  v["predicted_error"] = code ? nlohmann::json{{"code", code}, {"name", name}} : nlohmann::json(nullptr);
+an::Verdict MakeVerdict(const std::string& pool, const std::string& status, int code = 0, const std::string& name = "",
+                        std::vector<std::string> rules = {}) {
+  an::Verdict v;
+  v.pool = pool;
+  v.status = *an::ParseOutcome(status);
+  v.rules = std::move(rules);
+  if (code) {
+    an::PredictedError error;
+    error.code = code;
+    error.name = name;
+    v.predicted_error = error;
+  }
   return v;
+}
+
+an::Finding MakeFinding(const std::string& rule, const std::string& message, std::vector<std::string> pools) {
+  an::Finding finding;
+  finding.rule = rule;
+  finding.message = message;
+  finding.pools = std::move(pools);
+  return finding;
+}
+
+an::ImageReport MakeImage(const std::string& ref, std::vector<an::Verdict> verdicts) {
+  an::ImageReport image;
+  image.ref = ref;
+  image.verdicts = std::move(verdicts);
+  return image;
+}
+
+an::Report MakeReport(std::vector<an::ImageReport> images) {
+  an::Report report;
+  report.images = std::move(images);
+  return report;
 }
 
 // The pools each nodeSelectorTerm admits: a term admits a pool when every
@@ -58,25 +90,22 @@ TEST_CASE("placement advice excludes exactly the failing pools of a mixed cluste
 
   // A report as the scan writes it: the image runs on the A100 pools and on
   // the GH200, fails on the GeForce pool (804) and the T4 pools (209), warns on MIG.
-  nlohmann::json report = {{"schema", "imagelint.report/v1"}};
-  nlohmann::json image = {{"ref", "registry.example/train:1.0"}, {"digest", "sha256:abc"}};
-  image["verdicts"] = {
+  an::ImageReport image = MakeImage("registry.example/train:1.0", {
       MakeVerdict("a100-sxm4-80gb-550.107.02", "pass"),
       MakeVerdict("geforce-rtx-3090-460.67", "fail", 804, "cudaErrorCompatNotSupportedOnDevice", {"IL003"}),
       MakeVerdict("tesla-t4-470.256.02", "fail", 209, "cudaErrorNoKernelImageForDevice", {"IL007"}),
       MakeVerdict("tesla-t4-shared-470.256.02", "fail", 209, "cudaErrorNoKernelImageForDevice", {"IL007"}),
       MakeVerdict("a100-sxm4-40gb-mig-1g.5gb-535.104.05", "warn", 0, "", {"IL010"}),
       MakeVerdict("gh200-480gb-550.54.15", "pass"),
+  });
+  image.digest = "sha256:abc";
+  image.findings = {
+      MakeFinding("IL003", "forward-compat libcuda on a GeForce GPU\nsecond line", {"geforce-rtx-3090-460.67"}),
+      MakeFinding("IL007", "no SASS for sm_75", {"tesla-t4-470.256.02", "tesla-t4-shared-470.256.02"}),
   };
-  image["findings"] = {
-      {{"rule", "IL003"}, {"severity", "error"}, {"message", "forward-compat libcuda on a GeForce GPU\nsecond line"},
-       {"pools", {"geforce-rtx-3090-460.67"}}},
-      {{"rule", "IL007"}, {"severity", "error"}, {"message", "no SASS for sm_75"},
-       {"pools", {"tesla-t4-470.256.02", "tesla-t4-shared-470.256.02"}}},
-  };
-  report["images"] = {image};
+  const an::Report report = MakeReport({image});
 
-  auto advice = fi::RenderPlacementAdvice(report, fleet);
+  auto advice = RenderPlacementAdvice(report, fleet);
   REQUIRE_MESSAGE(advice.ok(), imagelint::testing::ErrorText(advice));
   INFO(*advice);
   YAML::Node doc = YAML::Load(*advice);
@@ -106,11 +135,10 @@ TEST_CASE("placement advice for hand-written pools derives labels and refuses am
   c.driver = "550.54.15";
   fleet.pools = {a, b, c};
 
-  nlohmann::json image = {{"ref", "img"}};
-  image["verdicts"] = {MakeVerdict("a100", "pass"), MakeVerdict("a100-old-toolkit", "fail", 804, "cudaErrorCompatNotSupportedOnDevice"),
-                       MakeVerdict("l4", "pass")};
-  nlohmann::json report = {{"images", {image}}};
-  auto advice = fi::RenderPlacementAdvice(report, fleet);
+  const an::Report report = MakeReport({MakeImage(
+      "img", {MakeVerdict("a100", "pass"), MakeVerdict("a100-old-toolkit", "fail", 804, "cudaErrorCompatNotSupportedOnDevice"),
+              MakeVerdict("l4", "pass")})});
+  auto advice = RenderPlacementAdvice(report, fleet);
   REQUIRE_MESSAGE(advice.ok(), imagelint::testing::ErrorText(advice));
   INFO(*advice);
   // a100 cannot be told apart from the failing a100-old-toolkit by labels.
@@ -134,10 +162,9 @@ TEST_CASE("placement advice when nothing passes, and for several images") {
   p.driver = "470.256.02";
   p.selector_labels = {{"nvidia.com/gpu.product", "Tesla-T4"}};
   fleet.pools = {p};
-  nlohmann::json failing = {{"ref", "a"}, {"verdicts", {MakeVerdict("t4", "fail", 35, "cudaErrorInsufficientDriver")}}};
-  nlohmann::json passing = {{"ref", "b"}, {"verdicts", {MakeVerdict("t4", "pass")}}};
-  nlohmann::json report = {{"images", {failing, passing}}};
-  auto advice = fi::RenderPlacementAdvice(report, fleet);
+  const an::Report report = MakeReport({MakeImage("a", {MakeVerdict("t4", "fail", 35, "cudaErrorInsufficientDriver")}),
+                                        MakeImage("b", {MakeVerdict("t4", "pass")})});
+  auto advice = RenderPlacementAdvice(report, fleet);
   REQUIRE(advice.ok());
   INFO(*advice);
   auto docs = YAML::LoadAll(*advice);
@@ -151,8 +178,10 @@ TEST_CASE("placement advice when nothing passes, and for several images") {
   CHECK(docs[1]["affinity"]["nodeAffinity"]);
 }
 
-TEST_CASE("placement advice rejects a report without images and an empty fleet") {
+TEST_CASE("placement advice needs a fleet") {
   imagelint::Fleet fleet;
-  CHECK_FALSE(fi::RenderPlacementAdvice(nlohmann::json::object(), fleet).ok());
-  CHECK_FALSE(fi::RenderPlacementAdvice(nlohmann::json{{"images", nlohmann::json::array()}}, fleet).ok());
+  CHECK_FALSE(RenderPlacementAdvice(MakeReport({}), fleet).ok());
+  auto advice = RenderPlacementAdvice(MakeReport({MakeImage("a", {MakeVerdict("t4", "pass")})}), fleet);
+  REQUIRE_FALSE(advice.ok());
+  CHECK(advice.error().message.find("needs a fleet") != std::string::npos);
 }

@@ -1,12 +1,14 @@
 // Placement advice (`--format k8s`): a nodeAffinity that admits exactly the
 // pools whose verdict is pass, over GPU Feature Discovery labels.
+#include <algorithm>
 #include <map>
 #include <set>
 #include <sstream>
 
-#include "fleet_import/hosts.h"
+#include "imagelint/fleet_import.h"
+#include "imagelint/report.h"
 
-namespace imagelint::fleet_import {
+namespace imagelint::report {
 namespace {
 
 constexpr size_t kMaxImages = 10000;
@@ -51,7 +53,7 @@ Selector SelectorFor(const Pool& pool) {
     return selector;
   }
   selector.derived = true;
-  if (!pool.gpu.empty()) selector.labels["nvidia.com/gpu.product"] = SanitiseLabelValue(pool.gpu);
+  if (!pool.gpu.empty()) selector.labels["nvidia.com/gpu.product"] = fleet_import::SanitiseLabelValue(pool.gpu);
   if (!pool.driver.empty()) selector.labels["nvidia.com/cuda.driver-version.full"] = pool.driver;
   return selector;
 }
@@ -72,27 +74,22 @@ bool CouldMatch(const Selector& pass, const Selector& other) {
   return true;
 }
 
-std::string Describe(const nlohmann::json& verdict) {
-  std::string status = verdict.value("status", std::string("unknown"));
-  std::string text = status;
-  const auto it = verdict.find("predicted_error");
-  if (it != verdict.end() && it->is_object()) {
-    std::string name = it->value("name", std::string());
-    text += ", predicted " + (name.empty() ? std::string("error") : name);
-    auto code = it->find("code");
-    if (code != it->end() && code->is_number_integer()) text += " (" + std::to_string(code->get<int64_t>()) + ")";
+std::string Describe(const analysis::Verdict& verdict) {
+  std::string text(analysis::OutcomeName(verdict.status));
+  if (verdict.predicted_error) {
+    const analysis::PredictedError& error = *verdict.predicted_error;
+    text += ", predicted " + (error.name.empty() ? std::string("error") : error.name);
+    if (error.code != 0) text += " (" + std::to_string(error.code) + ")";
   }
-  auto rules = verdict.find("rules");
-  if (rules != verdict.end() && rules->is_array() && !rules->empty()) {
+  if (!verdict.rules.empty()) {
     text += "; rules:";
     size_t shown = 0;
-    for (const auto& rule : *rules) {
-      if (!rule.is_string()) continue;
+    for (const std::string& rule : verdict.rules) {
       if (++shown > 10) {
         text += " …";
         break;
       }
-      text += " " + rule.get<std::string>();
+      text += " " + rule;
     }
   }
   return ShortLine(text, 400);
@@ -100,38 +97,22 @@ std::string Describe(const nlohmann::json& verdict) {
 
 // First finding message that names this pool (or is image-wide) for one of
 // the verdict's rules.
-std::string FirstMessage(const nlohmann::json& image, const std::string& pool, const nlohmann::json& verdict) {
-  auto findings = image.find("findings");
-  if (findings == image.end() || !findings->is_array()) return {};
-  std::set<std::string> rules;
-  if (auto r = verdict.find("rules"); r != verdict.end() && r->is_array())
-    for (const auto& rule : *r)
-      if (rule.is_string()) rules.insert(rule.get<std::string>());
-  for (const auto& finding : *findings) {
-    if (!finding.is_object()) continue;
-    std::string rule = finding.value("rule", std::string());
-    if (!rules.empty() && !rules.count(rule)) continue;
-    bool applies = true;
-    if (auto pools = finding.find("pools"); pools != finding.end() && pools->is_array() && !pools->empty()) {
-      applies = false;
-      for (const auto& p : *pools)
-        if (p.is_string() && p.get<std::string>() == pool) applies = true;
-    }
-    if (applies) {
-      std::string message = finding.value("message", std::string());
-      if (!message.empty()) return ShortLine(message);
-    }
+std::string FirstMessage(const analysis::ImageReport& image, const std::string& pool,
+                         const analysis::Verdict& verdict) {
+  const std::set<std::string> rules(verdict.rules.begin(), verdict.rules.end());
+  for (const analysis::Finding& finding : image.findings) {
+    if (!rules.empty() && !rules.count(finding.rule)) continue;
+    const bool applies =
+        finding.pools.empty() || std::find(finding.pools.begin(), finding.pools.end(), pool) != finding.pools.end();
+    if (applies && !finding.message.empty()) return ShortLine(finding.message);
   }
   return {};
 }
 
 }  // namespace
 
-Result<std::string> RenderPlacementAdvice(const nlohmann::json& report, const Fleet& fleet) {
-  if (!report.is_object() || !report.contains("images") || !report["images"].is_array())
-    return MakeError("report", "not an imagelint report (no \"images\" array)");
-  const auto& images = report["images"];
-  if (images.size() > kMaxImages) return MakeError("report", "too many images");
+Result<std::string> RenderPlacementAdvice(const analysis::Report& report, const imagelint::Fleet& fleet) {
+  if (report.images.size() > kMaxImages) return MakeError("report", "too many images");
   if (fleet.pools.empty())
     return MakeError(fleet.source.empty() ? std::string("fleet") : fleet.source,
                      "--format k8s needs a fleet (--fleet FILE): placement is advice over pools");
@@ -141,20 +122,16 @@ Result<std::string> RenderPlacementAdvice(const nlohmann::json& report, const Fl
 
   std::ostringstream out;
   bool first_document = true;
-  for (const auto& image : images) {
-    if (!image.is_object()) return MakeError("report", "an entry of \"images\" is not an object");
-    std::string ref = image.value("ref", std::string("(image)"));
+  for (const analysis::ImageReport& image : report.images) {
+    const std::string ref = image.ref.empty() ? std::string("(image)") : image.ref;
     if (!first_document) out << "---\n";
     first_document = false;
     out << "# imagelint placement advice for " << ShortLine(ref);
-    if (std::string digest = image.value("digest", std::string()); !digest.empty()) out << " (" << ShortLine(digest) << ")";
+    if (!image.digest.empty()) out << " (" << ShortLine(image.digest) << ")";
     out << "\n# Fleet: " << ShortLine(fleet.source.empty() ? "(unnamed)" : fleet.source) << "\n";
 
-    std::map<std::string, const nlohmann::json*> verdicts;
-    if (auto v = image.find("verdicts"); v != image.end() && v->is_array())
-      for (const auto& verdict : *v)
-        if (verdict.is_object() && verdict.contains("pool") && verdict["pool"].is_string())
-          verdicts[verdict["pool"].get<std::string>()] = &verdict;
+    std::map<std::string, const analysis::Verdict*> verdicts;
+    for (const analysis::Verdict& verdict : image.verdicts) verdicts.try_emplace(verdict.pool, &verdict);
 
     std::vector<const Pool*> passing;
     std::vector<std::pair<const Pool*, std::string>> excluded;  // pool, reason
@@ -164,8 +141,8 @@ Result<std::string> RenderPlacementAdvice(const nlohmann::json& report, const Fl
         excluded.emplace_back(&pool, "no verdict in the report");
         continue;
       }
-      const nlohmann::json& verdict = *it->second;
-      if (verdict.value("status", std::string()) == "pass") {
+      const analysis::Verdict& verdict = *it->second;
+      if (verdict.status == analysis::Outcome::kPass) {
         passing.push_back(&pool);
       } else {
         std::string reason = Describe(verdict);
@@ -249,4 +226,4 @@ Result<std::string> RenderPlacementAdvice(const nlohmann::json& report, const Fl
   return out.str();
 }
 
-}  // namespace imagelint::fleet_import
+}  // namespace imagelint::report
