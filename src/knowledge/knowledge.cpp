@@ -298,12 +298,9 @@ const json* Knowledge::ToolkitBehaviour(std::string_view version) const {
 
 std::string Knowledge::NewestContainerToolkit() const {
   if (toolkit_rows_by_version_.empty()) return "";
-  auto newest = std::prev(toolkit_rows_by_version_.end());
-  const json& rows = Table("container_toolkit");
-  while (newest != toolkit_rows_by_version_.begin() &&
-         CompareNaturalVersions(rows[*std::prev(newest)]["version"].get<std::string>(), rows[*newest]["version"].get<std::string>()) == 0)
-    --newest;
-  return rows[*newest]["version"].get<std::string>();
+  // The row ToolkitBehaviour gives the highest version: the first of its ties.
+  const json& highest = Table("container_toolkit")[toolkit_rows_by_version_.back()];
+  return ToolkitBehaviour(highest["version"].get<std::string>())->at("version").get<std::string>();
 }
 
 const json* Knowledge::FindSass(std::string_view compute_capability) const {
