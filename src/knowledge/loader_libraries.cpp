@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "common/text.h"
 #include "imagelint/knowledge.h"
 
 namespace imagelint {
@@ -88,8 +89,17 @@ GpuSignalWords Knowledge::GpuSignals() const {
 
 CapturedPackages Knowledge::CapturedPackageNames() const {
   CapturedPackages out;
-  for (const auto& row : Table("captured_packages"))
-    (row["where"] == "python-prefix" ? out.python_prefixes : out.dpkg_words).push_back(row["text"].get<std::string>());
+  for (const auto& row : Table("captured_packages")) {
+    // Normalised as the names they are matched against (lower case; Python
+    // names with `_` read as `-`), so a row a team wrote otherwise still matches.
+    std::string text = ToLower(row["text"].get<std::string>());
+    if (row["where"] == "python-prefix") {
+      std::replace(text.begin(), text.end(), '_', '-');
+      out.python_prefixes.push_back(std::move(text));
+    } else {
+      out.dpkg_words.push_back(std::move(text));
+    }
+  }
   return out;
 }
 

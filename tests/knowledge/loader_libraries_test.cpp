@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 
 #include "imagelint/knowledge.h"
 #include "support/checkout_knowledge.h"
+#include "support/test_support.h"
 
 using imagelint::CapturedPackages;
 using imagelint::Knowledge;
@@ -122,6 +124,21 @@ TEST_CASE("CapturedPackageNames: the captured-packages.yaml rows, by where they 
   CHECK_FALSE(has(captured.python_prefixes, "nvinfer"));
   CHECK(has(captured.dpkg_words, "nvinfer"));
   CHECK_FALSE(has(captured.dpkg_words, "nvidia-"));
+
+  // A row written as a team might (capitals, `_`) is normalised as the names
+  // it is matched against.
+  imagelint::testing::TempDir dir;
+  const std::filesystem::path tables = dir.path() / "knowledge";
+  std::filesystem::copy(imagelint::testing::SourceDir() / "rules" / "knowledge", tables,
+                        std::filesystem::copy_options::recursive);
+  std::ofstream(tables / "captured-packages.yaml", std::ios::app)
+      << "  - {where: python-prefix, text: Team_Kernels, source: PYPI}\n"
+         "  - {where: dpkg-word, text: TeamCUDA, source: DEB}\n";
+  auto team = Knowledge::Load(tables);
+  REQUIRE_MESSAGE(team.ok(), imagelint::testing::ErrorText(team));
+  CapturedPackages extended = team->CapturedPackageNames();
+  CHECK(has(extended.python_prefixes, "team-kernels"));
+  CHECK(has(extended.dpkg_words, "teamcuda"));
   auto unknown = Knowledge::ParseTable("captured_packages",
                                        "kind: captured_packages\nschema: 1\nrows:\n"
                                        "  - {where: rpm-word, text: cuda, source: CUDA-LIBS}\n",
