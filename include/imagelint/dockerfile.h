@@ -195,7 +195,10 @@ class ContextBinaryReader {
 // untrusted input (a pull request may add any file to the repository).
 struct ContextLimits {
   size_t max_file_bytes = 1 << 20;      // one requirements/pyproject/environment file
-  size_t max_total_bytes = 8u << 20;    // all context files of one analysis
+  // One lock file (uv.lock, poetry.lock, pixi.lock, Pipfile.lock): a large
+  // project's lock runs to a few MiB (hashes and wheel URLs of every platform).
+  size_t max_lock_bytes = 8u << 20;
+  size_t max_total_bytes = 16u << 20;   // all context files of one analysis
   size_t max_files = 256;               // files read per analysis
   int max_include_depth = 16;           // -r inside -r ... (pip has no bound; a cycle is reported)
   size_t max_walk_entries = 20000;      // directory entries looked at for the files COPY brings

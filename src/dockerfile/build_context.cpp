@@ -327,8 +327,9 @@ std::string InRun(const ImageModel& image, const std::string& word) {
   return NormalPath(cwd + "/" + word);
 }
 
-Result<std::string> ReadContextFile(const Context& ctx, const std::string& context_path) {
+Result<std::string> ReadContextFile(const Context& ctx, const std::string& context_path, size_t max_bytes) {
   const ContextLimits& limits = ctx.options.context_limits;
+  if (max_bytes == 0) max_bytes = limits.max_file_bytes;
   std::string name = context_path.empty() ? "." : context_path;
   auto real = Resolve(ctx, context_path);
   if (!real.ok()) return MakeError(name, "build context file " + name + " " + real.error().message);
@@ -338,14 +339,14 @@ Result<std::string> ReadContextFile(const Context& ctx, const std::string& conte
   if (!fs::is_regular_file(status)) return MakeError(name, "build context file " + name + " is not a regular file");
   uintmax_t size = fs::file_size(*real, ec);
   if (ec) return MakeError(name, "build context file " + name + " cannot be read: " + ec.message());
-  if (size > limits.max_file_bytes)
-    return MakeError(name, "build context file " + name + " is over the limit of " + std::to_string(limits.max_file_bytes) + " bytes");
+  if (size > max_bytes)
+    return MakeError(name, "build context file " + name + " is over the limit of " + std::to_string(max_bytes) + " bytes");
   if (ctx.context_files >= limits.max_files)
     return MakeError(name, "build context file " + name + " not read: over the limit of " + std::to_string(limits.max_files) + " files");
   if (ctx.context_bytes + size > limits.max_total_bytes)
     return MakeError(name, "build context file " + name + " not read: the context files read are over the limit of " +
                                std::to_string(limits.max_total_bytes) + " bytes");
-  auto read = ReadBoundedFile(real->string(), limits.max_file_bytes, "build context file " + name,
+  auto read = ReadBoundedFile(real->string(), max_bytes, "build context file " + name,
                               FileKinds::kRegularOnly);
   if (!read.ok()) return MakeError(name, read.error().message);
   std::string text = std::move(*read);

@@ -40,8 +40,9 @@ struct ContextSource {
 };
 ContextSource FindInContext(const Context& ctx, const ImageModel& image, const std::string& container_path);
 
-// Reads one context file, bounded; the error text says what is wrong with it.
-Result<std::string> ReadContextFile(const Context& ctx, const std::string& context_path);
+// Reads one context file, bounded (by `max_bytes`, 0 = the limit of one
+// install file); the error text says what is wrong with it.
+Result<std::string> ReadContextFile(const Context& ctx, const std::string& context_path, size_t max_bytes = 0);
 
 // `pip install -r FILE` (or -c FILE: constraints) at `container_path`.
 void ReadRequirements(const Context& ctx, const ImageModel& image, const std::string& container_path,

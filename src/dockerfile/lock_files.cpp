@@ -123,7 +123,7 @@ void ReadTomlLock(const Context& ctx, const ImageModel& image, const std::string
     out.unread.push_back(dir + "/" + file + ": " + source.why_not);
     return;
   }
-  auto text = ReadContextFile(ctx, *source.path);
+  auto text = ReadContextFile(ctx, *source.path, ctx.options.context_limits.max_lock_bytes);
   if (!text.ok()) {
     out.unread.push_back(text.error().ToString());
     return;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "dockerfile/build_context.h"
+#include "dockerfile/shell.h"
 
 namespace imagelint::dockerfile {
 
@@ -17,5 +18,15 @@ namespace imagelint::dockerfile {
 // clear it is not taken and `unread` says why.
 void ReadTomlLock(const Context& ctx, const ImageModel& image, const std::string& container_dir,
                   const std::string& file, RequirementsRead& out);
+
+// `pixi install|run|shell-hook` in the project at `project_dir`: the conda
+// and PyPI packages pixi.lock locks for the command's environment (-e,
+// default "default") and the stage's platform (pixi.cpp).
+Status ApplyPixi(const Context& ctx, const Instruction& inst, ImageModel& image, const ShellCommand& command,
+                 const std::string& project_dir);
+
+// `pipenv install|sync` in the RUN's directory: Pipfile.lock's packages, or
+// the Pipfile's when there is no lock and the command may lock (pipenv.cpp).
+Status ApplyPipenv(const Context& ctx, const Instruction& inst, ImageModel& image, const ShellCommand& command);
 
 }  // namespace imagelint::dockerfile

@@ -38,6 +38,10 @@ struct ImageModel {
   // packages by name, GPU wheels); the rest comes from the rows (gpu_signals.cpp).
   std::vector<facts::GpuSignal> gpu_signals;
   std::string platform_source = "builder";  // facts image.platform_source
+  // The platform the stage's base image is read for ("linux/arm64"): FROM
+  // --platform as expanded, else the build's target. Lock files that list
+  // packages per platform (pixi.lock) are read for it.
+  std::string platform = "linux/amd64";
   // A base image read from where it is (base_read.cpp): its rows that no
   // instruction here changes, carried into the facts as read.
   bool base_read = false;

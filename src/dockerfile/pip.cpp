@@ -105,10 +105,8 @@ std::string PrefixOfExecutable(const std::string& path) {
   return bin == std::string::npos || bin == 0 ? "" : CleanPath(path.substr(0, bin));
 }
 
-// Where a pip command puts its packages: the venv its executable (or
-// --python) lives in, --prefix/--target, $VIRTUAL_ENV, the first venv-like
-// directory on $PATH, else the system prefix /usr/local (pip's scheme for
-// Debian and the python images). Only COPY --from reads it.
+}  // namespace
+
 std::string InstallRoot(const ImageModel& image, const ShellCommand& command, const std::string& option_root) {
   if (!option_root.empty()) return CleanPath(option_root);
   if (std::string prefix = PrefixOfExecutable(command.words[0].value); !prefix.empty()) return prefix;
@@ -123,6 +121,8 @@ std::string InstallRoot(const ImageModel& image, const ShellCommand& command, co
     }
   return "/usr/local";
 }
+
+namespace {
 
 // Where `pip install --user` (or PIP_USER) puts packages: the user's site
 // under $HOME/.local. HOME is the image's ENV when set, else /root for root
@@ -285,8 +285,8 @@ bool ApplyLockedInstall(const Context& ctx, const Instruction& inst, ImageModel&
       {"uv", {"sync", "run"}, "uv.lock", {"--project", "--directory"}, true},
       {"poetry", {"install", "sync"}, "poetry.lock", {"-C", "--directory", "-P", "--project"}, true},
       {"pdm", {"install", "sync"}, "pdm.lock", {"-p", "--project"}, true},
-      {"pipenv", {"install", "sync"}, "Pipfile.lock", {}, false},
-      {"pixi", {"install", "run", "shell-hook"}, "pixi.lock", {}, false},
+      {"pipenv", {"install", "sync"}, "Pipfile.lock", {}, true},
+      {"pixi", {"install", "run", "shell-hook"}, "pixi.lock", {"--manifest-path"}, true},
   };
   const LockedInstaller* installer = nullptr;
   for (const LockedInstaller& row : kInstallers)
@@ -318,13 +318,15 @@ bool ApplyLockedInstall(const Context& ctx, const Instruction& inst, ImageModel&
     if (!value.empty()) dir = NormalPath(StartsWith(value, "/") ? value : image.run_cwd + "/" + value);
   }
   if (no_sync) return true;  // uv run --no-sync installs nothing
+  // pixi's --manifest-path names the manifest file; its directory is the project's.
+  if (tool == "pixi" && (EndsWith(dir, ".toml"))) dir = NormalPath(dir.substr(0, dir.rfind('/')));
   // `uv run` / `pixi run` sync only a project they find: one the build context
   // shows absent from where the command runs is none (uv then just runs).
   if (command.runner_sync) {
     // Nothing copied from the context: no project of the repository's is there.
     if (image.context_copies.empty()) return true;
     bool absent = true;
-    for (const char* name : {"pyproject.toml", lock.c_str()}) {
+    for (const char* name : {"pyproject.toml", tool == "pixi" ? "pixi.toml" : "pyproject.toml", lock.c_str()}) {
       ContextSource source = FindInContext(ctx, image, (dir == "/" ? "" : dir) + "/" + name);
       if (!absent || !source.path) {
         absent = false;
@@ -334,6 +336,21 @@ bool ApplyLockedInstall(const Context& ctx, const Instruction& inst, ImageModel&
       absent = !text.ok() && text.error().message.ends_with("does not exist");
     }
     if (absent) return true;
+  }
+  if (tool == "pixi") {
+    (void)ApplyPixi(ctx, inst, image, command, dir);
+    return true;
+  }
+  if (tool == "pipenv") {
+    if (auto pipfile = image.env.find("PIPENV_PIPFILE"); pipfile != image.env.end() && !pipfile->second.empty()) {
+      const std::string path = StartsWith(pipfile->second, "/") ? pipfile->second : dir + "/" + pipfile->second;
+      dir = NormalPath(path.substr(0, path.rfind('/')));
+    }
+    const std::string cwd = image.run_cwd;
+    image.run_cwd = dir.empty() ? "/" : dir;
+    (void)ApplyPipenv(ctx, inst, image, command);
+    image.run_cwd = cwd;
+    return true;
   }
   RequirementsRead read;
   ReadTomlLock(ctx, image, dir, lock, read);

@@ -14,11 +14,17 @@ namespace imagelint::dockerfile {
 
 // `command.words[first]` is the first word after `pip` (or `uv pip`).
 // Installers that install a project from its lock file: `uv sync` (and
-// `uv run`, which syncs first), `poetry install|sync`, `pdm install|sync`
-// read uv.lock / poetry.lock / pdm.lock in the project's directory; `pipenv`
-// and `pixi` lock files are not read (the frameworks stay undecided). Returns
-// false when `command` is none of these.
+// `uv run`, which syncs first), `poetry install|sync`, `pdm install|sync`,
+// `pipenv install|sync` and `pixi install|run|shell-hook` read uv.lock /
+// poetry.lock / pdm.lock / Pipfile.lock / pixi.lock in the project's
+// directory (lock_files.h). Returns false when `command` is none of these.
 bool ApplyLockedInstall(const Context& ctx, const Instruction& inst, ImageModel& image, const ShellCommand& command);
+
+// Where a pip command puts its packages: the venv its executable (or
+// --python) lives in, --prefix/--target (`option_root`), $VIRTUAL_ENV, the
+// first venv-like directory on $PATH, else the system prefix /usr/local
+// (pip's scheme for Debian and the python images). Only COPY --from reads it.
+std::string InstallRoot(const ImageModel& image, const ShellCommand& command, const std::string& option_root);
 
 Status ApplyPip(const Context& context, const Instruction& inst, ImageModel& image, const ShellCommand& command,
                 size_t first, bool uv);

@@ -197,6 +197,7 @@ class StageWalker {
       image.layers.push_back(ctx_.MakeLayer(from, false));
     } else {
       IMAGELINT_TRY(ApplyBaseImage(ctx_, from, *base_ref, platform, image));
+      image.platform = platform;
       if (ctx_.options.platform_explicit) {
         image.platform_source = "--platform";
       } else if (ctx_.options.platform_from_pool && FollowsTarget(stage)) {

@@ -219,8 +219,8 @@ TEST_CASE("uv sync reads uv.lock: the Linux torch with its CUDA variant, on the 
 }
 
 // Pattern: poetry installing from poetry.lock, torch from a supplemental
-// PyTorch source; pipenv and pixi lock files are named as not read.
-TEST_CASE("poetry install reads poetry.lock; pipenv and pixi installs leave the frameworks undecided") {
+// PyTorch source.
+TEST_CASE("poetry install reads poetry.lock: torch from its PyTorch source") {
   TempDir dir;
   WriteFileText(dir / "pyproject.toml", "[tool.poetry]\nname = \"svc\"\n[tool.poetry.dependencies]\ntorch = \"2.1.0\"\n");
   WriteFileText(dir / "poetry.lock",
@@ -234,13 +234,127 @@ TEST_CASE("poetry install reads poetry.lock; pipenv and pixi installs leave the 
   REQUIRE(torch != nullptr);
   CHECK((*torch)["cuda"] == "11.8");
   CHECK(facts["frameworks_complete"] == true);
+}
 
-  for (const char* command : {"pipenv install --deploy --system", "pixi install --locked"}) {
-    CAPTURE(command);
-    json locked = ContextFacts(dir, std::string("FROM python:3.11\nWORKDIR /srv\nCOPY . .\nRUN ") + command + "\n");
-    CHECK(locked["frameworks_complete"] == false);
-    CHECK(UnknownReasons(locked).find("which imagelint does not read") != std::string::npos);
-  }
+// Pattern: pipenv installing Pipfile.lock into the system Python, torch
+// pinned to a named PyTorch source (pipenv installs a package that names an
+// index from that index only).
+TEST_CASE("pipenv install reads Pipfile.lock, else the Pipfile; pipenv sync needs the lock") {
+  TempDir dir;
+  WriteFileText(dir / "Pipfile",
+                "[[source]]\nurl = \"https://pypi.org/simple\"\nverify_ssl = true\nname = \"pypi\"\n\n"
+                "[[source]]\nurl = \"https://download.pytorch.org/whl/cu118\"\nverify_ssl = true\nname = \"pytorch\"\n\n"
+                "[packages]\ntorch = {version = \"==2.1.0\", index = \"pytorch\"}\nfastapi = \"*\"\n\n[dev-packages]\npytest = \"*\"\n");
+  WriteFileText(dir / "Pipfile.lock",
+                R"({"_meta": {"pipfile-spec": 6, "sources": [{"name": "pypi", "url": "https://pypi.org/simple", "verify_ssl": true},
+                 {"name": "pytorch", "url": "https://download.pytorch.org/whl/cu118", "verify_ssl": true}]},
+                 "default": {"torch": {"hashes": ["sha256:00"], "index": "pytorch", "version": "==2.1.0+cu118"},
+                             "fastapi": {"hashes": [], "index": "pypi", "version": "==0.110.0"},
+                             "pywin32": {"markers": "sys_platform == 'win32'", "version": "==306"}},
+                 "develop": {"pytest": {"version": "==8.0.0"}}})");
+  const std::string dockerfile =
+      "FROM python:3.11-slim\nRUN pip install pipenv\nWORKDIR /srv\nCOPY Pipfile Pipfile.lock ./\n"
+      "RUN pipenv install --system --deploy\n";
+  json facts = ContextFacts(dir, dockerfile);
+  const json* torch = Find(facts["frameworks"], "name", "torch");
+  REQUIRE(torch != nullptr);
+  CHECK((*torch)["version"].get<std::string>().find("2.1.0") == 0);
+  CHECK((*torch)["cuda"] == "11.8");
+  CHECK((*torch)["dockerfile_line"] == 5);
+  CHECK(facts["frameworks_complete"] == true);
+  json report = imagelint::testing::rules_fixture::Run({facts}, kR460Fleet);
+  CHECK(imagelint::testing::rules_fixture::Verdict(report, 0, "a100-r550")["status"] == "pass");
+
+  // No lock: `pipenv install` locks the Pipfile first; torch comes from the index it names.
+  std::filesystem::remove(dir / "Pipfile.lock");
+  json unlocked = ContextFacts(dir, "FROM python:3.11-slim\nWORKDIR /srv\nCOPY Pipfile ./\nRUN pipenv install --system\n");
+  const json* resolved = Find(unlocked["frameworks"], "name", "torch");
+  REQUIRE(resolved != nullptr);
+  CHECK((*resolved)["cuda"] == "11.8");
+  // `pipenv sync` installs only a lock, and there is none.
+  json sync = ContextFacts(dir, "FROM python:3.11-slim\nWORKDIR /srv\nCOPY Pipfile ./\nRUN pipenv sync --system\n");
+  CHECK(sync["frameworks_complete"] == false);
+  CHECK(UnknownReasons(sync).find("Pipfile.lock") != std::string::npos);
+  // A package named on the command line re-resolves: not followed.
+  json named = ContextFacts(dir, "FROM python:3.11-slim\nWORKDIR /srv\nCOPY Pipfile ./\nRUN pipenv install --system torch\n");
+  CHECK(named["frameworks_complete"] == false);
+}
+
+// Pattern: a pixi workspace whose lock holds conda-forge's CUDA build of
+// pytorch for linux-64 and PyTorch's cu124 wheel in a second environment.
+TEST_CASE("pixi install reads pixi.lock for the command's environment and the image's platform") {
+  TempDir dir;
+  WriteFileText(dir / "pixi.toml", "[workspace]\nname = \"svc\"\nchannels = [\"conda-forge\"]\nplatforms = [\"linux-64\"]\n");
+  const std::string forge = "https://conda.anaconda.org/conda-forge/";
+  WriteFileText(dir / "pixi.lock",
+                "version: 6\nenvironments:\n  default:\n    channels:\n    - url: " + forge + "\n    packages:\n"
+                "      linux-64:\n"
+                "      - conda: " + forge + "linux-64/cuda-version-12.6-h7480c83_3.conda\n"
+                "      - conda: " + forge + "linux-64/python-3.12.8-h9e4cc4f_1_cpython.conda\n"
+                "      - conda: " + forge + "linux-64/pytorch-2.5.1-cuda126_py312h1763f6d_306.conda\n"
+                "      osx-arm64:\n"
+                "      - conda: " + forge + "osx-arm64/pytorch-2.5.1-cpu_generic_py312_h0.conda\n"
+                "  wheels:\n    channels:\n    - url: " + forge + "\n    indexes:\n    - https://pypi.org/simple\n    packages:\n"
+                "      linux-64:\n"
+                "      - conda: " + forge + "linux-64/python-3.12.8-h9e4cc4f_1_cpython.conda\n"
+                "      - pypi: https://download.pytorch.org/whl/cu124/torch-2.5.1%2Bcu124-cp312-cp312-linux_x86_64.whl\n"
+                "      - pypi: ./\n"
+                "  cpu:\n    channels:\n    - url: " + forge + "\n    packages:\n"
+                "      linux-64:\n"
+                "      - conda: " + forge + "linux-64/pytorch-2.5.1-cpu_mkl_py312_h0_100.conda\n"
+                "packages:\n- conda: " + forge + "linux-64/cuda-version-12.6-h7480c83_3.conda\n  sha256: 00\n");
+  auto facts_of = [&](const std::string& command) {
+    return ContextFacts(dir, "FROM ubuntu:24.04\nWORKDIR /app\nCOPY pixi.toml pixi.lock ./\nRUN " + command + "\n");
+  };
+  // conda-forge's build: CUDA 12.6 from cuda-version, its arch list not claimed.
+  json forge_facts = facts_of("pixi install --locked");
+  const json* torch = Find(forge_facts["frameworks"], "name", "torch");
+  REQUIRE(torch != nullptr);
+  CHECK((*torch)["version"] == "2.5.1");
+  CHECK((*torch)["cuda"] == "12.6");
+  CHECK(torch->value("sass", json()).is_null());
+  CHECK_MESSAGE(forge_facts["frameworks_complete"] == true, UnknownReasons(forge_facts));
+
+  // The wheel environment: PyTorch's cu124 build with its arch list.
+  json wheels = facts_of("pixi install -e wheels");
+  const json* wheel = Find(wheels["frameworks"], "name", "torch");
+  REQUIRE(wheel != nullptr);
+  CHECK((*wheel)["cuda"] == "12.4");
+  CHECK((*wheel)["sass"].is_array());
+  CHECK(wheels["frameworks_complete"] == true);
+
+  // A CPU build is no GPU framework; an environment the lock lacks is not read.
+  CHECK(Find(facts_of("pixi install --environment=cpu")["frameworks"], "name", "torch") == nullptr);
+  json missing = facts_of("pixi install -e gpu");
+  CHECK(missing["frameworks_complete"] == false);
+  CHECK(UnknownReasons(missing).find("no environment `gpu`") != std::string::npos);
+  // linux/arm64 has no list in the default environment.
+  WriteFileText(dir / "Dockerfile",
+                "FROM --platform=linux/arm64 ubuntu:24.04\nWORKDIR /app\nCOPY pixi.toml pixi.lock ./\nRUN pixi install\n");
+  DockerfileOptions options = imagelint::testing::dockerfile_fixture::Options();
+  auto arm = AnalyzeDockerfile((dir / "Dockerfile").string(), options);
+  REQUIRE(arm.ok());
+  CHECK(UnknownReasons(arm->facts).find("locks no packages for linux-aarch64") != std::string::npos);
+}
+
+TEST_CASE("hostile lock files: oversized, deeply nested, not JSON, no environments: a reason, never an error") {
+  TempDir dir;
+  WriteFileText(dir / "Pipfile.lock", std::string(100000, '[') + std::string(100000, ']'));
+  json deep = ContextFacts(dir, "FROM python:3.11-slim\nCOPY Pipfile.lock .\nRUN pipenv sync --system\n");
+  CHECK(deep["frameworks_complete"] == false);
+  CHECK(UnknownReasons(deep).find("Pipfile.lock") != std::string::npos);
+  WriteFileText(dir / "Pipfile.lock", "\xff\xfe not json");
+  json binary = ContextFacts(dir, "FROM python:3.11-slim\nCOPY Pipfile.lock .\nRUN pipenv sync --system\n");
+  CHECK(binary["frameworks_complete"] == false);
+  // A lock over the lock limit (8 MiB) is named, not read.
+  WriteFileText(dir / "pixi.lock", "version: 6\n" + std::string(9u << 20, '#'));
+  json big = ContextFacts(dir, "FROM ubuntu:24.04\nCOPY pixi.lock .\nRUN pixi install\n");
+  CHECK(UnknownReasons(big).find("over the limit") != std::string::npos);
+  // Indentation and keys pixi never writes: nothing taken, and said so.
+  WriteFileText(dir / "pixi.lock", "environments: {default: {packages: {linux-64: [{conda: x}]}}}\n  - - - :\n\t:\n");
+  json odd = ContextFacts(dir, "FROM ubuntu:24.04\nCOPY pixi.lock .\nRUN pixi install\n");
+  CHECK(odd["frameworks_complete"] == false);
+  CHECK(UnknownReasons(odd).find("no environment `default`") != std::string::npos);
 }
 
 TEST_CASE("conda env create -f environment.yml reads channels, conda specs and pip entries") {
