@@ -149,6 +149,41 @@ std::optional<bool> CompatSupportsBranch(std::string_view cuda_major_minor, int 
   return false;
 }
 
+// Whether the cuda-compat package of `row` is known not to support the host
+// branch: its matrix (an edition of NVIDIA's guide, which lists only the
+// branches supported at the time) leaves the branch out, and the branch had
+// reached its end of life by the package's release. A branch dropped later
+// (R470 is absent from today's 12.3 column, but was supported when 12.3
+// shipped) is not known either way.
+bool KnownUnsupported(const json& row, int branch, const Knowledge& knowledge) {
+  if (StringField(row, "matrix") != "official") return false;
+  for (const auto& b : ArrayField(row, "compatible_branches"))
+    if (b.is_number_integer() && b.get<int>() == branch) return false;
+  const json* branch_row = knowledge.FindBranch(branch);
+  const std::string eol = branch_row ? StringField(*branch_row, "eol") : "";
+  const json* toolkit = knowledge.FindToolkit(StringField(row, "package") + ".0");
+  const std::string released = toolkit ? StringField(*toolkit, "released") : "";
+  return !eol.empty() && !released.empty() && eol <= released;  // "YYYY-MM"
+}
+
+// Whether some cuda-compat package that can run `runtime_version` (one of
+// its release or a later one: a compat libcuda runs every runtime up to its
+// own release) may support the host's branch; false only when every such
+// package is known not to, nullopt when the tables know no such package.
+std::optional<bool> SomeCompatPackageSupports(std::string_view runtime_version, int branch, const Knowledge& knowledge) {
+  auto runtime = MajorMinor(runtime_version);
+  if (!runtime) return std::nullopt;
+  bool known = false;
+  for (const auto& row : knowledge.Table("forward_compat")) {
+    auto cmp = CompareVersions(StringField(row, "package"), *runtime);
+    if (!cmp || *cmp < 0) continue;
+    known = true;
+    if (!KnownUnsupported(row, branch, knowledge)) return true;
+  }
+  if (!known) return std::nullopt;
+  return false;
+}
+
 DriverCompat CheckDriverCompat(std::string_view runtime_version, const LibcudaSelection& selection, const Pool& pool,
                                const Knowledge& knowledge, std::string_view image_requirement) {
   const std::string& kernel = pool.driver;
@@ -175,10 +210,18 @@ DriverCompat CheckDriverCompat(std::string_view runtime_version, const LibcudaSe
   DriverCompat runtime_check = CheckRuntimeAgainst(runtime_version, loaded, image_copy, selection, knowledge);
   if (!runtime_check.ok && selection.copies_unknown && ForwardCompatEligible(pool, knowledge) != false) {
     // A forward-compat libcuda in the image would lift the host's limit on
-    // this GPU; whether the image has one is not known.
-    runtime_check.certain = false;
-    runtime_check.message += " (unless the image carries a forward-compat libcuda, which this GPU could use: the "
-                             "image's libcuda copies are unknown)";
+    // this GPU; whether the image has one is not known. Unless no compat
+    // package able to run this runtime supports the host's branch: then a
+    // copy, if any, fails too (803), and the failure stands.
+    if (kernel_branch && SomeCompatPackageSupports(runtime_version, *kernel_branch, knowledge) == false) {
+      runtime_check.message += " (a forward-compat libcuda, if the image had one, would not help: no cuda-compat "
+                               "package of this CUDA release or later supports the R" + std::to_string(*kernel_branch) +
+                               " branch, which had reached its end of life when they were released)";
+    } else {
+      runtime_check.certain = false;
+      runtime_check.message += " (unless the image carries a forward-compat libcuda, which this GPU could use: the "
+                               "image's libcuda copies are unknown)";
+    }
   }
   if (!runtime_check.ok) return runtime_check;
   DriverCompat out = runtime_check;

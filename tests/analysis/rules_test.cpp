@@ -196,6 +196,20 @@ TEST_CASE("IL002 with the image's libcuda copies unknown: undecided where forwar
   facts.cuda->runtimes->at(0).provenance.origin = "instruction";
   json wheel = RunFacts({facts}, fleet);
   CHECK(Verdict(wheel, 0, "t4-470")["predicted_error"]["code"] == 35);
+  // Unless the base is an nvidia/cuda tag of the wheel's release or later,
+  // whose compat library (if it ships one) runs that runtime too.
+  facts.image.base.emplace();
+  facts.image.base->kind = facts::BaseKind::kNvidiaCuda;
+  facts.image.base->cuda_tag_version = "12.4.1";
+  CHECK(Verdict(RunFacts({facts}, fleet), 0, "t4-470")["status"] == "undecided");
+  facts.image.base->cuda_tag_version = "12.2.2";
+  CHECK(Verdict(RunFacts({facts}, fleet), 0, "t4-470")["predicted_error"]["code"] == 35);
+  // A CUDA 13 runtime on the newer base: every 13.x package shipped after
+  // R470's end of life and leaves it out, so no compat library could lift
+  // the limit: 35.
+  facts.image.base->cuda_tag_version = "13.4.0";
+  facts.cuda->runtimes->at(0).version = "13.0.88";
+  CHECK(Verdict(RunFacts({facts}, fleet), 0, "t4-470")["predicted_error"]["code"] == 35);
 }
 
 TEST_CASE("IL004 system-driver-mismatch: an older compat forced through LD_LIBRARY_PATH gives 803") {
