@@ -1,0 +1,2 @@
+#!/bin/sh
+exec python /opt/src/api_server.py

@@ -1,0 +1,4 @@
+#!/bin/bash
+set -e
+mkdir -p /app/data/uploads /app/whisperx-env
+exec gosu appuser "$@"

@@ -1,0 +1,3 @@
+module example.com/voxtra
+
+go 1.24

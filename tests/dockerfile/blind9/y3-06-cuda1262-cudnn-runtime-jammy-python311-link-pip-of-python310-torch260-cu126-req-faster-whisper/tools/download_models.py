@@ -1,0 +1,2 @@
+import urllib.request  # stdlib only, as the public script
+print("placeholder download")

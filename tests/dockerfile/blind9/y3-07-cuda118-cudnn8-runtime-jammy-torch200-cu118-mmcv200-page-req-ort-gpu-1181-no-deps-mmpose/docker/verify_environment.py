@@ -1,0 +1,2 @@
+import torch
+print("cuda_available", torch.cuda.is_available())

@@ -1,0 +1,1 @@
+int engine_placeholder() { return 0; }

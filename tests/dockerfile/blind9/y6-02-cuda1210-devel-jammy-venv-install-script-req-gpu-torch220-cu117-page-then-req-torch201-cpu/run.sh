@@ -1,0 +1,2 @@
+#!/bin/bash
+source venv/bin/activate && python main.py

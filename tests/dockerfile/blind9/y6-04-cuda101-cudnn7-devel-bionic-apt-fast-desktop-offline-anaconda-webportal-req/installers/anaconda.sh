@@ -1,0 +1,3 @@
+#!/bin/bash
+# placeholder for the offline Anaconda installer (not stored)
+mkdir -p /opt/conda
