@@ -97,7 +97,7 @@ TEST_CASE("eighth blind corpus, with build contexts: no error, plain services cl
 
 // The ninth blind corpus (tests/dockerfile/blind9/README.md): 43 folders
 // (38 GPU builds, 4 plain, and 1 file docker build refuses) sampled by continuing the eighth round's path
-// listings past the rows it walked, and one new path, each with the context
+// listings past the rows it walked, and two new paths, each with the context
 // files it installs from; truth written by someone who did not run imagelint.
 TEST_CASE("ninth blind corpus, with build contexts: no error, plain services clean, no missed failure") {
   CheckCorpus("blind9", "ninth blind corpus", 43, 4);
