@@ -72,8 +72,8 @@ class Knowledge {
   // several tables as YAML documents (base-images.yaml, packages.yaml).
   static Result<Knowledge> Load(const std::filesystem::path& dir);
   // The same, through a cache of the parsed tables in `cache_dir`
-  // (knowledge/<key>.cbor, the key a SHA-256 of the directory, the schemas and
-  // every file's bytes): parsing the YAML is most of the time a Dockerfile
+  // (knowledge/<key>.cbor, the key two CRC-64s of the directory, the schemas
+  // and every file's bytes): parsing the YAML is most of the time a Dockerfile
   // check takes. "" = no cache. A cache file that is missing, corrupt or
   // cannot be written only costs the parse (src/knowledge/cache.cpp).
   static Result<Knowledge> Load(const std::filesystem::path& dir, const std::string& cache_dir);

@@ -46,6 +46,10 @@ Result<KnowledgeBundle> ReadKnowledgeBundleHeader(const std::filesystem::path& d
 // The digest of a bundle directory: every table file of KnowledgeTables()
 // (files missing from `dir` are an error), as `sha256sum *.yaml | sha256sum`.
 Result<std::string> KnowledgeDigest(const std::filesystem::path& dir);
+// The same, remembered in `cache_dir` (knowledge/<key>.digest, the key of the
+// parsed-tables cache: changed files miss) so that `imagelint --version` does
+// not hash every table file on each run. "" = no cache.
+Result<std::string> KnowledgeDigest(const std::filesystem::path& dir, const std::string& cache_dir);
 // Whole days from `as_of` to `today` (both YYYY-MM-DD); nullopt when either
 // is not a date. Negative when as_of lies ahead.
 std::optional<int> KnowledgeAgeDays(std::string_view as_of, std::string_view today);

@@ -25,7 +25,7 @@ std::string VersionText(const Environment& environment) {
   std::string text = std::string("imagelint ") + IMAGELINT_VERSION + "\n";
   text += std::string("commit    ") + IMAGELINT_GIT_COMMIT + "\n";
   auto bundle = ReadKnowledgeBundleHeader(context.knowledge_dir);
-  auto digest = KnowledgeDigest(context.knowledge_dir);
+  auto digest = KnowledgeDigest(context.knowledge_dir, context.cache_dir);
   if (!bundle.ok() || !digest.ok()) {
     text += "knowledge unreadable: " + (bundle.ok() ? digest.error() : bundle.error()).ToString() + "\n";
   } else {

@@ -7,6 +7,7 @@
 
 #include "imagelint/image_knowledge.h"
 #include "imagelint/knowledge.h"
+#include "imagelint/knowledge_bundle.h"
 #include "support/test_support.h"
 
 using namespace imagelint;
@@ -88,4 +89,24 @@ TEST_CASE("a damaged cache file is parsed around; an unwritable cache directory 
   auto uncached = Knowledge::Load(tables, (dir.path() / "not-a-directory").string());
   REQUIRE(uncached.ok());
   CHECK(uncached->FindGpu("Tesla T4") != nullptr);
+}
+
+TEST_CASE("the bundle digest remembered for --version: the digest of the files, and a changed file misses") {
+  TempDir dir;
+  const fs::path tables = CopyTables(dir.path() / "knowledge");
+  const fs::path cache = dir.path() / "cache";
+  auto direct = KnowledgeDigest(tables);
+  REQUIRE(direct.ok());
+  auto first = KnowledgeDigest(tables, cache.string());  // computed and stored
+  REQUIRE(first.ok());
+  CHECK(*first == *direct);
+  REQUIRE(CacheFiles(cache).size() == 1);
+  auto second = KnowledgeDigest(tables, cache.string());  // read back
+  REQUIRE(second.ok());
+  CHECK(*second == *direct);
+  std::ofstream(tables / "sass.yaml", std::ios::app) << "\n# changed\n";
+  auto changed = KnowledgeDigest(tables, cache.string());
+  REQUIRE(changed.ok());
+  CHECK(*changed != *direct);
+  CHECK(*changed == *KnowledgeDigest(tables));
 }
