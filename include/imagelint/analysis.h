@@ -166,10 +166,6 @@ Report Finalize(Report report, const FinalizeOptions& options = {}, const GateOp
 // are no pools). Analyze uses it, and so does anything that later removes
 // findings from a report (suppressions), so both always agree.
 void DeriveVerdicts(ImageReport& image);
-// The same on a report image as JSON (a report written earlier or edited):
-// read by the report model's reader, derived, written back. Errors: the
-// image is not a report image (naming the field).
-Status DeriveVerdicts(nlohmann::json& image);
 
 // Observations (`observed:` of a pool, docs/probe.md). FactKey: what an
 // observation's `fact` names, a finding's rule and logical location joined

@@ -99,25 +99,4 @@ void DeriveVerdicts(ImageReport& image) {
   image.status = OutcomeOf(image_rank, image_undecided);
 }
 
-Status DeriveVerdicts(nlohmann::json& image) {
-  // What derivation computes may be absent from an image not derived yet
-  // (verdicts that name only their pool).
-  nlohmann::json input = image;
-  const nlohmann::json derived_defaults = {{"status", "pass"}, {"rules", nlohmann::json::array()},
-                                           {"undetermined", nlohmann::json::array()}};
-  if (input.is_object()) {
-    if (!input.contains("status")) input["status"] = "pass";
-    if (input.contains("verdicts") && input["verdicts"].is_array())
-      for (auto& verdict : input["verdicts"])
-        if (verdict.is_object())
-          for (const auto& [key, value] : derived_defaults.items())
-            if (!verdict.contains(key)) verdict[key] = value;
-  }
-  auto typed = ReadImageReport(input, "report image");
-  if (!typed.ok()) return typed.error();
-  DeriveVerdicts(*typed);
-  image = WriteImageReport(*typed);
-  return OkStatus();
-}
-
 }  // namespace imagelint::analysis

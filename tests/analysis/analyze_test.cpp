@@ -324,7 +324,7 @@ TEST_CASE("a severity that cannot be ranked is refused by the typed report, nami
   // Verdicts are derived from typed findings: the reader refuses the value
   // and names it, and the image is left as it was.
   json before = image;
-  auto derived = analysis::DeriveVerdicts(image);
+  auto derived = imagelint::testing::DeriveJson(image);
   REQUIRE_FALSE(derived.ok());
   CHECK(derived.error().message ==
         "findings[0].severity: expected \"error\", \"warning\" or \"note\", got \"critical\"");
