@@ -34,6 +34,7 @@ struct BaseImageFamily {
   std::string source;
   std::string cuda_min;                   // every tag ships at least this CUDA release ("" = not recorded)
   std::string tag_word;                   // the family holds only tags with this word ("gpu"); "" = every tag
+  std::string except_tag_word;            // ...and no tag with this word ("cuda": pixi's nvidia/cuda-based tags)
   bool gpu = false;                       // its images are GPU images (facts.gpu's base-image signal)
 };
 

@@ -541,6 +541,9 @@ Status ApplyBaseImage(const Context& ctx, const Instruction& from, const std::st
   // (and no tag, which is `latest`) are not in it.
   if (family && !family->tag_word.empty() && ToLower(ref.tag).find(family->tag_word) == std::string::npos)
     family = nullptr;
+  // ...or all tags but some (pixi's `-cuda-12.9.1-` tags are built on nvidia/cuda).
+  if (family && !family->except_tag_word.empty() && ToLower(ref.tag).find(family->except_tag_word) != std::string::npos)
+    family = nullptr;
   // The table's loader accepts only BaseKind's names as `family` (knowledge/tables.cpp).
   const BaseKind kind =
       family ? facts::ParseBaseKind(family->family).value_or(BaseKind::kUnknown) : BaseKind::kUnknown;

@@ -135,7 +135,8 @@ Result<BaseImageKnowledge> BuildBaseImages(const Knowledge& k) {
   for (const json& row : k.Table("base_image_families")) {
     out.families.push_back({StringField(row, "family"), List(row, "repositories"), StringField(row, "repository_prefix"),
                             List(row, "flavors"), StringField(row, "default_distribution"), StringField(row, "source"),
-                            StringField(row, "cuda_min"), StringField(row, "tag_word"), Flag(row, "gpu")});
+                            StringField(row, "cuda_min"), StringField(row, "tag_word"),
+                            StringField(row, "except_tag_word"), Flag(row, "gpu")});
     std::vector<std::string> names = out.families.back().repositories;
     if (!out.families.back().repository_prefix.empty()) names.push_back(out.families.back().repository_prefix + "*");
     for (const std::string& name : names)

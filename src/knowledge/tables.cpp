@@ -240,6 +240,7 @@ const std::vector<TableSchema>& Schemas() {
         {"default_distribution", F::kString, false},
         {"cuda_min", F::kVersion, false},
         {"tag_word", F::kString, false},
+        {"except_tag_word", F::kString, false},
         {"gpu", F::kBool, false},
         {"note", F::kString, false}}},
       {{"cuda_image_brand_sets", "base-images.yaml", "id", "brand sets of the official images' NVIDIA_REQUIRE_CUDA"},

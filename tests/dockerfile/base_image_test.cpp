@@ -328,6 +328,25 @@ TEST_CASE("serving engines' images are GPU images whose CUDA facts are unknown, 
   CHECK(Facts("FROM vllm/other-tool:latest\n")["image"]["base"]["kind"] == "unknown");
 }
 
+// Pattern: the package managers' own images as bases (uv's python-derived
+// tags, pixi's default tags), and pixi's nvidia/cuda-based tags.
+TEST_CASE("uv's and pixi's images are no-cuda bases, except pixi's cuda-<version> tags") {
+  for (const char* ref : {"ghcr.io/astral-sh/uv:python3.12-bookworm-slim", "astral/uv:0.8-python3.12-bookworm-slim",
+                          "ghcr.io/astral-sh/uv:debian", "ghcr.io/prefix-dev/pixi:0.40.0", "ghcr.io/prefix-dev/pixi:latest",
+                          "ghcr.io/prefix-dev/pixi:0.40.0-jammy"}) {
+    CAPTURE(ref);
+    json facts = Facts(std::string("FROM ") + ref + "\nRUN pip install torch==2.5.1 --index-url https://download.pytorch.org/whl/cu124\n");
+    CHECK(facts["image"]["base"]["kind"] == "no-cuda");
+    CHECK(facts["frameworks_complete"] == true);
+  }
+  for (const char* ref : {"ghcr.io/prefix-dev/pixi:0.40.0-cuda-12.9.1-jammy", "ghcr.io/prefix-dev/pixi:noble-cuda-13.0.0"}) {
+    CAPTURE(ref);
+    json facts = Facts(std::string("FROM ") + ref + "\n");
+    CHECK(facts["image"]["base"]["kind"] == "unknown");
+    CHECK(HasUnknown(facts, "base-image"));
+  }
+}
+
 TEST_CASE("NGC tags get their CUDA release from ngc_releases; the rest of the image stays unknown") {
   json sglang = Facts("FROM nvcr.io/nvidia/sglang:25.10-py3\n");
   const json& base = sglang["image"]["base"];
