@@ -142,8 +142,29 @@ class Environment : public std::map<std::string, Value, std::less<>> {
   template <typename Key> void at(const Key&) const = delete;
   template <typename Key> void contains(const Key&) const = delete;
 
+  // `name` bound to a known value that lives elsewhere and outlives this
+  // environment (a `foreach` element inside the facts, a function's result
+  // kept by a memo): read where it lies, never copied. A rule over a
+  // 200-binary image bound a copy of each binary per pool and rule.
+  void BindRef(std::string name, const nlohmann::json* value) { refs_[std::move(name)] = value; }
+  // What the evaluator reads for `name`, here or in a parent (a value or a
+  // reference); nullopt when no one binds it.
+  struct Bound {
+    bool unknown = false;
+    const nlohmann::json* json = nullptr;
+  };
+  std::optional<Bound> Lookup(std::string_view name) const {
+    for (const Environment* env = this; env != nullptr; env = env->parent_) {
+      const std::map<std::string, Value, std::less<>>& names = *env;
+      if (auto it = names.find(name); it != names.end()) return Bound{it->second.unknown, &it->second.json};
+      if (auto it = env->refs_.find(name); it != env->refs_.end()) return Bound{false, it->second};
+    }
+    return std::nullopt;
+  }
+
  private:
   const Environment* parent_ = nullptr;
+  std::map<std::string, const nlohmann::json*, std::less<>> refs_;
 };
 
 struct EvalLimits {
@@ -171,6 +192,12 @@ class Expression {
 
   Result<Value> Evaluate(const Environment& env, const FunctionRegistry& functions,
                          EvalTrace* trace = nullptr, const EvalLimits& limits = {}) const;
+  // The same, without copying a value that lies elsewhere: a path into a
+  // bound value (`binaries`, `cuda.runtimes`) or a function result its memo
+  // keeps is read where it is; anything else is evaluated into `slot`, which
+  // must outlive the result. The result is valid while `env` and the memo are.
+  Result<Argument> EvaluateInPlace(const Environment& env, const FunctionRegistry& functions, Value& slot,
+                                   EvalTrace* trace = nullptr, const EvalLimits& limits = {}) const;
 
   // Every function name called (for checking a rule set against a registry),
   // with the location of the call.

@@ -156,7 +156,10 @@ class RuleRunner {
     if (!rule.foreach) return RunOnce(rule, env, facts, nullptr, out);
     EvalTrace trace;
     StepCharge charge{trace, steps_used_};
-    auto list = rule.foreach->second.Evaluate(env, functions_, &trace, options_.limits);
+    // The list and each element are read where they lie (`binaries` inside
+    // the facts), not copied for every pool.
+    Value slot;
+    auto list = rule.foreach->second.EvaluateInPlace(env, functions_, slot, &trace, options_.limits);
     if (!list.ok()) return Tag(rule, list.error());
     if (list->unknown) return Unknown(rule, env, facts, trace, out);
     if (list->json.is_null()) return OkStatus();
@@ -165,7 +168,7 @@ class RuleRunner {
                              "rule " + rule.id + ": 'foreach' needs a list");
     for (const auto& element : list->json) {
       Environment scoped(&env);
-      scoped[rule.foreach->first] = Value::Of(element);
+      scoped.BindRef(rule.foreach->first, &element);
       IMAGELINT_TRY(RunOnce(rule, scoped, facts, &element, out));
     }
     return OkStatus();
@@ -190,10 +193,15 @@ class RuleRunner {
     Environment env(&outer);  // the rule's `let` names
     EvalTrace trace;
     StepCharge charge{trace, steps_used_};
+    // A `let` whose value lies elsewhere (a path into the facts, a per-pool
+    // function's kept result) is bound by reference, not copied.
     for (const auto& [name, expression] : rule.lets) {
-      auto value = expression.Evaluate(env, functions_, &trace, options_.limits);
+      Value slot;
+      auto value = expression.EvaluateInPlace(env, functions_, slot, &trace, options_.limits);
       if (!value.ok()) return Tag(rule, value.error());
-      env[name] = std::move(*value);
+      if (value->unknown) env[name] = Value::Unknown();
+      else if (&value->json == &slot.json) env[name] = std::move(slot);
+      else env.BindRef(name, &value->json);
     }
     auto fired = rule.condition.Evaluate(env, functions_, &trace, options_.limits);
     if (!fired.ok()) return Tag(rule, fired.error());

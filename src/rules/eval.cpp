@@ -29,6 +29,14 @@ class Evaluator {
             EvalTrace* trace, const EvalLimits& limits)
       : env_(env), functions_(functions), where_(where), trace_(trace), limits_(limits) {}
 
+  // Expression::EvaluateInPlace: the value of the whole expression, read
+  // where it lies when it is a path or a kept function result.
+  Result<Argument> InPlace(const Node& node, Value& slot) {
+    if (++steps_ > limits_.max_steps) return Fail(node, "evaluation exceeded its step limit");
+    if (trace_) ++trace_->steps;
+    return Operand(node, slot);
+  }
+
   Result<Value> Eval(const Node& node) {
     if (++steps_ > limits_.max_steps) return Fail(node, "evaluation exceeded its step limit");
     if (trace_) ++trace_->steps;
@@ -144,10 +152,10 @@ class Evaluator {
   Result<Argument> Variable(const Node& node) {
     for (auto it = bound_.rbegin(); it != bound_.rend(); ++it)
       if (*it->first == node.name) return Argument{false, *it->second};
-    const Value* found = env_.Find(node.name);
-    if (found == nullptr) return Fail(node, "unknown variable '" + node.name + "'");
+    auto found = env_.Lookup(node.name);
+    if (!found) return Fail(node, "unknown variable '" + node.name + "'");
     if (found->unknown) Missing(node.name);
-    return Argument{found->unknown, found->json};
+    return Argument{found->unknown, *found->json};
   }
 
   // The value of `node` without copying it where it lies (a path: a variable
@@ -504,6 +512,13 @@ Result<Value> Expression::Evaluate(const Environment& env, const FunctionRegistr
   if (!root_) return MakeError(where_.file, "empty expression");
   Evaluator evaluator(env, functions, where_, trace, limits);
   return evaluator.Eval(*root_);
+}
+
+Result<Argument> Expression::EvaluateInPlace(const Environment& env, const FunctionRegistry& functions, Value& slot,
+                                             EvalTrace* trace, const EvalLimits& limits) const {
+  if (!root_) return MakeError(where_.file, "empty expression");
+  Evaluator evaluator(env, functions, where_, trace, limits);
+  return evaluator.InPlace(*root_, slot);
 }
 
 std::string RenderValue(const Value& value) {

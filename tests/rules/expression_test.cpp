@@ -331,3 +331,38 @@ TEST_CASE("bytes that are not UTF-8 in literals and values: no exception, ever")
   CHECK_NOTHROW(rendered = template_->Render(env, BuiltinFunctions()));
   CHECK(rendered.ok());
 }
+
+TEST_CASE("values read in place: a path is the bound JSON itself, a reference binding reads like a value") {
+  Environment env = TestEnv();
+  const json& binaries = env.Lookup("facts")->json->at("binaries");
+  auto path = Expression::Parse("facts.binaries");
+  REQUIRE(path.ok());
+  Value slot;
+  auto in_place = path->EvaluateInPlace(env, BuiltinFunctions(), slot);
+  REQUIRE(in_place.ok());
+  CHECK_FALSE(in_place->unknown);
+  CHECK(&in_place->json == &binaries);  // not a copy
+  // A computed value lands in the slot.
+  auto computed = Expression::Parse("len(facts.binaries) + 1");
+  REQUIRE(computed.ok());
+  auto sum = computed->EvaluateInPlace(env, BuiltinFunctions(), slot);
+  REQUIRE(sum.ok());
+  CHECK(&sum->json == &slot.json);
+  CHECK(slot.json == 3);
+  // An absent field is unknown, as Evaluate says.
+  auto absent = Expression::Parse("facts.image.nope");
+  REQUIRE(absent.ok());
+  Value other;
+  auto none = absent->EvaluateInPlace(env, BuiltinFunctions(), other);
+  REQUIRE(none.ok());
+  CHECK(none->unknown);
+  // A name bound by reference, in a child scope, reads as the value would.
+  Environment scoped(&env);
+  scoped.BindRef("b", &binaries[1]);
+  auto field = Expression::Parse("b.sass[0] + ':' + pool.driver");
+  REQUIRE(field.ok());
+  auto value = field->Evaluate(scoped, BuiltinFunctions());
+  REQUIRE(value.ok());
+  CHECK(value->json == "sm_37:460.67");
+  CHECK_FALSE(env.Lookup("b").has_value());
+}
