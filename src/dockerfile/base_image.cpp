@@ -122,6 +122,18 @@ void CudaBase(const Context& ctx, const Instruction& from, const ImageRef& ref, 
     base.reason = !newest.empty() && CompareNaturalVersions(tag->version, newest) > 0
                       ? TablesBehind(ctx.knowledge, "nvidia/cuda " + tag->version, newest)
                       : "nvidia/cuda " + tag->version + " is not in base-images.yaml";
+    // The tag names the CUDA release its user space is of, whatever else
+    // the image holds: enough to decide a driver below that major's floor
+    // where no compat library can help (IL002), as for cuda_min families.
+    if (const std::string mm = MajorMinor(tag->version); IsDottedNumber(mm) && mm.find('.') != std::string::npos) {
+      facts::Runtime runtime;
+      runtime.provenance = ctx.Where(from, image, "base-image");
+      runtime.version_min = mm;
+      runtime.source = "base-image";
+      runtime.version_unknown_reason = "nvidia/cuda " + tag->version.substr(0, 64) +
+                                       " is not in base-images.yaml; its tag names CUDA " + mm;
+      image.runtimes.push_back(std::move(runtime));
+    }
     return;
   }
   const CudaImageArchitecture* arch = ctx.images.FindArchitecture(image.architecture);

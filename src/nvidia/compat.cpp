@@ -174,14 +174,31 @@ std::optional<bool> SomeCompatPackageSupports(std::string_view runtime_version, 
   auto runtime = MajorMinor(runtime_version);
   if (!runtime) return std::nullopt;
   bool known = false;
+  const json* newest = nullptr;  // the newest package of the official matrix
+  for (const auto& row : knowledge.Table("forward_compat"))
+    if (StringField(row, "matrix") == "official" &&
+        (!newest || CompareVersions(StringField(row, "package"), StringField(*newest, "package")).value_or(0) > 0))
+      newest = &row;
   for (const auto& row : knowledge.Table("forward_compat")) {
     auto cmp = CompareVersions(StringField(row, "package"), *runtime);
     if (!cmp || *cmp < 0) continue;
     known = true;
     if (!KnownUnsupported(row, branch, knowledge)) return true;
   }
-  if (!known) return std::nullopt;
-  return false;
+  if (known) return false;
+  // A runtime newer than every package the tables know (CUDA 13.5): its
+  // packages are newer still, and a branch the newest known matrix has
+  // already dropped (older than a branch it lists, and not listed) does not
+  // come back in a later one (R450, R470, R550 after 13.4's column).
+  if (newest == nullptr) return std::nullopt;
+  int highest = 0;
+  for (const auto& b : ArrayField(*newest, "compatible_branches")) {
+    if (!b.is_number_integer()) continue;
+    if (b.get<int>() == branch) return std::nullopt;
+    highest = std::max(highest, b.get<int>());
+  }
+  if (branch < highest) return false;
+  return std::nullopt;
 }
 
 DriverCompat CheckDriverCompat(std::string_view runtime_version, const LibcudaSelection& selection, const Pool& pool,

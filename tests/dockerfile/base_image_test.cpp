@@ -328,6 +328,37 @@ TEST_CASE("serving engines' images are GPU images whose CUDA facts are unknown, 
   CHECK(Facts("FROM vllm/other-tool:latest\n")["image"]["base"]["kind"] == "unknown");
 }
 
+// Pattern: an nvidia/cuda tag newer than the tables (a release published
+// after them): the tag still names the CUDA release of its user space.
+TEST_CASE("an nvidia/cuda tag the tables do not know: its CUDA release from the tag, as a lower bound") {
+  json facts = Facts("FROM nvidia/cuda:13.5.0-runtime-ubuntu24.04\nCMD [\"python3\", \"app.py\"]\n");
+  CHECK(facts["image"]["base"]["known"] == false);
+  REQUIRE(facts["cuda"]["runtimes"].size() == 1);
+  const json& runtime = facts["cuda"]["runtimes"][0];
+  CHECK(runtime["version"].is_null());
+  CHECK(runtime["version_min"] == "13.5");
+  CHECK(runtime["version_unknown_reason"].get<std::string>().find("its tag names CUDA 13.5") != std::string::npos);
+  CHECK_FALSE(facts["cuda"]["runtimes_complete"].get<bool>());
+  json report = imagelint::testing::rules_fixture::Run({facts}, R"(pools:
+  - name: rtx4090-r550
+    gpu: NVIDIA GeForce RTX 4090
+    driver: "550.163.01"
+  - name: v100-r470
+    gpu: Tesla V100-SXM2-32GB
+    driver: "470.256.02"
+  - name: a100-r535
+    gpu: NVIDIA A100-SXM4-80GB
+    driver: "535.247.01"
+)");
+  using imagelint::testing::rules_fixture::Verdict;
+  // A GeForce fails with or without a compat library (35 or 804); R470 is
+  // no longer in the newest forward-compat matrix the tables know, so no
+  // later package serves it; R535 is, so a compat library might.
+  CHECK(Verdict(report, 0, "rtx4090-r550")["predicted_error"]["code"] == 35);
+  CHECK(Verdict(report, 0, "v100-r470")["predicted_error"]["code"] == 35);
+  CHECK(Verdict(report, 0, "a100-r535")["status"] == "undecided");
+}
+
 // Pattern: the package managers' own images as bases (uv's python-derived
 // tags, pixi's default tags), and pixi's nvidia/cuda-based tags.
 TEST_CASE("uv's and pixi's images are no-cuda bases, except pixi's cuda-<version> tags") {
