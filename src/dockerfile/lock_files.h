@@ -25,8 +25,10 @@ void ReadTomlLock(const Context& ctx, const ImageModel& image, const std::string
 Status ApplyPixi(const Context& ctx, const Instruction& inst, ImageModel& image, const ShellCommand& command,
                  const std::string& project_dir);
 
-// `pipenv install|sync` in the RUN's directory: Pipfile.lock's packages, or
-// the Pipfile's when there is no lock and the command may lock (pipenv.cpp).
-Status ApplyPipenv(const Context& ctx, const Instruction& inst, ImageModel& image, const ShellCommand& command);
+// `pipenv install|sync` of the project at `project_dir`: Pipfile.lock's
+// packages, or the Pipfile's when there is no lock and the command may lock
+// (pipenv.cpp).
+Status ApplyPipenv(const Context& ctx, const Instruction& inst, ImageModel& image, const ShellCommand& command,
+                   const std::string& project_dir);
 
 }  // namespace imagelint::dockerfile

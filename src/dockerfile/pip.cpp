@@ -319,7 +319,7 @@ bool ApplyLockedInstall(const Context& ctx, const Instruction& inst, ImageModel&
   }
   if (no_sync) return true;  // uv run --no-sync installs nothing
   // pixi's --manifest-path names the manifest file; its directory is the project's.
-  if (tool == "pixi" && (EndsWith(dir, ".toml"))) dir = NormalPath(dir.substr(0, dir.rfind('/')));
+  if (tool == "pixi" && EndsWith(dir, ".toml")) dir = NormalPath(dir.substr(0, dir.rfind('/')));
   // `uv run` / `pixi run` sync only a project they find: one the build context
   // shows absent from where the command runs is none (uv then just runs).
   if (command.runner_sync) {
@@ -342,14 +342,12 @@ bool ApplyLockedInstall(const Context& ctx, const Instruction& inst, ImageModel&
     return true;
   }
   if (tool == "pipenv") {
+    // PIPENV_PIPFILE names the Pipfile; its directory is the project's.
     if (auto pipfile = image.env.find("PIPENV_PIPFILE"); pipfile != image.env.end() && !pipfile->second.empty()) {
       const std::string path = StartsWith(pipfile->second, "/") ? pipfile->second : dir + "/" + pipfile->second;
       dir = NormalPath(path.substr(0, path.rfind('/')));
     }
-    const std::string cwd = image.run_cwd;
-    image.run_cwd = dir.empty() ? "/" : dir;
-    (void)ApplyPipenv(ctx, inst, image, command);
-    image.run_cwd = cwd;
+    (void)ApplyPipenv(ctx, inst, image, command, dir);
     return true;
   }
   RequirementsRead read;

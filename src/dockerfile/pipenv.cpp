@@ -126,7 +126,6 @@ void ReadPipfile(const std::string& file, const std::string& text, bool dev, Pip
     }
     out.packages.push_back(std::move(package));
   }
-  out.file = file;
 }
 
 PipenvRead ReadPipenv(const Context& ctx, const ImageModel& image, const std::string& dir, bool dev, bool lock_only) {
@@ -156,7 +155,8 @@ PipenvRead ReadPipenv(const Context& ctx, const ImageModel& image, const std::st
 
 }  // namespace
 
-Status ApplyPipenv(const Context& ctx, const Instruction& inst, ImageModel& image, const ShellCommand& command) {
+Status ApplyPipenv(const Context& ctx, const Instruction& inst, ImageModel& image, const ShellCommand& command,
+                   const std::string& project_dir) {
   const auto& w = command.words;
   const std::string sub = w[1].value;
   bool dev = false, system = false;
@@ -168,7 +168,7 @@ Status ApplyPipenv(const Context& ctx, const Instruction& inst, ImageModel& imag
     else if (word == "--python" || word == "--categories" || word == "--pypi-mirror") ++i;
     else if (!StartsWith(word, "-")) named.push_back(word);
   }
-  const std::string dir = image.run_cwd == "/" ? "" : image.run_cwd;
+  const std::string dir = project_dir == "/" ? "" : project_dir;
   auto unread = [&](const std::string& why) {
     ctx.Unknown(image, inst, "frameworks", "pipenv " + sub + ": " + why.substr(0, 400),
                 ctx.options.context_dir.empty() ? "give the build context (imagelint --context DIR, the folder docker build gets)"

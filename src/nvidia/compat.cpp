@@ -141,12 +141,17 @@ std::optional<bool> ForwardCompatEligible(const Pool& pool, const Knowledge& kno
   return std::nullopt;
 }
 
+// Whether a forward_compat row lists `branch` among its compatible branches.
+static bool ListsBranch(const json& row, int branch) {
+  for (const auto& b : ArrayField(row, "compatible_branches"))
+    if (b.is_number_integer() && b.get<int>() == branch) return true;
+  return false;
+}
+
 std::optional<bool> CompatSupportsBranch(std::string_view cuda_major_minor, int branch, const Knowledge& knowledge) {
   const json* row = knowledge.FindCompatPackage(cuda_major_minor);
   if (row == nullptr) return std::nullopt;
-  for (const auto& b : row->at("compatible_branches"))
-    if (b.get<int>() == branch) return true;
-  return false;
+  return ListsBranch(*row, branch);
 }
 
 // Whether the cuda-compat package of `row` is known not to support the host
@@ -155,10 +160,8 @@ std::optional<bool> CompatSupportsBranch(std::string_view cuda_major_minor, int 
 // reached its end of life by the package's release. A branch dropped later
 // (R470 is absent from today's 12.3 column, but was supported when 12.3
 // shipped) is not known either way.
-bool KnownUnsupported(const json& row, int branch, const Knowledge& knowledge) {
-  if (StringField(row, "matrix") != "official") return false;
-  for (const auto& b : ArrayField(row, "compatible_branches"))
-    if (b.is_number_integer() && b.get<int>() == branch) return false;
+static bool KnownUnsupported(const json& row, int branch, const Knowledge& knowledge) {
+  if (StringField(row, "matrix") != "official" || ListsBranch(row, branch)) return false;
   const json* branch_row = knowledge.FindBranch(branch);
   const std::string eol = branch_row ? StringField(*branch_row, "eol") : "";
   const json* toolkit = knowledge.FindToolkit(StringField(row, "package") + ".0");
@@ -170,17 +173,17 @@ bool KnownUnsupported(const json& row, int branch, const Knowledge& knowledge) {
 // its release or a later one: a compat libcuda runs every runtime up to its
 // own release) may support the host's branch; false only when every such
 // package is known not to, nullopt when the tables know no such package.
-std::optional<bool> SomeCompatPackageSupports(std::string_view runtime_version, int branch, const Knowledge& knowledge) {
+static std::optional<bool> SomeCompatPackageSupports(std::string_view runtime_version, int branch, const Knowledge& knowledge) {
   auto runtime = MajorMinor(runtime_version);
   if (!runtime) return std::nullopt;
   bool known = false;
   const json* newest = nullptr;  // the newest package of the official matrix
-  for (const auto& row : knowledge.Table("forward_compat"))
-    if (StringField(row, "matrix") == "official" &&
-        (!newest || CompareVersions(StringField(row, "package"), StringField(*newest, "package")).value_or(0) > 0))
-      newest = &row;
   for (const auto& row : knowledge.Table("forward_compat")) {
-    auto cmp = CompareVersions(StringField(row, "package"), *runtime);
+    const std::string package = StringField(row, "package");
+    if (StringField(row, "matrix") == "official" &&
+        (!newest || CompareVersions(package, StringField(*newest, "package")).value_or(0) > 0))
+      newest = &row;
+    auto cmp = CompareVersions(package, *runtime);
     if (!cmp || *cmp < 0) continue;
     known = true;
     if (!KnownUnsupported(row, branch, knowledge)) return true;
@@ -190,13 +193,10 @@ std::optional<bool> SomeCompatPackageSupports(std::string_view runtime_version, 
   // packages are newer still, and a branch the newest known matrix has
   // already dropped (older than a branch it lists, and not listed) does not
   // come back in a later one (R450, R470, R550 after 13.4's column).
-  if (newest == nullptr) return std::nullopt;
+  if (newest == nullptr || ListsBranch(*newest, branch)) return std::nullopt;
   int highest = 0;
-  for (const auto& b : ArrayField(*newest, "compatible_branches")) {
-    if (!b.is_number_integer()) continue;
-    if (b.get<int>() == branch) return std::nullopt;
-    highest = std::max(highest, b.get<int>());
-  }
+  for (const auto& b : ArrayField(*newest, "compatible_branches"))
+    if (b.is_number_integer()) highest = std::max(highest, b.get<int>());
   if (branch < highest) return false;
   return std::nullopt;
 }
@@ -233,7 +233,7 @@ DriverCompat CheckDriverCompat(std::string_view runtime_version, const LibcudaSe
     if (kernel_branch && SomeCompatPackageSupports(runtime_version, *kernel_branch, knowledge) == false) {
       runtime_check.message += " (a forward-compat libcuda, if the image had one, would not help: no cuda-compat "
                                "package of this CUDA release or later supports the R" + std::to_string(*kernel_branch) +
-                               " branch, which had reached its end of life when they were released)";
+                               " branch, forward-compat.yaml)";
     } else {
       runtime_check.certain = false;
       runtime_check.message += " (unless the image carries a forward-compat libcuda, which this GPU could use: the "

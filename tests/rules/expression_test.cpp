@@ -335,27 +335,26 @@ TEST_CASE("bytes that are not UTF-8 in literals and values: no exception, ever")
 TEST_CASE("values read in place: a path is the bound JSON itself, a reference binding reads like a value") {
   Environment env = TestEnv();
   const json& binaries = env.Lookup("facts")->json->at("binaries");
-  auto path = Expression::Parse("facts.binaries");
-  REQUIRE(path.ok());
+  // `text` read in place with `slot`: where its value lies and whether it is unknown.
+  auto in_place = [&env](const std::string& text, Value& slot) {
+    auto expression = Expression::Parse(text);
+    REQUIRE(expression.ok());
+    auto value = expression->EvaluateInPlace(env, BuiltinFunctions(), slot);
+    REQUIRE(value.ok());
+    return std::make_pair(&value->json, value->unknown);
+  };
   Value slot;
-  auto in_place = path->EvaluateInPlace(env, BuiltinFunctions(), slot);
-  REQUIRE(in_place.ok());
-  CHECK_FALSE(in_place->unknown);
-  CHECK(&in_place->json == &binaries);  // not a copy
+  auto [path_json, path_unknown] = in_place("facts.binaries", slot);
+  CHECK_FALSE(path_unknown);
+  CHECK(path_json == &binaries);  // not a copy
   // A computed value lands in the slot.
-  auto computed = Expression::Parse("len(facts.binaries) + 1");
-  REQUIRE(computed.ok());
-  auto sum = computed->EvaluateInPlace(env, BuiltinFunctions(), slot);
-  REQUIRE(sum.ok());
-  CHECK(&sum->json == &slot.json);
+  auto [sum_json, sum_unknown] = in_place("len(facts.binaries) + 1", slot);
+  CHECK_FALSE(sum_unknown);
+  CHECK(sum_json == &slot.json);
   CHECK(slot.json == 3);
   // An absent field is unknown, as Evaluate says.
-  auto absent = Expression::Parse("facts.image.nope");
-  REQUIRE(absent.ok());
   Value other;
-  auto none = absent->EvaluateInPlace(env, BuiltinFunctions(), other);
-  REQUIRE(none.ok());
-  CHECK(none->unknown);
+  CHECK(in_place("facts.image.nope", other).second);
   // A name bound by reference, in a child scope, reads as the value would.
   Environment scoped(&env);
   scoped.BindRef("b", &binaries[1]);
