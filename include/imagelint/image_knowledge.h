@@ -209,6 +209,18 @@ struct InstallerScript {
   std::string source;
 };
 
+// A conda channel (conda_channels): whether its framework builds carry the
+// GPU architecture lists of the PyPI wheels (pytorch.yaml), and the build
+// strings of its CPU-only framework builds.
+struct CondaChannel {
+  std::string channel;                  // "conda-forge"
+  // arch_lists: pypi (its framework builds carry pytorch.yaml's lists), own
+  // (lists of their own), none (it publishes no frameworks)
+  std::string arch_lists;
+  std::vector<std::string> cpu_builds;  // globs: `*` matches any run of characters
+  std::string source;
+};
+
 // The torch release a package's release requires exactly (vLLM's
 // requirements, xFormers' wheels): pip installs that torch with it.
 struct TorchPin {
@@ -227,6 +239,7 @@ struct PackageKnowledge {
   std::vector<FrameworkRuntime> framework_runtimes;
   std::vector<SystemPackage> system_packages;  // first match wins
   std::vector<TorchPin> torch_pins;
+  std::vector<CondaChannel> conda_channels;
   std::vector<std::string> pypi_mirrors;  // "pypi.tuna.tsinghua.edu.cn/simple": no scheme, no trailing '/'
 
   // Whether an index URL serves PyPI's own files (pypi_mirrors).
@@ -251,6 +264,11 @@ struct PackageKnowledge {
   const SystemPackage* FindSystemPackage(std::string_view name, std::map<std::string, std::string>* captured) const;
   // The installer row for a download URL (any scheme), or null.
   const InstallerScript* FindInstallerScript(std::string_view url) const;
+  // The row of a conda channel by name (a channel URL's last path part); null when not recorded.
+  const CondaChannel* FindCondaChannel(std::string_view channel) const;
+  // Whether `build` is a CPU-only framework build of `channel` (of any
+  // recorded channel, for one not recorded).
+  bool IsCpuCondaBuild(std::string_view channel, std::string_view build) const;
 };
 
 // ------------------------------------------------------------- commands.yaml

@@ -29,10 +29,16 @@ CondaSpec ParseCondaSpec(std::string_view word) {
     version = std::string(word.substr(op));
     version.erase(0, version.find_first_not_of('='));
     if (version.find_first_of("<>!~,|") != std::string::npos) version.clear();  // a range pins nothing
-    version = version.substr(0, version.find('='));                             // =build
+    if (size_t build = version.find('='); build != std::string::npos) {
+      out.build = version.substr(build + 1);
+      version.resize(build);
+    }
   }
   size_t channel = name.find("::");
-  if (channel != std::string::npos) name = name.substr(channel + 2);
+  if (channel != std::string::npos) {
+    out.channel = ToLower(name.substr(0, channel));
+    name = name.substr(channel + 2);
+  }
   out.name = ToLower(name);
   out.version = version;
   return out;
@@ -89,13 +95,17 @@ Status ApplyConda(const Context& ctx, const Instruction& inst, ImageModel& image
   struct Spec {
     std::string version;
     bool exact = true;
+    std::string channel, build;
   };
   std::map<std::string, Spec> specs;  // by name: the last spec of a package counts
   std::string cuda, cuda_from;
+  std::vector<std::string> channels;  // -c, in priority order
   static const std::set<std::string> kValueOptions = {"-c", "--channel", "-n", "--name", "-p", "--prefix"};
   for (++i; i < w.size(); ++i) {
     const std::string& word = w[i].value;
     if (StartsWith(word, "-")) {
+      if ((word == "-c" || word == "--channel") && i + 1 < w.size()) channels.push_back(ToLower(BaseName(w[i + 1].value)));
+      else if (StartsWith(word, "--channel=")) channels.push_back(ToLower(BaseName(word.substr(10))));
       if (kValueOptions.count(word)) ++i;
       continue;
     }
@@ -108,13 +118,29 @@ Status ApplyConda(const Context& ctx, const Instruction& inst, ImageModel& image
       }
       continue;
     }
-    specs[spec.name] = {spec.version, w[i].exact};
+    specs[spec.name] = {spec.version, w[i].exact, spec.channel, spec.build};
   }
+  // The channel a framework comes from: the spec's own, else the first -c
+  // channel that may publish frameworks (conda_channels: not `none`); ""
+  // when the command names none (.condarc's channels are not read).
+  auto channel_of = [&](const Spec& spec) {
+    if (!spec.channel.empty()) return spec.channel;
+    for (const std::string& channel : channels) {
+      const CondaChannel* row = ctx.packages.FindCondaChannel(channel);
+      if (!row || row->arch_lists != "none") return channel;
+    }
+    return std::string();
+  };
   for (const auto& [name, spec] : specs) {
     const PythonPackage* known = ctx.packages.FindPythonPackage("conda", name);
     if (!known || known->framework.empty()) continue;
     if (remove) {
       RemoveFramework(image, inst.line, known->framework);
+      continue;
+    }
+    const std::string channel = channel_of(spec);
+    if (!spec.build.empty() && spec.exact && ctx.packages.IsCpuCondaBuild(channel, spec.build)) {
+      ctx.AddNote(image, inst, "conda " + name.substr(0, 200) + " build " + spec.build.substr(0, 100) + " is built for the CPU");
       continue;
     }
     facts::Framework row;
@@ -132,7 +158,12 @@ Status ApplyConda(const Context& ctx, const Instruction& inst, ImageModel& image
       ctx.Unknown(image, inst, "frameworks", "conda " + name.substr(0, 200) + ": no cudatoolkit/pytorch-cuda pin, CUDA variant unknown");
     }
     if (row.name == "torch") {
-      AddArchList(ctx, row);
+      // A channel whose builds carry other arch lists than the wheels
+      // (conda-forge's) gets none: its kernels are not claimed.
+      const CondaChannel* known = channel.empty() ? nullptr : ctx.packages.FindCondaChannel(channel);
+      if (channel.empty() || (known && known->arch_lists == "pypi")) AddArchList(ctx, row);
+      else ctx.AddNote(image, inst, "conda " + name.substr(0, 200) + " comes from the channel " + channel.substr(0, 100) +
+                                        ", whose builds' GPU architectures the knowledge tables do not hold");
       AddFrameworkRuntime(ctx, image, row, "conda");
     }
     ReplaceFramework(image, std::move(row));

@@ -13,6 +13,8 @@ Status ApplyConda(const Context& context, const Instruction& inst, ImageModel& i
 struct CondaSpec {
   std::string name;
   std::string version;
+  std::string channel;  // `channel::name`; "" when the spec names none
+  std::string build;    // `name=version=build`; "" when the spec names none
 };
 CondaSpec ParseCondaSpec(std::string_view word);
 

@@ -154,9 +154,6 @@ std::optional<CondaFile> ParseCondaUrl(const std::string& url) {
   return out;
 }
 
-// A framework's conda build for the CPU (conda-forge's cpu_mkl_..., cpu_generic_...).
-bool CpuBuild(const std::string& build) { return StartsWith(build, "cpu") || build.find("_cpu") != std::string::npos; }
-
 // What decides the frameworks in one platform's list: the packages that are
 // frameworks or select the CUDA, as their URLs.
 std::set<std::string> DecidingUrls(const Context& ctx, const std::vector<std::string>& list) {
@@ -226,7 +223,7 @@ Status ApplyPixi(const Context& ctx, const Instruction& inst, ImageModel& image,
   // among them decides the builds' CUDA), CPU builds of frameworks left out.
   ShellCommand conda;
   conda.words = {{"conda", true, false}, {"install", true, false}};
-  std::set<std::string> other_channel_frameworks;  // frameworks not from the pytorch/nvidia channels
+  std::set<std::string> other_channel_frameworks;  // from channels whose builds' arch lists the tables do not hold
   std::vector<Requirement> wheels;
   Indexes indexes;
   for (const std::string& entry : lock.lists[names[0]]) {
@@ -235,12 +232,13 @@ Status ApplyPixi(const Context& ctx, const Instruction& inst, ImageModel& image,
       if (!package) continue;
       const PythonPackage* known = ctx.packages.FindPythonPackage("conda", package->name);
       if (known && !known->framework.empty()) {
-        if (CpuBuild(package->build)) {
+        if (ctx.packages.IsCpuCondaBuild(package->channel, package->build)) {
           ctx.AddNote(image, inst, package->name + " " + package->version + " from " + file.substr(0, 200) + " is a CPU build (" +
                                        package->build.substr(0, 100) + ")");
           continue;
         }
-        if (package->channel != "pytorch" && package->channel != "nvidia") other_channel_frameworks.insert(known->framework);
+        const CondaChannel* channel = ctx.packages.FindCondaChannel(package->channel);
+        if (!channel || channel->arch_lists != "pypi") other_channel_frameworks.insert(known->framework);
       }
       conda.words.push_back({package->name + "=" + package->version + "=" + package->build, true, false});
     } else if (StartsWith(entry, "pypi:")) {
@@ -268,8 +266,8 @@ Status ApplyPixi(const Context& ctx, const Instruction& inst, ImageModel& image,
   for (facts::Framework& row : image.frameworks) {
     if (row.provenance.dockerfile_line != inst.line) continue;
     image.framework_roots[row.name] = prefix;
-    // Another channel's build (conda-forge's) is built with its own arch
-    // list, which the tables do not hold: its kernels are not claimed.
+    // Another channel's build (conda-forge's: conda_channels) is built with
+    // its own arch list, which the tables do not hold: its kernels are not claimed.
     if (row.installer == "conda" && other_channel_frameworks.count(row.name) && row.arch_list) {
       row.sass.reset();
       row.ptx.reset();

@@ -275,6 +275,12 @@ Result<PackageKnowledge> BuildPackages(const Knowledge& k) {
       return RowError(row, "url is written without its scheme and trailing '/'");
     out.pypi_mirrors.push_back(std::move(url));
   }
+  for (const json& row : k.Table("conda_channels")) {
+    CondaChannel channel{StringField(row, "channel"), StringField(row, "arch_lists"), {}, StringField(row, "source")};
+    if (row.contains("cpu_builds"))
+      for (const json& build : row["cpu_builds"]) channel.cpu_builds.push_back(build.get<std::string>());
+    out.conda_channels.push_back(std::move(channel));
+  }
   for (const json& row : k.Table("installer_scripts")) {
     InstallerScript script{StringField(row, "url"), StringField(row, "installs"), Flag(row, "gpu_code"), StringField(row, "source")};
     if (script.url.find("://") != std::string::npos) return RowError(row, "url is written without its scheme");
@@ -483,6 +489,24 @@ const InstallerScript* PackageKnowledge::FindInstallerScript(std::string_view ur
   for (const InstallerScript& row : installer_scripts)
     if (StarMatch(row.url, url)) return &row;
   return nullptr;
+}
+
+const CondaChannel* PackageKnowledge::FindCondaChannel(std::string_view channel) const {
+  for (const CondaChannel& row : conda_channels)
+    if (row.channel == channel) return &row;
+  return nullptr;
+}
+
+// A channel the table does not hold (a mirror: `conda-forge-remote` on a
+// proxy) keeps the build strings of what it mirrors: every row's are tried.
+bool PackageKnowledge::IsCpuCondaBuild(std::string_view channel, std::string_view build) const {
+  const CondaChannel* known = FindCondaChannel(channel);
+  for (const CondaChannel& row : conda_channels) {
+    if (known && &row != known) continue;
+    for (const std::string& glob : row.cpu_builds)
+      if (StarMatch(glob, build)) return true;
+  }
+  return false;
 }
 
 const SystemPackage* PackageKnowledge::FindSystemPackage(std::string_view name,
