@@ -1,0 +1,1 @@
+# placeholder for the LLM API server (loads llama.cpp / GPTQ / HF models)

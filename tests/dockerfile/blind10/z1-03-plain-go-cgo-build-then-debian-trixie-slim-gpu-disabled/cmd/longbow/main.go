@@ -1,0 +1,4 @@
+package main
+
+// placeholder for the vector store server
+func main() {}

@@ -1,0 +1,3 @@
+module example.com/longbow
+
+go 1.26

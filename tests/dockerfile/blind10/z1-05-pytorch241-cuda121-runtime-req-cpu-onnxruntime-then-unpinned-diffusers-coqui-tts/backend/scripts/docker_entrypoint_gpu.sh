@@ -1,0 +1,2 @@
+#!/bin/sh
+# placeholder: starts the backend API (uvicorn)

@@ -1,0 +1,1 @@
+# placeholder: camera manager with onnxruntime detection

@@ -1,0 +1,3 @@
+fn main() {
+    // placeholder (the public build.rs calls tauri_build::build())
+}

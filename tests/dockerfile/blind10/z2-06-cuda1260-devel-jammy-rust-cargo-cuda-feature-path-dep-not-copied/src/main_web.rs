@@ -1,0 +1,2 @@
+// placeholder: web server over llama.cpp
+fn main() {}

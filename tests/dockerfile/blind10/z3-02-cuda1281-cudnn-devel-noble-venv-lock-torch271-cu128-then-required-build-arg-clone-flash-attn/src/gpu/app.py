@@ -1,0 +1,1 @@
+# placeholder: video understanding service

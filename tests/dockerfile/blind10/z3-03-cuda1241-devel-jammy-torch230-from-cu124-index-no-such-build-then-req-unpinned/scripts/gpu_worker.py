@@ -1,0 +1,1 @@
+# placeholder: polls a job queue and trains

@@ -1,0 +1,3 @@
+#!/bin/sh
+# placeholder: starts the meeting assistant
+exec python3 main.py "$@"

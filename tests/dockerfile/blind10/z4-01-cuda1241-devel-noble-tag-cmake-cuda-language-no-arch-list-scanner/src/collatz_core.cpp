@@ -1,0 +1,2 @@
+// placeholder
+int collatz_core_version() { return 1; }

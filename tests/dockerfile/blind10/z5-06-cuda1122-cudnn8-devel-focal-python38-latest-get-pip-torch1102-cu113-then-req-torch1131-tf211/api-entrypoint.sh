@@ -1,0 +1,2 @@
+#!/bin/sh
+# placeholder: runs migrations and starts the API server
