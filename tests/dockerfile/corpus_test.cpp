@@ -102,3 +102,11 @@ TEST_CASE("eighth blind corpus, with build contexts: no error, plain services cl
 TEST_CASE("ninth blind corpus, with build contexts: no error, plain services clean, no missed failure") {
   CheckCorpus("blind9", "ninth blind corpus", 43, 4);
 }
+
+// The tenth blind corpus (tests/dockerfile/blind10/README.md): 36 folders
+// (35 GPU builds, 1 plain) sampled by continuing the ninth round's listings of
+// five paths past the rows it walked, each with the context files it installs
+// from; truth written by someone who did not run imagelint.
+TEST_CASE("tenth blind corpus, with build contexts: no error, plain services clean, no missed failure") {
+  CheckCorpus("blind10", "tenth blind corpus", 36, 1);
+}
