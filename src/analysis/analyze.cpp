@@ -44,22 +44,29 @@ std::vector<std::string> RuleVariables() {
 
 namespace {
 
-Value Part(const json& facts, const char* key) {
-  if (facts.is_object() && facts.contains(key)) return Value::Of(facts[key]);
-  return Value::Unknown();
+// The facts and their parts are read where they lie (`facts` outlives the
+// environment): a copy per image of a 160-binary image's facts cost more
+// than judging it, and the entries of `binaries` keep the addresses that
+// name them in the pool memo (analysis/pool_memo.h).
+void BindPart(Environment& env, const char* name, const json* part) {
+  if (part) env.BindRef(name, part);
+  else env[name] = Value::Unknown();
+}
+const json* PartOf(const json& object, const char* key) {
+  if (!object.is_object()) return nullptr;
+  auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
 }
 
 Environment BaseEnvironment(const json& facts) {
   Environment env;
-  env["facts"] = Value::Of(facts);
-  env["image"] = Part(facts, "image");
-  Value image_env = Value::Unknown();
-  if (facts.contains("image") && facts["image"].is_object() && facts["image"].contains("env"))
-    image_env = Value::Of(facts["image"]["env"]);
-  env["env"] = image_env;
-  env["cuda"] = Part(facts, "cuda");
-  env["binaries"] = Part(facts, "binaries");
-  env["frameworks"] = Part(facts, "frameworks");
+  env.BindRef("facts", &facts);
+  const json* image = PartOf(facts, "image");
+  BindPart(env, "image", image);
+  BindPart(env, "env", image ? PartOf(*image, "env") : nullptr);
+  BindPart(env, "cuda", PartOf(facts, "cuda"));
+  BindPart(env, "binaries", PartOf(facts, "binaries"));
+  BindPart(env, "frameworks", PartOf(facts, "frameworks"));
   env["pool"] = Value::Unknown();
   return env;
 }
@@ -166,10 +173,23 @@ class RuleRunner {
     if (!list->json.is_array())
       return MakeErrorAtLine(rule.file, rule.foreach->second.where().line, rule.foreach->second.where().column,
                              "rule " + rule.id + ": 'foreach' needs a list");
+    // The leading `let`s that do not read the element (`libcuda(facts,
+    // pool)` in a rule over binaries) are the same for every element: they
+    // are evaluated once, before the first, into `hoisted`, and the missing
+    // facts they met are each element's as before.
+    const size_t hoist = HoistedLets(rule);
+    Environment hoisted(&env);
+    EvalTrace hoisted_trace;
+    bool first = true;
     for (const auto& element : list->json) {
-      Environment scoped(&env);
+      if (first && hoist > 0) {
+        StepCharge hoisted_charge{hoisted_trace, steps_used_};
+        IMAGELINT_TRY(BindLets(rule, 0, hoist, hoisted, hoisted_trace));
+      }
+      first = false;
+      Environment scoped(&hoisted);
       scoped.BindRef(rule.foreach->first, &element);
-      IMAGELINT_TRY(RunOnce(rule, scoped, facts, &element, out));
+      IMAGELINT_TRY(RunOnce(rule, scoped, facts, &element, out, hoist, hoisted_trace.missing));
     }
     return OkStatus();
   }
@@ -188,14 +208,33 @@ class RuleRunner {
     return error;
   }
 
-  Status RunOnce(const Rule& rule, const Environment& outer, const json& facts, const json* element,
-                 std::vector<Finding>& out) {
-    Environment env(&outer);  // the rule's `let` names
-    EvalTrace trace;
-    StepCharge charge{trace, steps_used_};
-    // A `let` whose value lies elsewhere (a path into the facts, a per-pool
-    // function's kept result) is bound by reference, not copied.
+  // How many leading `let`s of a `foreach` rule read neither the element
+  // nor a `let` that does (found once per rule): they can be bound once for
+  // every element. None when a `let` takes the element's name.
+  size_t HoistedLets(const Rule& rule) {
+    auto known = hoisted_.find(&rule);
+    if (known != hoisted_.end()) return known->second;
+    size_t count = 0;
+    const std::string& element = rule.foreach->first;
+    bool shadowed = false;
+    for (const auto& [name, expression] : rule.lets) shadowed = shadowed || name == element;
     for (const auto& [name, expression] : rule.lets) {
+      if (shadowed) break;
+      bool reads_element = false;
+      for (const auto& variable : expression.Variables()) reads_element = reads_element || variable.name == element;
+      if (reads_element) break;
+      ++count;
+    }
+    hoisted_.emplace(&rule, count);
+    return count;
+  }
+
+  // Binds the `let`s [from, to) of `rule` in `env`. A `let` whose value lies
+  // elsewhere (a path into the facts, a per-pool function's kept result) is
+  // bound by reference, not copied.
+  Status BindLets(const Rule& rule, size_t from, size_t to, Environment& env, EvalTrace& trace) {
+    for (size_t i = from; i < to; ++i) {
+      const auto& [name, expression] = rule.lets[i];
       Value slot;
       auto value = expression.EvaluateInPlace(env, functions_, slot, &trace, options_.limits);
       if (!value.ok()) return Tag(rule, value.error());
@@ -203,6 +242,18 @@ class RuleRunner {
       else if (&value->json == &slot.json) env[name] = std::move(slot);
       else env.BindRef(name, &value->json);
     }
+    return OkStatus();
+  }
+
+  // `bound` leading `let`s are bound in `outer` already; `bound_missing`,
+  // the missing facts their evaluation met.
+  Status RunOnce(const Rule& rule, const Environment& outer, const json& facts, const json* element,
+                 std::vector<Finding>& out, size_t bound = 0, const std::vector<std::string>& bound_missing = {}) {
+    Environment env(&outer);  // the rule's `let` names
+    EvalTrace trace;
+    trace.missing = bound_missing;
+    StepCharge charge{trace, steps_used_};
+    IMAGELINT_TRY(BindLets(rule, bound, rule.lets.size(), env, trace));
     auto fired = rule.condition.Evaluate(env, functions_, &trace, options_.limits);
     if (!fired.ok()) return Tag(rule, fired.error());
     if (fired->unknown) return Unknown(rule, env, facts, trace, out, element);
@@ -312,6 +363,7 @@ class RuleRunner {
   }
 
   const rules::FunctionRegistry& functions_;
+  std::unordered_map<const Rule*, size_t> hoisted_;  // HoistedLets per rule
   AnalyzeOptions options_;
   int64_t step_budget_;
   std::atomic<int64_t>& steps_used_;
@@ -470,7 +522,7 @@ Result<ImageReport> AnalyzeImage(size_t index, const json& facts, const std::vec
   // results (analysis/pool_memo.h).
   PoolMemoScope memo;
   for (const ImageVariant& variant : variants) {
-    if (const rules::Value* bound = variant.environment.Find("facts")) memo.Trust(&bound->json);
+    memo.Trust(variant.facts);
     for (size_t i = 0; i < variant.pools.size(); ++i)
       memo.TrustPool(&variant.pool_environments[i].Find("pool")->json, &pool_keys[variant.pools[i]]);
   }

@@ -3,6 +3,7 @@
 // and of knowledge-table lookups. Nothing here decides anything itself; the
 // JSON shapes returned are documented in docs/rule-language.md.
 #include <array>
+#include <functional>
 #include <tuple>
 
 #include "analysis/pool_memo.h"
@@ -134,15 +135,15 @@ void AddOfStrings(FunctionRegistry& registry, std::string name, std::string summ
   });
 }
 
-// A function of the facts (argument `facts_arg`, if any) and a pool (argument
-// `pool_arg`) only, remembered per image while Analyze has a PoolMemoScope
-// open (analysis/pool_memo.h).
-void AddPerPool(FunctionRegistry& registry, std::string name, int min_args, int max_args,
-                std::optional<size_t> facts_arg, size_t pool_arg, std::string summary, rules::FunctionImpl impl) {
+// A function whose calls the open PoolMemoScope remembers under the key
+// `key_of` makes of them (nullopt: this call is not remembered).
+using MemoKey = std::function<std::optional<std::string>(const PoolMemoScope&, const Arguments&)>;
+void AddRemembered(FunctionRegistry& registry, std::string name, int min_args, int max_args, MemoKey key_of,
+                   std::string summary, rules::FunctionImpl impl) {
   // The result as the memo keeps it, or in `slot` when it is not kept.
-  auto kept = [name, facts_arg, pool_arg, impl](const Arguments& a, Value& slot) -> Result<const Value*> {
+  auto kept = [key_of, impl](const Arguments& a, Value& slot) -> Result<const Value*> {
     PoolMemoScope* memo = PoolMemoScope::Active();
-    std::optional<std::string> key = memo ? memo->Key(name, a, facts_arg, pool_arg) : std::nullopt;
+    std::optional<std::string> key = memo ? key_of(*memo, a) : std::nullopt;
     if (key)
       if (const Value* known = memo->Find(*key)) return known;
     auto result = impl(a);
@@ -161,6 +162,17 @@ void AddPerPool(FunctionRegistry& registry, std::string name, int min_args, int 
   FunctionSpec spec{std::move(name), min_args, max_args, false, std::move(summary), std::move(copied), false, {}};
   spec.kept = std::move(kept);
   registry.Register(std::move(spec));
+}
+
+// A function of the facts (argument `facts_arg`, if any) and a pool (argument
+// `pool_arg`) only, remembered per image while Analyze has a PoolMemoScope
+// open (analysis/pool_memo.h).
+void AddPerPool(FunctionRegistry& registry, std::string name, int min_args, int max_args,
+                std::optional<size_t> facts_arg, size_t pool_arg, std::string summary, rules::FunctionImpl impl) {
+  MemoKey key_of = [name, facts_arg, pool_arg](const PoolMemoScope& memo, const Arguments& a) {
+    return memo.Key(name, a, facts_arg, pool_arg);
+  };
+  AddRemembered(registry, name, min_args, max_args, std::move(key_of), std::move(summary), std::move(impl));
 }
 
 // The pool as SelectLibcuda reads it: the host driver and what decides the
@@ -323,7 +335,16 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
       });
 
   // ---- kernels vs GPU
-  Add(r, "kernels", 3, 3,
+  // Remembered per binary of the image's facts, compute capability and
+  // driver: every pool (and launch path) with that GPU and driver shares it.
+  MemoKey kernels_key = [](const PoolMemoScope& memo, const Arguments& a) -> std::optional<std::string> {
+    if (a.size() != 3 || a[0].unknown || a[1].unknown || a[2].unknown || !a[1].json.is_string() ||
+        !a[2].json.is_string() || !memo.IsTrustedBinary(&a[0].json))
+      return std::nullopt;
+    return "kernels\x1f" + std::to_string(reinterpret_cast<uintptr_t>(&a[0].json)) + '\x1f' +
+           a[1].json.get_ref<const std::string&>() + '\x1f' + a[2].json.get_ref<const std::string&>();
+  };
+  AddRemembered(r, "kernels", 3, 3, std::move(kernels_key),
       "kernels(binary, compute_capability, jit_driver): whether a binary has a kernel image for the GPU",
       [k](const Arguments& a) -> Result<Value> {
         auto cc = rules::StringArgument(a, 1), driver = rules::StringArgument(a, 2);

@@ -1,5 +1,6 @@
 #include "analysis/pool_memo.h"
 
+#include <functional>
 #include <vector>
 
 namespace imagelint::analysis {
@@ -19,6 +20,20 @@ PoolMemoScope::PoolMemoScope() : previous_(active_memo) { active_memo = this; }
 PoolMemoScope::~PoolMemoScope() { active_memo = previous_; }
 
 PoolMemoScope* PoolMemoScope::Active() { return active_memo; }
+
+void PoolMemoScope::Trust(const nlohmann::json* facts) {
+  trusted_.insert(facts);
+  if (!facts->is_object()) return;
+  auto list = facts->find("binaries");
+  if (list != facts->end() && list->is_array() && !list->empty()) binaries_.emplace_back(&list->front(), &list->back());
+}
+
+bool PoolMemoScope::IsTrustedBinary(const nlohmann::json* binary) const {
+  std::less<const nlohmann::json*> before;  // a total order over unrelated pointers
+  for (const auto& [first, last] : binaries_)
+    if (!before(binary, first) && !before(last, binary)) return true;
+  return false;
+}
 
 std::optional<std::string> PoolMemoScope::Key(const std::string& function, const rules::Arguments& args,
                                               std::optional<size_t> facts_arg, size_t pool_arg) const {

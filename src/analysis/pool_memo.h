@@ -19,6 +19,8 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -37,8 +39,12 @@ class PoolMemoScope {
 
   // The memo open on this thread, or null.
   static PoolMemoScope* Active();
-  // `facts` is bound for the whole scope: calls on it may be remembered.
-  void Trust(const nlohmann::json* facts) { trusted_.insert(facts); }
+  // `facts` is bound for the whole scope: calls on it, and on the entries
+  // of its `binaries`, may be remembered.
+  void Trust(const nlohmann::json* facts);
+  // Whether `binary` is an entry of the `binaries` of facts bound for the
+  // whole scope (its address then names it while the scope is open).
+  bool IsTrustedBinary(const nlohmann::json* binary) const;
   // The pool value at `pool` (bound for the whole scope) has this
   // PoolKey: worked out once per fleet, not on every call.
   // Pools with the same key share one short id in the keys of calls.
@@ -89,6 +95,8 @@ class PoolMemoScope {
   std::unordered_map<std::string, rules::Value> results_;
   std::unordered_map<std::string, KeptSelection> selections_;
   std::unordered_set<const nlohmann::json*> trusted_;
+  // The storage of each trusted facts' `binaries` array: first and last entry.
+  std::vector<std::pair<const nlohmann::json*, const nlohmann::json*>> binaries_;
   std::unordered_map<std::string, size_t> pool_key_ids_;
   std::unordered_map<const nlohmann::json*, size_t> pool_ids_;
   std::unordered_map<const nlohmann::json*, Pool> typed_pools_;
