@@ -209,6 +209,15 @@ class Expression {
   std::vector<Call> Calls() const;
   // Free variables the expression reads (for checking rule sets).
   std::vector<Call> Variables() const;
+  // What the expression reads of its free variables: `field` when a variable
+  // is only read as `name.field...` there, "" where it is read whole (passed
+  // to a function, indexed, compared...). Each pair once, in first-read order.
+  struct Read {
+    std::string name;
+    std::string field;
+    bool operator==(const Read&) const = default;
+  };
+  std::vector<Read> Reads() const;
 
   const std::string& text() const { return text_; }
   const SourceLocation& where() const { return where_; }

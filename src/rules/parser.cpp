@@ -539,7 +539,39 @@ void CollectCalls(const Node& node, std::vector<Expression::Call>& calls, bool v
   for (const auto& child : node.children) CollectCalls(*child, calls, variables, bound);
 }
 
+void CollectReads(const Node& node, std::vector<Expression::Read>& reads, std::vector<std::string>& bound) {
+  auto free = [&](const Node& n) {
+    return n.kind == NodeKind::kVariable && !n.negated && std::find(bound.begin(), bound.end(), n.name) == bound.end();
+  };
+  auto add = [&](Expression::Read read) {
+    if (std::find(reads.begin(), reads.end(), read) == reads.end()) reads.push_back(std::move(read));
+  };
+  if (node.kind == NodeKind::kField && !node.children.empty() && free(*node.children[0])) {
+    add({node.children[0]->name, node.name});
+    return;
+  }
+  if (free(node)) {
+    add({node.name, ""});
+    return;
+  }
+  if (node.kind == NodeKind::kQuantifier) {
+    CollectReads(*node.children[0], reads, bound);
+    bound.push_back(node.var);
+    CollectReads(*node.children[1], reads, bound);
+    bound.pop_back();
+    return;
+  }
+  for (const auto& child : node.children) CollectReads(*child, reads, bound);
+}
+
 }  // namespace
+
+std::vector<Expression::Read> Expression::Reads() const {
+  std::vector<Read> reads;
+  std::vector<std::string> bound;
+  if (root_) CollectReads(*root_, reads, bound);
+  return reads;
+}
 
 Result<Expression> Expression::Parse(std::string_view text, const SourceLocation& where) {
   Parser parser(text, where);

@@ -269,6 +269,59 @@ TEST_CASE("pools as the language sees them") {
   CHECK(pool["platform"] == "linux/amd64");
 }
 
+// A foreach rule is a function of each element and what it reads outside
+// it: elements that found nothing on one pool are not evaluated again on a
+// pool that reads the same (same compute capability), and the findings of
+// the others still name each pool.
+TEST_CASE("foreach rules: pools that read the same share the elements that found nothing") {
+  RuleSet set = Rules(R"yaml(rules:
+  - id: T010
+    name: no-sass
+    title: no SASS for the pool
+    severity: error
+    scope: pool
+    foreach: b in binaries
+    let:
+      want: "'sm_' + replace_dot(pool.compute_capability)"
+      has: counted(want in b.sass)
+    condition: not has
+    message: "{{ b.path }} lacks {{ want }} on {{ pool.name }}"
+)yaml");
+  Fleet fleet;
+  fleet.source = "fleet.yaml";
+  for (const auto& [name, cc] : std::vector<std::pair<std::string, std::string>>{
+           {"a100-a", "8.0"}, {"v100", "7.0"}, {"a100-b", "8.0"}, {"a100-c", "8.0"}}) {
+    Pool pool;
+    pool.name = name;
+    pool.compute_capability = cc;
+    pool.driver = "535.104.05";
+    pool.runtime = "docker-legacy";
+    fleet.pools.push_back(pool);
+  }
+  // counted(x) is x; it counts the element evaluations.
+  int evaluations = 0;
+  FunctionRegistry functions = WithReplaceDot();
+  functions.Register(FunctionSpec{"counted", 1, 1, false, "", [&evaluations](const Arguments& args) -> Result<Value> {
+                                    ++evaluations;
+                                    return Value::Of(args[0].json);
+                                  }});
+  analysis::AnalyzeOptions options;
+  options.jobs = 1;
+  auto report = analysis::Analyze({SeedFactsJson()}, fleet, set, functions, options);
+  REQUIRE_MESSAGE(report.ok(), imagelint::testing::ErrorText(report));
+  // a100-a and v100: both binaries; a100-b and a100-c: k.so only (j.so has
+  // sm_80 and found nothing on a100-a).
+  CHECK(evaluations == 6);
+  std::map<std::string, std::vector<std::string>> pools_of;  // message -> pools
+  for (const auto& finding : (*report)["images"][0]["findings"])
+    pools_of[finding["message"].get<std::string>()] = finding["pools"].get<std::vector<std::string>>();
+  CHECK(pools_of.size() == 4);
+  CHECK(pools_of["/app/k.so lacks sm_80 on a100-a"] == std::vector<std::string>{"a100-a"});
+  CHECK(pools_of["/app/k.so lacks sm_80 on a100-b"] == std::vector<std::string>{"a100-b"});
+  CHECK(pools_of["/app/k.so lacks sm_80 on a100-c"] == std::vector<std::string>{"a100-c"});
+  CHECK(pools_of["/app/j.so lacks sm_70 on v100"] == std::vector<std::string>{"v100"});
+}
+
 // --- after the rules: --min-severity, --fail-on ---------------------------------
 
 int Gate(const json& report, std::optional<Severity> fail_on) {

@@ -365,3 +365,24 @@ TEST_CASE("values read in place: a path is the bound JSON itself, a reference bi
   CHECK(value->json == "sm_37:460.67");
   CHECK_FALSE(env.Lookup("b").has_value());
 }
+
+// What an expression reads of its free variables: a field where the variable
+// is only read through it, the whole variable elsewhere; quantifier variables
+// are not free.
+TEST_CASE("reads: fields of free variables, whole variables, bound names left out") {
+  auto reads = [](const std::string& text) {
+    auto parsed = Expression::Parse(text);
+    REQUIRE(parsed.ok());
+    std::vector<std::string> out;
+    for (const auto& read : parsed->Reads()) out.push_back(read.name + (read.field.empty() ? "" : "." + read.field));
+    return out;
+  };
+  CHECK(reads("kernels(b, pool.compute_capability, jit).error == 209") ==
+        std::vector<std::string>{"b", "pool.compute_capability", "jit"});
+  CHECK(reads("pool.driver > '470' and pool.driver < '535'") == std::vector<std::string>{"pool.driver"});
+  CHECK(reads("libcuda(facts, pool).kind == pool.runtime") == std::vector<std::string>{"facts", "pool", "pool.runtime"});
+  CHECK(reads("any(r in cuda.runtimes: r.version == pool.driver)") == std::vector<std::string>{"cuda.runtimes", "pool.driver"});
+  CHECK(reads("cuda.drivers[0].version") == std::vector<std::string>{"cuda.drivers"});  // the field, then indexed
+  CHECK(reads("pool['driver']") == std::vector<std::string>{"pool"});  // indexed: whole
+  CHECK(reads("unknown").empty());
+}
