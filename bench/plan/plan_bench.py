@@ -15,10 +15,16 @@ a change touches).
 
 and prints wall seconds and peak memory of each (GNU time), and their ratio.
 
+--installation FACTS(.json or .json.gz) takes every image from one facts
+document instead: the facts of a working installation read from a real
+machine (tests/validation/real-installations/: 161 binaries of PyTorch, CuPy
+and JAX), the weight of an image a registry scan hands plan.
+
   python3 bench/plan/plan_bench.py --imagelint build/src/cli/imagelint --images 10000 --pools 100
 """
 import argparse
 import copy
+import gzip
 import json
 import os
 import subprocess
@@ -51,13 +57,18 @@ def main():
     parser.add_argument("--pools", type=int, default=100)
     parser.add_argument("--change", default="*: driver=580.95.05")
     parser.add_argument("--keep", metavar="DIR", help="write the estate to DIR and keep it (for profiling)")
+    parser.add_argument("--installation", metavar="FACTS", help="every image a copy of these facts (.json or .json.gz)")
     args = parser.parse_args()
     env = dict(os.environ, IMAGELINT_BASE_FROM="knowledge")
     with tempfile.TemporaryDirectory() as scratch:
         work = args.keep or scratch
         os.makedirs(work, exist_ok=True)
         bases = []
-        for name, text in DOCKERFILES.items():
+        if args.installation:
+            opener = gzip.open if args.installation.endswith(".gz") else open
+            with opener(args.installation, "rt") as f:
+                bases.append(json.load(f))
+        for name, text in ({} if args.installation else DOCKERFILES).items():
             path = os.path.join(work, name + ".Dockerfile")
             with open(path, "w") as f:
                 f.write(text)
