@@ -144,9 +144,10 @@ bool IsFactsPart(const json* value, const json& facts) {
 }
 
 // An exact encoding of what `reads` find in `env`, appended to `key`;
-// false when a name is not bound (the evaluation then fails as it would).
+// false when a name is not bound (the evaluation then fails as it would) or
+// the key would pass `max_bytes`.
 bool AppendReads(std::string& key, const std::vector<Expression::Read>& reads, const Environment& env,
-                 const json& facts) {
+                 const json& facts, size_t max_bytes) {
   for (const Expression::Read& read : reads) {
     auto bound = env.Lookup(read.name);
     if (!bound) return false;
@@ -178,6 +179,7 @@ bool AppendReads(std::string& key, const std::vector<Expression::Read>& reads, c
       at = &*it;
     }
     const std::vector<uint8_t> encoded = json::to_cbor(*at);
+    if (key.size() + encoded.size() > max_bytes) return false;
     key += std::to_string(encoded.size());
     key += ':';
     key.append(encoded.begin(), encoded.end());
@@ -283,14 +285,15 @@ Status RuleRunner::RunForeach(const Rule& rule, const Environment& env, const js
   if (plan.remembers) {
     key = std::to_string(reinterpret_cast<uintptr_t>(&rule)) + '\x1e' +
           std::to_string(reinterpret_cast<uintptr_t>(&facts)) + '\x1e';
-    if (AppendReads(key, plan.list_reads, env, facts) && (key += '\x1e', AppendReads(key, plan.element_reads, hoisted, facts))) {
+    if (AppendReads(key, plan.list_reads, env, facts, kMaxQuietKeyBytes) &&
+        (key += '\x1e', AppendReads(key, plan.element_reads, hoisted, facts, kMaxQuietKeyBytes))) {
       auto known = quiet_.find(key);
       if (known != quiet_.end() && known->second.size() == list->json.size()) {
         quiet = &known->second;
-      } else if (quiet_elements_ + list->json.size() <= kMaxQuietElements) {
+      } else if (quiet_bytes_ + key.size() + list->json.size() / 8 <= kMaxQuietBytes) {
+        quiet_bytes_ += key.size() + list->json.size() / 8;
         quiet = &quiet_[key];
         quiet->assign(list->json.size(), false);
-        quiet_elements_ += list->json.size();
         recording = true;
       }
     }

@@ -31,7 +31,7 @@ class RuleRunner {
   // A new image: what was remembered of the last one's elements is dropped.
   void BeginImage() {
     quiet_.clear();
-    quiet_elements_ = 0;
+    quiet_bytes_ = 0;
   }
 
   // Evaluates one rule in `env` (pool already bound); appends findings.
@@ -71,11 +71,14 @@ class RuleRunner {
   std::atomic<int64_t>& steps_used_;
   std::unordered_map<const rules::Rule*, ForeachPlan> plans_;
   // Per rule and reads (RunForeach's key): which elements found nothing.
-  // Bounded: past it (a hostile fleet of distinct pools), elements are
-  // evaluated as without the memo.
-  static constexpr size_t kMaxQuietElements = size_t{1} << 22;
+  // Bounded (keys and element bits, per image): past it (a hostile fleet of
+  // distinct pools), elements are evaluated as without the memo.
+  static constexpr size_t kMaxQuietBytes = size_t{16} << 20;
+  // A rule of the user's whose reads are large values (a `let` building a
+  // long list) is evaluated as without the memo rather than kept by them.
+  static constexpr size_t kMaxQuietKeyBytes = 16 * 1024;
   std::unordered_map<std::string, std::vector<bool>> quiet_;
-  size_t quiet_elements_ = 0;
+  size_t quiet_bytes_ = 0;
 };
 
 }  // namespace imagelint::analysis::internal
