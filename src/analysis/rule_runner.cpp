@@ -160,8 +160,8 @@ bool AppendReads(std::string& key, const std::vector<Expression::Read>& reads, c
       continue;
     }
     const json& value = *bound->json;
-    if (read.field.empty() && IsFactsPart(&value, facts)) {
-      key += 'F';  // the image's own: equal for every pool
+    if (IsFactsPart(&value, facts)) {
+      key += 'F';  // the image's own, and its fields: equal for every pool
       continue;
     }
     const json* at = &value;
