@@ -252,8 +252,6 @@ void RunsScript(const Context& ctx, const Instruction& inst, ImageModel& image, 
               "scan the built image");
 }
 
-bool IsShellName(const std::string& tool) { return tool == "sh" || tool == "bash" || tool == "dash" || tool == "zsh"; }
-
 bool Extracts(const std::string& tool, const ShellCommand& command) {
   if (tool == "unzip" || tool == "7z" || tool == "bsdtar") return true;
   if (tool != "tar" || command.words.size() < 2) return false;
@@ -333,7 +331,7 @@ bool ApplyBuildCode(const Context& ctx, const Instruction& inst, ImageModel& ima
     Download(image, command, tool);
     return false;  // run.cpp notes CUDA installers downloaded
   }
-  if (IsShellName(tool)) {
+  if (ctx.knowledge.commands().IsPosixShell(tool)) {  // posix_shells (commands.yaml)
     std::string script;
     size_t i = 1;
     while (i < w.size() && StartsWith(w[i].value, "-")) ++i;

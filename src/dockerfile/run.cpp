@@ -27,8 +27,6 @@ namespace imagelint::dockerfile {
 void Unread(const Context& ctx, const Instruction& inst, ImageModel& image, const std::string& reason);
 namespace {
 
-bool IsShell(std::string_view name) { return name == "sh" || name == "bash" || name == "dash"; }
-
 // What the last echo/printf of the script printed: the text a following
 // `| tee FILE` writes.
 struct Printed {
@@ -147,7 +145,7 @@ Status Command(const Context& ctx, const Instruction& inst, ImageModel& image, c
         ctx.AddNote(image, inst, "downloads " + word.value.substr(0, 400) + ": installers run from it are not read");
     return OkStatus();
   }
-  if (IsShell(tool) && w.size() > 1 && EndsWith(w[1].value, ".run")) Installer(ctx, inst, image, w[1].value.substr(0, 400));
+  if (ctx.knowledge.commands().IsPosixShell(tool) && w.size() > 1 && EndsWith(w[1].value, ".run")) Installer(ctx, inst, image, w[1].value.substr(0, 400));
   else if (EndsWith(tool, ".run")) Installer(ctx, inst, image, tool.substr(0, 400));
   else if (RunsPackageInstall(command))
     Unread(ctx, inst, image, "`" + CommandText(command).substr(0, 200) + "` installs Python packages in a way imagelint does not read");
@@ -177,7 +175,7 @@ std::string StripHeredocMarkers(std::string_view line) {
   return out;
 }
 
-RunScripts ScriptsOf(const Instruction& inst, char escape) {
+RunScripts ScriptsOf(const Instruction& inst, char escape, const CommandKnowledge& commands) {
   RunScripts out;
   if (inst.json_form) {
     // ["/bin/sh", "-c", "..."] or ["pip", "install", ...]: quoted back into one command.
@@ -200,7 +198,7 @@ RunScripts ScriptsOf(const Instruction& inst, char escape) {
   // `RUN <<EOF` runs the body as a script; `RUN bash <<EOF` feeds it to a shell.
   std::string without = StripHeredocMarkers(inst.arguments);
   auto words = SplitKeepingQuotes(without, escape);
-  bool shell_body = words.empty() || IsShell(BaseName(words[0]));
+  bool shell_body = words.empty() || commands.IsPosixShell(BaseName(words[0]));
   if (!words.empty() && !shell_body) out.scripts.push_back(without);
   for (const Heredoc& doc : inst.heredocs) {
     if (shell_body) out.scripts.push_back(doc.body);
@@ -222,7 +220,7 @@ void Unread(const Context& ctx, const Instruction& inst, ImageModel& image, cons
 Status ApplyStartCommand(const Context& ctx, const Instruction& inst, ImageModel& image) {
   if (image.non_posix_shell && !inst.json_form) return OkStatus();
   image.run_cwd = image.workdir;
-  RunScripts run = ScriptsOf(inst, ctx.file.escape);
+  RunScripts run = ScriptsOf(inst, ctx.file.escape, ctx.knowledge.commands());
   auto vars = image.Vars();
   for (const std::string& script : run.scripts)
     for (const ShellCommand& command : ParseShell(script, vars, ctx.knowledge.commands()).commands) {
@@ -243,7 +241,7 @@ Status ApplyRun(const Context& ctx, const Instruction& inst, ImageModel& image) 
   }
   image.run_cwd = image.workdir;
   StartRun(image);
-  RunScripts run = ScriptsOf(inst, ctx.file.escape);
+  RunScripts run = ScriptsOf(inst, ctx.file.escape, ctx.knowledge.commands());
   for (const std::string& program : run.unread) Unread(ctx, inst, image, "heredoc fed to " + program.substr(0, 200) + " not read");
   auto vars = image.Vars();
   for (const std::string& script : run.scripts) {

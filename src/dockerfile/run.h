@@ -22,13 +22,14 @@ Status ApplyStartCommand(const Context& context, const Instruction& inst, ImageM
 
 // The scripts a RUN runs: the shell form's text; the exec form quoted back
 // into one command; heredoc bodies when the command is a shell (or none),
-// else the command line without the heredoc markers. Heredocs fed to other
-// programs are listed in `unread` (the program's name).
+// else the command line without the heredoc markers (a shell is a program of
+// the posix_shells rows). Heredocs fed to other programs are listed in
+// `unread` (the program's name).
 struct RunScripts {
   std::vector<std::string> scripts;
   std::vector<std::string> unread;
 };
-RunScripts ScriptsOf(const Instruction& inst, char escape);
+RunScripts ScriptsOf(const Instruction& inst, char escape, const CommandKnowledge& commands);
 
 // `RUN python3 <<EOF arg` -> `RUN python3  arg`: every `<<[-]["']NAME["']` removed.
 std::string StripHeredocMarkers(std::string_view line);

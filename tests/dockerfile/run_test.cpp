@@ -89,6 +89,18 @@ TEST_CASE("RUN forms: shell, exec, heredoc scripts and heredocs fed to programs"
   CHECK(HasUnknown(facts, "RUN"));  // the python heredoc
   CHECK(Find(facts["frameworks"], "name", "torch")->at("dockerfile_line") == 5);
   CHECK(Find(facts["frameworks"], "name", "jax")->at("dockerfile_line") == 8);
+
+  // Every shell of the posix_shells rows (commands.yaml) reads its heredoc
+  // as a script, zsh and BusyBox's ash as well as sh/bash/dash.
+  for (const char* shell : {"zsh", "/bin/ash", "dash"}) {
+    CAPTURE(shell);
+    json fed = Facts(std::string("FROM nvidia/cuda:12.4.1-base-ubuntu22.04\nRUN ") + shell +
+                     " <<'EOF'\npip install torch==2.1.0+cu121\nEOF\n");
+    CHECK_FALSE(HasUnknown(fed, "RUN"));
+    const json* torch = Find(fed["frameworks"], "name", "torch");
+    REQUIRE(torch != nullptr);
+    CHECK(torch->at("version") == "2.1.0");
+  }
 }
 
 TEST_CASE("RUN under a SHELL that is not POSIX is not read; exec form still is") {
