@@ -110,3 +110,12 @@ TEST_CASE("ninth blind corpus, with build contexts: no error, plain services cle
 TEST_CASE("tenth blind corpus, with build contexts: no error, plain services clean, no missed failure") {
   CheckCorpus("blind10", "tenth blind corpus", 36, 1);
 }
+
+// The eleventh blind corpus (tests/dockerfile/blind11/README.md): 30 folders
+// (30 GPU builds, one of them a file docker build refuses; the walk met no
+// plain service) sampled from five paths no earlier round used, six GPU
+// builds per path, each with the context files it installs from; truth
+// written by someone who did not run imagelint.
+TEST_CASE("eleventh blind corpus, with build contexts: no error, plain services clean, no missed failure") {
+  CheckCorpus("blind11", "eleventh blind corpus", 30, 0);
+}
