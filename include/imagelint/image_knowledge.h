@@ -153,12 +153,15 @@ struct PythonPackage {
   std::string framework;
   bool cuda_selector = false;
   std::vector<std::string> index_hosts;
+  // Path prefixes on those hosts after which a segment names the CUDA
+  // variant (`/whl/` for download.pytorch.org/whl/cu121).
+  std::vector<std::string> index_paths;
   std::string component;  // NVIDIA wheels: cudart, nvrtc...
   std::string library;    // under site-packages; {soname}
   std::string unconfirmed;
   std::string source;
   // pip: how the package names its CUDA build, the grammar that reads it
-  // (torch | jax | tensorflow | cupy); "" = not known from the install line.
+  // (torch | jax | tensorflow | cupy | paddle); "" = not known from the install line.
   std::string cuda_naming;
   // pip: the package requires torch with a lower bound only (accelerate,
   // peft...): installing it brings the newest torch unless one is installed.

@@ -44,10 +44,12 @@ struct Requirement {
 };
 std::optional<Requirement> ParseRequirement(const ShellWord& word);
 
-// The variant an index URL selects for a package served from `hosts`:
+// The variant an index URL selects for a package served from `hosts`, named
+// by the path segment after one of `paths` (the package row's index_paths):
 // https://download.pytorch.org/whl/cu121 -> "cu121", .../whl/cpu -> "cpu",
 // .../whl/nightly/rocm6.2 -> "rocm6.2"; "" when the URL says none.
-std::string IndexVariant(std::string_view url, const std::vector<std::string>& hosts);
+std::string IndexVariant(std::string_view url, const std::vector<std::string>& hosts,
+                         const std::vector<std::string>& paths);
 
 // PyTorch's variant names: "cu113" -> "11.3", "cu92" -> "9.2", "cu130" -> "13.0"; "" for others.
 std::string CudaFromVariant(std::string_view variant);

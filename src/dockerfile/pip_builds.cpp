@@ -48,18 +48,21 @@ struct Chosen {
   bool only = false;  // uv found it on an extra index: only that index is searched
   bool build_host = false;  // chosen by the build machine's driver (uv --torch-backend=auto)
 };
-Chosen ChooseVariant(const Indexes& indexes, const std::vector<std::string>& hosts, bool uv) {
-  if (uv && !indexes.torch_backend.empty() && !hosts.empty()) {  // a package PyTorch's own indexes serve
+Chosen ChooseVariant(const Indexes& indexes, const PythonPackage& package, bool uv) {
+  const std::vector<std::string>& hosts = package.index_hosts;
+  const std::vector<std::string>& paths = package.index_paths;
+  // uv's --torch-backend picks the index of PyTorch's own packages only.
+  if (uv && !indexes.torch_backend.empty() && package.cuda_naming == "torch") {
     if (indexes.torch_backend == "auto") return {"", "uv --torch-backend=auto", true, true};
     return {indexes.torch_backend, "uv --torch-backend=" + indexes.torch_backend.substr(0, 40), true};
   }
-  std::string index_variant = indexes.index_url.empty() ? "" : IndexVariant(indexes.index_url, hosts);
+  std::string index_variant = indexes.index_url.empty() ? "" : IndexVariant(indexes.index_url, hosts, paths);
   std::string extra_variant;
   for (const std::string& url : indexes.extra_urls)
-    if (std::string v = IndexVariant(url, hosts); !v.empty()) extra_variant = v;
+    if (std::string v = IndexVariant(url, hosts, paths); !v.empty()) extra_variant = v;
   std::string extra_source = "--extra-index-url";
   for (const std::string& url : indexes.find_links)
-    if (std::string v = IndexVariant(url, hosts); !v.empty()) {
+    if (std::string v = IndexVariant(url, hosts, paths); !v.empty()) {
       extra_variant = v;
       extra_source = "--find-links " + url.substr(0, 200);
     }
@@ -238,6 +241,30 @@ void TensorflowPackage(const Context& ctx, const Instruction& inst, ImageModel& 
 }
 
 // cupy-cuda117 -> 11.7, cupy-cuda12x -> 12.x, cupy-cuda90 -> 90 (as the image facts read them).
+// paddlepaddle-gpu: 3.x from Paddle's per-CUDA index (packages/stable/cu126/),
+// whose wheels require NVIDIA's CUDA wheels (framework_runtimes); 2.x as a
+// `.post120` version (CUDA 12.0) built against a system CUDA. Anything else
+// (PyPI's default build) is a paddle of unknown CUDA.
+void PaddlePackage(const Context& ctx, ImageModel& image, facts::Framework row, const std::string& version,
+                   const Chosen& chosen) {
+  row.name = "paddle";
+  if (chosen.variant == "cpu") return;  // the CPU index serves no GPU build
+  if (std::string cuda = CudaFromVariant(chosen.variant); !cuda.empty()) {
+    row.variant = chosen.variant;
+    row.cuda = cuda;
+    row.cuda_source = chosen.source.substr(0, 200);
+    AddFrameworkRuntime(ctx, image, row, "pip", {});
+  } else if (size_t post = version.rfind(".post"); post != std::string::npos) {
+    std::string digits = version.substr(post + 5);
+    if (digits.size() >= 2 && digits.size() <= 4 && std::all_of(digits.begin(), digits.end(), IsAsciiDigit)) {
+      row.cuda = CudaFromVariant("cu" + digits);
+      row.cuda_source = "the .post" + digits + " build of the version";
+    }
+  }
+  if (!row.cuda) row.cuda_unknown = true;
+  ReplaceFramework(image, std::move(row));
+}
+
 void CupyPackage(ImageModel& image, facts::Framework row, const Requirement& r) {
   std::string digits = DigitsAfter(r.name, "cupy-cuda");
   size_t end = std::string_view("cupy-cuda").size() + digits.size();
@@ -303,11 +330,12 @@ void PipPackage(const Context& ctx, const Instruction& inst, ImageModel& image, 
   const std::string& framework = known->framework;
   const std::string& naming = known->cuda_naming;
   if (naming == "torch")
-    TorchPackage(ctx, inst, image, std::move(row), r, version, local, ChooseVariant(indexes, known->index_hosts, uv),
+    TorchPackage(ctx, inst, image, std::move(row), r, version, local, ChooseVariant(indexes, *known, uv),
                  indexes.from_pypi);
   else if (naming == "jax") JaxPackage(ctx, image, std::move(row), r, local);
   else if (naming == "tensorflow") TensorflowPackage(ctx, inst, image, std::move(row), r, version);
   else if (naming == "cupy") CupyPackage(image, std::move(row), r);
+  else if (naming == "paddle") PaddlePackage(ctx, image, std::move(row), version, ChooseVariant(indexes, *known, uv));
   else if (!framework.empty()) {
     row.name = framework;
     row.cuda_unknown = true;
@@ -324,7 +352,8 @@ std::string CudaFromVariant(std::string_view variant) {
   return std::string(digits.substr(0, digits.size() - 1)) + "." + std::string(digits.substr(digits.size() - 1));
 }
 
-std::string IndexVariant(std::string_view url, const std::vector<std::string>& hosts) {
+std::string IndexVariant(std::string_view url, const std::vector<std::string>& hosts,
+                         const std::vector<std::string>& paths) {
   bool known_host = std::any_of(hosts.begin(), hosts.end(), [&](const std::string& host) {
     return url.find(host) != std::string_view::npos;
   });
@@ -345,12 +374,12 @@ std::string IndexVariant(std::string_view url, const std::vector<std::string>& h
     }
     return "";
   };
-  for (size_t at = url.find("/whl/"); at != std::string_view::npos; at = url.find("/whl/", at + 1)) {
-    size_t pos = at + 5;
-    for (std::string_view channel : {"nightly/", "test/"})
-      if (url.substr(pos, channel.size()) == channel)
-        if (std::string v = variant_at(pos + channel.size()); !v.empty()) return v.substr(0, 32);
-    if (std::string v = variant_at(pos); !v.empty()) return v.substr(0, 32);
+  // The first listed path that names a variant wins (rows list the longer
+  // /whl/nightly/ before /whl/).
+  for (const std::string& path : paths) {
+    if (path.empty()) continue;
+    for (size_t at = url.find(path); at != std::string_view::npos; at = url.find(path, at + 1))
+      if (std::string v = variant_at(at + path.size()); !v.empty()) return v.substr(0, 32);
   }
   return "";
 }

@@ -229,11 +229,13 @@ Result<PackageKnowledge> BuildPackages(const Knowledge& k) {
   std::map<std::string, const json*> seen;
   for (const json& row : k.Table("python_packages")) {
     PythonPackage package{StringField(row, "manager"), StringField(row, "name"), StringField(row, "framework"), Flag(row, "cuda_selector"),
-                          List(row, "index_hosts"), StringField(row, "component"), StringField(row, "library"), Unconfirmed(row),
+                          List(row, "index_hosts"), List(row, "index_paths"), StringField(row, "component"), StringField(row, "library"), Unconfirmed(row),
                           StringField(row, "source"), StringField(row, "cuda_naming"), Flag(row, "requires_torch")};
     IMAGELINT_TRY(CheckPattern(row, package.name));
     if (!package.cuda_naming.empty() && (package.manager != "pip" || package.framework.empty()))
       return RowError(row, "cuda_naming is the CUDA grammar of a pip row's framework: it needs manager pip and a framework");
+    if (package.index_hosts.empty() != package.index_paths.empty())
+      return RowError(row, "index_hosts and index_paths go together: the hosts whose paths name a CUDA variant, and those paths");
     if (package.requires_torch && (package.manager != "pip" || !package.framework.empty()))
       return RowError(row, "requires_torch describes a pip package that is not itself a framework");
     if (!seen.emplace(package.manager + " " + package.name, &row).second)

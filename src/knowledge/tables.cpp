@@ -321,11 +321,13 @@ const std::vector<TableSchema>& Schemas() {
         {"framework", F::kString, false},
         {"cuda_selector", F::kBool, false},
         // How the package names its CUDA build (pip): the grammar pip_builds.cpp reads.
-        {"cuda_naming", F::kEnum, false, "torch|jax|tensorflow|cupy"},
+        {"cuda_naming", F::kEnum, false, "torch|jax|tensorflow|cupy|paddle"},
         // pip: every release requires torch with a lower bound only, so pip
         // brings the newest torch along unless one is installed.
         {"requires_torch", F::kBool, false},
         {"index_hosts", F::kStringList, false},
+        // Path prefixes on index_hosts followed by the variant segment.
+        {"index_paths", F::kStringList, false},
         {"component", F::kString, false},
         {"library", F::kString, false},
         {"note", F::kString, false}}},

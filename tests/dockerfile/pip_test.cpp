@@ -64,14 +64,15 @@ TEST_CASE("requirement scanner: names, extras, pins, markers, wheels; URLs and p
 
 TEST_CASE("index URLs select a variant only on the hosts packages.yaml names") {
   std::vector<std::string> hosts = {"download.pytorch.org"};
-  CHECK(IndexVariant("https://download.pytorch.org/whl/cu121", hosts) == "cu121");
-  CHECK(IndexVariant("https://download.pytorch.org/whl/cpu/", hosts) == "cpu");
-  CHECK(IndexVariant("https://download.pytorch.org/whl/nightly/cu126", hosts) == "cu126");
-  CHECK(IndexVariant("https://download.pytorch.org/whl/test/rocm6.2", hosts) == "rocm6.2");
-  CHECK(IndexVariant("https://download.pytorch.org/whl/nightly/", hosts).empty());
-  CHECK(IndexVariant("https://download.pytorch.org/whl/x/whl/cu118", hosts) == "cu118");
-  CHECK(IndexVariant("https://mirror.example.com/whl/cu121", hosts).empty());
-  CHECK(IndexVariant("https://download.pytorch.org/whl/cu" + std::string(100 * 1024, '1'), hosts).size() <= 32);
+  std::vector<std::string> paths = {"/whl/nightly/", "/whl/test/", "/whl/"};
+  CHECK(IndexVariant("https://download.pytorch.org/whl/cu121", hosts, paths) == "cu121");
+  CHECK(IndexVariant("https://download.pytorch.org/whl/cpu/", hosts, paths) == "cpu");
+  CHECK(IndexVariant("https://download.pytorch.org/whl/nightly/cu126", hosts, paths) == "cu126");
+  CHECK(IndexVariant("https://download.pytorch.org/whl/test/rocm6.2", hosts, paths) == "rocm6.2");
+  CHECK(IndexVariant("https://download.pytorch.org/whl/nightly/", hosts, paths).empty());
+  CHECK(IndexVariant("https://download.pytorch.org/whl/x/whl/cu118", hosts, paths) == "cu118");
+  CHECK(IndexVariant("https://mirror.example.com/whl/cu121", hosts, paths).empty());
+  CHECK(IndexVariant("https://download.pytorch.org/whl/cu" + std::string(100 * 1024, '1'), hosts, paths).size() <= 32);
   CHECK(CudaFromVariant("cu113") == "11.3");
   CHECK(CudaFromVariant("cu92") == "9.2");
   CHECK(CudaFromVariant("cu130") == "13.0");
@@ -144,6 +145,44 @@ TEST_CASE("the CUDA runtime an extra brings: tensorflow[and-cuda], jax[cuda12], 
   const json* torchaudio = Find(audio["frameworks"], "name", "torchaudio");
   REQUIRE(torchaudio != nullptr);
   CHECK_FALSE((*torchaudio)["cuda"].is_null());
+}
+
+// paddlepaddle-gpu names its CUDA build by Paddle's per-CUDA index (3.x,
+// whose wheels bring NVIDIA's CUDA wheels) or by a .postXYZ version (2.x,
+// built against a system CUDA); from PyPI its CUDA is unknown.
+TEST_CASE("paddlepaddle-gpu: the CUDA of Paddle's index or of a .post build; unknown from PyPI") {
+  json indexed = Facts("FROM python:3.12-slim\n"
+                       "RUN pip install paddlepaddle-gpu==3.2.1 -i https://www.paddlepaddle.org.cn/packages/stable/cu129/\n");
+  const json* paddle = Find(indexed["frameworks"], "name", "paddle");
+  REQUIRE(paddle != nullptr);
+  CHECK((*paddle)["cuda"] == "12.9");
+  CHECK((*paddle)["variant"] == "cu129");
+  CHECK((*paddle)["version"] == "3.2.1");
+  const json* runtime = Find(indexed["cuda"]["runtimes"], "source", "framework");
+  REQUIRE(runtime != nullptr);
+  CHECK((*runtime)["version"] == "12.9");
+  CHECK((*runtime)["path"] == "<site-packages>/nvidia/cuda_runtime/lib/libcudart.so.12");
+
+  json nightly = Facts("FROM python:3.12-slim\nRUN python -m pip install --pre paddlepaddle-gpu "
+                       "--extra-index-url https://www.paddlepaddle.org.cn/packages/nightly/cu126/\n");
+  REQUIRE(Find(nightly["frameworks"], "name", "paddle") != nullptr);
+  CHECK(Find(nightly["frameworks"], "name", "paddle")->at("cuda") == "12.6");
+
+  json post = Facts("FROM nvidia/cuda:11.7.1-cudnn8-runtime-ubuntu20.04\n"
+                    "RUN pip install paddlepaddle-gpu==2.4.2.post117 -f https://www.paddlepaddle.org.cn/whl/linux/mkl/avx/stable.html\n");
+  paddle = Find(post["frameworks"], "name", "paddle");
+  REQUIRE(paddle != nullptr);
+  CHECK((*paddle)["cuda"] == "11.7");
+  CHECK(Find(post["cuda"]["runtimes"], "source", "framework") == nullptr);  // the system's CUDA
+
+  json pypi = Facts("FROM python:3.12-slim\nRUN pip install paddlepaddle-gpu==2.6.1\n");
+  paddle = Find(pypi["frameworks"], "name", "paddle");
+  REQUIRE(paddle != nullptr);
+  CHECK((*paddle)["cuda"].is_null());
+  CHECK((*paddle)["cuda_unknown"] == true);
+  // A torch-style /whl/ path on Paddle's host names no variant; the CPU index no GPU build.
+  CHECK(Find(Facts("FROM python:3.12-slim\nRUN pip install paddlepaddle-gpu==3.0.0 -i "
+                   "https://www.paddlepaddle.org.cn/packages/stable/cpu/\n")["frameworks"], "name", "paddle") == nullptr);
 }
 
 // A public PyPI mirror serves PyPI's files: torch==2.1.2 from it is PyPI's
