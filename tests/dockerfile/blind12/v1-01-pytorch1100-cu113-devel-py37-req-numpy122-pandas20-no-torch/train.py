@@ -1,0 +1,1 @@
+# placeholder for the project sources (train.py, models.py ...)
