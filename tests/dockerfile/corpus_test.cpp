@@ -119,3 +119,12 @@ TEST_CASE("tenth blind corpus, with build contexts: no error, plain services cle
 TEST_CASE("eleventh blind corpus, with build contexts: no error, plain services clean, no missed failure") {
   CheckCorpus("blind11", "eleventh blind corpus", 30, 0);
 }
+
+// The twelfth blind corpus (tests/dockerfile/blind12/README.md): 4 folders
+// (4 GPU builds; the walk met no plain service) sampled by content, from five
+// code-corpus searches whose results mostly named repositories of earlier
+// rounds, each with the context files it installs from; truth written by
+// someone who did not run imagelint.
+TEST_CASE("twelfth blind corpus, with build contexts: no error, plain services clean, no missed failure") {
+  CheckCorpus("blind12", "twelfth blind corpus", 4, 0);
+}
