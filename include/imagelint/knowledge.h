@@ -121,6 +121,8 @@ class Knowledge {
   // CUDA version a branch supports natively ("11.2" for 460); nullopt when
   // the branch is not in driver-branches.yaml.
   std::optional<std::string> BranchCudaVersion(int branch) const;
+  // The highest branch of driver_branches at or below `branch`; -1 if none.
+  int NearestBranchAtOrBelow(int branch) const;
   // Minor-version compatibility row for a CUDA major (11, 12, 13...).
   const nlohmann::json* FindMinorFloor(int cuda_major) const;
   // PTX ISA row ("7.3" → CUDA "11.3").
@@ -203,6 +205,11 @@ class Knowledge {
   // sass rows by compute capability (the first row of each).
   std::vector<size_t> toolkit_rows_by_version_;
   std::map<std::string, size_t, std::less<>> sass_rows_;
+  // driver_branches rows by ascending branch (the first row of each) and
+  // nvml_brands rows by lower-case name and by requirement name (the first
+  // row of each): asked for per image, pool and rule by the start check.
+  std::vector<std::pair<int, size_t>> branch_rows_;
+  std::map<std::string, size_t, std::less<>> brand_rows_;
   std::shared_ptr<const BaseImageKnowledge> base_images_;
   std::shared_ptr<const PackageKnowledge> packages_;
   std::shared_ptr<const CommandKnowledge> commands_;

@@ -7,8 +7,19 @@ namespace imagelint::analysis {
 namespace {
 thread_local PoolMemoScope* active_memo = nullptr;
 
-// An exact encoding of `value` (CBOR: cheaper than escaped JSON text).
+// An exact encoding of `value`: a string as 's', its length and its bytes
+// (the common argument: a runtime version, an architecture); anything else
+// as its CBOR (cheaper than escaped JSON text) behind its length. The two
+// forms cannot be mistaken for each other: a CBOR one starts with a digit.
 void Append(std::string& key, const nlohmann::json& value) {
+  if (value.is_string()) {
+    const std::string& text = value.get_ref<const std::string&>();
+    key += 's';
+    key += std::to_string(text.size());
+    key += ':';
+    key += text;
+    return;
+  }
   const std::vector<uint8_t> encoded = nlohmann::json::to_cbor(value);
   key += std::to_string(encoded.size());
   key += ':';

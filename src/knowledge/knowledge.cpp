@@ -173,6 +173,18 @@ Result<Knowledge> Knowledge::FromTables(const std::filesystem::path& dir, Tables
     if (auto aliases = gpus[row].find("aliases"); aliases != gpus[row].end() && aliases->is_array())
       for (const auto& alias : *aliases) knowledge.gpu_rows_.try_emplace(Canonical(alias.get<std::string>()), row);
   }
+  const json& branches = knowledge.Table("driver_branches");
+  for (size_t row = 0; row < branches.size(); ++row)
+    if (branches[row]["branch"].is_number_integer()) knowledge.branch_rows_.emplace_back(branches[row]["branch"].get<int>(), row);
+  std::stable_sort(knowledge.branch_rows_.begin(), knowledge.branch_rows_.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  const json& brands = knowledge.Table("nvml_brands");
+  for (size_t row = 0; row < brands.size(); ++row)
+    for (const char* field : {"name", "requirement"})
+      if (brands[row].contains(field) && brands[row][field].is_string())
+        knowledge.brand_rows_.try_emplace(field == std::string_view("name") ? ToLower(brands[row][field].get<std::string>())
+                                                                           : brands[row][field].get<std::string>(),
+                                          row);
   IMAGELINT_TRY(LoadImageTables(knowledge));  // typed base-images.yaml / packages.yaml (image_tables.cpp)
   return knowledge;
 }
@@ -240,9 +252,16 @@ const json* Knowledge::FindToolkit(std::string_view version) const {
 }
 
 const json* Knowledge::FindBranch(int branch) const {
-  for (const auto& row : Table("driver_branches"))
-    if (row["branch"] == branch) return &row;
-  return nullptr;
+  auto it = std::lower_bound(branch_rows_.begin(), branch_rows_.end(), branch,
+                             [](const std::pair<int, size_t>& row, int wanted) { return row.first < wanted; });
+  if (it == branch_rows_.end() || it->first != branch) return nullptr;
+  return &Table("driver_branches")[it->second];
+}
+
+int Knowledge::NearestBranchAtOrBelow(int branch) const {
+  auto after = std::upper_bound(branch_rows_.begin(), branch_rows_.end(), branch,
+                                [](int wanted, const std::pair<int, size_t>& row) { return wanted < row.first; });
+  return after == branch_rows_.begin() ? -1 : std::prev(after)->first;
 }
 
 std::optional<std::string> Knowledge::BranchCudaVersion(int branch) const {
@@ -327,10 +346,9 @@ const json* Knowledge::FindTorchBuild(std::string_view torch_version, std::strin
 }
 
 const json* Knowledge::FindBrand(std::string_view name) const {
-  std::string wanted = ToLower(name);
-  for (const auto& row : Table("nvml_brands"))
-    if (ToLower(row["name"].get<std::string>()) == wanted || row["requirement"] == wanted) return &row;
-  return nullptr;
+  // A lower-case name or a requirement name; of two rows, the first.
+  auto it = brand_rows_.find(ToLower(name));
+  return it == brand_rows_.end() ? nullptr : &Table("nvml_brands")[it->second];
 }
 
 const json* Knowledge::FindBrandId(int id) const {

@@ -256,12 +256,7 @@ Result<std::vector<std::string>> CollectRequirements(const nlohmann::json& env_j
 }
 
 int internal::NearestBranchAtOrBelow(int branch, const Knowledge& knowledge) {
-  int best = -1;
-  for (const auto& row : knowledge.Table("driver_branches")) {
-    int b = row["branch"].get<int>();
-    if (b <= branch && b > best) best = b;
-  }
-  return best;
+  return knowledge.NearestBranchAtOrBelow(branch);
 }
 
 std::optional<std::string> internal::DriverCudaVersion(std::string_view driver, const Knowledge& knowledge) {
