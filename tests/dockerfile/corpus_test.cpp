@@ -128,3 +128,12 @@ TEST_CASE("eleventh blind corpus, with build contexts: no error, plain services 
 TEST_CASE("twelfth blind corpus, with build contexts: no error, plain services clean, no missed failure") {
   CheckCorpus("blind12", "twelfth blind corpus", 4, 0);
 }
+
+// The thirteenth blind corpus (tests/dockerfile/blind13/README.md): 40 folders
+// (40 GPU builds; the walk met no plain service) sampled by continuing the
+// ten file-name listings of rounds 10 and 11 past the rows they walked, four
+// GPU builds per path, each with the context files it installs from; truth
+// written by someone who did not run imagelint.
+TEST_CASE("thirteenth blind corpus, with build contexts: no error, plain services clean, no missed failure") {
+  CheckCorpus("blind13", "thirteenth blind corpus", 40, 0);
+}

@@ -1,0 +1,3 @@
+#!/bin/sh
+# placeholder for the project build script
+exit 0

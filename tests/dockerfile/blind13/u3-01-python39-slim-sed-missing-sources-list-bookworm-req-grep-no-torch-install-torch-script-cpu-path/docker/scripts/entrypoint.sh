@@ -1,0 +1,3 @@
+#!/bin/sh
+# placeholder
+exec "$@"

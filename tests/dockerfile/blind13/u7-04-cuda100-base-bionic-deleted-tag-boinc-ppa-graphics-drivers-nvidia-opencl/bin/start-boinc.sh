@@ -1,0 +1,3 @@
+#!/bin/sh
+# placeholder for the start script
+exec boinc

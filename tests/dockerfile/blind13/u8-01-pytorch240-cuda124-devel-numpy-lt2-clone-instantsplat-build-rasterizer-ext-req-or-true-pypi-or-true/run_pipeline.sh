@@ -1,0 +1,2 @@
+#!/bin/bash
+# placeholder for the pipeline script
