@@ -163,6 +163,12 @@ struct PythonPackage {
   // pip: how the package names its CUDA build, the grammar that reads it
   // (torch | jax | tensorflow | cupy | paddle); "" = not known from the install line.
   std::string cuda_naming;
+  // The frameworks[] name an install of `package` makes: `framework`, or
+  // the package's own name where the row says `{name}` (the catch-all rows
+  // of CUDA build names).
+  std::string FrameworkOf(std::string_view package) const {
+    return framework == "{name}" ? std::string(package) : framework;
+  }
   // pip: the package requires torch with a lower bound only (accelerate,
   // peft...): installing it brings the newest torch unless one is installed.
   bool requires_torch = false;

@@ -390,7 +390,7 @@ const facts::Framework* AlreadySatisfied(const Context& ctx, const ImageModel& i
   const PythonPackage* known = ctx.packages.FindPythonPackage("pip", r.name);
   if (!known || known->framework.empty()) return nullptr;
   for (const facts::Framework& row : image.frameworks) {
-    if (row.name != known->framework || !row.version || row.version->empty()) continue;
+    if (row.name != known->FrameworkOf(r.name) || !row.version || row.version->empty()) continue;
     auto recorded = image.framework_roots.find(row.name);
     const bool same_env =
         recorded != image.framework_roots.end() && !recorded->second.empty() ? recorded->second == root : !fresh_env;

@@ -337,7 +337,7 @@ void PipPackage(const Context& ctx, const Instruction& inst, ImageModel& image, 
   else if (naming == "cupy") CupyPackage(image, std::move(row), r);
   else if (naming == "paddle") PaddlePackage(ctx, image, std::move(row), version, ChooseVariant(indexes, *known, uv));
   else if (!framework.empty()) {
-    row.name = framework;
+    row.name = known->FrameworkOf(r.name);
     row.cuda_unknown = true;
     ReplaceFramework(image, std::move(row));
   } else if (captured.count("cu")) {

@@ -269,6 +269,32 @@ TEST_CASE("an installed torch that satisfies an unpinned requirement is kept, as
 // CUDA packages whose build the tables do not know (vllm, xformers,
 // flash-attn, sglang) are frameworks of unknown CUDA: the image has CUDA user
 // space, whatever it is, and is not passed as one without.
+// Packages no row names, whose names say they are CUDA builds (packages.yaml's
+// catch-all rows), are frameworks of unknown CUDA under their own names; a
+// name that only looks alike is not.
+TEST_CASE("a package named as a CUDA build is a framework of unknown CUDA under its own name") {
+  for (const char* package : {"faiss-gpu", "cudf-cu12==25.10.0", "spconv-cu118", "nvidia-dali-cuda120", "mxnet-cu112",
+                              "faiss-gpu-cu12"}) {
+    CAPTURE(package);
+    json facts = Facts(std::string("FROM python:3.12-slim\nRUN pip install ") + package + "\n");
+    REQUIRE(facts["frameworks"].size() == 1);
+    const std::string name = std::string(package).substr(0, std::string(package).find("=="));
+    CHECK(facts["frameworks"][0]["name"] == name);
+    CHECK(facts["frameworks"][0]["cuda_unknown"] == true);
+  }
+  // Named rows win over the catch-all: onnxruntime-gpu and tensorflow-gpu keep their frameworks.
+  json named = Facts("FROM python:3.12-slim\nRUN pip install onnxruntime-gpu==1.17.0 tensorflow-gpu==2.10.0\n");
+  CHECK(Find(named["frameworks"], "name", "onnxruntime") != nullptr);
+  CHECK(Find(named["frameworks"], "name", "tensorflow") != nullptr);
+  // Not CUDA build names: a word inside the name, a CPU build.
+  for (const char* package : {"gpustat", "nvitop", "gpu-utils", "faiss-cpu", "pycuda-stubs"}) {
+    CAPTURE(package);
+    CHECK(Facts(std::string("FROM python:3.12-slim\nRUN pip install ") + package + "\n")["frameworks"].empty());
+  }
+  // uninstalled by its own name
+  CHECK(Facts("FROM python:3.12-slim\nRUN pip install faiss-gpu && pip uninstall -y faiss-gpu\n")["frameworks"].empty());
+}
+
 TEST_CASE("vllm and its kind are frameworks of unknown CUDA, not nothing") {
   for (const char* run : {"RUN uv pip install --system vllm --torch-backend=auto\n", "RUN pip install xformers\n",
                           "RUN pip install flash-attn --no-build-isolation\n", "RUN pip install 'sglang[all]'\n"}) {
