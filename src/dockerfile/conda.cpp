@@ -135,7 +135,7 @@ Status ApplyConda(const Context& ctx, const Instruction& inst, ImageModel& image
     const PythonPackage* known = ctx.packages.FindPythonPackage("conda", name);
     if (!known || known->framework.empty()) continue;
     if (remove) {
-      RemoveFramework(image, inst.line, known->framework);
+      RemoveFramework(image, inst.line, known->FrameworkOf(name));
       continue;
     }
     const std::string channel = channel_of(spec);
@@ -145,7 +145,7 @@ Status ApplyConda(const Context& ctx, const Instruction& inst, ImageModel& image
     }
     facts::Framework row;
     row.provenance = ctx.Where(inst, image, "instruction");
-    row.name = known->framework;
+    row.name = known->FrameworkOf(name);
     row.package = name;
     row.installer = "conda";
     if (!spec.version.empty() && spec.exact) row.version = spec.version;

@@ -238,7 +238,7 @@ Status ApplyPixi(const Context& ctx, const Instruction& inst, ImageModel& image,
           continue;
         }
         const CondaChannel* channel = ctx.packages.FindCondaChannel(package->channel);
-        if (!channel || channel->arch_lists != "pypi") other_channel_frameworks.insert(known->framework);
+        if (!channel || channel->arch_lists != "pypi") other_channel_frameworks.insert(known->FrameworkOf(package->name));
       }
       conda.words.push_back({package->name + "=" + package->version + "=" + package->build, true, false});
     } else if (StartsWith(entry, "pypi:")) {

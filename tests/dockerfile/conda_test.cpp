@@ -100,3 +100,22 @@ TEST_CASE("conda: a CPU build string installs no CUDA framework") {
                    "RUN conda install -y -c conda-forge pytorch=2.5.1=cuda126_py312_h1 cuda-version=12.6\n");
   CHECK(Find(gpu["frameworks"], "name", "torch") != nullptr);
 }
+
+// conda-forge's pytorch-gpu metapackage is a torch; any other conda package
+// named as a GPU build (faiss-gpu) is a framework of unknown CUDA under its
+// own name, and its CUDA is the command's selector when it has one.
+TEST_CASE("conda: pytorch-gpu is torch; another *-gpu package is a framework of its own name") {
+  json facts = Facts("FROM continuumio/miniconda3:24.7.1-0\n"
+                     "RUN conda install -y -c conda-forge pytorch-gpu faiss-gpu cuda-version=12.4\n");
+  const json* torch = Find(facts["frameworks"], "name", "torch");
+  REQUIRE(torch != nullptr);
+  CHECK((*torch)["cuda"] == "12.4");
+  const json* faiss = Find(facts["frameworks"], "name", "faiss-gpu");
+  REQUIRE(faiss != nullptr);
+  CHECK((*faiss)["cuda"] == "12.4");
+  json unpinned = Facts("FROM continuumio/miniconda3:24.7.1-0\nRUN conda install -y -c pytorch faiss-gpu\n");
+  REQUIRE(Find(unpinned["frameworks"], "name", "faiss-gpu") != nullptr);
+  CHECK(Find(unpinned["frameworks"], "name", "faiss-gpu")->at("cuda_unknown") == true);
+  CHECK(Facts("FROM continuumio/miniconda3:24.7.1-0\nRUN conda install -y -c pytorch faiss-gpu && "
+              "conda remove -y faiss-gpu\n")["frameworks"].empty());
+}
