@@ -297,7 +297,8 @@ TEST_CASE("a package named as a CUDA build is a framework of unknown CUDA under 
 
 TEST_CASE("vllm and its kind are frameworks of unknown CUDA, not nothing") {
   for (const char* run : {"RUN uv pip install --system vllm --torch-backend=auto\n", "RUN pip install xformers\n",
-                          "RUN pip install flash-attn --no-build-isolation\n", "RUN pip install 'sglang[all]'\n"}) {
+                          "RUN pip install flash-attn --no-build-isolation\n", "RUN pip install 'sglang[all]'\n",
+                          "RUN pip install tensorrt==10.3.0\n", "RUN pip install ctranslate2==4.4.0 faster-whisper\n"}) {
     CAPTURE(run);
     json facts = Facts(std::string("FROM python:3.12-slim\n") + run);
     REQUIRE(facts["frameworks"].is_array());
