@@ -7,6 +7,17 @@ namespace imagelint {
 uint64_t EstimateJsonMemory(const nlohmann::json& value) {
   // The same charges as ParseJson's builder (common/json.cpp): 16 bytes a
   // node, containers and strings their bookkeeping on top, keys 64 + length.
+  // A scalar (most values a rule builds: a bool, a version) needs no walk.
+  switch (value.type()) {
+    case nlohmann::json::value_t::object:
+    case nlohmann::json::value_t::array:
+    case nlohmann::json::value_t::binary:
+      break;
+    case nlohmann::json::value_t::string:
+      return 16 + 32 + value.get_ref<const std::string&>().size();
+    default:
+      return 16;
+  }
   uint64_t bytes = 0;
   std::vector<const nlohmann::json*> pending{&value};
   while (!pending.empty()) {
