@@ -1,0 +1,2 @@
+#!/bin/bash
+# placeholder: starts the wyoming faster-whisper server with the CUDA device
