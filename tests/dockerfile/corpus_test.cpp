@@ -137,3 +137,13 @@ TEST_CASE("twelfth blind corpus, with build contexts: no error, plain services c
 TEST_CASE("thirteenth blind corpus, with build contexts: no error, plain services clean, no missed failure") {
   CheckCorpus("blind13", "thirteenth blind corpus", 40, 0);
 }
+
+// The fourteenth blind corpus (tests/dockerfile/blind14/README.md): 35 folders
+// (30 GPU builds, 5 plain services) sampled by walking, from row 1, the
+// find_files listings of five file names that name the workload (vLLM, torch,
+// inference, training, docker/cuda), six GPU builds per path, each with the
+// context files it installs from; truth written by someone who did not run
+// imagelint.
+TEST_CASE("fourteenth blind corpus, with build contexts: no error, plain services clean, no missed failure") {
+  CheckCorpus("blind14", "fourteenth blind corpus", 35, 1);
+}

@@ -1,0 +1,3 @@
+#!/bin/sh
+# placeholder: starts vllm serve with the deployment settings
+exec vllm serve "$@"

@@ -1,0 +1,2 @@
+#!/bin/sh
+# placeholder for the training launcher

@@ -1,0 +1,2 @@
+#!/bin/sh
+# placeholder: imports the installed stack
