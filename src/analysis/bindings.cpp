@@ -85,10 +85,10 @@ Value Row(const json* row) { return row ? Value::Of(*row) : Value::Of(nullptr); 
 // nlohmann makes a temporary array of every key/value pair and copies each
 // value out of it: the per-pool results below (driver_compat carries its
 // libcuda selection) spent 8 % of a plan's instructions there.
-class Fields {
+class ResultObject {
  public:
   template <class T>
-  Fields& operator()(const char* key, T&& value) {
+  ResultObject& operator()(const char* key, T&& value) {
     object_[key] = std::forward<T>(value);
     return *this;
   }
@@ -99,7 +99,7 @@ class Fields {
 };
 
 json LaunchPathJson(const nvidia::LaunchPath& path) {
-  return Fields()
+  return ResultObject()
       ("runtime", path.runtime)
       ("toolkit", path.toolkit)
       ("mode", path.mode)
@@ -110,7 +110,7 @@ json LaunchPathJson(const nvidia::LaunchPath& path) {
 }
 
 json SelectionJson(const nvidia::LibcudaSelection& selection) {
-  return Fields()
+  return ResultObject()
       ("kind", selection.kind)
       ("path", selection.path)
       ("version", selection.version)
@@ -256,7 +256,7 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
         if (check.checked && !check.disabled && RequirementsPartial(a[0].json) &&
             (check.satisfied || !HasEnv(a[0].json, "NVIDIA_REQUIRE_CUDA")))
           return Value::Unknown();
-        return Value::Of(Fields()
+        return Value::Of(ResultObject()
             ("checked", check.checked)
             ("gpu_container", check.gpu_container)
             ("disabled", check.disabled)
@@ -285,7 +285,7 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
         host.driver = a[2].json.get<std::string>();
         host.devices.push_back({a[3].json.get<std::string>(), a[4].json.get<std::string>()});
         auto result = nvidia::EvaluateRequirement(a[0].json.get<std::string>(), host);
-        return Value::Of(Fields()
+        return Value::Of(ResultObject()
             ("satisfied", result.satisfied)
             ("invalid", result.invalid)
             ("message", result.message)
@@ -321,7 +321,7 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
             requirement = it->get<std::string>();
         }
         nvidia::DriverCompat compat = nvidia::CheckDriverCompat(*version, selection.selection, **pool, *k, requirement);
-        return Value::Of(Fields()
+        return Value::Of(ResultObject()
             ("ok", compat.ok)
             ("mode", compat.mode)
             ("error", compat.error)
@@ -379,7 +379,7 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
         if (!driver.ok()) return driver.error();
         if (!a[0].json.is_object()) return ArgError("the binary must be a binaries[] entry");
         nvidia::KernelCoverage coverage = nvidia::CheckKernels(a[0].json, *cc, *driver, *k);
-        return Value::Of(Fields()
+        return Value::Of(ResultObject()
             ("runs", coverage.runs)
             ("via", coverage.via)
             ("ptx_only", coverage.ptx_only)

@@ -240,7 +240,6 @@ void TensorflowPackage(const Context& ctx, const Instruction& inst, ImageModel& 
   ReplaceFramework(image, std::move(row));
 }
 
-// cupy-cuda117 -> 11.7, cupy-cuda12x -> 12.x, cupy-cuda90 -> 90 (as the image facts read them).
 // paddlepaddle-gpu: 3.x from Paddle's per-CUDA index (packages/stable/cu126/),
 // whose wheels require NVIDIA's CUDA wheels (framework_runtimes); 2.x as a
 // `.post120` version (CUDA 12.0) built against a system CUDA. Anything else
@@ -265,6 +264,7 @@ void PaddlePackage(const Context& ctx, ImageModel& image, facts::Framework row, 
   ReplaceFramework(image, std::move(row));
 }
 
+// cupy-cuda117 -> 11.7, cupy-cuda12x -> 12.x, cupy-cuda90 -> 90 (as the image facts read them).
 void CupyPackage(ImageModel& image, facts::Framework row, const Requirement& r) {
   std::string digits = DigitsAfter(r.name, "cupy-cuda");
   size_t end = std::string_view("cupy-cuda").size() + digits.size();

@@ -179,12 +179,12 @@ Result<Knowledge> Knowledge::FromTables(const std::filesystem::path& dir, Tables
   std::stable_sort(knowledge.branch_rows_.begin(), knowledge.branch_rows_.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   const json& brands = knowledge.Table("nvml_brands");
-  for (size_t row = 0; row < brands.size(); ++row)
-    for (const char* field : {"name", "requirement"})
-      if (brands[row].contains(field) && brands[row][field].is_string())
-        knowledge.brand_rows_.try_emplace(field == std::string_view("name") ? ToLower(brands[row][field].get<std::string>())
-                                                                           : brands[row][field].get<std::string>(),
-                                          row);
+  for (size_t row = 0; row < brands.size(); ++row) {
+    if (brands[row].contains("name") && brands[row]["name"].is_string())
+      knowledge.brand_rows_.try_emplace(ToLower(brands[row]["name"].get<std::string>()), row);
+    if (brands[row].contains("requirement") && brands[row]["requirement"].is_string())
+      knowledge.brand_rows_.try_emplace(brands[row]["requirement"].get<std::string>(), row);
+  }
   IMAGELINT_TRY(LoadImageTables(knowledge));  // typed base-images.yaml / packages.yaml (image_tables.cpp)
   return knowledge;
 }

@@ -249,7 +249,7 @@ DriverCompat CheckDriverCompat(std::string_view runtime_version, const LibcudaSe
       out.certain = false;
     } else if (*cmp < 0) {
       int branch = DriverBranch(selection.version).value_or(0);
-      const json* row = knowledge.FindBranch(internal::NearestBranchAtOrBelow(branch, knowledge));
+      const json* row = knowledge.FindBranch(knowledge.NearestBranchAtOrBelow(branch));
       int code = row != nullptr && row->contains("stale_usermode_error") ? row->at("stale_usermode_error").get<int>()
                                                                           : 803;
       return Fail(code,

@@ -14,8 +14,6 @@ namespace imagelint::nvidia::internal {
 
 // The image env (facts.image.env) as a map.
 std::map<std::string, std::string> ImageEnv(const nlohmann::json& facts);
-// The highest driver branch of driver-branches.yaml at or below `branch`; -1 if none.
-int NearestBranchAtOrBelow(int branch, const Knowledge& knowledge);
 // The CUDA version a driver supports natively (its branch, or the nearest
 // known branch below it).
 std::optional<std::string> DriverCudaVersion(std::string_view driver, const Knowledge& knowledge);

@@ -135,7 +135,7 @@ bool PtxTargetsCc(std::string_view arch, std::string_view cc) {
 std::optional<std::string> MaxPtxIsaForDriver(std::string_view driver, const Knowledge& knowledge) {
   auto branch = DriverBranch(driver);
   if (!branch) return std::nullopt;
-  int nearest = internal::NearestBranchAtOrBelow(*branch, knowledge);
+  int nearest = knowledge.NearestBranchAtOrBelow(*branch);
   if (nearest < 0) return std::nullopt;
   const json* row = knowledge.FindBranch(nearest);
   return row->at("ptx_isa").get<std::string>();

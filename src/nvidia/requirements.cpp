@@ -255,14 +255,10 @@ Result<std::vector<std::string>> CollectRequirements(const nlohmann::json& env_j
   return out;
 }
 
-int internal::NearestBranchAtOrBelow(int branch, const Knowledge& knowledge) {
-  return knowledge.NearestBranchAtOrBelow(branch);
-}
-
 std::optional<std::string> internal::DriverCudaVersion(std::string_view driver, const Knowledge& knowledge) {
   auto branch = DriverBranch(driver);
   if (!branch) return std::nullopt;
-  int nearest = NearestBranchAtOrBelow(*branch, knowledge);
+  int nearest = knowledge.NearestBranchAtOrBelow(*branch);
   if (nearest < 0) return std::nullopt;
   return knowledge.BranchCudaVersion(nearest);
 }
