@@ -10,7 +10,11 @@
 //   jax        extras `jax[cuda12]`, `jaxlib==…+cuda11.cudnn86`, `jax-cuda12-plugin`
 //              (https://docs.jax.dev/en/latest/installation.html);
 //   cupy       `cupy-cuda117` (11.7), `cupy-cuda12x` (any 12.x) (https://docs.cupy.dev/en/stable/install.html);
-//   tensorflow the CUDA a release was built with (pypi_releases).
+//   tensorflow the CUDA a release was built with (pypi_releases);
+//   paddle     an index path ending in /packages/stable/cu126/ (3.x), a
+//              `2.6.1.post120` version (2.x) (https://www.paddlepaddle.org.cn/documentation/docs/en/install/pip/linux-pip_en.html).
+// Which index hosts and paths name a variant is the row's index_hosts and
+// index_paths.
 // pip prefers the highest version, and a `+cuXXX` local version sorts above
 // the plain one (PEP 440), so with `--extra-index-url` the PyTorch index wins;
 // uv searches extra indexes first (https://docs.astral.sh/uv/pip/compatibility/).
