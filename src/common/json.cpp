@@ -1,6 +1,7 @@
 #include "common/json.h"
 
 #include "common/bytes_text.h"
+#include "common/document_budget.h"
 
 #include <vector>
 
@@ -9,100 +10,66 @@ namespace {
 
 using Json = nlohmann::json;
 
-// nlohmann's DOM builder, refusing to open a container deeper than the
-// limit and recording the first error instead of throwing it.
-//
-// It also keeps an estimate of the memory the value takes and stops past
-// kMemoryBase + kMemoryPerByte per input byte: one CBOR byte (0xa0, an
-// empty map) becomes an object of ~80 bytes, so a 28 MB cache value inflated
-// to 3.6 GB. Documents imagelint writes take about 4 bytes per input byte.
+// nlohmann's DOM builder held to a DocumentBudget (depth and memory), recording
+// the first error instead of throwing it.
 class BoundedDomBuilder : public nlohmann::detail::json_sax_dom_parser<Json> {
  public:
-  static constexpr uint64_t kMemoryBase = 64ull << 20;
-  static constexpr uint64_t kMemoryPerByte = 8;
-
   BoundedDomBuilder(Json& root, size_t max_depth, size_t input_bytes)
-      : nlohmann::detail::json_sax_dom_parser<Json>(root, false),
-        max_depth_(max_depth),
-        max_memory_(kMemoryBase + kMemoryPerByte * static_cast<uint64_t>(input_bytes)) {}
+      : nlohmann::detail::json_sax_dom_parser<Json>(root, false), budget_(max_depth, input_bytes) {}
 
   bool start_object(std::size_t length) {
-    if (!Enter() || !Charge(16 + 48)) return false;
+    if (!budget_.Enter() || !budget_.Charge(DocumentBudget::kObject)) return false;
     return json_sax_dom_parser::start_object(length);
   }
   bool start_array(std::size_t length) {
-    if (!Enter() || !Charge(16 + 24)) return false;
+    if (!budget_.Enter() || !budget_.Charge(DocumentBudget::kArray)) return false;
     return json_sax_dom_parser::start_array(length);
   }
   bool key(string_t& value) {
-    if (!Charge(64 + value.size())) return false;
+    if (!budget_.Charge(DocumentBudget::kKey + value.size())) return false;
     return json_sax_dom_parser::key(value);
   }
   bool string(string_t& value) {
-    if (!Charge(16 + 32 + value.size())) return false;
+    if (!budget_.Charge(DocumentBudget::kString + value.size())) return false;
     return json_sax_dom_parser::string(value);
   }
   bool binary(binary_t& value) {
-    if (!Charge(16 + 48 + value.size())) return false;
+    if (!budget_.Charge(DocumentBudget::kBinary + value.size())) return false;
     return json_sax_dom_parser::binary(value);
   }
-  bool null() { return Charge(16) && json_sax_dom_parser::null(); }
-  bool boolean(bool value) { return Charge(16) && json_sax_dom_parser::boolean(value); }
-  bool number_integer(number_integer_t value) { return Charge(16) && json_sax_dom_parser::number_integer(value); }
-  bool number_unsigned(number_unsigned_t value) { return Charge(16) && json_sax_dom_parser::number_unsigned(value); }
+  bool null() { return budget_.Charge(DocumentBudget::kScalar) && json_sax_dom_parser::null(); }
+  bool boolean(bool value) { return budget_.Charge(DocumentBudget::kScalar) && json_sax_dom_parser::boolean(value); }
+  bool number_integer(number_integer_t value) {
+    return budget_.Charge(DocumentBudget::kScalar) && json_sax_dom_parser::number_integer(value);
+  }
+  bool number_unsigned(number_unsigned_t value) {
+    return budget_.Charge(DocumentBudget::kScalar) && json_sax_dom_parser::number_unsigned(value);
+  }
   bool number_float(number_float_t value, const string_t& text) {
-    return Charge(16) && json_sax_dom_parser::number_float(value, text);
+    return budget_.Charge(DocumentBudget::kScalar) && json_sax_dom_parser::number_float(value, text);
   }
   bool end_object() {
-    --depth_;
+    budget_.Leave();
     return json_sax_dom_parser::end_object();
   }
   bool end_array() {
-    --depth_;
+    budget_.Leave();
     return json_sax_dom_parser::end_array();
   }
   template <class Exception>
   bool parse_error(std::size_t position, const std::string& /*last_token*/, const Exception& exception) {
-    if (!failed_) {
-      failed_ = true;
-      position_ = position;
-      message_ = exception.what();
-    }
+    if (!budget_.failed()) position_ = position;
+    budget_.Fail(exception.what());
     return false;
   }
 
-  bool failed() const { return failed_; }
+  bool failed() const { return budget_.failed(); }
   size_t position() const { return position_; }
-  const std::string& message() const { return message_; }
+  const std::string& message() const { return budget_.message(); }
 
  private:
-  bool Enter() {
-    if (++depth_ <= max_depth_) return true;
-    if (!failed_) {
-      failed_ = true;
-      message_ = "nested deeper than " + std::to_string(max_depth_) + " levels";
-    }
-    return false;
-  }
-
-  bool Charge(uint64_t bytes) {
-    memory_ += bytes;
-    if (memory_ <= max_memory_) return true;
-    if (!failed_) {
-      failed_ = true;
-      message_ = "holds more values than imagelint keeps for a document of its size (past " +
-                 std::to_string(max_memory_ >> 20) + " MiB in memory: 64 MiB plus 8 bytes per byte of input)";
-    }
-    return false;
-  }
-
-  size_t max_depth_;
-  uint64_t max_memory_;
-  uint64_t memory_ = 0;
-  size_t depth_ = 0;
-  bool failed_ = false;
+  DocumentBudget budget_;
   size_t position_ = 0;
-  std::string message_;
 };
 
 // "[json.exception.parse_error.101] parse error at line 1, column 3: syntax
@@ -185,18 +152,6 @@ Result<Json> ParseJsonText(std::string_view text, const std::string& subject, si
 
 Result<Json> ParseJson(std::span<const uint8_t> bytes, const std::string& subject, size_t max_depth) {
   return ParseJson(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), subject, max_depth);
-}
-
-Result<Json> ParseCbor(std::span<const uint8_t> bytes, const std::string& subject, size_t max_depth) {
-  Json root;
-  BoundedDomBuilder builder(root, max_depth, bytes.size());
-  try {
-    Json::sax_parse(bytes.begin(), bytes.end(), &builder, Json::input_format_t::cbor, true);
-  } catch (const Json::exception& e) {
-    return MakeError(subject, "not valid CBOR: " + CleanMessage(e.what()));
-  }
-  if (builder.failed()) return MakeErrorAt(subject, builder.position(), "not valid CBOR: " + CleanMessage(builder.message()));
-  return root;
 }
 
 std::string StringField(const Json& object, std::string_view key) {
