@@ -147,3 +147,14 @@ TEST_CASE("thirteenth blind corpus, with build contexts: no error, plain service
 TEST_CASE("fourteenth blind corpus, with build contexts: no error, plain services clean, no missed failure") {
   CheckCorpus("blind14", "fourteenth blind corpus", 35, 1);
 }
+
+// The fifteenth blind corpus (tests/dockerfile/blind15/README.md): 35 folders
+// (30 GPU builds, 5 plain services) sampled by walking, from row 1, the
+// find_files listings of five file names that name the workload or the
+// serving stack (Dockerfile.serve, Dockerfile.triton, Dockerfile.comfyui,
+// docker/Dockerfile.train, Dockerfile.ml), six GPU builds per path, each with
+// the context files it installs from; truth written by someone who did not
+// run imagelint.
+TEST_CASE("fifteenth blind corpus, with build contexts: no error, plain services clean, no missed failure") {
+  CheckCorpus("blind15", "fifteenth blind corpus", 35, 5);
+}
