@@ -403,6 +403,28 @@ void NgcBase(const Context& ctx, const Instruction& from, const ImageRef& ref, c
     base.reason = !newest.empty() && CompareNaturalVersions(release, newest) > 0
                       ? TablesBehind(ctx.knowledge, name + ": NGC release " + release, newest)
                       : name + ": NGC release " + release + " is not in base-images.yaml (ngc_releases)";
+    // Monthly releases move to newer CUDA releases and never back, so the
+    // nearest earlier recorded release bounds its CUDA below: enough to
+    // decide a driver below that release's floor (IL002), as for nvidia/cuda
+    // tags that are not recorded.
+    const NgcRelease* before = nullptr;
+    for (const NgcRelease& one : ctx.images.ngc_releases)
+      if (CompareNaturalVersions(one.release, release) < 0 &&
+          (!before || CompareNaturalVersions(one.release, before->release) > 0))
+        before = &one;
+    if (before && IsDottedNumber(before->cuda)) {
+      facts::Runtime runtime;
+      runtime.provenance = ctx.Where(from, image, "base-image");
+      runtime.provenance.knowledge = ctx.knowledge.DescribeSource(before->source);
+      if (!before->unconfirmed.empty())
+        runtime.provenance.unconfirmed = "NGC release " + before->release + ": " + before->unconfirmed;
+      runtime.version_min = before->cuda;
+      runtime.source = "base-image";
+      runtime.version_unknown_reason = "NGC release " + release + " is not in base-images.yaml; it comes after " +
+                                       before->release + ", which is CUDA " + before->cuda +
+                                       ", and NGC releases never move to an older CUDA";
+      image.runtimes.push_back(std::move(runtime));
+    }
     return;
   }
   base.known = facts::Known::kPartial;

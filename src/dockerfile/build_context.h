@@ -29,6 +29,7 @@ struct RequirementsRead {
   std::vector<std::string> find_links;
   std::vector<std::string> unread;              // what was not read, and why
   std::vector<std::string> files;               // context paths read
+  bool lock_unreadable = false;                 // a lock file was there, but not one imagelint could read
 };
 
 // Where the image has `container_path` from: the context path (relative to

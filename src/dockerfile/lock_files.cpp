@@ -132,6 +132,15 @@ void ReadTomlLock(const Context& ctx, const ImageModel& image, const std::string
   std::map<std::string, std::vector<LockedPackage>> by_name;
   for (LockedPackage& package : ParsePackages(*text, 10000))
     if (!package.name.empty() && !package.version.empty()) by_name[NormalizePackageName(package.name)].push_back(std::move(package));
+  // Every lock these tools write holds the project itself at least: a file
+  // without one package is a placeholder or another format, and reading it as
+  // "installs nothing" would pass an image on a lock nobody could sync.
+  if (by_name.empty()) {
+    out.files.pop_back();
+    out.unread.push_back(*source.path + ": holds no [[package]] table with a name and a version");
+    out.lock_unreadable = true;
+    return;
+  }
   for (auto& [name, versions] : by_name) {
     std::vector<const LockedPackage*> linux;
     for (const LockedPackage& package : versions)

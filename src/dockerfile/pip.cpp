@@ -354,8 +354,14 @@ bool ApplyLockedInstall(const Context& ctx, const Instruction& inst, ImageModel&
   ReadTomlLock(ctx, image, dir, lock, read);
   // Without its lock, uv sync resolves the project's dependencies as pip
   // would resolve `pip install .`; poetry and pdm would resolve their own
-  // tables, which are not read.
+  // tables, which are not read. A lock that is there but not readable locks
+  // versions that satisfy those same dependencies, so they stand for it
+  // (ranges resolve to the newest known release, and say so).
   if (read.files.empty() && tool == "uv") {
+    if (read.lock_unreadable)
+      for (const std::string& what : read.unread)
+        ctx.AddNote(image, inst, tool + " " + sub + ": " + what.substr(0, 400) +
+                                     "; the project's dependencies (pyproject.toml) stand for what it locks");
     read.unread.clear();
     ReadProject(ctx, image, dir, {}, read);
   }

@@ -415,10 +415,22 @@ TEST_CASE("NGC tags get their CUDA release from ngc_releases; the rest of the im
   // 23.04's row was recalled, not re-read: the major is as unconfirmed as that row.
   CHECK(between["cuda"]["runtimes"][0]["unconfirmed"].get<std::string>().find("NGC release 23.04") != std::string::npos);
 
-  // Between two majors (25.06: 12.9.1, 25.08: 13.0.0), before the first
-  // recorded release or after the newest: unknown.
-  for (const char* ref : {"nvcr.io/nvidia/pytorch:25.07-py3", "nvcr.io/nvidia/pytorch:17.01-py3",
-                          "nvcr.io/nvidia/pytorch:27.01-py3", "nvcr.io/nvidia/pytorch:latest",
+  // Between two majors (25.06: 12.9.1, 25.08: 13.0.0) or after the newest
+  // recorded release: unknown, but no older than the nearest earlier release
+  // (releases never move back to an older CUDA), which decides a driver
+  // below 12.9's floor.
+  for (const char* ref : {"nvcr.io/nvidia/tritonserver:25.07-py3", "nvcr.io/nvidia/pytorch:27.01-py3"}) {
+    CAPTURE(ref);
+    json bounded = Facts(std::string("FROM ") + ref + "\n");
+    CHECK(bounded["image"]["base"]["known"] == false);
+    REQUIRE(bounded["cuda"]["runtimes"].size() == 1);
+    CHECK(bounded["cuda"]["runtimes"][0].value("version", json()).is_null());
+    CHECK(bounded["cuda"]["runtimes"][0]["version_unknown_reason"].get<std::string>().find("never move to an older CUDA") !=
+          std::string::npos);
+  }
+  CHECK(Facts("FROM nvcr.io/nvidia/tritonserver:25.07-py3\n")["cuda"]["runtimes"][0]["version_min"] == "12.9.1");
+  // Before the first recorded release, or a tag that names no release: unknown.
+  for (const char* ref : {"nvcr.io/nvidia/pytorch:17.01-py3", "nvcr.io/nvidia/pytorch:latest",
                           "nvcr.io/nvidia/pytorch:2510-py3", "nvcr.io/nvidia/pytorch:25.1"}) {
     CAPTURE(ref);
     json unknown = Facts(std::string("FROM ") + ref + "\n");

@@ -206,6 +206,13 @@ TEST_CASE("uv sync reads uv.lock: the Linux torch with its CUDA variant, on the 
   json unlocked = ContextFacts(dir, "FROM python:3.12-slim\nWORKDIR /app\nCOPY pyproject.toml ./\nRUN uv sync\n");
   CHECK(Find(unlocked["frameworks"], "name", "torch") != nullptr);
 
+  // A uv.lock with no package in it (a placeholder, another format): not read
+  // as "installs nothing"; the project's dependencies stand for it, said so.
+  WriteFileText(dir / "uv.lock", "# generated elsewhere\n");
+  json placeholder = ContextFacts(dir, dockerfile);
+  CHECK(Find(placeholder["frameworks"], "name", "torch") != nullptr);
+  CHECK(placeholder.dump().find("holds no [[package]] table") != std::string::npos);
+
   // Two Linux builds of torch in the lock: which one installs is not decided here.
   WriteFileText(dir / "uv.lock",
                 "version = 1\n[[package]]\nname = \"torch\"\nversion = \"2.5.1+cu121\"\n"
