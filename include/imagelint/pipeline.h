@@ -60,6 +60,10 @@ struct Context {
   std::string base_from = "auto";
   std::function<void(const ReadProgress&)> progress;  // null = no progress
   std::function<void(const std::string&)> warn;       // problems that do not stop the work; null = dropped
+  // false: the large tables a scan loads (knowledge, rules) are left to the
+  // process's exit instead of being freed one allocation at a time (a
+  // command-line run about to exit; clang's -disable-free does the same).
+  bool free_at_end = true;
 
   // rules_dir = <data_dir>/rules, knowledge_dir = <data_dir>/rules/knowledge,
   // docs_dir = <data_dir>/docs: a checkout, or an installed share/imagelint.

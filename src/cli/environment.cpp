@@ -78,6 +78,7 @@ Context Environment::MakeContext() const {
   context.credential_stores.home = Get("HOME");
   context.docker_host = Get("DOCKER_HOST");
   if (std::string from = Get("IMAGELINT_BASE_FROM"); !from.empty()) context.base_from = from;
+  context.free_at_end = false;  // the process exits when the command is done
   if (::isatty(STDERR_FILENO) == 1) context.progress = DrawProgress;
   context.warn = [](const std::string& message) {
     std::fprintf(stderr, "imagelint: warning: %s\n", DisplayText(message).c_str());  // one line, no control codes
