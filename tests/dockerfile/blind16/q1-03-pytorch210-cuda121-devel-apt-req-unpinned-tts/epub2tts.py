@@ -1,0 +1,1 @@
+# placeholder for the application script (its content is not part of the pattern)
