@@ -1,0 +1,1 @@
+# placeholder for the LitServe application (its content is not part of the pattern)
