@@ -1,0 +1,2 @@
+#!/bin/sh
+# placeholder script (stored, not read)
