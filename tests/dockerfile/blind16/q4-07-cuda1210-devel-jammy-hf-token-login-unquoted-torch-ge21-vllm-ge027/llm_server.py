@@ -1,0 +1,1 @@
+# placeholder for the API server (its content is not part of the pattern)
