@@ -1,0 +1,1 @@
+// placeholder source (stored in the repository, not read)

@@ -1,0 +1,3 @@
+#!/bin/sh
+# placeholder start script (stored, not read)
+exec vllm serve "$@"

@@ -1,0 +1,3 @@
+#!/bin/sh
+# placeholder entrypoint (stored, not read)
+exec "$@"
