@@ -1,3 +1,0 @@
-#!/bin/sh
-# placeholder start script (stored, not read)
-exec vllm serve "$@"

@@ -1,1 +1,0 @@
-# placeholder script (stored, not read)
