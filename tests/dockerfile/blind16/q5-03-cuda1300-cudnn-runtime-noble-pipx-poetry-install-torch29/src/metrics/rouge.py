@@ -1,0 +1,1 @@
+# placeholder module (stored as src/metrics/rouge.py, not read)
