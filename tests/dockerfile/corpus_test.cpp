@@ -158,3 +158,14 @@ TEST_CASE("fourteenth blind corpus, with build contexts: no error, plain service
 TEST_CASE("fifteenth blind corpus, with build contexts: no error, plain services clean, no missed failure") {
   CheckCorpus("blind15", "fifteenth blind corpus", 35, 5);
 }
+
+// The sixteenth blind corpus (tests/dockerfile/blind16/README.md): 35 folders
+// (30 GPU builds, 5 plain services) sampled by walking, from row 1, the
+// find_files listings of five paths where GPU Dockerfiles live
+// (Dockerfile.cuda12, Dockerfile.cu118, Dockerfile.sglang, Dockerfile.llm,
+// docker/inference/Dockerfile), six GPU builds per path, each with the
+// context files it installs from; truth written by someone who did not run
+// imagelint. Not yet run.
+TEST_CASE("sixteenth blind corpus, with build contexts: no error, plain services clean, no missed failure") {
+  CheckCorpus("blind16", "sixteenth blind corpus", 35, 5);
+}
