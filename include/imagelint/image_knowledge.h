@@ -303,8 +303,10 @@ struct CommandRunner {
 struct CommandKnowledge {
   std::vector<std::string> posix_shells;  // "sh", "bash": shells whose -c reads POSIX shell script
   std::vector<CommandRunner> command_runners;
+  std::vector<std::string> data_writers;  // "cat", "tee": copy standard input to files, never run it
 
   bool IsPosixShell(std::string_view program) const;
+  bool IsDataWriter(std::string_view program) const;
   // The runner `program` (a file name) is when followed by `next` (the word
   // after it; "" when none), or null.
   const CommandRunner* FindRunner(std::string_view program, std::string_view next) const;

@@ -110,6 +110,11 @@ std::vector<Heredoc> FindHeredocs(std::string_view text, char escape) {
     if (j < text.size() && text[j] == '-') {
       doc.strip_tabs = true;
       ++j;
+    } else {
+      // BuildKit's lexer takes blanks right after `<<` into the word, so
+      // `<< 'EOF'` is a heredoc too (not `<<- EOF`: the blanks must follow
+      // `<<` itself; frontend/dockerfile/shell/lex.go processPossibleHeredoc).
+      while (j < text.size() && (text[j] == ' ' || text[j] == '\t')) ++j;
     }
     char q = 0;
     if (j < text.size() && (text[j] == '"' || text[j] == '\'')) {

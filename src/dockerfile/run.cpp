@@ -161,6 +161,8 @@ std::string StripHeredocMarkers(std::string_view line) {
     if (line.compare(i, 2, "<<") == 0) {
       size_t j = i + 2;
       if (j < line.size() && line[j] == '-') ++j;
+      else
+        while (j < line.size() && (line[j] == ' ' || line[j] == '\t')) ++j;  // `<< 'EOF'` (parser.cpp FindHeredocs)
       if (j < line.size() && (line[j] == '"' || line[j] == '\'')) ++j;
       size_t name = j;
       while (j < line.size() && name_char(line[j])) ++j;
@@ -202,7 +204,8 @@ RunScripts ScriptsOf(const Instruction& inst, char escape, const CommandKnowledg
   if (!words.empty() && !shell_body) out.scripts.push_back(without);
   for (const Heredoc& doc : inst.heredocs) {
     if (shell_body) out.scripts.push_back(doc.body);
-    else out.unread.push_back(words[0]);
+    // `cat > app.py <<EOF`: the body is a file's content, not commands.
+    else if (!commands.IsDataWriter(BaseName(words[0]))) out.unread.push_back(words[0]);
   }
   return out;
 }

@@ -23,8 +23,9 @@ Status ApplyStartCommand(const Context& context, const Instruction& inst, ImageM
 // The scripts a RUN runs: the shell form's text; the exec form quoted back
 // into one command; heredoc bodies when the command is a shell (or none),
 // else the command line without the heredoc markers (a shell is a program of
-// the posix_shells rows). Heredocs fed to other programs are listed in
-// `unread` (the program's name).
+// the posix_shells rows). Heredocs fed to a program that only copies its
+// input to a file (data_writers: cat, tee) are file content, not commands;
+// those fed to any other program are listed in `unread` (its name).
 struct RunScripts {
   std::vector<std::string> scripts;
   std::vector<std::string> unread;

@@ -520,7 +520,7 @@ const SystemPackage* PackageKnowledge::FindSystemPackage(std::string_view name,
 
 namespace {
 
-// commands.yaml (posix_shells, command_runners).
+// commands.yaml (posix_shells, command_runners, data_writers).
 Result<CommandKnowledge> BuildCommands(const Knowledge& k) {
   CommandKnowledge out;
   for (const json& row : k.Table("posix_shells")) {
@@ -551,6 +551,11 @@ Result<CommandKnowledge> BuildCommands(const Knowledge& k) {
       return RowError(row, "no_sync_options without syncs_with");
     out.command_runners.push_back(std::move(runner));
   }
+  for (const json& row : k.Table("data_writers")) {
+    std::string name = StringField(row, "name");
+    if (name.find('/') != std::string::npos) return RowError(row, "a program is named by its file name, without a directory");
+    out.data_writers.push_back(std::move(name));
+  }
   return out;
 }
 
@@ -558,6 +563,10 @@ Result<CommandKnowledge> BuildCommands(const Knowledge& k) {
 
 bool CommandKnowledge::IsPosixShell(std::string_view program) const {
   return std::find(posix_shells.begin(), posix_shells.end(), program) != posix_shells.end();
+}
+
+bool CommandKnowledge::IsDataWriter(std::string_view program) const {
+  return std::find(data_writers.begin(), data_writers.end(), program) != data_writers.end();
 }
 
 const CommandRunner* CommandKnowledge::FindRunner(std::string_view program, std::string_view next) const {

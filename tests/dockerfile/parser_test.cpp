@@ -128,6 +128,21 @@ TEST_CASE("heredocs: plain, tab-stripping, quoted, several on one line") {
   CHECK(file.instructions[4].keyword == "USER");
   CHECK(file.instructions[4].line == 13);
 
+  // Pattern: `RUN cat > app.py << 'PYEOF'` (a script written by a heredoc,
+  // blanks after `<<`): BuildKit's lexer takes the blanks into the word.
+  Dockerfile spaced = Parse(
+      "FROM python:3.12-slim\n"
+      "RUN cat > /app/server.py << 'PYEOF'\n"
+      "from fastapi import FastAPI\n"
+      "PYEOF\n"
+      "CMD [\"python3\", \"/app/server.py\"]\n");
+  REQUIRE(spaced.instructions.size() == 3);
+  REQUIRE(spaced.instructions[1].heredocs.size() == 1);
+  CHECK(spaced.instructions[1].heredocs[0].delimiter == "PYEOF");
+  CHECK(spaced.instructions[1].heredocs[0].quoted);
+  CHECK(spaced.instructions[1].heredocs[0].body == "from fastapi import FastAPI\n");
+  CHECK(spaced.instructions[2].keyword == "CMD");
+
   auto unterminated = ParseError("FROM a\nRUN <<EOF\necho\n");
   CHECK(unterminated.line == 2);
   CHECK(unterminated.message.find("unterminated heredoc") != std::string::npos);

@@ -77,7 +77,8 @@ TEST_CASE("RUN forms: shell, exec, heredoc scripts and heredocs fed to programs"
   CHECK(StripHeredocMarkers("python3 <<EOF arg") == "python3  arg");
   CHECK(StripHeredocMarkers("bash <<-'EOT' && cat <<\"X\"") == "bash  && cat ");
   CHECK(StripHeredocMarkers("echo a<<b") == "echo a");
-  CHECK(StripHeredocMarkers("echo << x") == "echo << x");  // no name: not a marker
+  CHECK(StripHeredocMarkers("echo << x") == "echo ");  // blanks after `<<`, as BuildKit's lexer reads them
+  CHECK(StripHeredocMarkers("echo << ") == "echo << ");  // no name: not a marker
   std::string long_marker = "cat <<" + std::string(100 * 1024, 'E');
   CHECK(StripHeredocMarkers(long_marker) == "cat ");
 
@@ -89,6 +90,17 @@ TEST_CASE("RUN forms: shell, exec, heredoc scripts and heredocs fed to programs"
   CHECK(HasUnknown(facts, "RUN"));  // the python heredoc
   CHECK(Find(facts["frameworks"], "name", "torch")->at("dockerfile_line") == 5);
   CHECK(Find(facts["frameworks"], "name", "jax")->at("dockerfile_line") == 8);
+
+  // Pattern: a server script written by `cat > FILE << 'EOF'` after a torch
+  // install. cat only copies the body to the file (data_writers,
+  // commands.yaml): nothing is installed, the lists stay complete.
+  json written = Facts(
+      "FROM python:3.12-slim\nRUN pip install torch==2.5.1\n"
+      "RUN cat > /app/server.py << 'PYEOF'\nimport torch\nPYEOF\n"
+      "RUN tee /etc/app.conf <<EOF\nport=80\nEOF\n");
+  CHECK_FALSE(HasUnknown(written, "RUN"));
+  CHECK(written["frameworks_complete"] == true);
+  CHECK(Find(written["frameworks"], "name", "torch") != nullptr);
 
   // Every shell of the posix_shells rows (commands.yaml) reads its heredoc
   // as a script, zsh and BusyBox's ash as well as sh/bash/dash.
