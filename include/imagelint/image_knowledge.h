@@ -209,6 +209,17 @@ struct SystemPackage {
   std::string source;
 };
 
+// A PEP 517 build backend that builds pure-Python wheels
+// (python_build_backends): a project it builds compiles no GPU code unless
+// its pyproject.toml declares a build hook (`hook_tables`) or its directory
+// holds one (`hook_files`).
+struct PurePythonBackend {
+  std::string backend;                   // "hatchling.build"
+  std::vector<std::string> hook_tables;  // "tool.hatch.build.hooks"
+  std::vector<std::string> hook_files;   // "pdm_build.py"
+  std::string source;
+};
+
 // An installer script a Dockerfile downloads and runs (installer_scripts):
 // matched by the URL it comes from, scheme dropped ("repo.anaconda.com/miniconda/Miniconda3-*").
 struct InstallerScript {
@@ -243,6 +254,7 @@ struct TorchPin {
 struct PackageKnowledge {
   std::vector<PythonPackage> python_packages;  // first match wins
   std::vector<InstallerScript> installer_scripts;  // first match wins
+  std::vector<PurePythonBackend> pure_python_backends;
   std::vector<PypiRelease> pypi_releases;
   std::vector<DistroPython> distro_pythons;
   std::vector<FrameworkRuntime> framework_runtimes;
@@ -273,6 +285,7 @@ struct PackageKnowledge {
   const SystemPackage* FindSystemPackage(std::string_view name, std::map<std::string, std::string>* captured) const;
   // The installer row for a download URL (any scheme), or null.
   const InstallerScript* FindInstallerScript(std::string_view url) const;
+  const PurePythonBackend* FindPurePythonBackend(std::string_view backend) const;
   // The row of a conda channel by name (a channel URL's last path part); null when not recorded.
   const CondaChannel* FindCondaChannel(std::string_view channel) const;
   // Whether `build` is a CPU-only framework build of `channel` (of any

@@ -304,7 +304,52 @@ std::optional<std::vector<std::string>> TomlArray(const std::string& text, const
   return std::nullopt;
 }
 
+// `key = "value"` (or single quotes) inside the TOML table `[table]`.
+std::optional<std::string> TomlString(const std::string& text, const std::string& table, const std::string& key) {
+  std::vector<std::string> lines = SplitOn(text, '\n');
+  size_t i = 0;
+  while (i < lines.size() && Trim(lines[i]) != "[" + table + "]") ++i;
+  for (++i; i < lines.size(); ++i) {
+    std::string line = Trim(lines[i]);
+    if (StartsWith(line, "[")) return std::nullopt;
+    if (!StartsWith(line, key)) continue;
+    std::string rest = Trim(line.substr(key.size()));
+    if (!StartsWith(rest, "=")) continue;
+    rest = Trim(rest.substr(1));
+    if (rest.empty() || (rest[0] != '"' && rest[0] != '\'')) return std::nullopt;
+    size_t close = rest.find(rest[0], 1);
+    if (close == std::string::npos) return std::nullopt;
+    return rest.substr(1, close - 1);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::optional<std::string> PurePythonBuild(const Context& ctx, const ImageModel& image, const std::string& container_dir) {
+  const std::string dir = container_dir == "/" ? "" : container_dir;
+  ContextSource pyproject = FindInContext(ctx, image, dir + "/pyproject.toml");
+  if (!pyproject.path) return std::nullopt;
+  auto text = ReadContextFile(ctx, *pyproject.path);
+  if (!text.ok()) return std::nullopt;
+  auto backend = TomlString(*text, "build-system", "build-backend");
+  const PurePythonBackend* row = backend ? ctx.packages.FindPurePythonBackend(*backend) : nullptr;
+  if (!row) return std::nullopt;
+  // A hook table, or one inside it ([tool.hatch.build.hooks.custom]).
+  for (const std::string& line : SplitOn(*text, '\n')) {
+    const std::string header = Trim(line);
+    for (const std::string& table : row->hook_tables)
+      if (header == "[" + table + "]" || StartsWith(header, "[" + table + ".")) return std::nullopt;
+  }
+  // A hook file the build context has (or that cannot be read to tell).
+  for (const std::string& file : row->hook_files) {
+    ContextSource hook = FindInContext(ctx, image, dir + "/" + file);
+    if (!hook.path) continue;  // not copied into the image
+    auto read = ReadContextFile(ctx, *hook.path);
+    if (read.ok() || !read.error().message.ends_with("does not exist")) return std::nullopt;
+  }
+  return *backend + " (" + *pyproject.path + ")";
+}
 
 std::string NormalPath(std::string_view path) {
   std::vector<std::string> parts;

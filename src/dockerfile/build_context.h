@@ -49,6 +49,13 @@ Result<std::string> ReadContextFile(const Context& ctx, const std::string& conte
 void ReadRequirements(const Context& ctx, const ImageModel& image, const std::string& container_path,
                       bool constraints, RequirementsRead& out);
 
+// The build backend (and the pyproject.toml naming it) of the project at
+// `container_dir` when it is a python_build_backends row (a pure-Python
+// build) and the project declares no build hook: building it compiles no GPU
+// code. nullopt when the project is not in the context, names another
+// backend, or may run a hook.
+std::optional<std::string> PurePythonBuild(const Context& ctx, const ImageModel& image, const std::string& container_dir);
+
 // `pip install DIR[extras]`: the project's declared dependencies from
 // pyproject.toml ([project] dependencies, optional-dependencies of the
 // extras) or setup.cfg ([options] install_requires); setup.py is a program

@@ -500,6 +500,10 @@ Status ApplyPip(const Context& ctx, const Instruction& inst, ImageModel& image, 
     if (EndsWith(project, ".whl"))
       ctx.Unknown(image, inst, "binaries", "pip installs the wheel " + project.substr(0, 200) + ", whose files are not read",
                   "scan the built image");
+    else if (auto backend = PurePythonBuild(ctx, image, InRun(image, project.substr(0, project.find('['))));
+             backend)
+      ctx.AddNote(image, inst, "the project " + project.substr(0, 200) + " is built by " + backend->substr(0, 300) +
+                                   ", which builds pure-Python wheels: no GPU code");
     else
       BuildsPythonProject(ctx, inst, image, command, "the project " + project.substr(0, 200));
   }

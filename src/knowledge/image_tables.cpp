@@ -283,6 +283,9 @@ Result<PackageKnowledge> BuildPackages(const Knowledge& k) {
       for (const json& build : row["cpu_builds"]) channel.cpu_builds.push_back(build.get<std::string>());
     out.conda_channels.push_back(std::move(channel));
   }
+  for (const json& row : k.Table("python_build_backends"))
+    out.pure_python_backends.push_back(
+        {StringField(row, "backend"), List(row, "hook_tables"), List(row, "hook_files"), StringField(row, "source")});
   for (const json& row : k.Table("installer_scripts")) {
     InstallerScript script{StringField(row, "url"), StringField(row, "installs"), Flag(row, "gpu_code"), StringField(row, "source")};
     if (script.url.find("://") != std::string::npos) return RowError(row, "url is written without its scheme");
@@ -483,6 +486,12 @@ bool PackageKnowledge::IsPypiIndex(std::string_view url) const {
   while (url.ends_with('/')) url.remove_suffix(1);
   const std::string lower = ToLower(url);
   return std::find(pypi_mirrors.begin(), pypi_mirrors.end(), lower) != pypi_mirrors.end();
+}
+
+const PurePythonBackend* PackageKnowledge::FindPurePythonBackend(std::string_view backend) const {
+  for (const PurePythonBackend& row : pure_python_backends)
+    if (row.backend == backend) return &row;
+  return nullptr;
 }
 
 const InstallerScript* PackageKnowledge::FindInstallerScript(std::string_view url) const {

@@ -452,3 +452,46 @@ TEST_CASE("speed: a Dockerfile with a context of a few files, and without one") 
   CHECK(with_context < 50.0);
   CHECK(without < 20.0);
 }
+
+// Pattern: `pip install -e .` of a hatchling (or flit, poetry-core,
+// pdm-backend) project with TORCH_CUDA_ARCH_LIST set in the image for other
+// builds: a pure-Python backend compiles nothing (python_build_backends rows),
+// so the project adds no GPU code; a build hook or another backend may.
+TEST_CASE("pip install of a project: a pure-Python build backend adds no GPU code, a build hook may") {
+  const std::string dockerfile =
+      "FROM nvidia/cuda:12.4.1-devel-ubuntu22.04\nENV TORCH_CUDA_ARCH_LIST=\"9.0;10.0\"\n"
+      "RUN apt-get update && apt-get install -y python3-pip\nWORKDIR /app\nCOPY . .\nRUN pip install -e .\n";
+  auto built = [](const json& facts) {
+    if (!facts.contains("binaries")) return false;
+    for (const json& row : facts["binaries"])
+      if (row.value("path", "").find("GPU code built at line 6") != std::string::npos) return true;
+    return false;
+  };
+  const std::string project = "[project]\nname = \"svc\"\nversion = \"0.1\"\ndependencies = [\"pyyaml\"]\n";
+  {
+    TempDir dir;
+    WriteFileText(dir / "pyproject.toml", "[build-system]\nrequires = [\"hatchling\"]\nbuild-backend = \"hatchling.build\"\n" + project);
+    json facts = ContextFacts(dir, dockerfile);
+    CHECK_FALSE(built(facts));
+    CHECK(facts.dump().find("builds pure-Python wheels: no GPU code") != std::string::npos);
+    CHECK(UnknownReasons(facts).find("binaries") == std::string::npos);
+  }
+  {  // a hatch build hook can compile: read as any source build
+    TempDir dir;
+    WriteFileText(dir / "pyproject.toml", "[build-system]\nbuild-backend = \"hatchling.build\"\n" + project +
+                                              "[tool.hatch.build.hooks.custom]\npath = \"hatch_build.py\"\n");
+    CHECK(built(ContextFacts(dir, dockerfile)));
+  }
+  {  // setuptools compiles extensions
+    TempDir dir;
+    WriteFileText(dir / "pyproject.toml", "[build-system]\nbuild-backend = \"setuptools.build_meta\"\n" + project);
+    CHECK(built(ContextFacts(dir, dockerfile)));
+  }
+  {  // pdm-backend with its hook file in the project
+    TempDir dir;
+    WriteFileText(dir / "pyproject.toml", "[build-system]\nbuild-backend = 'pdm.backend'\n" + project);
+    CHECK_FALSE(built(ContextFacts(dir, dockerfile)));
+    WriteFileText(dir / "pdm_build.py", "def pdm_build_update_setup_kwargs(context, kwargs): pass\n");
+    CHECK(built(ContextFacts(dir, dockerfile)));
+  }
+}
