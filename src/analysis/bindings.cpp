@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "analysis/pool_memo.h"
+#include "common/field_names.h"
 #include "imagelint/analysis.h"
 #include "imagelint/knowledge.h"
 #include "imagelint/nvidia.h"
@@ -202,10 +203,7 @@ void AddPerPool(FunctionRegistry& registry, std::string name, int min_args, int 
 // and nothing else, it cannot depend on a field the key leaves out.
 Pool LibcudaInputs(const Pool& pool) {
   Pool inputs;
-  inputs.driver = pool.driver;
-  inputs.container_toolkit = pool.container_toolkit;
-  inputs.runtime = pool.runtime;
-  inputs.cuda_compat_mode = pool.cuda_compat_mode;
+  IMAGELINT_COPY_FIELDS(inputs, pool, driver, container_toolkit, runtime, cuda_compat_mode);
   return inputs;
 }
 
