@@ -16,6 +16,7 @@
 #include "analysis/rule_runner.h"
 #include "analysis/runtime_paths.h"
 #include "common/bytes_text.h"
+#include "common/field_names.h"
 #include "common/json.h"
 
 namespace imagelint::analysis {
@@ -285,23 +286,15 @@ Result<json> AnalyzeReferenced(const std::vector<const json*>& all_facts,
 
 ReportPool ReportPoolOf(const Pool& pool) {
   ReportPool out;
-  out.name = pool.name;
+  IMAGELINT_COPY_FIELDS(out, pool, name, compute_capability, brand, datacenter, architecture, integrated, cuda_compat_mode,
+                        disable_require, container_toolkit, runtime, platform);
+  // The rest are left out of the report where the fleet file left them out.
   auto text = [](std::optional<std::string>& field, const std::string& value) {
     if (!value.empty()) field = value;
   };
   text(out.gpu, pool.gpu);
-  out.compute_capability = pool.compute_capability;
-  out.brand = pool.brand;
-  out.datacenter = pool.datacenter;
-  out.architecture = pool.architecture;
-  out.integrated = pool.integrated;
-  out.cuda_compat_mode = pool.cuda_compat_mode;
-  out.disable_require = pool.disable_require;
   if (!pool.defaulted.empty()) out.defaulted = pool.defaulted;
   text(out.driver, pool.driver);
-  out.container_toolkit = pool.container_toolkit;
-  out.runtime = pool.runtime;
-  out.platform = pool.platform;
   if (pool.count > 0) out.count = pool.count;
   text(out.source, pool.source);
   if (pool.line > 0) out.line = pool.line;

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "analysis/pool_memo.h"
+#include "common/field_names.h"
 #include "imagelint/analysis.h"
 #include "imagelint/knowledge.h"
 #include "imagelint/nvidia.h"
@@ -84,7 +85,9 @@ Value Row(const json* row) { return row ? Value::Of(*row) : Value::Of(nullptr); 
 // A JSON object set field by field. Built from an initializer list instead,
 // nlohmann makes a temporary array of every key/value pair and copies each
 // value out of it: the per-pool results below (driver_compat carries its
-// libcuda selection) spent 8 % of a plan's instructions there.
+// libcuda selection) spent 8 % of a plan's instructions there. It is called
+// as a record visitor is, (key, value), so IMAGELINT_VISIT_FIELDS fills it
+// from a result struct whose members have the keys' names.
 class ResultObject {
  public:
   template <class T>
@@ -99,27 +102,16 @@ class ResultObject {
 };
 
 json LaunchPathJson(const nvidia::LaunchPath& path) {
-  return ResultObject()
-      ("runtime", path.runtime)
-      ("toolkit", path.toolkit)
-      ("mode", path.mode)
-      ("checks_requirements", path.checks_requirements)
-      ("compat_mechanism", path.compat_mechanism)
-      ("note", path.note)
-      .Take();
+  ResultObject out;
+  IMAGELINT_VISIT_FIELDS(out, path, runtime, toolkit, mode, checks_requirements, compat_mechanism, note);
+  return out.Take();
 }
 
 json SelectionJson(const nvidia::LibcudaSelection& selection) {
-  return ResultObject()
-      ("kind", selection.kind)
-      ("path", selection.path)
-      ("version", selection.version)
-      ("via", selection.via)
-      ("reason", selection.reason)
-      ("note", selection.note)
-      ("toolkit_dir", selection.toolkit_dir)
-      ("launch_path", LaunchPathJson(selection.path_info))
-      .Take();
+  ResultObject out;
+  IMAGELINT_VISIT_FIELDS(out, selection, kind, path, version, via, reason, note, toolkit_dir);
+  out("launch_path", LaunchPathJson(selection.path_info));
+  return out.Take();
 }
 
 // facts.cuda.requirements says its list is partial (complete: false).
@@ -202,10 +194,7 @@ void AddPerPool(FunctionRegistry& registry, std::string name, int min_args, int 
 // and nothing else, it cannot depend on a field the key leaves out.
 Pool LibcudaInputs(const Pool& pool) {
   Pool inputs;
-  inputs.driver = pool.driver;
-  inputs.container_toolkit = pool.container_toolkit;
-  inputs.runtime = pool.runtime;
-  inputs.cuda_compat_mode = pool.cuda_compat_mode;
+  IMAGELINT_COPY_FIELDS(inputs, pool, driver, container_toolkit, runtime, cuda_compat_mode);
   return inputs;
 }
 
@@ -256,16 +245,11 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
         if (check.checked && !check.disabled && RequirementsPartial(a[0].json) &&
             (check.satisfied || !HasEnv(a[0].json, "NVIDIA_REQUIRE_CUDA")))
           return Value::Unknown();
-        return Value::Of(ResultObject()
-            ("checked", check.checked)
-            ("gpu_container", check.gpu_container)
-            ("disabled", check.disabled)
-            ("satisfied", check.satisfied)
-            ("message", check.message)
-            ("requirement", check.requirement)
-            ("requirements", check.requirements)
-            ("launch_path", LaunchPathJson(check.path))
-            .Take());
+        ResultObject out;
+        IMAGELINT_VISIT_FIELDS(out, check, checked, gpu_container, disabled, satisfied, message, requirement,
+                               requirements);
+        out("launch_path", LaunchPathJson(check.path));
+        return Value::Of(out.Take());
       });
   AddPerPool(r, "launch_path", 1, 1, std::nullopt, 0, "launch_path(pool): how the pool's runtime starts GPU containers",
       [k](const Arguments& a) -> Result<Value> {
@@ -285,12 +269,9 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
         host.driver = a[2].json.get<std::string>();
         host.devices.push_back({a[3].json.get<std::string>(), a[4].json.get<std::string>()});
         auto result = nvidia::EvaluateRequirement(a[0].json.get<std::string>(), host);
-        return Value::Of(ResultObject()
-            ("satisfied", result.satisfied)
-            ("invalid", result.invalid)
-            ("message", result.message)
-            ("requirement", result.requirement)
-            .Take());
+        ResultObject out;
+        IMAGELINT_VISIT_FIELDS(out, result, satisfied, invalid, message, requirement);
+        return Value::Of(out.Take());
       });
 
   // ---- which libcuda a process loads, and whether cuInit succeeds
@@ -321,17 +302,10 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
             requirement = it->get<std::string>();
         }
         nvidia::DriverCompat compat = nvidia::CheckDriverCompat(*version, selection.selection, **pool, *k, requirement);
-        return Value::Of(ResultObject()
-            ("ok", compat.ok)
-            ("mode", compat.mode)
-            ("error", compat.error)
-            ("error_name", compat.error_name)
-            ("certain", compat.certain)
-            ("message", compat.message)
-            ("disputed", compat.disputed)
-            ("dispute", compat.dispute)
-            ("libcuda", selection.json)
-            .Take());
+        ResultObject out;
+        IMAGELINT_VISIT_FIELDS(out, compat, ok, mode, error, error_name, certain, message, disputed, dispute);
+        out("libcuda", selection.json);
+        return Value::Of(out.Take());
       });
   Add(r, "forward_compat_eligible", 1, 1,
       "forward_compat_eligible(pool): whether the pool's GPU supports forward compatibility (unknown if not known)",
@@ -379,14 +353,9 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
         if (!driver.ok()) return driver.error();
         if (!a[0].json.is_object()) return ArgError("the binary must be a binaries[] entry");
         nvidia::KernelCoverage coverage = nvidia::CheckKernels(a[0].json, *cc, *driver, *k);
-        return Value::Of(ResultObject()
-            ("runs", coverage.runs)
-            ("via", coverage.via)
-            ("ptx_only", coverage.ptx_only)
-            ("error", coverage.error)
-            ("error_name", coverage.error_name)
-            ("message", coverage.message)
-            .Take());
+        ResultObject out;
+        IMAGELINT_VISIT_FIELDS(out, coverage, runs, via, ptx_only, error, error_name, message);
+        return Value::Of(out.Take());
       });
   AddOfStrings<2>(r, "sass_runs_on", "sass_runs_on(sass, compute_capability)",
                   [k](const std::string& sass, const std::string& cc) {

@@ -1,8 +1,8 @@
 // The field list of every record of the report model (report_model.h), once:
-// the JSON key and the member behind it. WriteImageReport and ReadImageReport
-// both walk these lists (common/json_record.h), so a field added here is
-// written, read and type-checked alike; docs/report-schema.json describes
-// the result.
+// the JSON key and the member behind it, one name for both
+// (IMAGELINT_RECORD_FIELDS). WriteImageReport and ReadImageReport both walk
+// these lists (common/json_record.h), so a field added here is written, read
+// and type-checked alike; docs/report-schema.json describes the result.
 #include "imagelint/report_model.h"
 
 #include "imagelint/report_document.h"
@@ -48,16 +48,7 @@ static void ReadValue(const json& value, Stage& out, std::string& problem) {
 }  // namespace rules
 
 // The knowledge bundle's stamp (knowledge_bundle.h), found by ADL in its namespace.
-template <class V, Is<KnowledgeStamp> S>
-void Visit(V& visit, S& row) {
-  visit("schema_version", row.schema_version);
-  visit("revision", row.revision);
-  visit("date", row.date);
-  visit("digest", row.digest);
-  visit("age_days", row.age_days);
-  visit("stale", row.stale);
-  visit("note", row.note);
-}
+IMAGELINT_RECORD_FIELDS(KnowledgeStamp, schema_version, revision, date, digest, age_days, stale, note)
 
 // A platform's parts come from image configs: hostile text, mapped as any
 // other string of the report (MapReportStrings).
@@ -91,263 +82,67 @@ static void ReadValue(const json& value, Outcome& out, std::string& problem) {
   ReadNamed<Outcome>(value, out, problem, &ParseOutcome, "\"pass\", \"warn\", \"fail\", \"undecided\" or \"error\"");
 }
 
-template <class V, Is<Evidence> S>
-void Visit(V& visit, S& row) {
-  visit("path", row.path);
-  visit("layer", row.layer);
-  visit("layer_digest", row.layer_digest);
-  visit("created_by", row.created_by);
-  visit("dockerfile_line", row.dockerfile_line);
-  visit("detail", row.detail);
-}
+IMAGELINT_RECORD_FIELDS(Evidence, path, layer, layer_digest, created_by, dockerfile_line, detail)
 
-template <class V, Is<PredictedError> S>
-void Visit(V& visit, S& row) {
-  visit("code", row.code);
-  visit("name", row.name);
-  visit("stage", row.stage);
-  visit("message", row.message);
-  visit("rule", row.rule);
-  visit("observed", row.observed);
-}
+IMAGELINT_RECORD_FIELDS(PredictedError, code, name, stage, message, rule, observed)
 
-template <class V, Is<MissingFact> S>
-void Visit(V& visit, S& row) {
-  visit("fact", row.fact);
-  visit("subject", row.subject);
-  visit("owner", row.owner);
-  visit("text", row.text);
-  visit("dockerfile_line", row.dockerfile_line);
-  visit("reason", row.reason);
-  visit("hint", row.hint);
-}
+IMAGELINT_RECORD_FIELDS(MissingFact, fact, subject, owner, text, dockerfile_line, reason, hint)
 
-template <class V, Is<SuppressedBy> S>
-void Visit(V& visit, S& row) {
-  visit("rule", row.rule);
-  visit("reason", row.reason);
-  visit("origin", row.origin);
-  visit("file", row.file);
-  visit("line", row.line);
-  visit("expires", row.expires);
-  visit("image", row.image);
-  visit("pool", row.pool);
-  visit("path", row.path);
-  visit("dockerfile_line", row.dockerfile_line);
-}
+IMAGELINT_RECORD_FIELDS(SuppressedBy, rule, reason, origin, file, line, expires, image, pool, path, dockerfile_line)
 
-template <class V, Is<Finding> S>
-void Visit(V& visit, S& row) {
-  visit("rule", row.rule);
-  visit("name", row.name);
-  visit("title", row.title);
-  visit("docs", row.docs);
-  visit("priority", row.priority);
-  visit("scope", row.scope);
-  visit("severity", row.severity);
-  visit("message", row.message);
-  visit("fix", row.fix);
-  visit("pools", row.pools);
-  visit("evidence", row.evidence);
-  visit("predicted_error", row.predicted_error);
-  visit("unknown", row.unknown);
-  visit("missing_facts", row.missing_facts);
-  visit("missing", row.missing);
-  visit("suppressed_by", row.suppressed_by);
-  visit("baseline_state", row.baseline_state);
-  visit("new_pools", row.new_pools);
-}
+IMAGELINT_RECORD_FIELDS(Finding, rule, name, title, docs, priority, scope, severity, message, fix, pools, evidence,
+    predicted_error, unknown, missing_facts, missing, suppressed_by, baseline_state, new_pools)
 
-template <class V, Is<Observed> S>
-void Visit(V& visit, S& row) {
-  visit("code", row.code);
-  visit("host", row.host);
-  visit("date", row.date);
-  visit("key", row.key);
-  visit("line", row.line);
-  visit("image", row.image);
-  visit("fact", row.fact);
-  visit("name", row.name);
-  visit("api", row.api);
-}
+IMAGELINT_RECORD_FIELDS(Observed, code, host, date, key, line, image, fact, name, api)
 
-template <class V, Is<Prediction> S>
-void Visit(V& visit, S& row) {
-  visit("status", row.status);
-  visit("predicted_error", row.predicted_error);
-}
+IMAGELINT_RECORD_FIELDS(Prediction, status, predicted_error)
 
-template <class V, Is<Verdict> S>
-void Visit(V& visit, S& row) {
-  visit("pool", row.pool);
-  visit("status", row.status);
-  visit("predicted_error", row.predicted_error);
-  visit("rules", row.rules);
-  visit("undetermined", row.undetermined);
-  visit("gate", row.gate);
-  visit("observed", row.observed);
-  visit("prediction", row.prediction);
-  visit("observation", row.observation);
-  visit("platform", row.platform);
-}
+IMAGELINT_RECORD_FIELDS(Verdict, pool, status, predicted_error, rules, undetermined, gate, observed, prediction,
+    observation, platform)
 
-template <class V, Is<BaseImage> S>
-void Visit(V& visit, S& row) {
-  visit("ref", row.ref);
-  visit("resolved_from", row.resolved_from);
-  visit("digest", row.digest);
-  visit("platform", row.platform);
-  visit("note", row.note);
-}
+IMAGELINT_RECORD_FIELDS(BaseImage, ref, resolved_from, digest, platform, note)
 
-template <class V, Is<PlatformBuild> S>
-void Visit(V& visit, S& row) {
-  visit("platform", row.platform);
-  visit("pools", row.pools);
-  visit("platform_source", row.platform_source);
-  visit("base", row.base);
-}
+IMAGELINT_RECORD_FIELDS(PlatformBuild, platform, pools, platform_source, base)
 
-template <class V, Is<ImageReport> S>
-void Visit(V& visit, S& row) {
-  visit("ref", row.ref);
-  visit("digest", row.digest);
-  visit("platform", row.platform);
-  visit("dockerfile", row.dockerfile);
-  visit("base", row.base);
-  visit("platforms", row.platforms);
-  visit("status", row.status);
-  visit("error", row.error);
-  visit("gate", row.gate);
-  visit("findings", row.findings);
-  visit("suppressed", row.suppressed);
-  visit("verdicts", row.verdicts);
-  visit("fixed", row.fixed);
-}
+IMAGELINT_RECORD_FIELDS(ImageReport, ref, digest, platform, dockerfile, base, platforms, status, error, gate, findings,
+    suppressed, verdicts, fixed)
 
 // The document around the images (report_document.h).
 
-template <class V, Is<ToolInfo> S>
-void Visit(V& visit, S& row) {
-  visit("name", row.name);
-  visit("version", row.version);
-}
+IMAGELINT_RECORD_FIELDS(ToolInfo, name, version)
 
 
-template <class V, Is<ReportPool> S>
-void Visit(V& visit, S& row) {
-  visit("name", row.name);
-  visit("gpu", row.gpu);
-  visit("compute_capability", row.compute_capability);
-  visit("brand", row.brand);
-  visit("datacenter", row.datacenter);
-  visit("architecture", row.architecture);
-  visit("integrated", row.integrated);
-  visit("cuda_compat_mode", row.cuda_compat_mode);
-  visit("disable_require", row.disable_require);
-  visit("defaulted", row.defaulted);
-  visit("driver", row.driver);
-  visit("container_toolkit", row.container_toolkit);
-  visit("runtime", row.runtime);
-  visit("platform", row.platform);
-  visit("count", row.count);
-  visit("source", row.source);
-  visit("line", row.line);
-  visit("selector_labels", row.selector_labels);
-}
+IMAGELINT_RECORD_FIELDS(ReportPool, name, gpu, compute_capability, brand, datacenter, architecture, integrated,
+    cuda_compat_mode, disable_require, defaulted, driver, container_toolkit, runtime, platform, count, source, line,
+    selector_labels)
 
-template <class V, Is<ReportFleet> S>
-void Visit(V& visit, S& row) {
-  visit("source", row.source);
-  visit("pools", row.pools);
-}
+IMAGELINT_RECORD_FIELDS(ReportFleet, source, pools)
 
-template <class V, Is<ReportRule> S>
-void Visit(V& visit, S& row) {
-  visit("id", row.id);
-  visit("name", row.name);
-  visit("title", row.title);
-  visit("summary", row.summary);
-  visit("severity", row.severity);
-  visit("scope", row.scope);
-  visit("enabled", row.enabled);
-  visit("docs", row.docs);
-}
+IMAGELINT_RECORD_FIELDS(ReportRule, id, name, title, summary, severity, scope, enabled, docs)
 
 // An ignore entry is its suppression's fields, plus `problem` when invalid.
-template <class V, Is<IgnoreEntry> S>
-void Visit(V& visit, S& row) {
-  Visit(visit, row.entry);
-  visit("problem", row.problem);
-}
+IMAGELINT_RECORD_FIELDS_AFTER(IgnoreEntry, entry, problem)
 
-template <class V, Is<Ignores> S>
-void Visit(V& visit, S& row) {
-  visit("expired", row.expired);
-  visit("unused", row.unused);
-  visit("invalid", row.invalid);
-}
+IMAGELINT_RECORD_FIELDS(Ignores, expired, unused, invalid)
 
-template <class V, Is<SeverityCounts> S>
-void Visit(V& visit, S& row) {
-  visit("error", row.error);
-  visit("warning", row.warning);
-  visit("note", row.note);
-  visit("undecided", row.undecided);
-}
+IMAGELINT_RECORD_FIELDS(SeverityCounts, error, warning, note, undecided)
 
-template <class V, Is<VerdictCounts> S>
-void Visit(V& visit, S& row) {
-  visit("pass", row.pass);
-  visit("warn", row.warn);
-  visit("fail", row.fail);
-  visit("undecided", row.undecided);
-}
+IMAGELINT_RECORD_FIELDS(VerdictCounts, pass, warn, fail, undecided)
 
-template <class V, Is<GateSummary> S>
-void Visit(V& visit, S& row) {
-  visit("fail_on", row.fail_on);
-  visit("fail_on_undecided", row.fail_on_undecided);
-  visit("failed", row.failed);
-}
+IMAGELINT_RECORD_FIELDS(GateSummary, fail_on, fail_on_undecided, failed)
 
+// The key "new" is a C++ keyword, so its member is `added`.
 template <class V, Is<BaselineSummary> S>
 void Visit(V& visit, S& row) {
   visit("file", row.file);
   visit("new", row.added);
-  visit("unchanged", row.unchanged);
-  visit("fixed", row.fixed);
-  visit("unmatched_images", row.unmatched_images);
+  IMAGELINT_VISIT_FIELDS(visit, row, unchanged, fixed, unmatched_images);
 }
 
-template <class V, Is<Summary> S>
-void Visit(V& visit, S& row) {
-  visit("images", row.images);
-  visit("pools", row.pools);
-  visit("verdicts", row.verdicts);
-  visit("findings", row.findings);
-  visit("hidden", row.hidden);
-  visit("min_severity", row.min_severity);
-  visit("suppressed", row.suppressed);
-  visit("expired_ignores", row.expired_ignores);
-  visit("unused_ignores", row.unused_ignores);
-  visit("invalid_ignores", row.invalid_ignores);
-  visit("gate", row.gate);
-  visit("baseline", row.baseline);
-  visit("unreadable", row.unreadable);
-}
+IMAGELINT_RECORD_FIELDS(Summary, images, pools, verdicts, findings, hidden, min_severity, suppressed, expired_ignores,
+    unused_ignores, invalid_ignores, gate, baseline, unreadable)
 
-template <class V, Is<Report> S>
-void Visit(V& visit, S& row) {
-  visit("schema", row.schema);
-  visit("tool", row.tool);
-  visit("knowledge", row.knowledge);
-  visit("fleet", row.fleet);
-  visit("rules", row.rules);
-  visit("images", row.images);
-  visit("ignores", row.ignores);
-  visit("summary", row.summary);
-}
+IMAGELINT_RECORD_FIELDS(Report, schema, tool, knowledge, fleet, rules, images, ignores, summary)
 
 int64_t& SeverityCounts::Of(rules::Severity severity) {
   switch (severity) {

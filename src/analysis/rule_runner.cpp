@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "analysis/undecided.h"
+#include "common/field_names.h"
 #include "common/json.h"
 
 namespace imagelint::analysis::internal {
@@ -121,10 +122,7 @@ Error Tag(const Rule& rule, Error error) {
 Finding Base(const Rule& rule) {
   Finding finding;
   finding.rule = rule.id;
-  finding.name = rule.name;
-  finding.title = rule.title;
-  finding.docs = rule.docs;
-  finding.priority = rule.priority;
+  IMAGELINT_COPY_FIELDS(finding, rule, name, title, docs, priority);
   return finding;
 }
 

@@ -4,7 +4,8 @@
 //   template <class V, class S> requires Is<S, R>
 //   void Visit(V& visit, S& row) { visit("key", row.member); ... }
 //
-// and Write(row) / Read<R>(json, subject) walk that list, so a field added
+// (IMAGELINT_RECORD_FIELDS below writes it where each key is its member's
+// name), and Write(row) / Read<R>(json, subject) walk that list, so a field added
 // there is written, read and type-checked alike. What a member's type says:
 //   * T: required, always written;
 //   * std::optional<T>: left out when empty, may be absent;
@@ -30,6 +31,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/field_names.h"
 #include "imagelint/nullable.h"
 #include "imagelint/result.h"
 
@@ -38,6 +40,23 @@ namespace imagelint::json_record {
 // `S` is the record `Record`, const or not (the writer visits const rows).
 template <class S, class Record>
 concept Is = std::same_as<std::remove_const_t<S>, Record>;
+
+// A record's Visit from its members' names, each the JSON key of its member
+// (common/field_names.h): IMAGELINT_RECORD_FIELDS(Record, a, b). The _AFTER
+// form first visits a part whose fields sit in the record's own object, with
+// no key of their own (the facts model's Provenance, a report ignore entry's
+// suppression).
+#define IMAGELINT_RECORD_FIELDS(Record, ...)                  \
+  template <class V, ::imagelint::json_record::Is<Record> S> \
+  void Visit(V& visit, S& row) {                              \
+    IMAGELINT_VISIT_FIELDS(visit, row, __VA_ARGS__);          \
+  }
+#define IMAGELINT_RECORD_FIELDS_AFTER(Record, part, ...)      \
+  template <class V, ::imagelint::json_record::Is<Record> S> \
+  void Visit(V& visit, S& row) {                              \
+    Visit(visit, row.part);                                   \
+    IMAGELINT_VISIT_FIELDS(visit, row, __VA_ARGS__);          \
+  }
 
 struct AnyVisitor {
   template <class T>

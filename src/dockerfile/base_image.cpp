@@ -72,6 +72,14 @@ bool Has(const std::vector<std::string>& list, std::string_view value) {
   return std::find(list.begin(), list.end(), value) != list.end();
 }
 
+// Both tag grammars end in a flavor from the family's row (base-images.yaml):
+// a tag whose flavor the row does not list is not one of the family's tags.
+template <class Tag>
+std::optional<Tag> WithListedFlavor(Tag tag, const std::vector<std::string>& flavors) {
+  if (!Has(flavors, tag.flavor)) return std::nullopt;
+  return tag;
+}
+
 std::string Join(const std::vector<std::string>& items, const char* separator) {
   std::string out;
   for (const std::string& item : items) out += (out.empty() ? "" : separator) + item;
@@ -495,8 +503,7 @@ std::optional<CudaTag> ParseCudaTag(std::string_view tag, const std::vector<std:
     if (tag[pos] != '-' || pos + 1 == tag.size()) return std::nullopt;
     out.os = std::string(tag.substr(pos + 1));
   }
-  if (!Has(flavors, out.flavor)) return std::nullopt;
-  return out;
+  return WithListedFlavor(std::move(out), flavors);
 }
 
 std::optional<TorchTag> ParseTorchTag(std::string_view tag, const std::vector<std::string>& flavors) {
@@ -512,8 +519,7 @@ std::optional<TorchTag> ParseTorchTag(std::string_view tag, const std::vector<st
   out.cuda = *cuda;
   out.cudnn = std::string(cudnn);
   out.flavor = std::string(tag.substr(pos));
-  if (!Has(flavors, out.flavor)) return std::nullopt;
-  return out;
+  return WithListedFlavor(std::move(out), flavors);
 }
 
 std::vector<std::string> FileAliases(const std::string& path, const std::vector<std::string>& link_templates,

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include "dockerfile/output.h"
 
+#include "common/field_names.h"
 #include "common/text.h"
 #include "dockerfile/file_ops.h"
 #include "imagelint/image_env.h"
@@ -160,14 +161,8 @@ facts::Facts DockerfileFacts(const Context& ctx, const ImageModel& image, size_t
   img.ref = file.path + (stage.name.empty() || target + 1 == file.stages.size() ? "" : "#" + stage.name);
   img.kind = "dockerfile";
   img.dockerfile = file.path;  // reporters locate findings in this file
-  img.os = image.os;
-  img.architecture = image.architecture;
-  img.env = image.env;
-  img.env_provenance = image.env_provenance;
+  IMAGELINT_COPY_FIELDS(img, image, os, architecture, env, env_provenance, labels, layers, base, platform_source);
   img.env_complete = image.env_known;
-  img.labels = image.labels;
-  img.layers = image.layers;
-  img.base = image.base;
 
   facts::Cuda& cuda = out.cuda.emplace();
   bool drivers_known = image.drivers_known && !image.HasUnknown("cuda.drivers");
@@ -214,7 +209,6 @@ facts::Facts DockerfileFacts(const Context& ctx, const ImageModel& image, size_t
   if (!binaries.empty() || binaries_known) out.binaries = std::move(binaries);
   out.binaries_complete = binaries_known;
   out.dockerfile = DockerfileSection(ctx, image, target);
-  img.platform_source = image.platform_source;
   out.gpu = GpuSection(out, image, ctx.knowledge.GpuSignals(), ctx.images);
   return out;
 }

@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <set>
 
+#include "common/field_names.h"
 #include "common/text.h"
 #include "common/version.h"
 #include "dockerfile/frameworks.h"
@@ -284,13 +285,11 @@ void CupyPackage(ImageModel& image, facts::Framework row, const Requirement& r) 
 // libcudart of nvidia-cuda-runtime as a runtime.
 void NvidiaWheel(const Context& ctx, ImageModel& image, const facts::Framework& base, const Requirement& r,
                  const PythonPackage& wheel, const std::string& cu) {
+  // The wheel is installed by the same requirement as the framework row, so
+  // the package and its runtime carry the row's provenance and version.
   facts::Package package;
-  package.provenance = base.provenance;
-  package.package = base.package;
-  package.installer = base.installer;
-  package.version_unknown_reason = base.version_unknown_reason;
+  IMAGELINT_COPY_FIELDS(package, base, provenance, package, installer, version_unknown_reason, version);
   package.name = r.name;
-  package.version = base.version;
   package.cuda_major = cu;
   package.manager = "pip";
   if (!wheel.component.empty()) {
@@ -300,12 +299,10 @@ void NvidiaWheel(const Context& ctx, ImageModel& image, const facts::Framework& 
   std::optional<std::string> soname = ctx.knowledge.CudartSoname(cu);
   if (wheel.component == "cudart" && !wheel.library.empty() && soname) {
     facts::Runtime runtime;
+    IMAGELINT_COPY_FIELDS(runtime, base, installer, version_unknown_reason, version);
     runtime.provenance = package.provenance;
     if (!wheel.unconfirmed.empty()) runtime.provenance.unconfirmed = "wheel layout";
-    runtime.installer = base.installer;
-    runtime.version_unknown_reason = base.version_unknown_reason;
     runtime.path = "<site-packages>/" + FillTemplate(wheel.library, {{"soname", soname->substr(soname->rfind(".so.") + 4)}});
-    runtime.version = base.version;
     runtime.soname = soname;
     runtime.source = "pip";
     runtime.package = r.name;

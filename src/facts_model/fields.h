@@ -1,5 +1,6 @@
 // The field list of every record of the facts model, once: the JSON key and
-// the member behind it, in the order the reader checks them. The writer
+// the member behind it (one name, IMAGELINT_RECORD_FIELDS in
+// common/json_record.h), in the order the reader checks them. The writer
 // (model_write.cpp) and the reader (model_read.cpp) both walk these lists
 // with common/json_record.h, so a field added here is written, read and
 // type-checked alike.
@@ -23,420 +24,99 @@ namespace imagelint::facts::fields {
 
 using json_record::Is;  // `S` is the record, const or not (the writer visits const rows)
 
-template <class V, Is<Provenance> S>
-void Visit(V& visit, S& row) {
-  visit("layer", row.layer);
-  visit("layer_digest", row.layer_digest);
-  visit("dockerfile", row.dockerfile);
-  visit("dockerfile_line", row.dockerfile_line);
-  visit("dockerfile_origin", row.dockerfile_origin);
-  visit("created_by", row.created_by);
-  visit("origin", row.origin);
-  visit("knowledge", row.knowledge);
-  visit("unconfirmed", row.unconfirmed);
-}
+IMAGELINT_RECORD_FIELDS(Provenance, layer, layer_digest, dockerfile, dockerfile_line, dockerfile_origin, created_by,
+    origin, knowledge, unconfirmed)
 
-template <class V, Is<Problem> S>
-void Visit(V& visit, S& row) {
-  visit("offset", row.offset);
-  visit("message", row.message);
-}
+IMAGELINT_RECORD_FIELDS(Problem, offset, message)
 
-template <class V, Is<Ptx> S>
-void Visit(V& visit, S& row) {
-  visit("arch", row.arch);
-  visit("isa", row.isa);
-}
+IMAGELINT_RECORD_FIELDS(Ptx, arch, isa)
 
-template <class V, Is<Source> S>
-void Visit(V& visit, S& row) {
-  visit("kind", row.kind);
-  visit("path", row.path);
-  visit("target", row.target);
-  visit("stage", row.stage);
-  visit("build_args", row.build_args);
-}
+IMAGELINT_RECORD_FIELDS(Source, kind, path, target, stage, build_args)
 
-template <class V, Is<Layer> S>
-void Visit(V& visit, S& row) {
-  visit("created_by", row.created_by);
-  visit("digest", row.digest);
-  visit("diff_id", row.diff_id);
-  visit("media_type", row.media_type);
-  visit("size", row.size);
-  visit("entries", row.entries);
-  visit("uncompressed_size", row.uncompressed_size);
-  visit("dockerfile", row.dockerfile);
-  visit("dockerfile_line", row.dockerfile_line);
-  visit("dockerfile_origin", row.dockerfile_origin);
-  visit("instruction", row.instruction);
-  visit("base_image", row.base_image);
-  visit("empty_layer", row.empty_layer);
-}
+IMAGELINT_RECORD_FIELDS(Layer, created_by, digest, diff_id, media_type, size, entries, uncompressed_size, dockerfile,
+    dockerfile_line, dockerfile_origin, instruction, base_image, empty_layer)
 
-template <class V, Is<EnvProvenance> S>
-void Visit(V& visit, S& row) {
-  visit("dockerfile_line", row.dockerfile_line);
-  visit("origin", row.origin);
-}
+IMAGELINT_RECORD_FIELDS(EnvProvenance, dockerfile_line, origin)
 
-template <class V, Is<BaseImage> S>
-void Visit(V& visit, S& row) {
-  visit("ref", row.ref);
-  visit("repository", row.repository);
-  visit("tag", row.tag);
-  visit("digest", row.digest);
-  visit("platform", row.platform);
-  visit("dockerfile", row.dockerfile);
-  visit("dockerfile_line", row.dockerfile_line);
-  visit("known", row.known);
-  visit("kind", row.kind);
-  visit("reason", row.reason);
-  visit("resolved_from", row.resolved_from);
-  visit("lookup_failure", row.lookup_failure);
-  visit("cuda_tag_version", row.cuda_tag_version);
-  visit("flavor", row.flavor);
-  visit("cudnn", row.cudnn);
-  visit("distribution", row.distribution);
-  visit("cuda_version", row.cuda_version);
-  visit("source", row.source);
-  visit("tag_resolution", row.tag_resolution);
-  visit("env_source", row.env_source);
-  visit("require_source", row.require_source);
-  visit("require_unconfirmed", row.require_unconfirmed);
-  visit("torch", row.torch);
-  visit("compat", row.compat);
-  visit("compat_source", row.compat_source);
-}
+IMAGELINT_RECORD_FIELDS(BaseImage, ref, repository, tag, digest, platform, dockerfile, dockerfile_line, known, kind,
+    reason, resolved_from, lookup_failure, cuda_tag_version, flavor, cudnn, distribution, cuda_version, source,
+    tag_resolution, env_source, require_source, require_unconfirmed, torch, compat, compat_source)
 
-template <class V, Is<Image> S>
-void Visit(V& visit, S& row) {
-  visit("ref", row.ref);
-  visit("kind", row.kind);
-  visit("os", row.os);
-  visit("architecture", row.architecture);
-  visit("digest", row.digest);
-  visit("dockerfile", row.dockerfile);
-  visit("variant", row.variant);
-  visit("env", row.env);
-  visit("env_provenance", row.env_provenance);
-  visit("env_complete", row.env_complete);
-  visit("labels", row.labels);
-  visit("layers", row.layers);
-  visit("base", row.base);
-  visit("problems", row.problems);
-  visit("platform_source", row.platform_source);
-}
+IMAGELINT_RECORD_FIELDS(Image, ref, kind, os, architecture, digest, dockerfile, variant, env, env_provenance,
+    env_complete, labels, layers, base, problems, platform_source)
 
-template <class V, Is<RuntimeEvidence> S>
-void Visit(V& visit, S& row) {
-  visit("source", row.source);
-  visit("version", row.version);
-  visit("path", row.path);
-}
+IMAGELINT_RECORD_FIELDS(RuntimeEvidence, source, version, path)
 
-template <class V, Is<Runtime> S>
-void Visit(V& visit, S& row) {
-  Visit(visit, row.provenance);
-  visit("path", row.path);
-  visit("soname", row.soname);
-  visit("version", row.version);
-  visit("source", row.source);
-  visit("evidence_path", row.evidence_path);
-  visit("evidence", row.evidence);
-  visit("conflict", row.conflict);
-  visit("hashed_copy", row.hashed_copy);
-  visit("aliases", row.aliases);
-  visit("version_precision", row.version_precision);
-  visit("version_source", row.version_source);
-  visit("package", row.package);
-  visit("installer", row.installer);
-  visit("version_unknown_reason", row.version_unknown_reason);
-  visit("version_min", row.version_min);
-}
+IMAGELINT_RECORD_FIELDS_AFTER(Runtime, provenance, path, soname, version, source, evidence_path, evidence, conflict,
+    hashed_copy, aliases, version_precision, version_source, package, installer, version_unknown_reason, version_min)
 
-template <class V, Is<StaticRuntime> S>
-void Visit(V& visit, S& row) {
-  Visit(visit, row.provenance);
-  visit("path", row.path);
-  visit("markers", row.markers);
-  visit("toolkits", row.toolkits);
-}
+IMAGELINT_RECORD_FIELDS_AFTER(StaticRuntime, provenance, path, markers, toolkits)
 
-template <class V, Is<Driver> S>
-void Visit(V& visit, S& row) {
-  Visit(visit, row.provenance);
-  visit("path", row.path);
-  visit("name", row.name);
-  visit("kind", row.kind);
-  visit("version", row.version);
-  visit("source", row.source);
-  visit("evidence_path", row.evidence_path);
-  visit("toolkit_dir", row.toolkit_dir);
-  visit("soname", row.soname);
-  visit("note", row.note);
-  visit("aliases", row.aliases);
-  visit("problems", row.problems);
-  visit("missing_needed", row.missing_needed);
-  visit("package", row.package);
-  visit("branch", row.branch);
-  visit("version_source", row.version_source);
-  visit("link_target", row.link_target);
-  visit("resolves_to", row.resolves_to);
-  visit("hard_link", row.hard_link);
-  visit("copied_from", row.copied_from);
-  visit("copied_from_stage", row.copied_from_stage);
-}
+IMAGELINT_RECORD_FIELDS_AFTER(Driver, provenance, path, name, kind, version, source, evidence_path, toolkit_dir, soname,
+    note, aliases, problems, missing_needed, package, branch, version_source, link_target, resolves_to, hard_link,
+    copied_from, copied_from_stage)
 
-template <class V, Is<DriverLibrary> S>
-void Visit(V& visit, S& row) {
-  Visit(visit, row.provenance);
-  visit("name", row.name);
-  visit("kind", row.kind);
-  visit("path", row.path);
-  visit("version", row.version);
-}
+IMAGELINT_RECORD_FIELDS_AFTER(DriverLibrary, provenance, name, kind, path, version)
 
-template <class V, Is<LdSoConfEntry> S>
-void Visit(V& visit, S& row) {
-  Visit(visit, row.provenance);
-  visit("dir", row.dir);
-  visit("file", row.file);
-}
+IMAGELINT_RECORD_FIELDS_AFTER(LdSoConfEntry, provenance, dir, file)
 
-template <class V, Is<LibcudaCandidate> S>
-void Visit(V& visit, S& row) {
-  visit("dir", row.dir);
-  visit("via", row.via);
-  visit("path", row.path);
-  visit("resolves_to", row.resolves_to);
-  visit("kind", row.kind);
-  visit("version", row.version);
-  visit("dockerfile_line", row.dockerfile_line);
-  visit("via_dockerfile_line", row.via_dockerfile_line);
-}
+IMAGELINT_RECORD_FIELDS(LibcudaCandidate, dir, via, path, resolves_to, kind, version, dockerfile_line,
+    via_dockerfile_line)
 
-template <class V, Is<Loader> S>
-void Visit(V& visit, S& row) {
-  visit("ld_library_path", row.ld_library_path);
-  visit("ld_library_path_provenance", row.ld_library_path_provenance);
-  visit("ld_so_conf", row.ld_so_conf);
-  visit("ld_so_conf_missing", row.ld_so_conf_missing);
-  visit("ld_so_conf_complete", row.ld_so_conf_complete);
-  visit("libcuda_candidates", row.libcuda_candidates);
-}
+IMAGELINT_RECORD_FIELDS(Loader, ld_library_path, ld_library_path_provenance, ld_so_conf, ld_so_conf_missing,
+    ld_so_conf_complete, libcuda_candidates)
 
-template <class V, Is<Toolkit> S>
-void Visit(V& visit, S& row) {
-  Visit(visit, row.provenance);
-  visit("path", row.path);
-  visit("version", row.version);
-  visit("components", row.components);
-}
+IMAGELINT_RECORD_FIELDS_AFTER(Toolkit, provenance, path, version, components)
 
-template <class V, Is<Package> S>
-void Visit(V& visit, S& row) {
-  Visit(visit, row.provenance);
-  visit("name", row.name);
-  visit("version", row.version);
-  visit("status", row.status);
-  visit("architecture", row.architecture);
-  visit("evidence", row.evidence);
-  visit("package", row.package);
-  visit("installer", row.installer);
-  visit("manager", row.manager);
-  visit("cuda_major", row.cuda_major);
-  visit("component", row.component);
-  visit("version_unknown_reason", row.version_unknown_reason);
-}
+IMAGELINT_RECORD_FIELDS_AFTER(Package, provenance, name, version, status, architecture, evidence, package, installer,
+    manager, cuda_major, component, version_unknown_reason)
 
-template <class V, Is<Cuda> S>
-void Visit(V& visit, S& row) {
-  visit("runtimes", row.runtimes);
-  visit("runtimes_complete", row.runtimes_complete);
-  visit("static_runtimes", row.static_runtimes);
-  visit("drivers", row.drivers);
-  visit("drivers_complete", row.drivers_complete);
-  visit("driver_libraries", row.driver_libraries);
-  visit("requirements", row.requirements);
-  visit("loader", row.loader);
-  visit("toolkits", row.toolkits);
-  visit("packages", row.packages);
-}
+IMAGELINT_RECORD_FIELDS(Cuda, runtimes, runtimes_complete, static_runtimes, drivers, drivers_complete, driver_libraries,
+    requirements, loader, toolkits, packages)
 
-template <class V, Is<ArchCount> S>
-void Visit(V& visit, S& row) {
-  visit("arch", row.arch);
-  visit("count", row.count);
-  visit("isa", row.isa);
-  visit("kernels", row.kernels);
-}
+IMAGELINT_RECORD_FIELDS(ArchCount, arch, count, isa, kernels)
 
-template <class V, Is<Fatbin> S>
-void Visit(V& visit, S& row) {
-  visit("containers", row.containers);
-  visit("entries", row.entries);
-  visit("sections", row.sections);
-  visit("section_archs", row.section_archs);
-  visit("sass", row.sass);
-  visit("ptx", row.ptx);
-  visit("ltoir", row.ltoir);
-  visit("other", row.other);
-  visit("compression", row.compression);
-  visit("debug_entries", row.debug_entries);
-  visit("embedded_cubins", row.embedded_cubins);
-  visit("toolkits", row.toolkits);
-  visit("tkinfo", row.tkinfo);
-}
+IMAGELINT_RECORD_FIELDS(Fatbin, containers, entries, sections, section_archs, sass, ptx, ltoir, other, compression,
+    debug_entries, embedded_cubins, toolkits, tkinfo)
 
-template <class V, Is<Cubin> S>
-void Visit(V& visit, S& row) {
-  visit("arch", row.arch);
-  visit("abi_version", row.abi_version);
-  visit("e_flags", row.e_flags);
-  visit("toolkit", row.toolkit);
-}
+IMAGELINT_RECORD_FIELDS(Cubin, arch, abi_version, e_flags, toolkit)
 
-template <class V, Is<CudartLookup> S>
-void Visit(V& visit, S& row) {
-  visit("needed", row.needed);
-  visit("found", row.found);
-  visit("via", row.via);
-  visit("searched", row.searched);
-  visit("incomplete", row.incomplete);
-}
+IMAGELINT_RECORD_FIELDS(CudartLookup, needed, found, via, searched, incomplete)
 
+// The key "class" is a C++ keyword, so its member is elf_class.
 template <class V, Is<Binary> S>
 void Visit(V& visit, S& row) {
   Visit(visit, row.provenance);
-  visit("path", row.path);
-  visit("machine", row.machine);
+  IMAGELINT_VISIT_FIELDS(visit, row, path, machine);
   visit("class", row.elf_class);
-  visit("type", row.type);
-  visit("soname", row.soname);
-  visit("needed", row.needed);
-  visit("runpath", row.runpath);
-  visit("rpath", row.rpath);
-  visit("cudart_lookup", row.cudart_lookup);
-  visit("sass", row.sass);
-  visit("ptx", row.ptx);
-  visit("fatbin", row.fatbin);
-  visit("toolkits", row.toolkits);
-  visit("cubin", row.cubin);
-  visit("static_cudart", row.static_cudart);
-  visit("problems", row.problems);
-  visit("reachable", row.reachable);
-  visit("reachable_via", row.reachable_via);
-  visit("unreachable_reason", row.unreachable_reason);
-  visit("framework", row.framework);
-  visit("framework_version", row.framework_version);
-  visit("source", row.source);
-  visit("arch_list", row.arch_list);
-  visit("arch_list_source", row.arch_list_source);
-  visit("arch_list_unconfirmed", row.arch_list_unconfirmed);
+  IMAGELINT_VISIT_FIELDS(visit, row, type, soname, needed, runpath, rpath, cudart_lookup, sass, ptx, fatbin, toolkits,
+      cubin, static_cudart, problems, reachable, reachable_via, unreachable_reason, framework, framework_version,
+      source, arch_list, arch_list_source, arch_list_unconfirmed);
 }
 
-template <class V, Is<Framework> S>
-void Visit(V& visit, S& row) {
-  Visit(visit, row.provenance);
-  visit("name", row.name);
-  visit("version", row.version);
-  visit("cuda", row.cuda);
-  visit("path", row.path);
-  visit("package", row.package);
-  visit("build", row.build);
-  visit("git_version", row.git_version);
-  visit("cudnn", row.cudnn);
-  visit("sass", row.sass);
-  visit("ptx", row.ptx);
-  visit("cuda_libraries", row.cuda_libraries);
-  visit("variant", row.variant);
-  visit("cuda_source", row.cuda_source);
-  visit("cuda_unknown", row.cuda_unknown);
-  visit("installer", row.installer);
-  visit("source", row.source);
-  visit("version_unknown_reason", row.version_unknown_reason);
-  visit("version_assumed", row.version_assumed);
-  visit("replaceable", row.replaceable);
-  visit("arch_list", row.arch_list);
-  visit("arch_list_source", row.arch_list_source);
-  visit("arch_list_unconfirmed", row.arch_list_unconfirmed);
-}
+IMAGELINT_RECORD_FIELDS_AFTER(Framework, provenance, name, version, cuda, path, package, build, git_version, cudnn,
+    sass, ptx, cuda_libraries, variant, cuda_source, cuda_unknown, installer, source, version_unknown_reason,
+    version_assumed, replaceable, arch_list, arch_list_source, arch_list_unconfirmed)
 
-template <class V, Is<Stage> S>
-void Visit(V& visit, S& row) {
-  visit("name", row.name);
-  visit("base", row.base);
-  visit("dockerfile_line", row.dockerfile_line);
-  visit("target", row.target);
-}
+IMAGELINT_RECORD_FIELDS(Stage, name, base, dockerfile_line, target)
 
-template <class V, Is<UnknownFact> S>
-void Visit(V& visit, S& row) {
-  visit("fact", row.fact);
-  visit("dockerfile", row.dockerfile);
-  visit("dockerfile_line", row.dockerfile_line);
-  visit("reason", row.reason);
-  visit("decide", row.decide);
-}
+IMAGELINT_RECORD_FIELDS(UnknownFact, fact, dockerfile, dockerfile_line, reason, decide)
 
-template <class V, Is<DockerfileNote> S>
-void Visit(V& visit, S& row) {
-  visit("dockerfile_line", row.dockerfile_line);
-  visit("note", row.note);
-}
+IMAGELINT_RECORD_FIELDS(DockerfileNote, dockerfile_line, note)
 
-template <class V, Is<Suppression> S>
-void Visit(V& visit, S& row) {
-  visit("rules", row.rules);
-  visit("reason", row.reason);
-  visit("file", row.file);
-  visit("line", row.line);
-  visit("instruction_line", row.instruction_line);
-  visit("instruction", row.instruction);
-}
+IMAGELINT_RECORD_FIELDS(Suppression, rules, reason, file, line, instruction_line, instruction)
 
-template <class V, Is<DockerfileInfo> S>
-void Visit(V& visit, S& row) {
-  visit("path", row.path);
-  visit("escape", row.escape);
-  visit("syntax", row.syntax);
-  visit("stages", row.stages);
-  visit("unknown", row.unknown);
-  visit("notes", row.notes);
-  visit("changes", row.changes);
-  visit("suppressions", row.suppressions);
-  visit("unused_build_args", row.unused_build_args);
-}
+IMAGELINT_RECORD_FIELDS(DockerfileInfo, path, escape, syntax, stages, unknown, notes, changes, suppressions,
+    unused_build_args)
 
-template <class V, Is<GpuSignal> S>
-void Visit(V& visit, S& row) {
-  visit("signal", row.signal);
-  visit("detail", row.detail);
-  visit("path", row.path);
-  visit("dockerfile_line", row.dockerfile_line);
-}
+IMAGELINT_RECORD_FIELDS(GpuSignal, signal, detail, path, dockerfile_line)
 
-template <class V, Is<Gpu> S>
-void Visit(V& visit, S& row) {
-  visit("workload", row.workload);  // "nvidia" | "rocm" | "none" (docs/facts-schema.json)
-  visit("signals", row.signals);
-  visit("caveats", row.caveats);
-}
+// workload: "nvidia" | "rocm" | "none" (docs/facts-schema.json).
+IMAGELINT_RECORD_FIELDS(Gpu, workload, signals, caveats)
 
 // The whole document, after its "schema" key.
-template <class V, Is<Facts> S>
-void Visit(V& visit, S& row) {
-  visit("source", row.source);
-  visit("image", row.image);
-  visit("cuda", row.cuda);
-  visit("binaries", row.binaries);
-  visit("binaries_complete", row.binaries_complete);
-  visit("frameworks", row.frameworks);
-  visit("frameworks_complete", row.frameworks_complete);
-  visit("gpu", row.gpu);
-  visit("dockerfile", row.dockerfile);
-}
+IMAGELINT_RECORD_FIELDS(Facts, source, image, cuda, binaries, binaries_complete, frameworks, frameworks_complete, gpu,
+    dockerfile)
 
 }  // namespace imagelint::facts::fields
 
