@@ -228,7 +228,11 @@ const PoolMemoScope::KeptSelection& SelectedLibcuda(const rules::Argument& facts
   if (memo) key = memo->SelectionKey(facts.json, LibcudaInputsKey(inputs));
   if (key)
     if (const PoolMemoScope::KeptSelection* known = memo->FindSelection(*key)) return *known;
-  slot.selection = nvidia::SelectLibcuda(facts.json, inputs, knowledge);
+  // The image's part is read once per image (PoolMemoScope::ImageInputs).
+  if (const nvidia::ImageInputs* image = memo ? memo->ImageInputs(facts.json, knowledge) : nullptr)
+    slot.selection = nvidia::SelectLibcuda(*image, inputs, nvidia::ResolveLaunchPath(inputs, knowledge), knowledge);
+  else
+    slot.selection = nvidia::SelectLibcuda(facts.json, inputs, knowledge);
   slot.json = SelectionJson(slot.selection);
   if (key)
     if (const PoolMemoScope::KeptSelection* kept = memo->PutSelection(std::move(*key), slot)) return *kept;
@@ -248,7 +252,16 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
         Pool slot;
         auto pool = PoolArgument(a[1].json, slot);
         if (!pool.ok()) return pool.error();
-        nvidia::StartCheck check = nvidia::CheckStart(a[0].json, **pool, *k);
+        // The image's part once per image, the pool's once per run (pool_memo.h).
+        PoolMemoScope* memo = PoolMemoScope::Active();
+        const nvidia::ImageInputs* image = memo ? memo->ImageInputs(a[0].json, *k) : nullptr;
+        const nvidia::LaunchPath* path = memo ? memo->PoolLaunchPath(&a[1].json, **pool, *k) : nullptr;
+        nvidia::StartCheck check =
+            image && path ? nvidia::CheckStart(*image, **pool, *path,
+                                               [&]() -> const nvidia::PoolInputs& {
+                                                 return *memo->PoolInputs(&a[1].json, **pool, *k);
+                                               })
+                          : nvidia::CheckStart(a[0].json, **pool, *k);
         // Requirements read from a partial environment: one that fails is a
         // refusal whatever else the image sets, but "all satisfied" cannot be
         // told, nor can the legacy CUDA_VERSION rule (it applies only where
@@ -272,6 +285,9 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
         Pool slot;
         auto pool = PoolArgument(a[0].json, slot);
         if (!pool.ok()) return pool.error();
+        PoolMemoScope* memo = PoolMemoScope::Active();
+        if (const nvidia::LaunchPath* path = memo ? memo->PoolLaunchPath(&a[0].json, **pool, *k) : nullptr)
+          return Value::Of(LaunchPathJson(*path));
         return Value::Of(LaunchPathJson(nvidia::ResolveLaunchPath(**pool, *k)));
       });
   Add(r, "evaluate_requirement", 5, 5,

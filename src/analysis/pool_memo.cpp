@@ -27,7 +27,32 @@ void Append(std::string& key, const nlohmann::json& value) {
 }
 }  // namespace
 
-PoolMemoScope::PoolMemoScope() : previous_(active_memo) { active_memo = this; }
+FleetPools::FleetPools(size_t pools) {
+  entries_.reserve(pools);
+  for (size_t i = 0; i < pools; ++i) entries_.push_back(std::make_unique<Entry>());
+}
+
+bool FleetPools::SameKnowledge(const Knowledge& knowledge) const {
+  std::call_once(knowledge_once_, [&] { knowledge_ = &knowledge; });
+  return knowledge_ == &knowledge;
+}
+
+const nvidia::LaunchPath* FleetPools::LaunchPathOf(size_t index, const Pool& pool, const Knowledge& knowledge) const {
+  if (!SameKnowledge(knowledge)) return nullptr;
+  Entry& entry = *entries_[index];
+  std::call_once(entry.path_once, [&] { entry.path = nvidia::ResolveLaunchPath(pool, knowledge); });
+  return &entry.path;
+}
+
+const nvidia::PoolInputs* FleetPools::InputsOf(size_t index, const Pool& pool, const Knowledge& knowledge) const {
+  const nvidia::LaunchPath* path = LaunchPathOf(index, pool, knowledge);
+  if (!path) return nullptr;
+  Entry& entry = *entries_[index];
+  std::call_once(entry.inputs_once, [&] { entry.inputs = nvidia::ReadPoolInputs(pool, *path, knowledge); });
+  return &entry.inputs;
+}
+
+PoolMemoScope::PoolMemoScope(const FleetPools* fleet) : fleet_(fleet), previous_(active_memo) { active_memo = this; }
 PoolMemoScope::~PoolMemoScope() { active_memo = previous_; }
 
 PoolMemoScope* PoolMemoScope::Active() { return active_memo; }
@@ -58,7 +83,7 @@ std::optional<std::string> PoolMemoScope::Key(const std::string& function, const
     } else if (i == pool_arg) {
       if (auto known = pool_ids_.find(&args[i].json); known != pool_ids_.end()) {
         key += '#';
-        key += std::to_string(known->second);
+        key += std::to_string(known->second.key);
       } else {
         key += 'P';
         key += PoolKey(args[i].json);
@@ -84,6 +109,27 @@ std::string PoolMemoScope::PoolKey(const nlohmann::json& pool) {
     Append(key, value);
   }
   return key;
+}
+
+const nvidia::LaunchPath* PoolMemoScope::PoolLaunchPath(const nlohmann::json* pool, const Pool& typed,
+                                                         const Knowledge& knowledge) const {
+  auto id = pool_ids_.find(pool);
+  if (id == pool_ids_.end() || !fleet_) return nullptr;
+  return fleet_->LaunchPathOf(id->second.index, typed, knowledge);
+}
+
+const nvidia::PoolInputs* PoolMemoScope::PoolInputs(const nlohmann::json* pool, const Pool& typed,
+                                                    const Knowledge& knowledge) const {
+  auto id = pool_ids_.find(pool);
+  if (id == pool_ids_.end() || !fleet_) return nullptr;
+  return fleet_->InputsOf(id->second.index, typed, knowledge);
+}
+
+const nvidia::ImageInputs* PoolMemoScope::ImageInputs(const nlohmann::json& facts, const Knowledge& knowledge) {
+  if (!trusted_.count(&facts)) return nullptr;
+  std::unique_ptr<nvidia::ImageInputs>& kept = image_inputs_[&facts];
+  if (!kept) kept = std::make_unique<nvidia::ImageInputs>(nvidia::ReadImageInputs(facts, knowledge));
+  return kept.get();
 }
 
 const rules::Value* PoolMemoScope::Find(const std::string& key) const {
