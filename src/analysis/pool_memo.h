@@ -75,6 +75,9 @@ class FleetPools {
   mutable const Knowledge* knowledge_ = nullptr;
 };
 
+// Appends an exact, self-delimiting encoding of `value` to a memo key.
+void AppendKeyValue(std::string& key, const nlohmann::json& value);
+
 class PoolMemoScope {
  public:
   // `fleet`: the run's pools (TrustPool names them by index), or null.
@@ -115,14 +118,21 @@ class PoolMemoScope {
   // every pool whose SelectLibcuda inputs are alike share it.
   struct KeptSelection {
     nvidia::LibcudaSelection selection;
-    nlohmann::json json;
+    rules::Value value;  // its JSON, as libcuda() hands it out
   };
   // The key of a selection from `facts` (null when they are not bound for
   // the whole scope) and the pool fields it is made from.
   std::optional<std::string> SelectionKey(const nlohmann::json& facts, const std::string& pool_inputs) const;
   const KeptSelection* FindSelection(const std::string& key) const;
   // As kept, or null when the memo is full.
-  const KeptSelection* PutSelection(std::string key, const KeptSelection& selection);
+  const KeptSelection* PutSelection(std::string key, KeptSelection&& selection);  // moved from only when kept
+  // The selection of `facts` on the pool value at `pool`, both bound for the
+  // whole scope, found by their addresses (no key made); null when not known.
+  const KeptSelection* PoolSelection(const nlohmann::json* facts, const nlohmann::json* pool) const;
+  // Remembers `kept` (a selection the scope keeps) for `facts` on `pool`
+  // when both are bound for the whole scope; returns it.
+  const KeptSelection& RememberPoolSelection(const nlohmann::json* facts, const nlohmann::json* pool,
+                                             const KeptSelection* kept);
   // The typed pool of a pool value bound for the whole scope (TrustPool),
   // converted once by `convert` and kept; null for any other value, or
   // when `convert` fails (the caller converts and reports it).
@@ -154,6 +164,14 @@ class PoolMemoScope {
   static constexpr size_t kMaxEntries = 65536;
   std::unordered_map<std::string, rules::Value> results_;
   std::unordered_map<std::string, KeptSelection> selections_;
+  struct PointerPairHash {
+    size_t operator()(const std::pair<const nlohmann::json*, const nlohmann::json*>& pair) const {
+      const std::hash<const void*> hash;
+      return hash(pair.first) * 31 + hash(pair.second);
+    }
+  };
+  std::unordered_map<std::pair<const nlohmann::json*, const nlohmann::json*>, const KeptSelection*, PointerPairHash>
+      pool_selections_;
   std::unordered_set<const nlohmann::json*> trusted_;
   // The storage of each trusted facts' `binaries` array: first and last entry.
   std::vector<std::pair<const nlohmann::json*, const nlohmann::json*>> binaries_;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "analysis/pool_memo.h"
 #include "analysis/undecided.h"
 #include "common/json.h"
 
@@ -178,11 +179,8 @@ bool AppendReads(std::string& key, const std::vector<Expression::Read>& reads, c
       }
       at = &*it;
     }
-    const std::vector<uint8_t> encoded = json::to_cbor(*at);
-    if (key.size() + encoded.size() > max_bytes) return false;
-    key += std::to_string(encoded.size());
-    key += ':';
-    key.append(encoded.begin(), encoded.end());
+    AppendKeyValue(key, *at);
+    if (key.size() > max_bytes) return false;
   }
   return true;
 }
@@ -283,8 +281,9 @@ Status RuleRunner::RunForeach(const Rule& rule, const Environment& env, const js
   std::vector<bool>* quiet = nullptr;
   bool recording = false;
   if (plan.remembers) {
-    key = std::to_string(reinterpret_cast<uintptr_t>(&rule)) + '\x1e' +
-          std::to_string(reinterpret_cast<uintptr_t>(&facts)) + '\x1e';
+    const void* addresses[] = {&rule, &facts};  // fixed width: no separator needed
+    key.reserve(256);
+    key.append(reinterpret_cast<const char*>(addresses), sizeof addresses);
     if (AppendReads(key, plan.list_reads, env, facts, kMaxQuietKeyBytes) &&
         (key += '\x1e', AppendReads(key, plan.element_reads, hoisted, facts, kMaxQuietKeyBytes))) {
       auto known = quiet_.find(key);
