@@ -194,8 +194,11 @@ Result<ImageReport> AnalyzeImage(size_t index, const json& facts, const std::vec
   for (ImageVariant& variant : variants) {
     variant.pool_environments.reserve(variant.pools.size());
     for (size_t p : variant.pools) {
-      variant.pool_environments.emplace_back(&variant.environment);  // the pool over the variant's facts
-      variant.pool_environments.back()["pool"] = Value::Of(pool_values[p]);
+      // The pool over the variant's facts, read where it lies (pool_values
+      // outlives the image): a copy of each pool per image was a per-pool
+      // allocation of every plan.
+      variant.pool_environments.emplace_back(&variant.environment);
+      variant.pool_environments.back().BindRef("pool", &pool_values[p]);
     }
   }
   // Pools that differ only by name share their libcuda, driver_compat...
@@ -204,7 +207,7 @@ Result<ImageReport> AnalyzeImage(size_t index, const json& facts, const std::vec
   for (const ImageVariant& variant : variants) {
     memo.Trust(variant.facts);
     for (size_t i = 0; i < variant.pools.size(); ++i)
-      memo.TrustPool(&variant.pool_environments[i].Find("pool")->json, &pool_keys[variant.pools[i]], variant.pools[i]);
+      memo.TrustPool(&pool_values[variant.pools[i]], &pool_keys[variant.pools[i]], variant.pools[i]);
   }
   MergedFindings merged;
   for (size_t r = 0; r < rules.rules().size(); ++r) {
