@@ -14,6 +14,8 @@
 // are rules/knowledge/*.yaml, each row citing rules/knowledge/sources.yaml.
 #pragma once
 
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -198,6 +200,54 @@ struct LibcudaSelection {
 // toolkit's compat decision for the pool's version, launch path and mode,
 // then a bundled library newer than the host's in a system dir.
 LibcudaSelection SelectLibcuda(const nlohmann::json& facts, const Pool& pool, const Knowledge& knowledge);
+
+// ------------------------------- the image's part and the pool's part, apart
+
+// What CheckStart and SelectLibcuda read of an image's facts and of nothing
+// else: the same for every pool. A plan over a fleet reads it once per image
+// (analysis/pool_memo.h) instead of once per pool and launch path. It points
+// into the facts, which must outlive it.
+struct ImageInputs {
+  std::map<std::string, std::string> env;  // facts.image.env (or facts.env), string values
+  // CheckStart
+  bool env_disables_require = false;  // the image's NVIDIA_DISABLE_REQUIRE is true
+  bool legacy_image = false;          // IsLegacyCudaImage(CUDA_VERSION, NVIDIA_REQUIRE_CUDA)
+  std::optional<std::string> visible_devices;  // NVIDIA_VISIBLE_DEVICES
+  std::string cuda_version;                    // CUDA_VERSION ("" when unset)
+  // CollectRequirements of the env, and of the env with NVIDIA_DISABLE_REQUIRE=true
+  // (a pool with disable_require).
+  Result<std::vector<std::string>> requirements = std::vector<std::string>();
+  Result<std::vector<std::string>> requirements_pool_disabled = std::vector<std::string>();
+  // SelectLibcuda
+  const nlohmann::json* loader = nullptr;  // cuda.loader when an object, else an empty object
+  bool drivers_known = false;              // cuda.drivers is a list
+  std::vector<const nlohmann::json*> libcuda;  // rows of cuda.drivers named libcuda.so*
+  // Step 1 of SelectLibcuda (LD_LIBRARY_PATH), which reads no pool; its
+  // path_info is left empty.
+  std::optional<LibcudaSelection> via_ld_library_path;
+  std::vector<const nlohmann::json*> compat;   // compat rows in a .../compat directory, with a version
+  size_t compat_versions = 0;                  // distinct versions among them
+  bool capabilities_include_compute = true;    // NVIDIA_DRIVER_CAPABILITIES
+  bool no_ld_so_cache = false;                 // cuda.loader.ld_so_cache is false
+  std::vector<const nlohmann::json*> bundled;  // bundled rows in a system directory, with a version
+};
+ImageInputs ReadImageInputs(const nlohmann::json& facts, const Knowledge& knowledge);
+
+// What CheckStart reads of a pool beyond its fields: the same for every image.
+struct PoolInputs {
+  RequirementHost host;       // HostFactsForPool
+  std::string message_style;  // RequirementMessageStyle of the launch path's toolkit
+};
+PoolInputs ReadPoolInputs(const Pool& pool, const LaunchPath& path, const Knowledge& knowledge);
+
+// CheckStart and SelectLibcuda from those parts: `path` is
+// ResolveLaunchPath(pool), and `pool_inputs` (made on demand by the
+// callback, only when the start check evaluates requirements)
+// ReadPoolInputs(pool, path). The same results as the functions above.
+StartCheck CheckStart(const ImageInputs& image, const Pool& pool, const LaunchPath& path,
+                      const std::function<const PoolInputs&()>& pool_inputs);
+LibcudaSelection SelectLibcuda(const ImageInputs& image, const Pool& pool, const LaunchPath& path,
+                               const Knowledge& knowledge);
 
 // -------------------------------------- driver ↔ runtime compatibility (c)
 

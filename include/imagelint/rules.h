@@ -161,6 +161,8 @@ class Environment : public std::map<std::string, Value, std::less<>> {
     }
     return std::nullopt;
   }
+  // The environment this one is made over (null at the root).
+  const Environment* parent() const { return parent_; }
 
  private:
   const Environment* parent_ = nullptr;

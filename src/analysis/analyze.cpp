@@ -183,8 +183,9 @@ class MergedFindings {
 Result<ImageReport> AnalyzeImage(size_t index, const json& facts, const std::vector<PoolFacts>& by_pool,
                                  const Fleet& fleet, const internal::RuntimePaths& paths,
                                  const PoolIndexes& pool_indexes, const std::vector<json>& pool_values,
-                                 const std::vector<std::string>& pool_keys, const rules::RuleSet& rules,
-                                 const std::vector<bool>& launch_path_rules, RuleRunner& runner) {
+                                 const std::vector<std::string>& pool_keys, const FleetPools& fleet_pools,
+                                 const rules::RuleSet& rules, const std::vector<bool>& launch_path_rules,
+                                 RuleRunner& runner) {
   // Which facts each pool is evaluated against: the image's own, or those
   // built for its platform (PoolFacts); every set of facts with its pools.
   // (The variants point into pool_facts: no temporary copy of it here.)
@@ -194,17 +195,20 @@ Result<ImageReport> AnalyzeImage(size_t index, const json& facts, const std::vec
   for (ImageVariant& variant : variants) {
     variant.pool_environments.reserve(variant.pools.size());
     for (size_t p : variant.pools) {
-      variant.pool_environments.emplace_back(&variant.environment);  // the pool over the variant's facts
-      variant.pool_environments.back()["pool"] = Value::Of(pool_values[p]);
+      // The pool over the variant's facts, read where it lies (pool_values
+      // outlives the image): a copy of each pool per image was a per-pool
+      // allocation of every plan.
+      variant.pool_environments.emplace_back(&variant.environment);
+      variant.pool_environments.back().BindRef("pool", &pool_values[p]);
     }
   }
   // Pools that differ only by name share their libcuda, driver_compat...
   // results (analysis/pool_memo.h).
-  PoolMemoScope memo;
+  PoolMemoScope memo(&fleet_pools);
   for (const ImageVariant& variant : variants) {
     memo.Trust(variant.facts);
     for (size_t i = 0; i < variant.pools.size(); ++i)
-      memo.TrustPool(&variant.pool_environments[i].Find("pool")->json, &pool_keys[variant.pools[i]]);
+      memo.TrustPool(&pool_values[variant.pools[i]], &pool_keys[variant.pools[i]], variant.pools[i]);
   }
   MergedFindings merged;
   for (size_t r = 0; r < rules.rules().size(); ++r) {
@@ -329,6 +333,8 @@ Result<std::vector<ImageReport>> AnalyzeImages(const std::vector<const json*>& a
   for (const auto& pool : paths.fleet.pools) pool_values.push_back(PoolToJson(pool));
   std::vector<std::string> pool_keys;  // each pool's part of a memo key (analysis/pool_memo.h)
   for (const json& pool : pool_values) pool_keys.push_back(PoolMemoScope::PoolKey(pool));
+  // Each pool typed, and its launch path found, once for every image and thread.
+  const FleetPools fleet_pools(pool_values.size());
   const PoolIndexes pool_indexes = IndexPools(fleet);
 
   // The run's budget of evaluation steps grows with its work: images x pools.
@@ -359,8 +365,8 @@ Result<std::vector<ImageReport>> AnalyzeImages(const std::vector<const json*>& a
       try {
         const std::vector<PoolFacts>& by_pool = i < pool_facts.size() ? pool_facts[i] : kNoPoolFacts;
         analysed[i] =
-            AnalyzeImage(i, *all_facts[i], by_pool, fleet, paths, pool_indexes, pool_values, pool_keys, rules,
-                         launch_path_rules, runner);
+            AnalyzeImage(i, *all_facts[i], by_pool, fleet, paths, pool_indexes, pool_values, pool_keys, fleet_pools,
+                         rules, launch_path_rules, runner);
         if (!analysed[i]->ok()) failed = true;
       } catch (...) {
         std::lock_guard<std::mutex> lock(thrown_mutex);

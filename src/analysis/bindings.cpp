@@ -148,6 +148,20 @@ void AddOfStrings(FunctionRegistry& registry, std::string name, std::string summ
   });
 }
 
+// A function that hands out its results where they are kept (rules::KeptImpl).
+void AddKept(FunctionRegistry& registry, std::string name, int min_args, int max_args, std::string summary,
+             rules::KeptImpl kept) {
+  auto copied = [kept](const Arguments& a) -> Result<Value> {
+    Value slot;
+    auto at = kept(a, slot);
+    if (!at.ok()) return at.error();
+    return *at == &slot ? std::move(slot) : **at;
+  };
+  FunctionSpec spec{std::move(name), min_args, max_args, false, std::move(summary), std::move(copied), false, {}};
+  spec.kept = std::move(kept);
+  registry.Register(std::move(spec));
+}
+
 // A function whose calls the open PoolMemoScope remembers under the key
 // `key_of` makes of them (nullopt: this call is not remembered).
 using MemoKey = std::function<std::optional<std::string>(const PoolMemoScope&, const Arguments&)>;
@@ -166,15 +180,7 @@ void AddRemembered(FunctionRegistry& registry, std::string name, int min_args, i
     slot = std::move(*result);
     return &slot;
   };
-  auto copied = [kept](const Arguments& a) -> Result<Value> {
-    Value slot;
-    auto at = kept(a, slot);
-    if (!at.ok()) return at.error();
-    return *at == &slot ? std::move(slot) : **at;
-  };
-  FunctionSpec spec{std::move(name), min_args, max_args, false, std::move(summary), std::move(copied), false, {}};
-  spec.kept = std::move(kept);
-  registry.Register(std::move(spec));
+  AddKept(registry, std::move(name), min_args, max_args, std::move(summary), std::move(kept));
 }
 
 // A function of the facts (argument `facts_arg`, if any) and a pool (argument
@@ -209,18 +215,29 @@ std::string LibcudaInputsKey(const Pool& inputs) {
 
 // SelectLibcuda(facts, pool) and its JSON, remembered per facts and
 // LibcudaInputs while a PoolMemoScope is open and `facts` is bound there.
-const PoolMemoScope::KeptSelection& SelectedLibcuda(const rules::Argument& facts, const Pool& pool,
-                                                    const Knowledge& knowledge, PoolMemoScope::KeptSelection& slot) {
-  const Pool inputs = LibcudaInputs(pool);
+// The pool value the rule passed is `pool_value`: a pool bound for the whole
+// scope finds its selection again by address, without making the key.
+const PoolMemoScope::KeptSelection& SelectedLibcuda(const rules::Argument& facts, const json* pool_value,
+                                                    const Pool& pool, const Knowledge& knowledge,
+                                                    PoolMemoScope::KeptSelection& slot) {
   PoolMemoScope* memo = PoolMemoScope::Active();
+  if (memo)
+    if (const PoolMemoScope::KeptSelection* known = memo->PoolSelection(&facts.json, pool_value)) return *known;
+  const Pool inputs = LibcudaInputs(pool);
   std::optional<std::string> key;
   if (memo) key = memo->SelectionKey(facts.json, LibcudaInputsKey(inputs));
   if (key)
-    if (const PoolMemoScope::KeptSelection* known = memo->FindSelection(*key)) return *known;
-  slot.selection = nvidia::SelectLibcuda(facts.json, inputs, knowledge);
-  slot.json = SelectionJson(slot.selection);
+    if (const PoolMemoScope::KeptSelection* known = memo->FindSelection(*key))
+      return memo->RememberPoolSelection(&facts.json, pool_value, known);
+  // The image's part is read once per image (PoolMemoScope::ImageInputs).
+  if (const nvidia::ImageInputs* image = memo ? memo->ImageInputs(facts.json, knowledge) : nullptr)
+    slot.selection = nvidia::SelectLibcuda(*image, inputs, nvidia::ResolveLaunchPath(inputs, knowledge), knowledge);
+  else
+    slot.selection = nvidia::SelectLibcuda(facts.json, inputs, knowledge);
+  slot.value = Value::Of(SelectionJson(slot.selection));
   if (key)
-    if (const PoolMemoScope::KeptSelection* kept = memo->PutSelection(std::move(*key), slot)) return *kept;
+    if (const PoolMemoScope::KeptSelection* kept = memo->PutSelection(std::move(*key), std::move(slot)))
+      return memo->RememberPoolSelection(&facts.json, pool_value, kept);
   return slot;
 }
 
@@ -237,7 +254,16 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
         Pool slot;
         auto pool = PoolArgument(a[1].json, slot);
         if (!pool.ok()) return pool.error();
-        nvidia::StartCheck check = nvidia::CheckStart(a[0].json, **pool, *k);
+        // The image's part once per image, the pool's once per run (pool_memo.h).
+        PoolMemoScope* memo = PoolMemoScope::Active();
+        const nvidia::ImageInputs* image = memo ? memo->ImageInputs(a[0].json, *k) : nullptr;
+        const nvidia::LaunchPath* path = memo ? memo->PoolLaunchPath(&a[1].json, **pool, *k) : nullptr;
+        nvidia::StartCheck check =
+            image && path ? nvidia::CheckStart(*image, **pool, *path,
+                                               [&]() -> const nvidia::PoolInputs& {
+                                                 return *memo->PoolInputs(&a[1].json, **pool, *k);
+                                               })
+                          : nvidia::CheckStart(a[0].json, **pool, *k);
         // Requirements read from a partial environment: one that fails is a
         // refusal whatever else the image sets, but "all satisfied" cannot be
         // told, nor can the legacy CUDA_VERSION rule (it applies only where
@@ -256,6 +282,9 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
         Pool slot;
         auto pool = PoolArgument(a[0].json, slot);
         if (!pool.ok()) return pool.error();
+        PoolMemoScope* memo = PoolMemoScope::Active();
+        if (const nvidia::LaunchPath* path = memo ? memo->PoolLaunchPath(&a[0].json, **pool, *k) : nullptr)
+          return Value::Of(LaunchPathJson(*path));
         return Value::Of(LaunchPathJson(nvidia::ResolveLaunchPath(**pool, *k)));
       });
   Add(r, "evaluate_requirement", 5, 5,
@@ -275,13 +304,17 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
       });
 
   // ---- which libcuda a process loads, and whether cuInit succeeds
-  AddPerPool(r, "libcuda", 2, 2, 0, 1, "libcuda(facts, pool): the libcuda.so.1 a CUDA process loads on this pool",
-      [k](const Arguments& a) -> Result<Value> {
-        Pool slot;
-        auto pool = PoolArgument(a[1].json, slot);
+  // Handed out where SelectedLibcuda keeps it: no copy per pool.
+  AddKept(r, "libcuda", 2, 2, "libcuda(facts, pool): the libcuda.so.1 a CUDA process loads on this pool",
+      [k](const Arguments& a, Value& slot) -> Result<const Value*> {
+        Pool pool_slot;
+        auto pool = PoolArgument(a[1].json, pool_slot);
         if (!pool.ok()) return pool.error();
         PoolMemoScope::KeptSelection selection;
-        return Value::Of(SelectedLibcuda(a[0], **pool, *k, selection).json);
+        const PoolMemoScope::KeptSelection& chosen = SelectedLibcuda(a[0], &a[1].json, **pool, *k, selection);
+        if (&chosen != &selection) return &chosen.value;
+        slot = std::move(selection.value);
+        return &slot;
       });
   AddPerPool(r, "driver_compat", 3, 3, 0, 2,
       "driver_compat(facts, runtime_version, pool): cuInit and runtime/driver compatibility ('' = cuInit only)",
@@ -292,7 +325,7 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
         auto pool = PoolArgument(a[2].json, slot);
         if (!pool.ok()) return pool.error();
         PoolMemoScope::KeptSelection kept;
-        const PoolMemoScope::KeptSelection& selection = SelectedLibcuda(a[0], **pool, *k, kept);
+        const PoolMemoScope::KeptSelection& selection = SelectedLibcuda(a[0], &a[2].json, **pool, *k, kept);
         std::string requirement;
         const json& facts = a[0].json;
         if (facts.is_object() && facts.contains("image") && facts["image"].is_object() &&
@@ -304,7 +337,7 @@ FunctionRegistry KnowledgeFunctions(const Knowledge& knowledge) {
         nvidia::DriverCompat compat = nvidia::CheckDriverCompat(*version, selection.selection, **pool, *k, requirement);
         ResultObject out;
         IMAGELINT_VISIT_FIELDS(out, compat, ok, mode, error, error_name, certain, message, disputed, dispute);
-        out("libcuda", selection.json);
+        out("libcuda", selection.value.json);
         return Value::Of(out.Take());
       });
   Add(r, "forward_compat_eligible", 1, 1,

@@ -7,11 +7,17 @@ namespace imagelint::analysis {
 namespace {
 thread_local PoolMemoScope* active_memo = nullptr;
 
+// An address in a key: its bytes, fixed width (keys are never printed).
+void AppendAddress(std::string& key, const void* address) {
+  key.append(reinterpret_cast<const char*>(&address), sizeof address);
+}
+}  // namespace
+
 // An exact encoding of `value`: a string as 's', its length and its bytes
 // (the common argument: a runtime version, an architecture); anything else
 // as its CBOR (cheaper than escaped JSON text) behind its length. The two
 // forms cannot be mistaken for each other: a CBOR one starts with a digit.
-void Append(std::string& key, const nlohmann::json& value) {
+void AppendKeyValue(std::string& key, const nlohmann::json& value) {
   if (value.is_string()) {
     const std::string& text = value.get_ref<const std::string&>();
     key += 's';
@@ -25,9 +31,33 @@ void Append(std::string& key, const nlohmann::json& value) {
   key += ':';
   key.append(encoded.begin(), encoded.end());
 }
-}  // namespace
 
-PoolMemoScope::PoolMemoScope() : previous_(active_memo) { active_memo = this; }
+FleetPools::FleetPools(size_t pools) {
+  entries_.reserve(pools);
+  for (size_t i = 0; i < pools; ++i) entries_.push_back(std::make_unique<Entry>());
+}
+
+bool FleetPools::SameKnowledge(const Knowledge& knowledge) const {
+  std::call_once(knowledge_once_, [&] { knowledge_ = &knowledge; });
+  return knowledge_ == &knowledge;
+}
+
+const nvidia::LaunchPath* FleetPools::LaunchPathOf(size_t index, const Pool& pool, const Knowledge& knowledge) const {
+  if (!SameKnowledge(knowledge)) return nullptr;
+  Entry& entry = *entries_[index];
+  std::call_once(entry.path_once, [&] { entry.path = nvidia::ResolveLaunchPath(pool, knowledge); });
+  return &entry.path;
+}
+
+const nvidia::PoolInputs* FleetPools::InputsOf(size_t index, const Pool& pool, const Knowledge& knowledge) const {
+  const nvidia::LaunchPath* path = LaunchPathOf(index, pool, knowledge);
+  if (!path) return nullptr;
+  Entry& entry = *entries_[index];
+  std::call_once(entry.inputs_once, [&] { entry.inputs = nvidia::ReadPoolInputs(pool, *path, knowledge); });
+  return &entry.inputs;
+}
+
+PoolMemoScope::PoolMemoScope(const FleetPools* fleet) : fleet_(fleet), previous_(active_memo) { active_memo = this; }
 PoolMemoScope::~PoolMemoScope() { active_memo = previous_; }
 
 PoolMemoScope* PoolMemoScope::Active() { return active_memo; }
@@ -50,15 +80,17 @@ std::optional<std::string> PoolMemoScope::Key(const std::string& function, const
                                               std::optional<size_t> facts_arg, size_t pool_arg) const {
   if (pool_arg >= args.size() || !args[pool_arg].json.is_object()) return std::nullopt;
   if (facts_arg && (*facts_arg >= args.size() || !trusted_.count(&args[*facts_arg].json))) return std::nullopt;
-  std::string key = function;
+  std::string key;
+  key.reserve(64);
+  key += function;
   for (size_t i = 0; i < args.size(); ++i) {
     key += '\x1f';
     if (facts_arg && i == *facts_arg) {
-      key += std::to_string(reinterpret_cast<uintptr_t>(&args[i].json));
+      AppendAddress(key, &args[i].json);
     } else if (i == pool_arg) {
       if (auto known = pool_ids_.find(&args[i].json); known != pool_ids_.end()) {
         key += '#';
-        key += std::to_string(known->second);
+        key.append(reinterpret_cast<const char*>(&known->second.key), sizeof known->second.key);
       } else {
         key += 'P';
         key += PoolKey(args[i].json);
@@ -66,7 +98,7 @@ std::optional<std::string> PoolMemoScope::Key(const std::string& function, const
     } else if (args[i].unknown) {
       key += '?';
     } else {
-      Append(key, args[i].json);
+      AppendKeyValue(key, args[i].json);
     }
   }
   return key;
@@ -81,9 +113,30 @@ std::string PoolMemoScope::PoolKey(const nlohmann::json& pool) {
     key += std::to_string(field.size());
     key += ':';
     key += field;
-    Append(key, value);
+    AppendKeyValue(key, value);
   }
   return key;
+}
+
+const nvidia::LaunchPath* PoolMemoScope::PoolLaunchPath(const nlohmann::json* pool, const Pool& typed,
+                                                         const Knowledge& knowledge) const {
+  auto id = pool_ids_.find(pool);
+  if (id == pool_ids_.end() || !fleet_) return nullptr;
+  return fleet_->LaunchPathOf(id->second.index, typed, knowledge);
+}
+
+const nvidia::PoolInputs* PoolMemoScope::PoolInputs(const nlohmann::json* pool, const Pool& typed,
+                                                    const Knowledge& knowledge) const {
+  auto id = pool_ids_.find(pool);
+  if (id == pool_ids_.end() || !fleet_) return nullptr;
+  return fleet_->InputsOf(id->second.index, typed, knowledge);
+}
+
+const nvidia::ImageInputs* PoolMemoScope::ImageInputs(const nlohmann::json& facts, const Knowledge& knowledge) {
+  if (!trusted_.count(&facts)) return nullptr;
+  std::unique_ptr<nvidia::ImageInputs>& kept = image_inputs_[&facts];
+  if (!kept) kept = std::make_unique<nvidia::ImageInputs>(nvidia::ReadImageInputs(facts, knowledge));
+  return kept.get();
 }
 
 const rules::Value* PoolMemoScope::Find(const std::string& key) const {
@@ -99,7 +152,11 @@ const rules::Value* PoolMemoScope::Put(std::string key, rules::Value value) {
 std::optional<std::string> PoolMemoScope::SelectionKey(const nlohmann::json& facts,
                                                        const std::string& pool_inputs) const {
   if (!trusted_.count(&facts)) return std::nullopt;
-  return std::to_string(reinterpret_cast<uintptr_t>(&facts)) + '\x1f' + pool_inputs;
+  std::string key;
+  key.reserve(sizeof(const void*) + pool_inputs.size());
+  AppendAddress(key, &facts);
+  key += pool_inputs;
+  return key;
 }
 
 const PoolMemoScope::KeptSelection* PoolMemoScope::FindSelection(const std::string& key) const {
@@ -107,9 +164,24 @@ const PoolMemoScope::KeptSelection* PoolMemoScope::FindSelection(const std::stri
   return it == selections_.end() ? nullptr : &it->second;
 }
 
-const PoolMemoScope::KeptSelection* PoolMemoScope::PutSelection(std::string key, const KeptSelection& selection) {
+const PoolMemoScope::KeptSelection* PoolMemoScope::PutSelection(std::string key, KeptSelection&& selection) {
   if (selections_.size() >= kMaxEntries) return nullptr;
-  return &selections_.emplace(std::move(key), selection).first->second;
+  return &selections_.emplace(std::move(key), std::move(selection)).first->second;
+}
+
+const PoolMemoScope::KeptSelection* PoolMemoScope::PoolSelection(const nlohmann::json* facts,
+                                                                 const nlohmann::json* pool) const {
+  auto it = pool_selections_.find({facts, pool});
+  return it == pool_selections_.end() ? nullptr : it->second;
+}
+
+const PoolMemoScope::KeptSelection& PoolMemoScope::RememberPoolSelection(const nlohmann::json* facts,
+                                                                         const nlohmann::json* pool,
+                                                                         const KeptSelection* kept) {
+  // Addresses name values only while they are bound for the whole scope.
+  if (trusted_.count(facts) && pool_ids_.count(pool) && pool_selections_.size() < kMaxEntries)
+    pool_selections_.emplace(std::make_pair(facts, pool), kept);
+  return *kept;
 }
 
 }  // namespace imagelint::analysis

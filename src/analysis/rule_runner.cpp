@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
+#include <optional>
 
+#include "analysis/pool_memo.h"
 #include "analysis/undecided.h"
 #include "common/field_names.h"
 #include "common/json.h"
@@ -176,11 +179,8 @@ bool AppendReads(std::string& key, const std::vector<Expression::Read>& reads, c
       }
       at = &*it;
     }
-    const std::vector<uint8_t> encoded = json::to_cbor(*at);
-    if (key.size() + encoded.size() > max_bytes) return false;
-    key += std::to_string(encoded.size());
-    key += ':';
-    key.append(encoded.begin(), encoded.end());
+    AppendKeyValue(key, *at);
+    if (key.size() > max_bytes) return false;
   }
   return true;
 }
@@ -246,6 +246,7 @@ Status RuleRunner::Run(const Rule& rule, const Environment& env, const json& fac
                                     std::to_string(options_.rule_steps_per_cell) +
                                     " per image and pool, AnalyzeOptions::rule_steps_*); stopped at rule " + rule.id);
   }
+  run_env_ = &env;
   if (!rule.foreach) return RunOnce(rule, env, facts, nullptr, out);
   return RunForeach(rule, env, facts, out);
 }
@@ -281,8 +282,9 @@ Status RuleRunner::RunForeach(const Rule& rule, const Environment& env, const js
   std::vector<bool>* quiet = nullptr;
   bool recording = false;
   if (plan.remembers) {
-    key = std::to_string(reinterpret_cast<uintptr_t>(&rule)) + '\x1e' +
-          std::to_string(reinterpret_cast<uintptr_t>(&facts)) + '\x1e';
+    const void* addresses[] = {&rule, &facts};  // fixed width: no separator needed
+    key.reserve(256);
+    key.append(reinterpret_cast<const char*>(addresses), sizeof addresses);
     if (AppendReads(key, plan.list_reads, env, facts, kMaxQuietKeyBytes) &&
         (key += '\x1e', AppendReads(key, plan.element_reads, hoisted, facts, kMaxQuietKeyBytes))) {
       auto known = quiet_.find(key);
@@ -407,8 +409,18 @@ Status RuleRunner::Unknown(const Rule& rule, const Environment& env, const json&
   Severity severity = rule.on_unknown == rules::OnUnknown::kNote ? Severity::kNote : Severity::kWarning;
   severity = std::min(severity, rule.severity);
   std::string pool;
-  const Value* bound = env.Find("pool");
-  if (bound != nullptr && !bound->unknown && bound->json.is_object()) pool = bound->json.value("name", "");
+  // The pool a `let` of the rule binds to a value of its own, else the one
+  // the rule runs on (bound by reference over the image's facts).
+  std::optional<Environment::Bound> bound;
+  for (const Environment* level = &env; level != nullptr && level != run_env_; level = level->parent()) {
+    const std::map<std::string, Value, std::less<>>& names = *level;
+    if (auto it = names.find("pool"); it != names.end()) {
+      bound = Environment::Bound{it->second.unknown, &it->second.json};
+      break;
+    }
+  }
+  if (!bound && run_env_ != nullptr) bound = run_env_->Lookup("pool");
+  if (bound && !bound->unknown && bound->json->is_object()) pool = bound->json->value("name", "");
   internal::Undecided undecided = internal::DescribeUndecided(
       trace.missing, facts, pool, rule.foreach ? rule.foreach->first : std::string(), element);
   Finding finding = Base(rule);

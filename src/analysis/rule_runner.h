@@ -79,6 +79,7 @@ class RuleRunner {
   static constexpr size_t kMaxQuietKeyBytes = 16 * 1024;
   std::unordered_map<std::string, std::vector<bool>> quiet_;
   size_t quiet_bytes_ = 0;
+  const rules::Environment* run_env_ = nullptr;  // the `env` of the Run under way
 };
 
 }  // namespace imagelint::analysis::internal

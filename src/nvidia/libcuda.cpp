@@ -7,6 +7,7 @@
 
 #include "common/json.h"
 #include "common/text.h"
+#include "imagelint/image_env.h"
 #include "imagelint/nvidia.h"
 #include "internal.h"
 
@@ -49,18 +50,18 @@ std::string NormalizeDir(std::string dir) {
 }
 
 // The loader's default directories (loader.yaml), where the runtime mounts the host driver.
-bool IsSystemDir(const std::string& dir, const Knowledge& knowledge) {
-  std::vector<std::string> system = knowledge.LoaderDefaultDirectories();
+bool IsSystemDir(const std::string& dir, const std::vector<std::string>& system) {
   return std::find(system.begin(), system.end(), NormalizeDir(dir)) != system.end();
 }
 
 // libcuda rows of facts.cuda.drivers that a process would find as
 // libcuda.so.1 (or, for stubs, libcuda.so) when `dir` is searched.
-std::vector<const json*> DriversInDir(const json& drivers, const std::string& dir, bool need_so1_file,
-                                      const Knowledge& knowledge) {
+std::vector<const json*> DriversInDir(const std::vector<const json*>& drivers, const std::string& dir,
+                                      bool need_so1_file) {
   std::vector<const json*> out;
   std::string wanted = NormalizeDir(dir);
-  for (const auto& row : drivers) {
+  for (const json* at : drivers) {
+    const json& row = *at;
     std::string path = StringField(row, "path");
     bool match =
         NormalizeDir(DirName(path)) == wanted && (!need_so1_file || BaseName(path) == "libcuda.so.1");
@@ -160,23 +161,54 @@ nlohmann::json LibcudaSelection::ToJson() const {
           {"launch", path_info.ToJson()}};
 }
 
-LibcudaSelection SelectLibcuda(const nlohmann::json& facts, const Pool& pool, const Knowledge& knowledge) {
-  const json empty_object = json::object();
-  const json& cuda = facts.contains("cuda") && facts["cuda"].is_object() ? facts["cuda"] : empty_object;
-  json drivers = cuda.contains("drivers") && cuda["drivers"].is_array() ? cuda["drivers"] : json::array();
-  // Only libcuda rows (facts list other driver libraries separately).
-  json libcuda = json::array();
-  for (const auto& row : drivers)
-    if (row.is_object() && StartsWith(BaseName(StringField(row, "path")), "libcuda.so")) libcuda.push_back(row);
-  json loader = cuda.contains("loader") && cuda["loader"].is_object() ? cuda["loader"] : json::object();
-  auto env = internal::ImageEnv(facts);
-  LaunchPath launch = ResolveLaunchPath(pool, knowledge);
-  const std::string& host = pool.driver;
+namespace {
+// The facts' own loader view (cuda.loader.libcuda_candidates: libcuda.so.1 per
+// searched dir, resolved inside the image) complements the driver rows.
+const json* CandidateRow(const ImageInputs& image, const std::string& dir, const std::string& via) {
+  const json& loader = *image.loader;
+  if (!loader.contains("libcuda_candidates") || !loader["libcuda_candidates"].is_array()) return nullptr;
+  for (const auto& candidate : loader["libcuda_candidates"]) {
+    if (!candidate.is_object() || StringField(candidate, "via") != via) continue;
+    if (NormalizeDir(StringField(candidate, "dir")) != NormalizeDir(dir)) continue;
+    std::string target = StringField(candidate, "resolves_to");
+    for (const json* row : image.libcuda)
+      if (!target.empty() && StringField(*row, "path") == target) return row;
+  }
+  return nullptr;
+}
+}  // namespace
 
-  auto finish = [&](LibcudaSelection s) {
-    s.path_info = launch;
-    return s;
+ImageInputs ReadImageInputs(const nlohmann::json& facts, const Knowledge& knowledge) {
+  static const json kEmptyObject = json::object();
+  ImageInputs image;
+  image.env = internal::ImageEnv(facts);
+  const auto& env = image.env;
+  auto get = [&](const std::string& key) -> std::optional<std::string> {
+    auto it = env.find(key);
+    if (it == env.end()) return std::nullopt;
+    return it->second;
   };
+  // What CheckStart reads.
+  image.env_disables_require = DisableRequireIsTrue(get("NVIDIA_DISABLE_REQUIRE"));
+  image.legacy_image = IsLegacyCudaImage(get("CUDA_VERSION").value_or(""), get("NVIDIA_REQUIRE_CUDA").value_or(""));
+  image.visible_devices = get("NVIDIA_VISIBLE_DEVICES");
+  image.cuda_version = get("CUDA_VERSION").value_or("");
+  nlohmann::json env_json = nlohmann::json::object();
+  for (const auto& [k, v] : env) env_json[k] = v;
+  image.requirements = CollectRequirements(env_json);
+  env_json["NVIDIA_DISABLE_REQUIRE"] = "true";  // a pool with disable_require
+  image.requirements_pool_disabled = CollectRequirements(env_json);
+
+  // What SelectLibcuda reads.
+  const json& cuda = facts.contains("cuda") && facts["cuda"].is_object() ? facts["cuda"] : kEmptyObject;
+  image.drivers_known = cuda.contains("drivers") && cuda["drivers"].is_array();
+  // Only libcuda rows (facts list other driver libraries separately).
+  if (image.drivers_known)
+    for (const auto& row : cuda["drivers"])
+      if (row.is_object() && StartsWith(BaseName(StringField(row, "path")), "libcuda.so")) image.libcuda.push_back(&row);
+  const json& loader = cuda.contains("loader") && cuda["loader"].is_object() ? cuda["loader"] : kEmptyObject;
+  image.loader = &loader;
+  const std::vector<std::string> system = knowledge.LoaderDefaultDirectories();
 
   // 1. LD_LIBRARY_PATH is searched before the ld.so cache: the toolkit never rewrites it.
   std::vector<std::string> ld_library_path;
@@ -193,28 +225,60 @@ LibcudaSelection SelectLibcuda(const nlohmann::json& facts, const Pool& pool, co
       start = end + 1;
     }
   }
-  // The facts' own loader view (cuda.loader.libcuda_candidates: libcuda.so.1 per
-  // searched dir, resolved inside the image) complements the driver rows.
-  auto candidate_row = [&](const std::string& dir, const std::string& via) -> const json* {
-    if (!loader.contains("libcuda_candidates") || !loader["libcuda_candidates"].is_array()) return nullptr;
-    for (const auto& candidate : loader["libcuda_candidates"]) {
-      if (!candidate.is_object() || StringField(candidate, "via") != via) continue;
-      if (NormalizeDir(StringField(candidate, "dir")) != NormalizeDir(dir)) continue;
-      std::string target = StringField(candidate, "resolves_to");
-      for (const auto& row : libcuda)
-        if (!target.empty() && StringField(row, "path") == target) return &row;
-    }
-    return nullptr;
-  };
   for (const std::string& dir : ld_library_path) {
-    if (IsSystemDir(dir, knowledge)) continue;  // the host library is mounted there too: step 4 decides
-    auto rows = DriversInDir(libcuda, dir, true, knowledge);
-    if (const json* row = candidate_row(dir, "LD_LIBRARY_PATH")) rows.insert(rows.begin(), row);
-    if (const json* row = Preferred(rows))
-      return finish(FromRow(*row, "LD_LIBRARY_PATH",
-                            "LD_LIBRARY_PATH entry " + dir + " holds " + StringField(*row, "path") +
-                                ", which the loader finds before the host driver in the ld.so cache"));
+    if (IsSystemDir(dir, system)) continue;  // the host library is mounted there too: step 4 decides
+    auto rows = DriversInDir(image.libcuda, dir, true);
+    if (const json* row = CandidateRow(image, dir, "LD_LIBRARY_PATH")) rows.insert(rows.begin(), row);
+    if (const json* row = Preferred(rows)) {
+      image.via_ld_library_path = FromRow(*row, "LD_LIBRARY_PATH",
+                                          "LD_LIBRARY_PATH entry " + dir + " holds " + StringField(*row, "path") +
+                                              ", which the loader finds before the host driver in the ld.so cache");
+      break;
+    }
   }
+
+  // 3. Compat rows the container toolkit may choose (SelectLibcuda).
+  for (const json* at : image.libcuda) {
+    const json& row = *at;
+    if (StringField(row, "kind") != "compat") continue;
+    if (NormalizeDir(DirName(StringField(row, "path"))).size() < 7) continue;
+    std::string dir = DirName(StringField(row, "path"));
+    if (dir.size() >= 7 && dir.compare(dir.size() - 7, 7, "/compat") == 0 && !StringField(row, "version").empty())
+      image.compat.push_back(&row);
+  }
+  std::set<std::string> versions;
+  for (const json* row : image.compat) versions.insert(StringField(*row, "version"));
+  image.compat_versions = versions.size();
+  image.capabilities_include_compute = CapabilitiesIncludeCompute(env);
+  image.no_ld_so_cache =
+      loader.contains("ld_so_cache") && loader["ld_so_cache"].is_boolean() && !loader["ld_so_cache"].get<bool>();
+
+  // 4. Bundled rows in a system lib dir, with a version.
+  for (const json* at : image.libcuda) {
+    const json& row = *at;
+    if (StringField(row, "kind") != "bundled" || !IsSystemDir(DirName(StringField(row, "path")), system)) continue;
+    if (StringField(row, "version").empty()) continue;
+    image.bundled.push_back(&row);
+  }
+  return image;
+}
+
+LibcudaSelection SelectLibcuda(const nlohmann::json& facts, const Pool& pool, const Knowledge& knowledge) {
+  return SelectLibcuda(ReadImageInputs(facts, knowledge), pool, ResolveLaunchPath(pool, knowledge), knowledge);
+}
+
+LibcudaSelection SelectLibcuda(const ImageInputs& image, const Pool& pool, const LaunchPath& launch,
+                               const Knowledge& knowledge) {
+  const json& loader = *image.loader;
+  const std::string& host = pool.driver;
+
+  auto finish = [&](LibcudaSelection s) {
+    s.path_info = launch;
+    return s;
+  };
+
+  // 1. LD_LIBRARY_PATH (ReadImageInputs).
+  if (image.via_ld_library_path) return finish(*image.via_ld_library_path);
 
   // 2. Directories the image adds to ld.so.conf. Where the toolkit puts the host
   // driver's directories in ldconfig's order depends on the launch mode
@@ -229,14 +293,15 @@ LibcudaSelection SelectLibcuda(const nlohmann::json& facts, const Pool& pool, co
       conf_prefix = row.value("conf_prefix", "");
     }
   if (driver_dirs != "command-line" && loader.contains("ld_so_conf") && loader["ld_so_conf"].is_array()) {
+    const std::vector<std::string> system = knowledge.LoaderDefaultDirectories();
     for (const auto& entry : loader["ld_so_conf"]) {
       std::string dir = entry.is_object() ? StringField(entry, "dir") : entry.is_string() ? entry.get<std::string>() : "";
-      if (dir.empty() || IsSystemDir(dir, knowledge)) continue;
+      if (dir.empty() || IsSystemDir(dir, system)) continue;
       std::string file = entry.is_object() ? StringField(entry, "file") : "";
       if (driver_dirs == "conf-file" && !file.empty() && file != "/etc/ld.so.conf" && BaseName(file) >= conf_prefix)
         continue;
-      auto rows = DriversInDir(libcuda, dir, false, knowledge);
-      if (const json* row = candidate_row(dir, "ld.so.conf")) rows.insert(rows.begin(), row);
+      auto rows = DriversInDir(image.libcuda, dir, false);
+      if (const json* row = CandidateRow(image, dir, "ld.so.conf")) rows.insert(rows.begin(), row);
       if (const json* row = Preferred(rows))
         return finish(FromRow(*row, "ld.so.conf",
                               "the image's ld.so.conf" + (file.empty() ? std::string() : " (" + file + ")") +
@@ -246,33 +311,25 @@ LibcudaSelection SelectLibcuda(const nlohmann::json& facts, const Pool& pool, co
   }
 
   // 3. The container toolkit's own compat decision.
-  std::vector<const json*> compat;
-  for (const auto& row : libcuda) {
-    if (StringField(row, "kind") != "compat") continue;
-    if (NormalizeDir(DirName(StringField(row, "path"))).size() < 7) continue;
-    std::string dir = DirName(StringField(row, "path"));
-    if (dir.size() >= 7 && dir.compare(dir.size() - 7, 7, "/compat") == 0 && !StringField(row, "version").empty())
-      compat.push_back(&row);
-  }
-  std::string mechanism = launch.compat_mechanism;
+  const std::vector<const json*>& compat = image.compat;
+  const std::string& mechanism = launch.compat_mechanism;
   bool lnc_path = mechanism == "mount" || mechanism == "ldconfig";
   if (!compat.empty() && mechanism != "none") {
     std::string why_not;
-    if (lnc_path && !CapabilitiesIncludeCompute(env)) why_not = "NVIDIA_DRIVER_CAPABILITIES lacks compute/video";
+    if (lnc_path && !image.capabilities_include_compute) why_not = "NVIDIA_DRIVER_CAPABILITIES lacks compute/video";
     if ((mechanism == "hook" || mechanism == "hook-elf")) {
-      std::set<std::string> versions;
-      for (const json* row : compat) versions.insert(StringField(*row, "version"));
-      if (versions.size() > 1) why_not = "more than one libcuda.so.*.* in the compat directory: the hook does nothing";
+      if (image.compat_versions > 1) why_not = "more than one libcuda.so.*.* in the compat directory: the hook does nothing";
       const json* behaviour = knowledge.ToolkitBehaviour(launch.toolkit);
-      if (behaviour && behaviour->at("hook_needs_ld_so_cache").get<bool>() && loader.contains("ld_so_cache") &&
-          loader["ld_so_cache"].is_boolean() && !loader["ld_so_cache"].get<bool>())
+      if (behaviour && behaviour->at("hook_needs_ld_so_cache").get<bool>() && image.no_ld_so_cache)
         why_not = "no /etc/ld.so.cache in the image: the hook of this toolkit version does nothing";
     }
     if (why_not.empty()) {
+      static const json kNoNote = nullptr;
       const json* chosen = nullptr;
       for (const json* row : compat) {
-        json note = row->contains("note") ? (*row)["note"] : json(nullptr);
-        if (!CompatWouldBeUsed(mechanism, StringField(*row, "version"), host, note)) continue;
+        auto note = row->find("note");
+        if (!CompatWouldBeUsed(mechanism, StringField(*row, "version"), host, note != row->end() ? *note : kNoNote))
+          continue;
         if (chosen == nullptr || CompareVersions(StringField(*row, "version"), StringField(*chosen, "version")).value_or(0) > 0)
           chosen = row;
       }
@@ -293,12 +350,10 @@ LibcudaSelection SelectLibcuda(const nlohmann::json& facts, const Pool& pool, co
   // 4. A libcuda baked into a system lib dir: the host's library is mounted next
   // to it and ldconfig points libcuda.so.1 at the highest version.
   const json* bundled = nullptr;
-  for (const auto& row : libcuda) {
-    if (StringField(row, "kind") != "bundled" || !IsSystemDir(DirName(StringField(row, "path")), knowledge)) continue;
-    if (StringField(row, "version").empty()) continue;
-    if (CompareVersions(StringField(row, "version"), host).value_or(0) <= 0) continue;
-    if (bundled == nullptr || CompareVersions(StringField(row, "version"), StringField(*bundled, "version")).value_or(0) > 0)
-      bundled = &row;
+  for (const json* row : image.bundled) {
+    if (CompareVersions(StringField(*row, "version"), host).value_or(0) <= 0) continue;
+    if (bundled == nullptr || CompareVersions(StringField(*row, "version"), StringField(*bundled, "version")).value_or(0) > 0)
+      bundled = row;
   }
   if (bundled != nullptr)
     return finish(FromRow(*bundled, "ldconfig-highest",
@@ -309,7 +364,7 @@ LibcudaSelection SelectLibcuda(const nlohmann::json& facts, const Pool& pool, co
   s.kind = "host";
   s.version = host;
   s.reason = "the host driver's libcuda (" + host + ") injected by the container toolkit";
-  s.copies_unknown = !cuda.contains("drivers") || !cuda["drivers"].is_array();
+  s.copies_unknown = !image.drivers_known;
   return finish(s);
 }
 

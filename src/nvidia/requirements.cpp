@@ -340,24 +340,35 @@ nlohmann::json StartCheck::ToJson() const {
           {"requirements", requirements}, {"path", path.ToJson()}};
 }
 
+PoolInputs ReadPoolInputs(const Pool& pool, const LaunchPath& path, const Knowledge& knowledge) {
+  PoolInputs inputs;
+  inputs.host = HostFactsForPool(pool, knowledge);
+  inputs.message_style = RequirementMessageStyle(path.toolkit, knowledge);
+  return inputs;
+}
+
 StartCheck CheckStart(const nlohmann::json& facts, const Pool& pool, const Knowledge& knowledge) {
+  const ImageInputs image = ReadImageInputs(facts, knowledge);
+  const LaunchPath path = ResolveLaunchPath(pool, knowledge);
+  std::optional<PoolInputs> pool_inputs;
+  return CheckStart(image, pool, path, [&]() -> const PoolInputs& {
+    if (!pool_inputs) pool_inputs = ReadPoolInputs(pool, path, knowledge);
+    return *pool_inputs;
+  });
+}
+
+StartCheck CheckStart(const ImageInputs& image, const Pool& pool, const LaunchPath& path,
+                      const std::function<const PoolInputs&()>& pool_inputs) {
   StartCheck check;
-  check.path = ResolveLaunchPath(pool, knowledge);
-  auto env = internal::ImageEnv(facts);
-  auto get = [&](const std::string& key) -> std::optional<std::string> {
-    auto it = env.find(key);
-    if (it == env.end()) return std::nullopt;
-    return it->second;
-  };
-  check.disabled = DisableRequireIsTrue(get("NVIDIA_DISABLE_REQUIRE")) || pool.disable_require.value_or(false);
+  check.path = path;
+  check.disabled = image.env_disables_require || pool.disable_require.value_or(false);
   // Devices: docker --gpus and the device plugin inject NVIDIA_VISIBLE_DEVICES;
   // with --runtime=nvidia the image's own value decides.
-  bool legacy_image = IsLegacyCudaImage(get("CUDA_VERSION").value_or(""), get("NVIDIA_REQUIRE_CUDA").value_or(""));
   bool no_device = false;
   if (check.path.runtime == "nvidia-runtime" && check.path.mode == "legacy") {
-    auto visible = get("NVIDIA_VISIBLE_DEVICES");
+    const std::optional<std::string>& visible = image.visible_devices;
     if (!visible) {
-      check.gpu_container = legacy_image;
+      check.gpu_container = image.legacy_image;
     } else if (visible->empty() || *visible == "void") {
       check.gpu_container = false;
     } else if (*visible == "none") {
@@ -366,14 +377,12 @@ StartCheck CheckStart(const nlohmann::json& facts, const Pool& pool, const Knowl
   }
   if (!check.path.checks_requirements || !check.gpu_container) return check;
   check.checked = true;
-  nlohmann::json env_json = nlohmann::json::object();
-  for (const auto& [k, v] : env) env_json[k] = v;
-  if (pool.disable_require.value_or(false)) env_json["NVIDIA_DISABLE_REQUIRE"] = "true";
-  auto requirements = CollectRequirements(env_json);
+  const auto& requirements =
+      pool.disable_require.value_or(false) ? image.requirements_pool_disabled : image.requirements;
   if (!requirements.ok()) {
     check.satisfied = false;
     check.message = "nvidia-container-runtime-hook: " + requirements.error().message;
-    check.requirement = "CUDA_VERSION=" + get("CUDA_VERSION").value_or("");
+    check.requirement = "CUDA_VERSION=" + image.cuda_version;
     return check;
   }
   check.requirements = *requirements;
@@ -382,11 +391,16 @@ StartCheck CheckStart(const nlohmann::json& facts, const Pool& pool, const Knowl
     check.message = "nvidia-container-cli: input error: too many requirements";
     return check;
   }
-  RequirementHost host = HostFactsForPool(pool, knowledge);
-  if (no_device) host.devices.clear();
-  std::string style = RequirementMessageStyle(check.path.toolkit, knowledge);
+  const PoolInputs& inputs = pool_inputs();
+  RequirementHost no_devices;
+  const RequirementHost* host = &inputs.host;
+  if (no_device) {
+    no_devices = inputs.host;
+    no_devices.devices.clear();
+    host = &no_devices;
+  }
   for (const std::string& requirement : check.requirements) {
-    RequirementResult result = EvaluateRequirement(requirement, host, style);
+    RequirementResult result = EvaluateRequirement(requirement, *host, inputs.message_style);
     if (!result.satisfied) {
       check.satisfied = false;
       check.message = result.message;

@@ -1,6 +1,7 @@
 // Evaluator of the rule language: JSON values plus "unknown", three-valued
 // (Kleene) logic, bounded work per evaluation.
 #include <algorithm>
+#include <array>
 #include <cctype>
 
 #include "imagelint/rules.h"
@@ -22,6 +23,37 @@ std::string TypeName(const nlohmann::json& j) {
     default: return "number";
   }
 }
+
+// An argument list taken from (and given back to) this thread's spare ones,
+// empty: their storage is reused instead of allocated per call.
+struct RecycledArguments {
+  RecycledArguments() {
+    if (!Spare().empty()) {
+      args = std::move(Spare().back());
+      Spare().pop_back();
+    }
+    args.clear();
+  }
+  ~RecycledArguments() {
+    if (Spare().size() < 32) {
+      args.clear();
+      Spare().push_back(std::move(args));
+    }
+  }
+  RecycledArguments(const RecycledArguments&) = delete;
+  RecycledArguments& operator=(const RecycledArguments&) = delete;
+  static std::vector<Arguments>& Spare() {
+    thread_local std::vector<Arguments> spare = [] {
+      std::vector<Arguments> out;
+      out.reserve(32);  // giving one back never allocates
+      return out;
+    }();
+    return spare;
+  }
+  Arguments args;
+};
+
+constexpr size_t kInlineSlots = 4;
 
 class Evaluator {
  public:
@@ -457,9 +489,18 @@ class Evaluator {
                                                   : std::to_string(spec->min_args) + " to " + std::to_string(spec->max_args);
       return Fail(node, "'" + node.name + "' takes " + expected + " argument(s), got " + std::to_string(count));
     }
-    std::vector<Value> slots(node.children.size());  // not resized below: arguments refer into it
-    Arguments args;
-    args.reserve(node.children.size());
+    // Arguments evaluated here live in `slots` (not resized below: arguments
+    // refer into it): on the stack for up to kInlineSlots of them. A call
+    // allocated both vectors anew; there is one per pool, rule and call.
+    std::array<Value, kInlineSlots> inline_slots;
+    std::vector<Value> more_slots;
+    Value* slots = inline_slots.data();
+    if (node.children.size() > kInlineSlots) {
+      more_slots.resize(node.children.size());
+      slots = more_slots.data();
+    }
+    RecycledArguments recycled;
+    Arguments& args = recycled.args;
     bool unknown = false;
     for (size_t i = 0; i < node.children.size(); ++i) {
       auto value = Operand(*node.children[i], slots[i]);
