@@ -343,6 +343,22 @@ void TorchBase(const Context& ctx, const Instruction& from, const ImageRef& ref,
               "pytorch/pytorch:" + ref.tag + ": its NVIDIA_REQUIRE_* environment is not in base-images.yaml");
 }
 
+// The recorded releases nearest to `release` (not recorded itself) on each
+// side; null where there is none.
+struct NgcNeighbours {
+  const NgcRelease* before = nullptr;
+  const NgcRelease* after = nullptr;
+};
+NgcNeighbours NearestNgcReleases(const Context& ctx, const std::string& release) {
+  NgcNeighbours out;
+  for (const NgcRelease& one : ctx.images.ngc_releases) {
+    int order = CompareNaturalVersions(one.release, release);
+    if (order < 0 && (!out.before || CompareNaturalVersions(one.release, out.before->release) > 0)) out.before = &one;
+    if (order > 0 && (!out.after || CompareNaturalVersions(one.release, out.after->release) < 0)) out.after = &one;
+  }
+  return out;
+}
+
 // The CUDA major of an NGC release missing from ngc_releases that lies
 // between two recorded releases of the same major: NGC's monthly releases
 // move to newer CUDA releases and never back (the framework support matrix,
@@ -350,13 +366,7 @@ void TorchBase(const Context& ctx, const Instruction& from, const ImageRef& ref,
 // end, or between two majors, stays unknown.
 bool NgcMajorBetween(const Context& ctx, const Instruction& from, const std::string& name, const std::string& release,
                      ImageModel& image) {
-  const NgcRelease* before = nullptr;
-  const NgcRelease* after = nullptr;
-  for (const NgcRelease& one : ctx.images.ngc_releases) {
-    int order = CompareNaturalVersions(one.release, release);
-    if (order < 0 && (!before || CompareNaturalVersions(one.release, before->release) > 0)) before = &one;
-    if (order > 0 && (!after || CompareNaturalVersions(one.release, after->release) < 0)) after = &one;
-  }
+  const auto [before, after] = NearestNgcReleases(ctx, release);
   if (!before || !after) return false;
   const std::string major = before->cuda.substr(0, before->cuda.find('.'));
   if (major.empty() || after->cuda.substr(0, after->cuda.find('.')) != major) return false;
@@ -415,11 +425,7 @@ void NgcBase(const Context& ctx, const Instruction& from, const ImageRef& ref, c
     // nearest earlier recorded release bounds its CUDA below: enough to
     // decide a driver below that release's floor (IL002), as for nvidia/cuda
     // tags that are not recorded.
-    const NgcRelease* before = nullptr;
-    for (const NgcRelease& one : ctx.images.ngc_releases)
-      if (CompareNaturalVersions(one.release, release) < 0 &&
-          (!before || CompareNaturalVersions(one.release, before->release) > 0))
-        before = &one;
+    const NgcRelease* before = NearestNgcReleases(ctx, release).before;
     if (before && IsDottedNumber(before->cuda)) {
       facts::Runtime runtime;
       runtime.provenance = ctx.Where(from, image, "base-image");

@@ -280,10 +280,15 @@ std::vector<std::string> TomlStrings(const std::string& text, size_t from, size_
   return out;
 }
 
-// `key = [ ... ]` inside the TOML table `[table]` (up to the next table
-// header); nullopt when the table or the key is not there.
-std::optional<std::vector<std::string>> TomlArray(const std::string& text, const std::string& table, const std::string& key) {
-  std::vector<std::string> lines = SplitOn(text, '\n');
+// Where `key = ...` stands inside the TOML table `[table]` (up to the next
+// table header): the line's index and the text after `=`; nullopt when the
+// table or the key is not there.
+struct TomlKeyLine {
+  size_t line;
+  std::string value;
+};
+std::optional<TomlKeyLine> FindTomlKey(const std::vector<std::string>& lines, const std::string& table,
+                                       const std::string& key) {
   size_t i = 0;
   while (i < lines.size() && Trim(lines[i]) != "[" + table + "]") ++i;
   for (++i; i < lines.size(); ++i) {
@@ -292,36 +297,34 @@ std::optional<std::vector<std::string>> TomlArray(const std::string& text, const
     if (!StartsWith(line, key)) continue;
     std::string rest = Trim(line.substr(key.size()));
     if (!StartsWith(rest, "=")) continue;
-    rest = Trim(rest.substr(1));
-    if (!StartsWith(rest, "[")) return std::nullopt;
-    std::string array = rest.substr(1);
-    // Up to the next table header; the unquoted ']' ends the array.
-    for (size_t k = i + 1; k < lines.size() && !StartsWith(Trim(lines[k]), "[") && k < i + 10000; ++k)
-      array += "\n" + lines[k];
-    size_t end = 0;
-    return TomlStrings(array, 0, &end);
+    return TomlKeyLine{i, Trim(rest.substr(1))};
   }
   return std::nullopt;
 }
 
-// `key = "value"` (or single quotes) inside the TOML table `[table]`.
-std::optional<std::string> TomlString(const std::string& text, const std::string& table, const std::string& key) {
+// `key = [ ... ]` inside `[table]`, possibly over several lines.
+std::optional<std::vector<std::string>> TomlArray(const std::string& text, const std::string& table, const std::string& key) {
   std::vector<std::string> lines = SplitOn(text, '\n');
-  size_t i = 0;
-  while (i < lines.size() && Trim(lines[i]) != "[" + table + "]") ++i;
-  for (++i; i < lines.size(); ++i) {
-    std::string line = Trim(lines[i]);
-    if (StartsWith(line, "[")) return std::nullopt;
-    if (!StartsWith(line, key)) continue;
-    std::string rest = Trim(line.substr(key.size()));
-    if (!StartsWith(rest, "=")) continue;
-    rest = Trim(rest.substr(1));
-    if (rest.empty() || (rest[0] != '"' && rest[0] != '\'')) return std::nullopt;
-    size_t close = rest.find(rest[0], 1);
-    if (close == std::string::npos) return std::nullopt;
-    return rest.substr(1, close - 1);
-  }
-  return std::nullopt;
+  auto found = FindTomlKey(lines, table, key);
+  if (!found || !StartsWith(found->value, "[")) return std::nullopt;
+  std::string array = found->value.substr(1);
+  // Up to the next table header; the unquoted ']' ends the array.
+  const size_t i = found->line;
+  for (size_t k = i + 1; k < lines.size() && !StartsWith(Trim(lines[k]), "[") && k < i + 10000; ++k)
+    array += "\n" + lines[k];
+  size_t end = 0;
+  return TomlStrings(array, 0, &end);
+}
+
+// `key = "value"` (or single quotes) inside `[table]`.
+std::optional<std::string> TomlString(const std::string& text, const std::string& table, const std::string& key) {
+  auto found = FindTomlKey(SplitOn(text, '\n'), table, key);
+  if (!found) return std::nullopt;
+  const std::string& value = found->value;
+  if (value.empty() || (value[0] != '"' && value[0] != '\'')) return std::nullopt;
+  size_t close = value.find(value[0], 1);
+  if (close == std::string::npos) return std::nullopt;
+  return value.substr(1, close - 1);
 }
 
 }  // namespace
