@@ -1,0 +1,3 @@
+#!/bin/sh
+# placeholder entrypoint (whether stored not checked)
+exec airflow "$@"
