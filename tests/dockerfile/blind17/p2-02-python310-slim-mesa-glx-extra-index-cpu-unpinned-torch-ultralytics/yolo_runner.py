@@ -1,0 +1,1 @@
+# placeholder script (stored in the repository, not read)
