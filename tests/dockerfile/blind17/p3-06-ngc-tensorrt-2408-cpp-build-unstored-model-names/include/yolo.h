@@ -1,0 +1,1 @@
+// placeholder header (stored in the repository, not read)

@@ -1,0 +1,2 @@
+// placeholder source (stored in the repository, not read)
+int main() { return 0; }
