@@ -1,0 +1,4 @@
+package main
+
+// placeholder (stored in the repository, not read)
+func main() {}

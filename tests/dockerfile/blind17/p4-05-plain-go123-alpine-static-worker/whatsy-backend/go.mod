@@ -1,0 +1,4 @@
+module whatsy
+
+go 1.23
+// placeholder (stored in the repository, not read)
