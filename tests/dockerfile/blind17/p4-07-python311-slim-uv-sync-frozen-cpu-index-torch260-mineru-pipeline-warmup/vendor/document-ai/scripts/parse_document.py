@@ -1,0 +1,1 @@
+# placeholder: the vendored document-ai parse script (whether stored not checked)

@@ -1,0 +1,1 @@
+# placeholder Celery app (stored in the repository, not read)
