@@ -1,0 +1,1 @@
+# placeholder package (stored in the repository, not read)

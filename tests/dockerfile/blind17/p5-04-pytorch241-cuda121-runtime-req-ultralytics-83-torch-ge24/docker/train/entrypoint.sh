@@ -1,0 +1,3 @@
+#!/bin/sh
+# placeholder entrypoint (stored in the repository, not read)
+exec "$@"

@@ -1,0 +1,1 @@
+# placeholder (stored in the repository, not read)

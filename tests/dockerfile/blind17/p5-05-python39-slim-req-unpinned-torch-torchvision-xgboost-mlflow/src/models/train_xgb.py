@@ -1,0 +1,1 @@
+# placeholder training script (stored in the repository, not read)
