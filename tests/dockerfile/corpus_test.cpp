@@ -169,3 +169,14 @@ TEST_CASE("fifteenth blind corpus, with build contexts: no error, plain services
 TEST_CASE("sixteenth blind corpus, with build contexts: no error, plain services clean, no missed failure") {
   CheckCorpus("blind16", "sixteenth blind corpus", 35, 5);
 }
+
+// The seventeenth blind corpus (tests/dockerfile/blind17/README.md): 35 folders
+// (30 GPU builds, 5 plain services) sampled by walking, from row 1, the
+// find_files listings of five paths no earlier round used (Dockerfile.cuda11,
+// Dockerfile.pytorch, Dockerfile.tensorrt, Dockerfile.worker,
+// docker/train/Dockerfile), six GPU builds per path, each with the context
+// files it installs from; truth written by someone who did not run
+// imagelint. Not yet run.
+TEST_CASE("seventeenth blind corpus, with build contexts: no error, plain services clean, no missed failure") {
+  CheckCorpus("blind17", "seventeenth blind corpus", 35, 5);
+}
