@@ -313,16 +313,40 @@ struct CommandRunner {
   std::vector<std::string> installs_with;
 };
 
+// A command that writes a pip requirements file for a later `pip install -r`
+// (requirements_exporters): from a project's lock (`poetry export`) or by
+// resolving its input files (`pip-compile requirements.in`).
+struct RequirementsExporter {
+  std::vector<std::string> command;  // {"poetry", "export"}: the program's file name and its subcommand words
+  bool from_lock = false;            // true: `lock` in the project's directory; false: the input files
+  std::string lock;                  // "poetry.lock"
+  std::vector<std::string> output_options;   // name the file written ("-o", "--output")
+  std::vector<std::string> format_options;   // choose the format ("-f", "--format")
+  std::vector<std::string> formats;          // the values that are a requirements file
+  std::vector<std::string> project_options;  // name the project's directory
+  std::vector<std::string> group_options;    // add dependency groups ("--with", "--only")
+  std::vector<std::string> valued_options;   // other options that take the next word
+  // pip-compile's file when none is named: the first input with `.in`
+  // replaced by `.txt`, else this name beside it; "" = standard output.
+  std::string default_output;
+  std::vector<std::string> default_inputs;   // read when the command names none ("requirements.in")
+  std::string source;
+};
+
 struct CommandKnowledge {
   std::vector<std::string> posix_shells;  // "sh", "bash": shells whose -c reads POSIX shell script
   std::vector<CommandRunner> command_runners;
   std::vector<std::string> data_writers;  // "cat", "tee": copy standard input to files, never run it
+  std::vector<RequirementsExporter> requirements_exporters;
 
   bool IsPosixShell(std::string_view program) const;
   bool IsDataWriter(std::string_view program) const;
   // The runner `program` (a file name) is when followed by `next` (the word
   // after it; "" when none), or null.
   const CommandRunner* FindRunner(std::string_view program, std::string_view next) const;
+  // The exporter whose command `words` start with (the program by its file
+  // name), or null.
+  const RequirementsExporter* FindExporter(const std::vector<std::string>& words) const;
 };
 
 // Matches a knowledge name pattern: literal text, at most one `*` (one or more

@@ -7,6 +7,7 @@
 // (Go filepath.Match per path segment, `**` for any number of them, `!` to
 // re-include, the last matching line wins).
 #include "dockerfile/build_context.h"
+#include "dockerfile/poetry_project.h"
 
 #include <filesystem>
 
@@ -135,17 +136,6 @@ std::pair<std::string, std::vector<std::string>> WithExtras(const std::string& w
   return {word.substr(0, open), extras};
 }
 
-void AddRequirement(const std::string& text, const std::string& origin, bool constraints, RequirementsRead& out) {
-  if (out.requirements.size() + out.constraints.size() >= 10000) return;
-  auto requirement = ParseRequirement(ShellWord{text, text.find('$') == std::string::npos, false});
-  if (!requirement) {
-    out.unread.push_back(origin + ": \"" + text.substr(0, 120) + "\" (a URL or path) is not read");
-    return;
-  }
-  requirement->origin = origin;
-  if (constraints) out.constraints[requirement->name] = *requirement;
-  else out.requirements.push_back(std::move(*requirement));
-}
 
 class RequirementsReader {
  public:
@@ -153,6 +143,11 @@ class RequirementsReader {
       : ctx_(ctx), image_(image), out_(out) {}
 
   void File(const std::string& container_path, bool constraints, int depth) {
+    if (auto generated = image_.generated_requirements.find(container_path);
+        generated != image_.generated_requirements.end() && generated->second) {
+      Generated(*generated->second, constraints);
+      return;
+    }
     ContextSource source = FindInContext(ctx_, image_, container_path);
     if (!source.path) {
       out_.unread.push_back(container_path + ": " + source.why_not);
@@ -178,6 +173,25 @@ class RequirementsReader {
     stack_.push_back(rel);
     Lines(*text, rel, ParentDir(container_path), constraints, depth);
     stack_.pop_back();
+  }
+
+  // A file a RUN wrote (`poetry export`): what it lists was read then.
+  void Generated(const RequirementsRead& file, bool constraints) {
+    for (const Requirement& r : file.requirements) {
+      if (out_.requirements.size() + out_.constraints.size() >= 10000) break;
+      if (constraints) out_.constraints[r.name] = r;
+      else out_.requirements.push_back(r);
+    }
+    if (!file.index_url.empty()) out_.index_url = file.index_url;
+    for (const auto* list : {&file.extra_index_urls, &file.find_links, &file.unread, &file.files}) {
+      auto* into = list == &file.extra_index_urls ? &out_.extra_index_urls
+                   : list == &file.find_links     ? &out_.find_links
+                   : list == &file.unread         ? &out_.unread
+                                                  : &out_.files;
+      for (const std::string& item : *list)
+        if (into->size() < 10000) into->push_back(item);
+    }
+    out_.lock_unreadable = out_.lock_unreadable || file.lock_unreadable;
   }
 
  private:
@@ -508,6 +522,18 @@ CopiedElf FindCopiedElf(const Context& ctx, const std::vector<std::string>& sour
   return out;
 }
 
+void AddRequirement(const std::string& text, const std::string& origin, bool constraints, RequirementsRead& out) {
+  if (out.requirements.size() + out.constraints.size() >= 10000) return;
+  auto requirement = ParseRequirement(ShellWord{text, text.find('$') == std::string::npos, false});
+  if (!requirement) {
+    out.unread.push_back(origin + ": \"" + text.substr(0, 120) + "\" (a URL or path) is not read");
+    return;
+  }
+  requirement->origin = origin;
+  if (constraints) out.constraints[requirement->name] = *requirement;
+  else out.requirements.push_back(std::move(*requirement));
+}
+
 ContextSource FindInContext(const Context& ctx, const ImageModel& image, const std::string& container_path) {
   if (ctx.options.context_dir.empty())
     return {std::nullopt, "not read: no build context was given (run imagelint with --context DIR, the folder docker build gets)"};
@@ -550,7 +576,8 @@ void ReadRequirements(const Context& ctx, const ImageModel& image, const std::st
 }
 
 void ReadProject(const Context& ctx, const ImageModel& image, const std::string& container_dir,
-                 const std::vector<std::string>& extras, RequirementsRead& out) {
+                 const std::vector<std::string>& extras, RequirementsRead& out,
+                 const std::vector<std::string>& poetry_groups) {
   std::string dir = container_dir == "/" ? "" : container_dir;
   ContextSource pyproject = FindInContext(ctx, image, dir + "/pyproject.toml");
   if (pyproject.path) {
@@ -569,9 +596,10 @@ void ReadProject(const Context& ctx, const ImageModel& image, const std::string&
     }
     auto dynamic = TomlArray(*text, "project", "dynamic");
     bool dynamic_deps = dynamic && std::find(dynamic->begin(), dynamic->end(), "dependencies") != dynamic->end();
-    if (text->find("[tool.poetry.dependencies]") != std::string::npos || dynamic_deps) {
-      out.unread.push_back(*pyproject.path + ": the project's dependencies are " +
-                           (dynamic_deps ? "dynamic" : "Poetry's table") + ", which is not read");
+    // poetry-core builds Poetry's own table into the wheel's metadata.
+    if (!dynamic_deps && ReadPoetryDependencies(*text, *pyproject.path, poetry_groups, out)) return;
+    if (dynamic_deps) {
+      out.unread.push_back(*pyproject.path + ": the project's dependencies are dynamic, which is not read");
       return;
     }
   }

@@ -32,6 +32,10 @@ struct RequirementsRead {
   bool lock_unreadable = false;                 // a lock file was there, but not one imagelint could read
 };
 
+// Adds one requirement line (PEP 508) read from a file at `origin`
+// ("pyproject.toml:12"); a URL or path is recorded as unread.
+void AddRequirement(const std::string& text, const std::string& origin, bool constraints, RequirementsRead& out);
+
 // Where the image has `container_path` from: the context path (relative to
 // the context) of the file, or why it has none ("not copied from the build
 // context", "excluded by .dockerignore").
@@ -59,9 +63,11 @@ std::optional<std::string> PurePythonBuild(const Context& ctx, const ImageModel&
 // `pip install DIR[extras]`: the project's declared dependencies from
 // pyproject.toml ([project] dependencies, optional-dependencies of the
 // extras) or setup.cfg ([options] install_requires); setup.py is a program
-// and is not run.
+// and is not run. A Poetry project's own table is read with `poetry_groups`
+// ("*": every group not marked optional, as `poetry install` takes them).
 void ReadProject(const Context& ctx, const ImageModel& image, const std::string& container_dir,
-                 const std::vector<std::string>& extras, RequirementsRead& out);
+                 const std::vector<std::string>& extras, RequirementsRead& out,
+                 const std::vector<std::string>& poetry_groups = {});
 
 // A conda environment file (environment.yml): channels, conda specs, and the
 // pip requirements of its `- pip:` entry.

@@ -259,6 +259,10 @@ Status ApplyCopy(const Context& ctx, const Instruction& inst, ImageModel& image)
     bool followed = false;
     if (stage) {
       CopyFrameworks(ctx, inst, image, *stage, source, dest);
+      // A requirements file the stage wrote (`poetry export -o`) keeps what it lists.
+      for (const auto& [path, content] : stage->generated_requirements)
+        if (auto moved = CopiedTo(path, source, dest, dest_dir); moved && image.generated_requirements.size() < 64)
+          image.generated_requirements[*moved] = content;
       followed = CopyCudaRows(ctx, inst, image, *stage, source, dest, dest_dir, from_stage);
       // Copying a stage into the next one twice doubles its rows per stage.
       const size_t rows = image.drivers.size() + image.runtimes.size();

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,8 @@
 #include "imagelint/facts.h"
 
 namespace imagelint::dockerfile {
+
+struct RequirementsRead;  // build_context.h
 
 struct ImageModel {
   std::map<std::string, std::string> env;
@@ -76,6 +79,10 @@ struct ImageModel {
     int line = 0;
   };
   std::vector<ContextCopy> context_copies;
+  // Requirements files a RUN wrote (`poetry export -o requirements.txt`,
+  // `pip-compile`; requirements_export.cpp): container path -> what a later
+  // `pip install -r` of that file installs. COPY --from carries them along.
+  std::map<std::string, std::shared_ptr<const RequirementsRead>> generated_requirements;
   std::string workdir = "/";  // WORKDIR (the base image's is not known: "/")
   std::string user;           // USER's name or uid ("" = the base image's, root when not known)
   // The Python pip installs for ("3.8"): the python image's tag or the

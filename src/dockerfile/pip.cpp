@@ -352,18 +352,21 @@ bool ApplyLockedInstall(const Context& ctx, const Instruction& inst, ImageModel&
   }
   RequirementsRead read;
   ReadTomlLock(ctx, image, dir, lock, read);
-  // Without its lock, uv sync resolves the project's dependencies as pip
-  // would resolve `pip install .`; poetry and pdm would resolve their own
-  // tables, which are not read. A lock that is there but not readable locks
-  // versions that satisfy those same dependencies, so they stand for it
-  // (ranges resolve to the newest known release, and say so).
-  if (read.files.empty() && tool == "uv") {
+  // Without its lock, uv sync, poetry install and pdm install resolve the
+  // project's dependencies (Poetry's own table for poetry) as pip would
+  // resolve `pip install .`, and lock the result. A lock that is there but
+  // not readable locks versions that satisfy those same dependencies, so
+  // they stand for it (ranges resolve to the newest known release, and say so).
+  if (read.files.empty() && (tool == "uv" || tool == "poetry" || tool == "pdm")) {
     if (read.lock_unreadable)
       for (const std::string& what : read.unread)
         ctx.AddNote(image, inst, tool + " " + sub + ": " + what.substr(0, 400) +
                                      "; the project's dependencies (pyproject.toml) stand for what it locks");
+    std::vector<std::string> lock_unread = std::move(read.unread);
     read.unread.clear();
-    ReadProject(ctx, image, dir, {}, read);
+    // `poetry install` takes every dependency group not marked optional.
+    ReadProject(ctx, image, dir, {}, read, tool == "poetry" ? std::vector<std::string>{"*"} : std::vector<std::string>{});
+    if (read.files.empty()) read.unread.insert(read.unread.begin(), lock_unread.begin(), lock_unread.end());
   }
   Indexes indexes;
   for (const std::string& url : read.extra_index_urls) indexes.extra_urls.push_back(url);

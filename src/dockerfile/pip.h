@@ -39,6 +39,9 @@ struct Requirement {
   std::string specifier;  // PEP 440 specifiers when not one exact pin (">=2.1,<2.3", "~=1.8", "==2.1.*")
   std::string assumed_because;  // a requirement imagelint adds (a companion's torch): why
   std::string origin;           // read from a file: "requirements.txt:3"
+  // The one index this requirement comes from (Poetry's `source =`), over the
+  // command's own; "" = the command's indexes.
+  std::string index_url;
   bool exact = true;    // false: a shell value in it could not be computed
   std::string raw;
 };

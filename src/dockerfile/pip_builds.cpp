@@ -315,6 +315,13 @@ void NvidiaWheel(const Context& ctx, ImageModel& image, const facts::Framework& 
 
 void PipPackage(const Context& ctx, const Instruction& inst, ImageModel& image, const Requirement& r,
                 const Indexes& indexes, bool uv) {
+  if (!r.index_url.empty() && (r.index_url != indexes.index_url || !indexes.extra_urls.empty())) {
+    // A requirement tied to one index (Poetry's `source =`) comes from it alone.
+    Indexes own;
+    own.index_url = r.index_url;
+    own.from_pypi = false;
+    return PipPackage(ctx, inst, image, r, own, uv);
+  }
   facts::Framework row = NewFramework(ctx.Where(inst, image, "instruction"), r, uv);
   std::string version = r.version, local;
   if (size_t plus = version.find('+'); plus != std::string::npos) {

@@ -9,6 +9,7 @@
 // else changes no fact. Under a SHELL that is not a POSIX shell the commands
 // are not read at all.
 #include "dockerfile/run.h"
+#include "dockerfile/requirements_export.h"
 
 #include <cctype>
 
@@ -100,6 +101,8 @@ Status Command(const Context& ctx, const Instruction& inst, ImageModel& image, c
                Printed& printed) {
   const auto& w = command.words;
   std::string tool = BaseName(w[0].value);
+  // `poetry export -o requirements.txt`, `pip-compile`: a file a later `pip install -r` reads.
+  if (ApplyRequirementsExport(ctx, inst, image, command)) return OkStatus();
   // python -m pip / uv pip / pip3... Only a Python interpreter runs `-m pip`,
   // whatever it is called ($PYTHON, /opt/py/bin/python3.11, py).
   if (w.size() > 2 && w[1].value == "-m" && (w[2].value == "pip" || w[2].value == "pip3"))

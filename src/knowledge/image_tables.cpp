@@ -529,7 +529,7 @@ const SystemPackage* PackageKnowledge::FindSystemPackage(std::string_view name,
 
 namespace {
 
-// commands.yaml (posix_shells, command_runners, data_writers).
+// commands.yaml (posix_shells, command_runners, data_writers, requirements_exporters).
 Result<CommandKnowledge> BuildCommands(const Knowledge& k) {
   CommandKnowledge out;
   for (const json& row : k.Table("posix_shells")) {
@@ -565,6 +565,32 @@ Result<CommandKnowledge> BuildCommands(const Knowledge& k) {
     if (name.find('/') != std::string::npos) return RowError(row, "a program is named by its file name, without a directory");
     out.data_writers.push_back(std::move(name));
   }
+  for (const json& row : k.Table("requirements_exporters")) {
+    RequirementsExporter exporter;
+    for (const std::string& word : SplitOn(StringField(row, "command"), ' '))
+      if (!word.empty()) exporter.command.push_back(word);
+    if (exporter.command.empty() || exporter.command.front().find('/') != std::string::npos)
+      return RowError(row, "a command is a program's file name, without a directory, and its subcommand words");
+    exporter.from_lock = StringField(row, "from") == "lock";
+    exporter.lock = StringField(row, "lock");
+    if (exporter.from_lock == exporter.lock.empty()) return RowError(row, "`lock` names the lock file of a from: lock row, and only of one");
+    exporter.output_options = List(row, "output_options");
+    exporter.format_options = List(row, "format_options");
+    exporter.formats = List(row, "formats");
+    exporter.project_options = List(row, "project_options");
+    exporter.group_options = List(row, "group_options");
+    exporter.valued_options = List(row, "valued_options");
+    exporter.default_output = StringField(row, "default_output");
+    exporter.default_inputs = List(row, "default_inputs");
+    exporter.source = StringField(row, "source");
+    if (exporter.format_options.empty() != exporter.formats.empty())
+      return RowError(row, "format_options and formats come together");
+    for (const auto* options : {&exporter.output_options, &exporter.format_options, &exporter.project_options,
+                                &exporter.group_options, &exporter.valued_options})
+      for (const std::string& option : *options)
+        if (option.size() < 2 || option[0] != '-') return RowError(row, "option '" + option + "' does not start with '-'");
+    out.requirements_exporters.push_back(std::move(exporter));
+  }
   return out;
 }
 
@@ -581,6 +607,20 @@ bool CommandKnowledge::IsDataWriter(std::string_view program) const {
 const CommandRunner* CommandKnowledge::FindRunner(std::string_view program, std::string_view next) const {
   for (const CommandRunner& runner : command_runners)
     if (runner.program == program && (runner.subcommand.empty() || runner.subcommand == next)) return &runner;
+  return nullptr;
+}
+
+const RequirementsExporter* CommandKnowledge::FindExporter(const std::vector<std::string>& words) const {
+  for (const RequirementsExporter& exporter : requirements_exporters) {
+    if (words.size() < exporter.command.size()) continue;
+    bool match = true;
+    for (size_t i = 0; i < exporter.command.size() && match; ++i) {
+      std::string_view word = words[i];
+      if (i == 0 && word.rfind('/') != std::string_view::npos) word = word.substr(word.rfind('/') + 1);
+      match = word == exporter.command[i];
+    }
+    if (match) return &exporter;
+  }
   return nullptr;
 }
 
