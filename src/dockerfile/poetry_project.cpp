@@ -189,7 +189,8 @@ std::optional<std::vector<PoetryEntry>> PoetryTable(const std::vector<std::strin
       for (char c : text) depth += (c == '[' || c == '{') ? 1 : (c == ']' || c == '}') ? -1 : 0;
     };
     balance(entry.value);
-    for (size_t k = i + 1; depth > 0 && k < lines.size() && k < i + 200; ++k) {
+    const size_t start = i;
+    for (size_t k = start + 1; depth > 0 && k < lines.size() && k < start + 200; ++k) {
       entry.value += "\n" + lines[k];
       balance(lines[k]);
       i = k;
