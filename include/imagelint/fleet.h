@@ -7,6 +7,7 @@
 // up in the knowledge files by the rule engine, not stored here.
 #pragma once
 
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -96,8 +97,12 @@ class Knowledge;  // include/imagelint/knowledge.h
 // The fleet YAML of DESIGN.md (src/fleet/, docs/fleet.md). `gpu` is looked up
 // in the GPU knowledge file (unknown names are errors listing the closest
 // known ones); explicit compute_capability/brand/datacenter win over it.
-// Errors name the file, line:column, pool and field.
-Result<Fleet> ParseFleet(std::string_view yaml_text, const std::string& source, const Knowledge& knowledge);
-Result<Fleet> LoadFleetFile(const std::string& path, const Knowledge& knowledge);
+// Errors name the file, line:column, pool and field. `yaml_memo_dir` (a
+// cache directory, or empty) remembers that a text already passed the YAML
+// limits check, so a fleet file read on every run is checked once.
+Result<Fleet> ParseFleet(std::string_view yaml_text, const std::string& source, const Knowledge& knowledge,
+                         const std::filesystem::path& yaml_memo_dir = {});
+Result<Fleet> LoadFleetFile(const std::string& path, const Knowledge& knowledge,
+                            const std::filesystem::path& yaml_memo_dir = {});
 
 }  // namespace imagelint

@@ -133,7 +133,8 @@ Fleet ToFleet(const ImportResult& result);
 // Loads a fleet from any supported input: Kubernetes nodes JSON, nvidia-smi
 // XML, container-cli CSV (imported with the knowledge's GPU table), or a fleet
 // YAML file (the fleet loader of src/fleet/).
-Result<Fleet> LoadFleetAnyFormat(const std::string& path, const Knowledge& knowledge);
+Result<Fleet> LoadFleetAnyFormat(const std::string& path, const Knowledge& knowledge,
+                                 const std::filesystem::path& yaml_memo_dir = {});
 
 // GFD's `sanitise`: characters outside [A-Za-z0-9-_. ] removed, whitespace
 // runs → "-" (k8s-device-plugin internal/lm/resource.go).

@@ -54,13 +54,8 @@ int Main(int argc, char** argv) {
   auto& table = CommandTable();
   std::stable_sort(table.begin(), table.end(),
                    [](const CommandSpec& a, const CommandSpec& b) { return a.order < b.order; });
-  std::vector<std::pair<CLI::App*, RunFunction>> commands;
-  for (const auto& spec : table) {
-    CLI::App* sub = app.add_subcommand(spec.name, spec.summary);
-    commands.emplace_back(sub, spec.setup(*sub));
-  }
-  OneValuePerFlag(app);
-  GroupHelp(app);
+  std::vector<CLI::App*> subcommands;
+  for (const auto& spec : table) subcommands.push_back(app.add_subcommand(spec.name, spec.summary));
 
   // `imagelint IMAGE...` is a scan; near misses of commands and flags get
   // "did you mean" before CLI11 sees them.
@@ -69,6 +64,18 @@ int Main(int argc, char** argv) {
     std::cerr << *line.error << "\n";
     return kExitToolError;
   }
+  // Only the command this run invokes gets its options (building every
+  // command's was a tenth of a Dockerfile check); the root's help, the shell
+  // completion scripts and anything else still see every command's.
+  const CLI::App* invoked = nullptr;
+  for (const CLI::App* sub : subcommands)
+    if (!line.args.empty() && sub->get_name() == line.args.front()) invoked = sub;
+  const bool one = invoked != nullptr && invoked->get_name() != "completion";
+  std::vector<std::pair<CLI::App*, RunFunction>> commands;
+  for (size_t i = 0; i < table.size(); ++i)
+    if (!one || subcommands[i] == invoked) commands.emplace_back(subcommands[i], table[i].setup(*subcommands[i]));
+  OneValuePerFlag(app);
+  GroupHelp(app);
   if (auto unknown = CheckFlags(app, line.args)) {
     std::cerr << *unknown << "\n";
     return kExitToolError;

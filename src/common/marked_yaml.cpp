@@ -10,8 +10,11 @@ namespace imagelint {
 namespace {
 
 // Bump when the byte form or FromYaml changes: older records then miss.
-constexpr std::string_view kFormat = "imagelint parsed yaml 1";
-constexpr char kMagic[8] = {'I', 'L', 'Y', 'A', 'M', 'L', '0', '1'};
+// The record's name is the SHA-256 of the text it holds, so its seal only
+// has to tell a torn or damaged file: a CRC-64, as the knowledge cache's
+// (version 2; version 1 hashed the payload with SHA-256 again).
+constexpr std::string_view kFormat = "imagelint parsed yaml 2";
+constexpr char kMagic[8] = {'I', 'L', 'Y', 'A', 'M', 'L', '0', '2'};
 // Trees larger than this are parsed each time rather than kept: a record is
 // for files read on every run (a rule file is ~40 KB of YAML).
 constexpr uint64_t kMaxRecordBytes = 8u << 20;
@@ -191,7 +194,7 @@ Result<MarkedNode> LoadMarkedYaml(std::string_view text, const std::string& file
     nlohmann::json payload;
     // Only a record this user wrote is read (ReadSealedFile); one that does
     // not decode is parsed again and rewritten.
-    if (ReadSealedFile(memo.dir, record, kMagic, kMaxRecordBytes, &payload) == SealedRead::kOk &&
+    if (ReadSealedFile(memo.dir, record, kMagic, kMaxRecordBytes, &payload, SealCheck::kCrc64) == SealedRead::kOk &&
         payload.is_binary()) {
       const auto& bytes = payload.get_binary();
       auto tree = MarkedNode::Decode({reinterpret_cast<const char*>(bytes.data()), bytes.size()});
@@ -212,7 +215,7 @@ Result<MarkedNode> LoadMarkedYaml(std::string_view text, const std::string& file
     if (bytes.size() + 64 <= kMaxRecordBytes) {
       // A failed write costs the next run a parse.
       (void)WriteSealedFile(memo.dir, record, kMagic,
-                            nlohmann::json::binary(std::vector<uint8_t>(bytes.begin(), bytes.end())));
+                            nlohmann::json::binary(std::vector<uint8_t>(bytes.begin(), bytes.end())), SealCheck::kCrc64);
     }
   }
   return tree;

@@ -94,11 +94,12 @@ bool IsToolkitVersion(std::string s) {
 
 class FleetParser {
  public:
-  FleetParser(std::string source, const Knowledge& knowledge) : source_(std::move(source)), knowledge_(knowledge) {}
+  FleetParser(std::string source, const Knowledge& knowledge, std::filesystem::path memo_dir)
+      : source_(std::move(source)), knowledge_(knowledge), memo_dir_(std::move(memo_dir)) {}
 
   Result<Fleet> Parse(std::string_view text) {
     if (text.size() > kMaxFleetBytes) return MakeError(source_, "fleet file too large");
-    auto loaded = LoadYaml(text, source_);
+    auto loaded = LoadYaml(text, source_, {}, YamlCheckMemo{memo_dir_});
     if (!loaded.ok()) return loaded.error();
     YAML::Node root = std::move(*loaded);
     if (!root.IsMap()) return At(root, "a fleet file is a mapping with a 'pools' list");
@@ -391,12 +392,14 @@ class FleetParser {
 
   std::string source_;
   const Knowledge& knowledge_;
+  std::filesystem::path memo_dir_;  // where a passed YAML limits check is remembered ("" = nowhere)
 };
 
 }  // namespace
 
-Result<Fleet> ParseFleet(std::string_view yaml_text, const std::string& source, const Knowledge& knowledge) {
-  FleetParser parser(source, knowledge);
+Result<Fleet> ParseFleet(std::string_view yaml_text, const std::string& source, const Knowledge& knowledge,
+                         const std::filesystem::path& yaml_memo_dir) {
+  FleetParser parser(source, knowledge, yaml_memo_dir);
   try {
     return parser.Parse(yaml_text);
   } catch (const YAML::Exception& e) {
@@ -404,10 +407,11 @@ Result<Fleet> ParseFleet(std::string_view yaml_text, const std::string& source, 
   }
 }
 
-Result<Fleet> LoadFleetFile(const std::string& path, const Knowledge& knowledge) {
+Result<Fleet> LoadFleetFile(const std::string& path, const Knowledge& knowledge,
+                            const std::filesystem::path& yaml_memo_dir) {
   auto text = ReadBoundedFile(path, kMaxFleetBytes, "fleet file", FileKinds::kRegularOnly);
   if (!text.ok()) return text.error();
-  return ParseFleet(*text, path, knowledge);
+  return ParseFleet(*text, path, knowledge, yaml_memo_dir);
 }
 
 std::vector<Platform> PoolsByPlatform::Platforms() const {

@@ -69,11 +69,12 @@ GpuResolver ResolverFromKnowledge(const Knowledge& knowledge) {
   return GpuResolver{find, BrandNamesFromKnowledge(knowledge)};
 }
 
-Result<Fleet> LoadFleetAnyFormat(const std::string& path, const Knowledge& knowledge) {
+Result<Fleet> LoadFleetAnyFormat(const std::string& path, const Knowledge& knowledge,
+                                 const std::filesystem::path& yaml_memo_dir) {
   // Only the first bytes decide the kind; the importers read the file again
   // with their own bound (and name what is wrong with it).
   InputKind kind = DetectInputKind(ReadFileHead(path, 4096));
-  if (kind == InputKind::kFleetYaml) return LoadFleetFile(path, knowledge);
+  if (kind == InputKind::kFleetYaml) return LoadFleetFile(path, knowledge, yaml_memo_dir);
   auto imported = ImportFile(path, ResolverFromKnowledge(knowledge), kind);
   if (!imported.ok()) return imported.error();
   for (const auto& p : imported->pools) {

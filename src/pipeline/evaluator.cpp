@@ -201,7 +201,8 @@ Result<std::unique_ptr<Evaluator>> Evaluator::Create(const ScanRequest& request,
 const Knowledge& Evaluator::knowledge() const { return *state_->knowledge; }
 
 Result<Fleet> Evaluator::LoadFleet(const std::string& file) const {
-  return fleet_import::LoadFleetAnyFormat(file, *state_->knowledge);
+  return fleet_import::LoadFleetAnyFormat(file, *state_->knowledge,
+                                          request_.read.use_cache ? context_.cache_dir : std::string());
 }
 
 std::string Evaluator::ResolverSummary() const { return state_->resolver ? state_->resolver->Summary() : ""; }

@@ -78,7 +78,22 @@ class Parser {
   }
 
   // line/column in the rule file of a byte offset in the expression text.
-  std::pair<int, int> Locate(size_t offset) const { return LocateIn(text_, where_, offset); }
+  // Every node asks, so the newlines are found once and looked up (scanning
+  // from the start for each node was quadratic in the expression's length).
+  std::pair<int, int> Locate(size_t offset) const {
+    if (!newlines_scanned_) {
+      for (size_t i = 0; i < text_.size(); ++i)
+        if (text_[i] == '\n') newlines_.push_back(i);
+      newlines_scanned_ = true;
+    }
+    int line = where_.line > 0 ? where_.line : 1;
+    int column = where_.column > 0 ? where_.column : 1;
+    const size_t end = std::min(offset, text_.size());
+    const size_t before = std::lower_bound(newlines_.begin(), newlines_.end(), end) - newlines_.begin();
+    if (before == 0) return {line, column + static_cast<int>(offset)};
+    const size_t line_start = newlines_[before - 1] + 1;
+    return {line + static_cast<int>(before), where_.continuation_column + static_cast<int>(offset - line_start)};
+  }
 
  private:
   Error ErrorAtOffset(size_t offset, const std::string& message) const {
@@ -518,6 +533,8 @@ class Parser {
 
   std::string_view text_;
   SourceLocation where_;
+  mutable std::vector<size_t> newlines_;  // offsets of the text's newlines, found on first Locate
+  mutable bool newlines_scanned_ = false;
   std::vector<Token> tokens_;
   size_t pos_ = 0;
 };
