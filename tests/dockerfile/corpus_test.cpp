@@ -183,3 +183,15 @@ TEST_CASE("sixteenth blind corpus, with build contexts: no error, plain services
 TEST_CASE("seventeenth blind corpus, with build contexts: no error, plain services clean, no missed failure") {
   CheckCorpus("blind17", "seventeenth blind corpus", 35, 5);
 }
+
+// The eighteenth blind corpus (tests/dockerfile/blind18/README.md): 25 folders
+// (25 GPU builds, no plain service) sampled by walking, from row 1, the
+// find_files listings of five paths no earlier round used (Dockerfile.cu121,
+// Dockerfile.jax, Dockerfile.tensorflow, Dockerfile.whisper,
+// docker/gpu.Dockerfile), six GPU builds per path (Dockerfile.cu121's listing
+// ran out after one), each with the context files it installs from; truth
+// written by someone who did not run imagelint. No plain service turned up
+// in the 46 rows walked. Not yet run.
+TEST_CASE("eighteenth blind corpus, with build contexts: no error, plain services clean, no missed failure") {
+  CheckCorpus("blind18", "eighteenth blind corpus", 25, 0);
+}

@@ -1,0 +1,1 @@
+# placeholder: the repository's training script (not read)

@@ -1,0 +1,1 @@
+# placeholder: the repository's run script (stored, not read)

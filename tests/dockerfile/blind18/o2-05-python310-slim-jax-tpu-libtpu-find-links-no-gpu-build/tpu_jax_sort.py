@@ -1,0 +1,1 @@
+# placeholder: the repository's TPU sort script (not read)

@@ -1,0 +1,1 @@
+# placeholder: the repository's transcription script (stored, not read)

@@ -1,0 +1,1 @@
+# placeholder: application package (stored, not read)

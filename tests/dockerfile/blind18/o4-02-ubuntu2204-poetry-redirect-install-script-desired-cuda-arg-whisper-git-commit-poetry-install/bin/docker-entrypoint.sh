@@ -1,0 +1,3 @@
+#!/bin/bash
+# placeholder: the repository's entrypoint (stored, not read)
+exec "$@"

@@ -1,0 +1,1 @@
+# placeholder: the repository's service script (whether stored not checked)

@@ -1,0 +1,1 @@
+# placeholder: the repository's WebSocket server (whether stored not checked)

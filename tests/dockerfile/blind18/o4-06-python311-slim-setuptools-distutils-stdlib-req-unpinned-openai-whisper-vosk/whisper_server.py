@@ -1,0 +1,1 @@
+# placeholder: the repository's Whisper server (whether stored not checked)

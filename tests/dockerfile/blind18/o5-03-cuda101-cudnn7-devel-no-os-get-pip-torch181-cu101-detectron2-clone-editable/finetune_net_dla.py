@@ -1,0 +1,1 @@
+# placeholder: the repository's fine-tuning script (not read)
