@@ -182,3 +182,17 @@ TEST_CASE("pip install . of a Poetry project reads its table; poetry install wit
                            "RUN pip install poetry && poetry install --no-root\n");
   CHECK(TorchVersion(facts) == "2.2.1");
 }
+
+TEST_CASE("hostile Poetry tables: unclosed brackets, thousands of groups, endless inline tables: bounded, never an error") {
+  std::string text = "[tool.poetry.dependencies]\ntorch = [ { version = \"^2.1\"\n";
+  for (int i = 0; i < 5000; ++i) text += "  [[[[ {{{{\n";
+  text += "numpy = { " ;
+  for (int i = 0; i < 20000; ++i) text += "k" + std::to_string(i) + " = 1, ";
+  text += "}\n";
+  for (int i = 0; i < 3000; ++i) text += "[tool.poetry.group.g" + std::to_string(i) + ".dependencies]\nx" + std::to_string(i) + " = \"*\"\n";
+  RequirementsRead out;
+  REQUIRE(ReadPoetryDependencies(text, "pyproject.toml", {"*"}, out));
+  CHECK(out.requirements.size() <= 64);  // at most 64 groups are taken, one entry each
+  CHECK(PoetryConstraint(std::string(100000, '^')) == std::nullopt);
+  CHECK(PoetryConstraint("^99999999999999999999.1") == std::nullopt);
+}
