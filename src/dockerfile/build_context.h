@@ -30,6 +30,9 @@ struct RequirementsRead {
   std::vector<std::string> unread;              // what was not read, and why
   std::vector<std::string> files;               // context paths read
   bool lock_unreadable = false;                 // a lock file was there, but not one imagelint could read
+  // How a file written during the build came to list what it lists ("written
+  // by poetry export at line 5 from app/poetry.lock"), said on the install's line.
+  std::vector<std::string> notes;
 };
 
 // Adds one requirement line (PEP 508) read from a file at `origin`

@@ -263,6 +263,7 @@ void ReadInputs(const Context& ctx, const Instruction& inst, ImageModel& image, 
     for (const std::string& file : read.files) files += (files.empty() ? "" : ", ") + file.substr(0, 200);
     ctx.AddNote(image, inst, "pip reads " + files + " from the build context");
   }
+  for (size_t i = 0; i < read.notes.size() && i < 8; ++i) ctx.AddNote(image, inst, "pip: " + read.notes[i].substr(0, 500));
 }
 
 }  // namespace

@@ -138,7 +138,12 @@ bool ApplyRequirementsExport(const Context& ctx, const Instruction& inst, ImageM
   }
   std::string command_name;
   for (const std::string& word : row->command) command_name += (command_name.empty() ? "" : " ") + word;
-  if (!from.empty()) ctx.AddNote(image, inst, command_name + " writes " + output.substr(0, 200) + " " + from);
+  if (!from.empty()) {
+    std::string note = output.substr(0, 200) + " was written by " + command_name + " at line " +
+                       std::to_string(inst.line) + " " + from;
+    ctx.AddNote(image, inst, command_name + " writes " + output.substr(0, 200) + " " + from);
+    content->notes.push_back(std::move(note));
+  }
   if (image.generated_requirements.size() < kMaxGeneratedFiles || image.generated_requirements.count(output))
     image.generated_requirements[output] = std::move(content);
   return true;
