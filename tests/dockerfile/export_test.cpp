@@ -27,14 +27,20 @@ json ExportFacts(const TempDir& dir, const std::string& dockerfile) {
   return analysis->facts;
 }
 
+// The torch row of the facts, or null (a facts document without frameworks has no key for them).
+const json* TorchRow(const json& facts) {
+  if (!facts.contains("frameworks")) return nullptr;
+  return Find(facts.at("frameworks"), "name", "torch");
+}
+
 std::string TorchCuda(const json& facts) {
-  const json* torch = Find(facts["frameworks"], "name", "torch");
+  const json* torch = TorchRow(facts);
   if (torch == nullptr || !torch->contains("cuda") || !(*torch)["cuda"].is_string()) return "";
   return (*torch)["cuda"].get<std::string>();
 }
 
 std::string TorchVersion(const json& facts) {
-  const json* torch = Find(facts["frameworks"], "name", "torch");
+  const json* torch = TorchRow(facts);
   if (torch == nullptr || !torch->contains("version") || !(*torch)["version"].is_string()) return "";
   return (*torch)["version"].get<std::string>();
 }
