@@ -183,15 +183,15 @@ class RequirementsReader {
       else out_.requirements.push_back(r);
     }
     if (!file.index_url.empty()) out_.index_url = file.index_url;
-    for (const auto* list : {&file.extra_index_urls, &file.find_links, &file.unread, &file.files, &file.notes}) {
-      auto* into = list == &file.extra_index_urls ? &out_.extra_index_urls
-                   : list == &file.find_links     ? &out_.find_links
-                   : list == &file.unread         ? &out_.unread
-                   : list == &file.files          ? &out_.files
-                                                  : &out_.notes;
-      for (const std::string& item : *list)
-        if (into->size() < 10000) into->push_back(item);
-    }
+    auto append = [](const std::vector<std::string>& from, std::vector<std::string>& into) {
+      for (const std::string& item : from)
+        if (into.size() < 10000) into.push_back(item);
+    };
+    append(file.extra_index_urls, out_.extra_index_urls);
+    append(file.find_links, out_.find_links);
+    append(file.unread, out_.unread);
+    append(file.files, out_.files);
+    append(file.notes, out_.notes);
     out_.lock_unreadable = out_.lock_unreadable || file.lock_unreadable;
   }
 

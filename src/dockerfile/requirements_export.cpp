@@ -16,12 +16,6 @@ namespace {
 // lock lists): a Dockerfile exporting in a loop cannot grow the model.
 constexpr size_t kMaxGeneratedFiles = 64;
 
-// The directory part of a path as written ("" when it has none).
-std::string ExportDirOf(const std::string& path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "" : path.substr(0, slash);
-}
-
 bool Among(const std::vector<std::string>& options, const std::string& option) {
   return std::find(options.begin(), options.end(), option) != options.end();
 }
@@ -48,14 +42,12 @@ ExportWords ReadWords(const RequirementsExporter& row, const ShellCommand& comma
     else if (Among(row.group_options, option)) {
       for (const std::string& group : SplitOn(value(), ','))
         if (!group.empty()) out.groups.push_back(group);
-    } else if (option == "-i" || option == "--index-url" || option == "--default-index") {
-      if (std::string url = value(); !url.empty()) out.index_urls.push_back(url);
-      if (!Among(row.valued_options, option) && !inline_value) --i;  // not this row's option: no value taken
-    } else if (option == "--extra-index-url" || option == "--index") {
-      if (std::string url = value(); !url.empty()) out.extra_index_urls.push_back(url);
-      if (!Among(row.valued_options, option) && !inline_value) --i;
     } else if (Among(row.valued_options, option)) {
-      if (!inline_value) ++i;
+      // An index on a resolver's command line decides the variants it pins.
+      std::string taken = value();
+      if (taken.empty()) continue;
+      if (option == "-i" || option == "--index-url" || option == "--default-index") out.index_urls.push_back(taken);
+      else if (option == "--extra-index-url" || option == "--index") out.extra_index_urls.push_back(taken);
     } else if (!StartsWith(word, "-")) {
       out.inputs.push_back(word);
     }
@@ -74,7 +66,7 @@ std::string OutputPath(const RequirementsExporter& row, const ExportWords& words
   if (row.default_output.empty()) return "";
   std::string first = words.inputs.empty() ? (row.default_inputs.empty() ? "" : row.default_inputs.front()) : words.inputs.front();
   if (EndsWith(first, ".in")) return InRun(image, first.substr(0, first.size() - 3) + ".txt");
-  std::string dir = ExportDirOf(first);
+  std::string dir = DirName(first);
   return InRun(image, dir.empty() ? row.default_output : dir + "/" + row.default_output);
 }
 
@@ -108,7 +100,7 @@ void ReadInputs(const Context& ctx, const ImageModel& image, const RequirementsE
   for (const std::string& input : inputs) {
     const std::string base = BaseName(input);
     if (base == "pyproject.toml" || base == "setup.cfg" || base == "setup.py") {
-      std::string dir = ExportDirOf(InRun(image, input));
+      std::string dir = DirName(InRun(image, input));
       ReadProject(ctx, image, dir.empty() ? "/" : dir, {}, out);
     } else {
       ReadRequirements(ctx, image, InRun(image, input), false, out);

@@ -47,27 +47,38 @@ struct Token {
   size_t offset = 0;
 };
 
-// The line and column in the rule file of byte `offset` of an expression or
+// The line and column in the rule file of a byte offset of an expression or
 // template `text` that starts at `where` (its later lines start at
-// where.continuation_column).
-std::pair<int, int> LocateIn(std::string_view text, const SourceLocation& where, size_t offset) {
-  int line = where.line > 0 ? where.line : 1;
-  int column = where.column > 0 ? where.column : 1;
-  size_t line_start = 0;
-  int newlines = 0;
-  for (size_t i = 0; i < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++newlines;
-      line_start = i + 1;
-    }
+// where.continuation_column). The newlines are found once: every node of an
+// expression asks, and a scan from the start for each was quadratic.
+class TextLines {
+ public:
+  TextLines(std::string_view text, const SourceLocation& where)
+      : line_(where.line > 0 ? where.line : 1),
+        column_(where.column > 0 ? where.column : 1),
+        continuation_column_(where.continuation_column),
+        size_(text.size()) {
+    for (size_t i = 0; i < text.size(); ++i)
+      if (text[i] == '\n') newlines_.push_back(i);
   }
-  if (newlines == 0) return {line, column + static_cast<int>(offset)};
-  return {line + newlines, where.continuation_column + static_cast<int>(offset - line_start)};
-}
+
+  std::pair<int, int> Locate(size_t offset) const {
+    const size_t end = std::min(offset, size_);
+    const size_t before = std::lower_bound(newlines_.begin(), newlines_.end(), end) - newlines_.begin();
+    if (before == 0) return {line_, column_ + static_cast<int>(offset)};
+    const size_t line_start = newlines_[before - 1] + 1;
+    return {line_ + static_cast<int>(before), continuation_column_ + static_cast<int>(offset - line_start)};
+  }
+
+ private:
+  int line_, column_, continuation_column_;
+  size_t size_;
+  std::vector<size_t> newlines_;  // offsets of the text's newlines
+};
 
 class Parser {
  public:
-  Parser(std::string_view text, const SourceLocation& where) : text_(text), where_(where) {}
+  Parser(std::string_view text, const SourceLocation& where) : text_(text), where_(where), lines_(text, where) {}
 
   Result<NodePtr> Run() {
     IMAGELINT_TRY(Lex());
@@ -78,22 +89,8 @@ class Parser {
   }
 
   // line/column in the rule file of a byte offset in the expression text.
-  // Every node asks, so the newlines are found once and looked up (scanning
-  // from the start for each node was quadratic in the expression's length).
-  std::pair<int, int> Locate(size_t offset) const {
-    if (!newlines_scanned_) {
-      for (size_t i = 0; i < text_.size(); ++i)
-        if (text_[i] == '\n') newlines_.push_back(i);
-      newlines_scanned_ = true;
-    }
-    int line = where_.line > 0 ? where_.line : 1;
-    int column = where_.column > 0 ? where_.column : 1;
-    const size_t end = std::min(offset, text_.size());
-    const size_t before = std::lower_bound(newlines_.begin(), newlines_.end(), end) - newlines_.begin();
-    if (before == 0) return {line, column + static_cast<int>(offset)};
-    const size_t line_start = newlines_[before - 1] + 1;
-    return {line + static_cast<int>(before), where_.continuation_column + static_cast<int>(offset - line_start)};
-  }
+  std::pair<int, int> Locate(size_t offset) const { return lines_.Locate(offset); }
+
 
  private:
   Error ErrorAtOffset(size_t offset, const std::string& message) const {
@@ -533,8 +530,7 @@ class Parser {
 
   std::string_view text_;
   SourceLocation where_;
-  mutable std::vector<size_t> newlines_;  // offsets of the text's newlines, found on first Locate
-  mutable bool newlines_scanned_ = false;
+  TextLines lines_;
   std::vector<Token> tokens_;
   size_t pos_ = 0;
 };
@@ -625,9 +621,10 @@ Result<Template> Template::Parse(std::string_view text, const SourceLocation& wh
   result.where_ = where;
   size_t pos = 0;
   // Template offsets are located as the expression parser's are.
+  const TextLines lines(text, where);
   auto locate = [&](size_t offset) {
     SourceLocation at = where;
-    std::tie(at.line, at.column) = LocateIn(text, where, offset);
+    std::tie(at.line, at.column) = lines.Locate(offset);
     return at;
   };
   while (pos < text.size()) {
